@@ -1,0 +1,8 @@
+//! SeaORM entities: one module per table, mirroring the `migration` crate.
+//!
+//! Entities carry no behaviour; queries and rules live in the `tributary`
+//! crate's domain modules.
+
+pub mod api_key;
+pub mod client;
+pub mod company;

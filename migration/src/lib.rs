@@ -1,0 +1,19 @@
+//! Schema migrations for tributary, one module per step, applied in order on
+//! SQLite and PostgreSQL alike.
+//!
+//! Migrations are append-only: a step that has shipped is never edited, a
+//! change to the schema is a new step.
+
+pub use sea_orm_migration::prelude::*;
+
+mod m20261121_000001_tenants_and_companies;
+
+/// The ordered list of every migration step.
+pub struct Migrator;
+
+#[async_trait::async_trait]
+impl MigratorTrait for Migrator {
+    fn migrations() -> Vec<Box<dyn MigrationTrait>> {
+        vec![Box::new(m20261121_000001_tenants_and_companies::Migration)]
+    }
+}

@@ -1,0 +1,173 @@
+//! Companies: validation of their fields and every query on the `company`
+//! table, always scoped to the calling tenant.
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
+};
+use uuid::Uuid;
+
+use entity::company;
+
+use crate::auth::Tenant;
+use crate::error::{ApiError, FieldError};
+use crate::paging::PageRequest;
+use crate::types::Timestamp;
+
+/// Longest accepted company name, in characters, after trimming.
+pub const MAX_NAME_CHARS: usize = 200;
+/// Longest accepted description, in characters.
+pub const MAX_DESCRIPTION_CHARS: usize = 2000;
+
+/// A company's editable fields, validated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompanyFields {
+    name: String,
+    description: Option<String>,
+}
+
+impl CompanyFields {
+    /// Trims the name and checks both lengths; every problem is reported.
+    pub fn parse(name: &str, description: Option<String>) -> Result<Self, ApiError> {
+        let name = name.trim();
+        let mut errors = Vec::new();
+        let name_chars = name.chars().count();
+        if name_chars == 0 {
+            errors.push(FieldError::new(
+                "name",
+                "must not be empty or only whitespace",
+            ));
+        } else if name_chars > MAX_NAME_CHARS {
+            errors.push(FieldError::new(
+                "name",
+                format!("must be at most {MAX_NAME_CHARS} characters (got {name_chars})"),
+            ));
+        }
+        if let Some(description) = &description {
+            let chars = description.chars().count();
+            if chars > MAX_DESCRIPTION_CHARS {
+                errors.push(FieldError::new(
+                    "description",
+                    format!("must be at most {MAX_DESCRIPTION_CHARS} characters (got {chars})"),
+                ));
+            }
+        }
+        if errors.is_empty() {
+            Ok(Self {
+                name: name.to_owned(),
+                description,
+            })
+        } else {
+            Err(ApiError::validation(errors))
+        }
+    }
+}
+
+fn not_found(company_id: Uuid) -> ApiError {
+    ApiError::NotFound(format!("No company with id {company_id}."))
+}
+
+/// Creates a company for `tenant`.
+pub async fn create(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    fields: CompanyFields,
+) -> Result<company::Model, ApiError> {
+    let company = company::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        client_id: Set(tenant.client_id),
+        name: Set(fields.name),
+        description: Set(fields.description),
+        created: Set(Timestamp::now()),
+        last_sync: Set(None),
+    }
+    .insert(db)
+    .await?;
+    Ok(company)
+}
+
+/// The tenant's company `company_id`, or 404 (also for other tenants' ids).
+pub async fn find(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+) -> Result<company::Model, ApiError> {
+    company::Entity::find_by_id(company_id)
+        .filter(company::Column::ClientId.eq(tenant.client_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| not_found(company_id))
+}
+
+/// One page of the tenant's companies, oldest first (ties by id), and the total.
+pub async fn list(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    page: PageRequest,
+) -> Result<(Vec<company::Model>, u64), ApiError> {
+    let of_tenant = company::Entity::find().filter(company::Column::ClientId.eq(tenant.client_id));
+    let total = of_tenant.clone().count(db).await?;
+    let rows = of_tenant
+        .order_by_asc(company::Column::Created)
+        .order_by_asc(company::Column::Id)
+        .offset(page.offset())
+        .limit(page.limit())
+        .all(db)
+        .await?;
+    Ok((rows, total))
+}
+
+/// Replaces the name and description of the tenant's company.
+pub async fn replace(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    fields: CompanyFields,
+) -> Result<company::Model, ApiError> {
+    let mut company = find(db, tenant, company_id).await?.into_active_model();
+    company.name = Set(fields.name);
+    company.description = Set(fields.description);
+    Ok(company.update(db).await?)
+}
+
+/// Deletes the tenant's company.
+pub async fn delete(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+) -> Result<(), ApiError> {
+    let deleted = company::Entity::delete_many()
+        .filter(company::Column::Id.eq(company_id))
+        .filter(company::Column::ClientId.eq(tenant.client_id))
+        .exec(db)
+        .await?;
+    if deleted.rows_affected == 0 {
+        return Err(not_found(company_id));
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_trimmed_and_bounded() {
+        let fields = CompanyFields::parse("  Acme Ltd \n", None).expect("valid");
+        assert_eq!(fields.name, "Acme Ltd");
+        assert!(CompanyFields::parse("   ", None).is_err());
+        assert!(CompanyFields::parse(&"é".repeat(200), None).is_ok());
+        assert!(CompanyFields::parse(&"é".repeat(201), None).is_err());
+    }
+
+    #[test]
+    fn every_invalid_field_is_reported() {
+        let Err(ApiError::Validation { errors, .. }) =
+            CompanyFields::parse("", Some("x".repeat(2001)))
+        else {
+            panic!("expected a validation error");
+        };
+        let fields: Vec<_> = errors.iter().map(|e| e.item_id.as_str()).collect();
+        assert_eq!(fields, ["name", "description"]);
+    }
+}

@@ -1,0 +1,38 @@
+//! tributary: a data integration service. Businesses connect their
+//! accounting, commerce and banking platforms to our customers' products;
+//! this crate serves the REST API that manages companies and their data
+//! connections and pages through the data synced from those platforms.
+//!
+//! # Layout
+//! - [`cli`]: the `tributary` command (`serve`, `migrate`, `api-key create`).
+//! - [`server`]: assembles routes, docs and middleware; serves with graceful shutdown.
+//! - [`http`]: per-request plumbing: correlation ids, access log, body limit, error rendering.
+//! - [`api`]: poem-openapi endpoints, one file per resource; thin handlers.
+//! - [`spec`]: the OpenAPI document (served, and committed as `openapi.yaml`).
+//! - [`error`]: the one error type, its JSON body, and its mapping to HTTP.
+//! - [`json_body`] and [`validation`]: request bodies checked against the spec's own schemas.
+//! - [`paging`]: the generic `Paged<T>` envelope and its link rules.
+//! - [`auth`] and [`api_keys`]: Basic authentication to a tenant; key storage.
+//! - [`companies`]: company rules and queries.
+//! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
+//! - [`types`]: JSON value types (`Nullable<T>`, `Timestamp`).
+//! - [`state`], [`telemetry`]: small shared pieces.
+//!
+//! Tables are defined by the `entity` and `migration` crates.
+
+pub mod api;
+pub mod api_keys;
+pub mod auth;
+pub mod cli;
+pub mod companies;
+pub mod db;
+pub mod error;
+pub mod http;
+pub mod json_body;
+pub mod paging;
+pub mod server;
+pub mod spec;
+pub mod state;
+pub mod telemetry;
+pub mod types;
+pub mod validation;

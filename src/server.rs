@@ -1,0 +1,96 @@
+//! Building the HTTP application and serving it until SIGINT or SIGTERM.
+
+use std::sync::Arc;
+
+use anyhow::Context;
+use poem::endpoint::make_sync;
+use poem::listener::{Listener, TcpAcceptor, TcpListener};
+use poem::web::Html;
+use poem::{Endpoint, EndpointExt, Response, Route};
+use poem_openapi::OpenApi;
+
+use crate::api;
+use crate::http::{RouteTable, around_every_request};
+use crate::spec;
+use crate::state::AppState;
+
+/// The whole application: the API, its docs and spec, and the middleware.
+pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
+    let service = api::service();
+    let docs = service.swagger_ui_html();
+    let yaml = spec::yaml()?;
+    let json = spec::json()?;
+    let routes = Arc::new(RouteTable::from_meta(<api::Api as OpenApi>::meta()));
+    let route = Route::new()
+        .at("/docs", make_sync(move |_| Html(docs.clone())))
+        .at(
+            "/openapi.yaml",
+            make_sync(move |_| {
+                Response::builder()
+                    .content_type("application/yaml")
+                    .body(yaml.clone())
+            }),
+        )
+        .at(
+            "/openapi.json",
+            make_sync(move |_| {
+                Response::builder()
+                    .content_type("application/json")
+                    .body(json.clone())
+            }),
+        )
+        .nest("/", service)
+        .data(state)
+        .around(move |next, request| around_every_request(next, request, routes.clone()));
+    Ok(route)
+}
+
+/// Binds `bind` (use port 0 for any free port).
+pub async fn bind(bind: &str) -> anyhow::Result<TcpAcceptor> {
+    TcpListener::bind(bind.to_owned())
+        .into_acceptor()
+        .await
+        .with_context(|| format!("cannot listen on {bind}"))
+}
+
+/// Serves `app` on `acceptor` until the process is asked to stop; requests in
+/// flight are finished first.
+pub async fn serve(acceptor: TcpAcceptor, app: impl Endpoint + 'static) -> anyhow::Result<()> {
+    poem::Server::new_with_acceptor(acceptor)
+        .run_with_graceful_shutdown(
+            app,
+            shutdown_signal(),
+            Some(std::time::Duration::from_secs(30)),
+        )
+        .await
+        .context("the HTTP server failed")
+}
+
+/// Resolves on SIGINT (Ctrl-C) or SIGTERM.
+async fn shutdown_signal() {
+    let interrupt = async {
+        if let Err(error) = tokio::signal::ctrl_c().await {
+            tracing::error!(%error, "cannot listen for Ctrl-C");
+            std::future::pending::<()>().await;
+        }
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(error) => {
+                tracing::error!(%error, "cannot listen for SIGTERM");
+                std::future::pending::<()>().await;
+            }
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down: finishing requests in flight");
+}

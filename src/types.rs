@@ -1,0 +1,168 @@
+//! Value types of the API's JSON: [`Nullable`] and [`Timestamp`].
+//!
+//! [`Nullable`] is a field that is always present and may be `null`.
+//! poem-openapi documents `Option<T>` as an optional property, but our JSON
+//! writes absent values as `null` (`"lastSync": null`), which a strict
+//! validator rejects against a plain `type: string`. `Nullable<T>` declares
+//! the property as required and `nullable: true`, which is what we send.
+
+use std::borrow::Cow;
+
+use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+
+use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
+use poem_openapi::types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
+use serde_json::Value;
+
+/// A value that is always serialized, as `null` when absent.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct Nullable<T>(pub Option<T>);
+
+impl<T> From<Option<T>> for Nullable<T> {
+    fn from(value: Option<T>) -> Self {
+        Self(value)
+    }
+}
+
+impl<T: Type> Type for Nullable<T> {
+    const IS_REQUIRED: bool = true;
+
+    type RawValueType = T::RawValueType;
+    type RawElementValueType = T::RawElementValueType;
+
+    fn name() -> Cow<'static, str> {
+        format!("nullable_{}", T::name()).into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        match T::schema_ref() {
+            MetaSchemaRef::Inline(schema) => MetaSchemaRef::Inline(Box::new(MetaSchema {
+                nullable: true,
+                ..*schema
+            })),
+            reference @ MetaSchemaRef::Reference(_) => {
+                MetaSchemaRef::Inline(Box::new(MetaSchema {
+                    all_of: vec![reference],
+                    nullable: true,
+                    ..MetaSchema::ANY
+                }))
+            }
+        }
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        self.0.as_ref().and_then(Type::as_raw_value)
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        match &self.0 {
+            Some(value) => value.raw_element_iter(),
+            None => Box::new(std::iter::empty()),
+        }
+    }
+}
+
+impl<T: ParseFromJSON> ParseFromJSON for Nullable<T> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value.unwrap_or_default() {
+            Value::Null => Ok(Self(None)),
+            value => T::parse_from_json(Some(value))
+                .map(|parsed| Self(Some(parsed)))
+                .map_err(ParseError::propagate),
+        }
+    }
+}
+
+impl<T: ToJSON> ToJSON for Nullable<T> {
+    fn to_json(&self) -> Option<Value> {
+        match &self.0 {
+            Some(value) => value.to_json(),
+            None => Some(Value::Null),
+        }
+    }
+}
+
+/// A point in time, written as RFC 3339 in UTC with a `Z` and microseconds
+/// (`2026-11-21T23:21:37.650363Z`): the precision both databases keep, so a
+/// value reads back exactly as it was first returned.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Timestamp(pub DateTime<Utc>);
+
+impl Timestamp {
+    /// The current time, at the stored precision.
+    pub fn now() -> DateTime<Utc> {
+        Utc::now().trunc_subsecs(6)
+    }
+}
+
+impl From<DateTime<Utc>> for Timestamp {
+    fn from(value: DateTime<Utc>) -> Self {
+        Self(value)
+    }
+}
+
+impl Type for Timestamp {
+    const IS_REQUIRED: bool = true;
+
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "string_date-time".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema::new_with_format("string", "date-time")))
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ToJSON for Timestamp {
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(
+            self.0.to_rfc3339_opts(SecondsFormat::Micros, true),
+        ))
+    }
+}
+
+impl ParseFromJSON for Timestamp {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value {
+            Some(Value::String(text)) => DateTime::parse_from_rfc3339(&text)
+                .map(|parsed| Self(parsed.with_timezone(&Utc)))
+                .map_err(|error| ParseError::custom(format!("not an RFC 3339 date-time: {error}"))),
+            other => Err(ParseError::expected_type(other.unwrap_or_default())),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn timestamps_are_utc_with_z_and_microseconds() {
+        let parsed =
+            DateTime::parse_from_rfc3339("2026-11-21T23:21:37.650363509+01:00").expect("valid");
+        let json = Timestamp(parsed.with_timezone(&Utc).trunc_subsecs(6)).to_json();
+        assert_eq!(
+            json,
+            Some(Value::String("2026-11-21T22:21:37.650363Z".to_owned()))
+        );
+    }
+}
