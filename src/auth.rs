@@ -41,10 +41,8 @@ pub struct Tenant {
 
 /// Extracts the API key from an `Authorization` header value.
 fn api_key_from_header(value: &str) -> Result<String, ApiError> {
-    let (scheme, credential) = value
-        .trim()
-        .split_once(' ')
-        .ok_or(ApiError::Unauthorized(NOT_BASIC))?;
+    let value = value.trim();
+    let (scheme, credential) = value.split_once(' ').unwrap_or((value, ""));
     if !scheme.eq_ignore_ascii_case("basic") {
         return Err(ApiError::Unauthorized(NOT_BASIC));
     }
@@ -144,6 +142,7 @@ mod tests {
         for header in [
             "Bearer abc".to_owned(),
             "Basic".to_owned(),
+            "Basic ".to_owned(),
             "Basic !!!not-base64".to_owned(),
             basic(""),
             basic(":"),

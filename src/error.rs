@@ -123,19 +123,24 @@ impl ApiError {
             Ok(ours) => return ours,
             Err(other) => other,
         };
-        if let Some(param) = error.downcast_ref::<ParseParamError>() {
+        let parameter = error
+            .downcast_ref::<ParseParamError>()
+            .map(|param| (param.name, param.reason.as_str()))
+            .or_else(|| {
+                error
+                    .downcast_ref::<ParsePathError>()
+                    .map(|param| (param.name, param.reason.as_str()))
+            });
+        if let Some((internal_name, reason)) = parameter {
             let name = routes
-                .parameter_name(path, param.name)
-                .unwrap_or_else(|| param.name.to_owned());
+                .parameter_name(path, internal_name)
+                .unwrap_or_else(|| internal_name.to_owned());
             let message = match paging::parameter_rule(&name) {
                 Some(rule) => rule.to_owned(),
                 None if name.ends_with("Id") => UUID_RULE.to_owned(),
-                None => param.reason.clone(),
+                None => reason.to_owned(),
             };
             return Self::validation(vec![FieldError::new(name, message)]);
-        }
-        if let Some(path) = error.downcast_ref::<ParsePathError>() {
-            return Self::validation(vec![FieldError::new(path.name, UUID_RULE)]);
         }
         if let Some(payload) = error.downcast_ref::<ParseRequestPayloadError>() {
             return Self::validation(vec![FieldError::new(

@@ -3,9 +3,12 @@
 //! `codegen` crate, and used to validate request bodies. All of them come
 //! from [`document`], so they cannot differ.
 //!
-//! On top of what poem-openapi produces, one rule is applied here: request
-//! bodies are closed objects (`additionalProperties: false`), so a typo in a
-//! field name is an error rather than a silently ignored field.
+//! On top of what poem-openapi produces, two rules are applied here:
+//! - request bodies are closed objects (`additionalProperties: false`), so a
+//!   typo in a field name is an error rather than a silently ignored field;
+//! - media types are keyed `application/json` (poem-openapi writes
+//!   `application/json; charset=utf-8`, which client generators such as
+//!   progenitor do not recognise as JSON).
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -22,6 +25,7 @@ pub fn document() -> anyhow::Result<Value> {
     let mut document: Value =
         serde_json::from_str(&api::service().spec()).context("reading poem-openapi's document")?;
     close_request_bodies(&mut document);
+    normalize_media_types(&mut document);
     Ok(document)
 }
 
@@ -58,6 +62,34 @@ pub fn json_schema_for(document: &Value, name: &str) -> anyhow::Result<Value> {
         "$ref": format!("{SCHEMA_REF_PREFIX}{name}"),
         "components": { "schemas": components },
     }))
+}
+
+const JSON_MEDIA_TYPE: &str = "application/json";
+
+/// Renames every `content` key whose essence is `application/json` to
+/// exactly that.
+fn normalize_media_types(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if let Some(Value::Object(content)) = object.get_mut("content") {
+                let renamed = std::mem::take(content)
+                    .into_iter()
+                    .map(|(media_type, schema)| {
+                        let essence = media_type.split(';').next().unwrap_or("").trim();
+                        if essence == JSON_MEDIA_TYPE {
+                            (JSON_MEDIA_TYPE.to_owned(), schema)
+                        } else {
+                            (media_type, schema)
+                        }
+                    })
+                    .collect();
+                *content = renamed;
+            }
+            object.values_mut().for_each(normalize_media_types);
+        }
+        Value::Array(items) => items.iter_mut().for_each(normalize_media_types),
+        _ => {}
+    }
 }
 
 /// Marks every object schema reachable from a request body as closed.

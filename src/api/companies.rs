@@ -64,6 +64,22 @@ impl CompanyInput {
     }
 }
 
+/// Answer of `listCompanies`.
+#[derive(ApiResponse)]
+pub enum CompanyPage {
+    /// A page of companies.
+    #[oai(status = 200)]
+    Ok(Json<Paged<Company>>),
+}
+
+/// Answer of `getCompany` and `replaceCompany`.
+#[derive(ApiResponse)]
+pub enum CompanyFound {
+    /// The company.
+    #[oai(status = 200)]
+    Ok(Json<Company>),
+}
+
 /// Answer of `createCompany`.
 #[derive(ApiResponse)]
 pub enum CreatedCompany {
@@ -114,12 +130,14 @@ impl CompaniesApi {
             validator(minimum(value = "1"), maximum(value = "5000"))
         )]
         page_size: Query<i32>,
-    ) -> Result<Json<Paged<Company>>, ListErrors> {
+    ) -> Result<CompanyPage, ListErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;
         let (rows, total) = companies::list(&state.db, tenant, page).await?;
         let results = rows.into_iter().map(Company::from).collect();
         let location = ListLocation::new(request.uri().path());
-        Ok(Json(Paged::new(results, total, page, &location)))
+        Ok(CompanyPage::Ok(Json(Paged::new(
+            results, total, page, &location,
+        ))))
     }
 
     /// Create a company
@@ -151,9 +169,9 @@ impl CompaniesApi {
         /// The company's id.
         #[oai(name = "companyId")]
         company_id: Path<Uuid>,
-    ) -> Result<Json<Company>, ReadErrors> {
+    ) -> Result<CompanyFound, ReadErrors> {
         let company = companies::find(&state.db, tenant, company_id.0).await?;
-        Ok(Json(company.into()))
+        Ok(CompanyFound::Ok(Json(company.into())))
     }
 
     /// Replace a company
@@ -173,10 +191,10 @@ impl CompaniesApi {
         #[oai(name = "companyId")]
         company_id: Path<Uuid>,
         body: JsonBody<CompanyInput>,
-    ) -> Result<Json<Company>, ReplaceErrors> {
+    ) -> Result<CompanyFound, ReplaceErrors> {
         let company =
             companies::replace(&state.db, tenant, company_id.0, body.0.validate()?).await?;
-        Ok(Json(company.into()))
+        Ok(CompanyFound::Ok(Json(company.into())))
     }
 
     /// Delete a company

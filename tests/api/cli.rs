@@ -1,0 +1,246 @@
+//! The `tributary` binary itself: first start, logs, shutdown, and the
+//! key commands. These run on SQLite only: they test the process, not the
+//! database.
+
+use std::path::Path;
+use std::process::Stdio;
+use std::time::Duration;
+
+use tokio::io::{AsyncBufReadExt, BufReader, Lines};
+use tokio::process::{Child, ChildStdout, Command};
+
+const BINARY: &str = env!("CARGO_BIN_EXE_tributary");
+const WAIT: Duration = Duration::from_secs(30);
+
+fn free_port() -> u16 {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("a free port");
+    listener.local_addr().expect("an address").port()
+}
+
+fn tributary(dir: &Path) -> Command {
+    let mut command = Command::new(BINARY);
+    command
+        .current_dir(dir)
+        .env_remove("TRIBUTARY_DATABASE_URL")
+        .env_remove("TRIBUTARY_BOOTSTRAP_API_KEY")
+        .env_remove("TRIBUTARY_BIND")
+        .env("TRIBUTARY_LOG_FORMAT", "json")
+        .env("RUST_LOG", "info")
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .kill_on_drop(true);
+    command
+}
+
+struct Running {
+    child: Child,
+    lines: Lines<BufReader<ChildStdout>>,
+    seen: Vec<String>,
+}
+
+impl Running {
+    fn start(mut command: Command) -> Running {
+        let mut child = command.spawn().expect("tributary starts");
+        let stdout = child.stdout.take().expect("piped stdout");
+        Running {
+            child,
+            lines: BufReader::new(stdout).lines(),
+            seen: Vec::new(),
+        }
+    }
+
+    /// Reads output until a line satisfies `wanted`, and returns it.
+    async fn until(&mut self, wanted: impl Fn(&str) -> bool) -> String {
+        let read = async {
+            while let Some(line) = self.lines.next_line().await.expect("stdout readable") {
+                self.seen.push(line.clone());
+                if wanted(&line) {
+                    return line;
+                }
+            }
+            panic!(
+                "tributary exited; its output was:\n{}",
+                self.seen.join("\n")
+            );
+        };
+        tokio::time::timeout(WAIT, read)
+            .await
+            .expect("the expected output in time")
+    }
+
+    /// SIGTERM, then the exit status.
+    async fn terminate(mut self) -> (std::process::ExitStatus, Vec<String>) {
+        let pid = self.child.id().expect("running").to_string();
+        let killed = Command::new("kill")
+            .args(["-TERM", &pid])
+            .status()
+            .await
+            .expect("kill runs");
+        assert!(killed.success());
+        let status = tokio::time::timeout(WAIT, self.child.wait())
+            .await
+            .expect("exits in time")
+            .expect("waitable");
+        while let Ok(Some(line)) = self.lines.next_line().await {
+            self.seen.push(line);
+        }
+        (status, self.seen)
+    }
+}
+
+fn is_listening(line: &str) -> bool {
+    line.contains("listening on http://")
+}
+
+#[tokio::test]
+async fn the_first_start_prints_one_working_key_with_a_curl_line_and_logs_each_request() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let port = free_port();
+    let mut command = tributary(dir.path());
+    command.env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"));
+    let mut server = Running::start(command);
+
+    let curl = server
+        .until(|line| line.trim_start().starts_with("curl "))
+        .await;
+    let credential = curl
+        .split("Authorization: ")
+        .nth(1)
+        .and_then(|rest| rest.split('\'').next())
+        .expect("the curl line carries the header")
+        .to_owned();
+    assert!(
+        curl.contains(&format!("http://127.0.0.1:{port}/companies")),
+        "{curl}"
+    );
+    server.until(is_listening).await;
+    assert!(
+        dir.path().join("tributary.db").exists(),
+        "the default database is a file in the working directory"
+    );
+
+    let response = reqwest::Client::new()
+        .get(format!("http://127.0.0.1:{port}/companies"))
+        .header("authorization", &credential)
+        .header("x-correlation-id", "cli-test-1")
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(response.status(), 200);
+
+    let access = server.until(|line| line.contains("cli-test-1")).await;
+    let access: serde_json::Value = serde_json::from_str(&access).expect("a JSON log line");
+    assert_eq!(access["method"], "GET");
+    assert_eq!(access["path"], "/companies");
+    assert_eq!(access["status"], 200);
+    assert!(access["duration_ms"].is_number());
+
+    let (status, output) = server.terminate().await;
+    assert!(status.success(), "graceful shutdown exits 0: {status:?}");
+    let key = output
+        .iter()
+        .find(|line| line.trim_start().starts_with("trb_"))
+        .expect("the key is printed")
+        .trim()
+        .to_owned();
+    let mentions = output.iter().filter(|line| line.contains(&key)).count();
+    assert_eq!(
+        mentions, 1,
+        "the key is printed exactly once and never logged"
+    );
+    assert_eq!(
+        output
+            .iter()
+            .filter(|line| line.contains(&credential))
+            .count(),
+        1
+    );
+
+    // A second start on the same database prints no key.
+    let mut command = tributary(dir.path());
+    command.env("TRIBUTARY_BIND", format!("127.0.0.1:{}", free_port()));
+    let mut again = Running::start(command);
+    again.until(is_listening).await;
+    let (_, output) = again.terminate().await;
+    assert!(
+        !output.iter().any(|line| line.contains("shown only")),
+        "{output:#?}"
+    );
+}
+
+#[tokio::test]
+async fn a_bootstrap_key_works_and_never_appears_in_the_output() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let port = free_port();
+    let mut command = tributary(dir.path());
+    command
+        .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
+        .env("TRIBUTARY_BOOTSTRAP_API_KEY", "bootstrap-secret-123");
+    let mut server = Running::start(command);
+    server.until(is_listening).await;
+    let response = reqwest::Client::new()
+        .get(format!("http://127.0.0.1:{port}/companies"))
+        .header(
+            "authorization",
+            crate::helpers::basic("bootstrap-secret-123"),
+        )
+        .send()
+        .await
+        .expect("the server answers");
+    assert_eq!(response.status(), 200);
+    let (status, output) = server.terminate().await;
+    assert!(status.success());
+    assert!(
+        !output
+            .iter()
+            .any(|line| line.contains("bootstrap-secret-123"))
+    );
+    assert!(!output.iter().any(|line| line.contains("shown only")));
+}
+
+#[tokio::test]
+async fn api_key_create_prints_a_key_for_the_named_client() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let url = format!("sqlite://{}?mode=rwc", dir.path().join("keys.db").display());
+    let output = tributary(dir.path())
+        .env("TRIBUTARY_DATABASE_URL", &url)
+        .args(["api-key", "create", "--client", "acme"])
+        .output()
+        .await
+        .expect("tributary runs");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(stdout.contains("client 'acme'"), "{stdout}");
+    let key = stdout
+        .lines()
+        .find(|line| line.starts_with("trb_"))
+        .expect("a key line")
+        .to_owned();
+
+    let db = tributary::db::connect(&url, None)
+        .await
+        .expect("the database opens");
+    let client = tributary::api_keys::client_for_key(&db, &key)
+        .await
+        .expect("lookup");
+    assert!(client.is_some());
+    assert!(
+        tributary::api_keys::client_for_key(&db, "trb_other")
+            .await
+            .expect("lookup")
+            .is_none()
+    );
+}
+
+#[tokio::test]
+async fn migrate_creates_the_default_database_and_exits() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let output = tributary(dir.path())
+        .arg("migrate")
+        .output()
+        .await
+        .expect("tributary runs");
+    assert!(output.status.success(), "{output:?}");
+    assert!(dir.path().join("tributary.db").exists());
+}

@@ -1,0 +1,220 @@
+//! Spawning the real application for a test: a fresh database, the server
+//! on a free loopback port, and clients (generated and raw) pointed at it.
+//!
+//! Every scenario runs through [`for_each_database`]: always on SQLite, and
+//! also on PostgreSQL when `TRIBUTARY_TEST_POSTGRES_URL` is set, each time
+//! with a fresh database (a temporary SQLite file, or a new PostgreSQL
+//! schema dropped afterwards).
+
+use std::net::SocketAddr;
+
+use base64::Engine;
+use base64::engine::general_purpose::STANDARD;
+use poem::listener::Acceptor;
+use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
+use sea_orm::{ConnectionTrait, DatabaseConnection};
+use tributary::state::AppState;
+use tributary::{api_keys, db, server};
+
+/// The variable that enables the PostgreSQL runs.
+pub const POSTGRES_URL_VAR: &str = "TRIBUTARY_TEST_POSTGRES_URL";
+
+/// Which database a run uses.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The backends to run every scenario on.
+pub fn backends() -> Vec<Backend> {
+    let mut backends = vec![Backend::Sqlite];
+    if std::env::var_os(POSTGRES_URL_VAR).is_some() {
+        backends.push(Backend::Postgres);
+    }
+    backends
+}
+
+/// Runs `scenario` once per backend, each against a fresh app.
+///
+/// The scenario borrows the app, so the app (and the database guard in it)
+/// lives until the scenario ends. A closure taking the app by value would
+/// capture only the fields its body uses, and drop the guard at once.
+pub async fn for_each_database(scenario: impl AsyncFn(&TestApp)) {
+    for backend in backends() {
+        let app = TestApp::spawn(backend).await;
+        eprintln!("running on {backend:?}");
+        scenario(&app).await;
+    }
+}
+
+/// Keeps a test database alive for the test and removes it afterwards.
+enum DatabaseGuard {
+    Sqlite(#[expect(dead_code, reason = "held for its Drop")] tempfile::TempDir),
+    Postgres { admin_url: String, schema: String },
+}
+
+impl Drop for DatabaseGuard {
+    fn drop(&mut self) {
+        if let DatabaseGuard::Postgres { admin_url, schema } = self {
+            let (admin_url, schema) = (admin_url.clone(), schema.clone());
+            // Drop runs inside the test's runtime, which cannot be blocked
+            // on; a short-lived thread with its own runtime does the cleanup.
+            let cleanup = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("a runtime for cleanup");
+                runtime.block_on(async {
+                    let admin = sea_orm::Database::connect(&admin_url)
+                        .await
+                        .expect("admin connection");
+                    admin
+                        .execute_unprepared(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
+                        .await
+                        .expect("test schema dropped");
+                    let _ = admin.close().await;
+                });
+            });
+            let _ = cleanup.join();
+        }
+    }
+}
+
+/// A running application with its own database and one tenant's API key.
+pub struct TestApp {
+    pub address: SocketAddr,
+    pub db: DatabaseConnection,
+    pub api_key: String,
+    /// The generated client, authenticated with `api_key`.
+    pub client: client::Client,
+    _database: DatabaseGuard,
+}
+
+impl TestApp {
+    /// Starts the app on a free port with a fresh, migrated database and a
+    /// key for client `default`.
+    pub async fn spawn(backend: Backend) -> TestApp {
+        let (db, guard) = match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("a temporary directory");
+                let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
+                (
+                    db::connect(&url, None).await.expect("SQLite opens"),
+                    DatabaseGuard::Sqlite(dir),
+                )
+            }
+            Backend::Postgres => {
+                let admin_url = std::env::var(POSTGRES_URL_VAR).expect("checked by backends()");
+                let schema = format!("test_{}", uuid::Uuid::new_v4().simple());
+                let admin = sea_orm::Database::connect(&admin_url)
+                    .await
+                    .unwrap_or_else(|error| {
+                        panic!("PostgreSQL at {admin_url} is unreachable: {error}")
+                    });
+                admin
+                    .execute_unprepared(&format!("CREATE SCHEMA \"{schema}\""))
+                    .await
+                    .expect("test schema created");
+                let _ = admin.close().await;
+                let db = db::connect(&admin_url, Some(&schema))
+                    .await
+                    .expect("PostgreSQL opens");
+                (db, DatabaseGuard::Postgres { admin_url, schema })
+            }
+        };
+        db::migrate(&db).await.expect("migrations apply");
+        let api_key = api_keys::create(&db, api_keys::DEFAULT_CLIENT)
+            .await
+            .expect("a key is created")
+            .key;
+
+        let acceptor = server::bind("127.0.0.1:0").await.expect("a free port");
+        let address = *acceptor.local_addr()[0]
+            .as_socket_addr()
+            .expect("a TCP address");
+        let app = server::app(AppState { db: db.clone() }).expect("the app builds");
+        tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(app));
+
+        let client = client_for(address, &api_key);
+        TestApp {
+            address,
+            db,
+            api_key,
+            client,
+            _database: guard,
+        }
+    }
+
+    /// The absolute URL of `path` (which may carry a query string).
+    pub fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.address)
+    }
+
+    /// `Basic base64(key)` for this app's key.
+    pub fn authorization(&self) -> String {
+        basic(&self.api_key)
+    }
+
+    /// A raw HTTP client, for requests the generated client cannot make.
+    pub fn raw(&self) -> reqwest::Client {
+        reqwest::Client::new()
+    }
+
+    /// A raw authenticated GET of `path`.
+    pub async fn get(&self, path: &str) -> reqwest::Response {
+        self.raw()
+            .get(self.url(path))
+            .header(AUTHORIZATION, self.authorization())
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
+    /// A second tenant: a key of another client, and a client using it.
+    pub async fn other_tenant(&self, name: &str) -> (String, client::Client) {
+        let key = api_keys::create(&self.db, name)
+            .await
+            .expect("a key is created")
+            .key;
+        let client = client_for(self.address, &key);
+        (key, client)
+    }
+}
+
+/// `Basic base64(key)`.
+pub fn basic(key: &str) -> String {
+    format!("Basic {}", STANDARD.encode(key))
+}
+
+/// A generated client authenticating with `key`.
+pub fn client_for(address: SocketAddr, key: &str) -> client::Client {
+    let mut headers = HeaderMap::new();
+    headers.insert(
+        AUTHORIZATION,
+        HeaderValue::from_str(&basic(key)).expect("ASCII header"),
+    );
+    let http = reqwest::Client::builder()
+        .default_headers(headers)
+        .build()
+        .expect("a reqwest client");
+    client::Client::new_with_client(&format!("http://{address}"), http)
+}
+
+/// Reads a JSON body.
+pub async fn json(response: reqwest::Response) -> serde_json::Value {
+    response.json().await.expect("a JSON body")
+}
+
+/// The status and body of an error returned by the generated client.
+pub fn error_of<T: std::fmt::Debug>(
+    result: Result<T, client::Error<client::types::ErrorBody>>,
+) -> (u16, client::types::ErrorBody) {
+    match result {
+        Err(client::Error::ErrorResponse(response)) => {
+            let status = response.status().as_u16();
+            (status, response.into_inner())
+        }
+        other => panic!("expected an error response, got {other:?}"),
+    }
+}

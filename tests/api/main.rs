@@ -1,0 +1,12 @@
+//! End-to-end tests of tributary through its real HTTP server, mostly via
+//! the client generated from `openapi.yaml`. One binary, modules mirroring
+//! the URL tree; every scenario runs on SQLite and, when
+//! `TRIBUTARY_TEST_POSTGRES_URL` is set, on PostgreSQL.
+
+mod helpers;
+
+mod auth;
+mod cli;
+mod companies;
+mod paging;
+mod service;

@@ -1,0 +1,234 @@
+//! Behaviour shared by every route: correlation ids, the error body for
+//! framework-level failures, body limits, health, docs and the served spec.
+
+use crate::helpers::{for_each_database, json};
+
+#[tokio::test]
+async fn every_response_carries_a_correlation_id_and_echoes_a_valid_one() {
+    for_each_database(async |app| {
+        let generated = app.get("/companies").await;
+        let id = generated.headers()["x-correlation-id"]
+            .to_str()
+            .expect("ASCII")
+            .to_owned();
+        assert!(uuid::Uuid::parse_str(&id).is_ok(), "{id}");
+
+        let echoed = app
+            .raw()
+            .get(app.url("/companies/not-a-uuid"))
+            .header("x-correlation-id", "trace-42.a:b_c")
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(echoed.headers()["x-correlation-id"], "trace-42.a:b_c");
+        assert_eq!(json(echoed).await["correlationId"], "trace-42.a:b_c");
+
+        // A value unsafe to log or echo is replaced.
+        let replaced = app
+            .raw()
+            .get(app.url("/healthz"))
+            .header("x-correlation-id", "has spaces and \"quotes\"")
+            .send()
+            .await
+            .expect("the server answers");
+        assert_ne!(
+            replaced.headers()["x-correlation-id"],
+            "has spaces and \"quotes\""
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn unknown_routes_answer_the_json_404() {
+    for_each_database(async |app| {
+        let response = app.get("/no/such/route").await;
+        assert_eq!(response.status(), 404);
+        let body = json(response).await;
+        assert_eq!(body["statusCode"], 404);
+        assert_eq!(body["canBeRetried"], false);
+        assert!(
+            body["error"]
+                .as_str()
+                .expect("a sentence")
+                .contains("/openapi.yaml")
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_wrong_method_answers_405_with_allow() {
+    for_each_database(async |app| {
+        let response = app
+            .raw()
+            .patch(app.url("/companies"))
+            .header("authorization", app.authorization())
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(response.status(), 405);
+        assert_eq!(response.headers()["allow"], "GET, POST, HEAD");
+        assert_eq!(json(response).await["statusCode"], 405);
+
+        let response = app
+            .raw()
+            .post(app.url(&format!("/companies/{}", uuid::Uuid::now_v7())))
+            .send()
+            .await
+            .expect("the server answers");
+        assert_eq!(response.status(), 405);
+        assert_eq!(response.headers()["allow"], "GET, PUT, DELETE, HEAD");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn malformed_json_wrong_content_types_and_oversized_bodies_are_refused_and_store_nothing() {
+    for_each_database(async |app| {
+        let post = |content_type: &'static str, body: Vec<u8>| {
+            app.raw()
+                .post(app.url("/companies"))
+                .header("authorization", app.authorization())
+                .header("content-type", content_type)
+                .body(body)
+                .send()
+        };
+        let malformed = post("application/json", b"{\"name\": \"Acme".to_vec())
+            .await
+            .expect("answered");
+        assert_eq!(malformed.status(), 400);
+        let body = json(malformed).await;
+        assert_eq!(body["validation"]["errors"][0]["itemId"], "body");
+        assert!(
+            body["validation"]["errors"][0]["message"]
+                .as_str()
+                .expect("text")
+                .contains("not valid JSON")
+        );
+
+        let empty = post("application/json", Vec::new())
+            .await
+            .expect("answered");
+        assert_eq!(empty.status(), 400);
+
+        let wrong_type = post("text/plain", b"{\"name\": \"Acme\"}".to_vec())
+            .await
+            .expect("answered");
+        assert_eq!(wrong_type.status(), 415);
+        assert_eq!(json(wrong_type).await["statusCode"], 415);
+
+        let missing_type = app
+            .raw()
+            .post(app.url("/companies"))
+            .header("authorization", app.authorization())
+            .body("{\"name\": \"Acme\"}")
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(missing_type.status(), 415);
+
+        let mut huge = b"{\"name\": \"Acme\", \"description\": \"".to_vec();
+        huge.extend(std::iter::repeat_n(b'x', 1024 * 1024));
+        huge.extend(b"\"}");
+        let oversized = post("application/json", huge.clone())
+            .await
+            .expect("answered");
+        assert_eq!(oversized.status(), 413);
+        assert_eq!(json(oversized).await["statusCode"], 413);
+
+        // Without a Content-Length (chunked), the limit still holds.
+        let chunks = futures::stream::iter(
+            huge.chunks(64 * 1024)
+                .map(|chunk| Ok::<_, std::io::Error>(chunk.to_vec()))
+                .collect::<Vec<_>>(),
+        );
+        let chunked = app
+            .raw()
+            .post(app.url("/companies"))
+            .header("authorization", app.authorization())
+            .header("content-type", "application/json")
+            .body(reqwest::Body::wrap_stream(chunks))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(chunked.status(), 413);
+
+        let listed = app
+            .client
+            .list_companies(None, None)
+            .await
+            .expect("a page")
+            .into_inner();
+        assert_eq!(listed.total_results, 0);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn health_answers_200_without_a_key_and_503_when_the_database_is_gone() {
+    for_each_database(async |app| {
+        let healthy = app
+            .raw()
+            .get(app.url("/healthz"))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(healthy.status(), 200);
+        assert_eq!(json(healthy).await["status"], "ok");
+
+        app.db.clone().close().await.expect("the pool closes");
+        let unhealthy = app
+            .raw()
+            .get(app.url("/healthz"))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(unhealthy.status(), 503);
+        let body = json(unhealthy).await;
+        assert_eq!(
+            (body["statusCode"].as_u64(), body["canBeRetried"].as_bool()),
+            (Some(503), Some(true))
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn the_served_spec_is_the_committed_contract_and_docs_are_served() {
+    for_each_database(async |app| {
+        let committed =
+            std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/openapi.yaml"))
+                .expect("openapi.yaml is committed");
+        let served = app
+            .raw()
+            .get(app.url("/openapi.yaml"))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(served.status(), 200);
+        assert_eq!(served.text().await.expect("text"), committed);
+
+        let served_json = json(
+            app.raw()
+                .get(app.url("/openapi.json"))
+                .send()
+                .await
+                .expect("answered"),
+        )
+        .await;
+        assert_eq!(served_json["openapi"], "3.0.0");
+        assert!(served_json["paths"]["/companies"]["get"]["operationId"] == "listCompanies");
+
+        let docs = app
+            .raw()
+            .get(app.url("/docs"))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(docs.status(), 200);
+        let html = docs.text().await.expect("html");
+        assert!(html.contains("SwaggerUIBundle") && html.contains("listCompanies"));
+    })
+    .await;
+}
