@@ -17,9 +17,11 @@ use crate::state::AppState;
 /// The whole application: the API, its docs and spec, and the middleware.
 pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
     let service = api::service();
-    let docs = service.swagger_ui_html();
     let yaml = spec::yaml()?;
     let json = spec::json()?;
+    // poem-openapi embeds its own rendering of the document in the page;
+    // swap in the published contract so the explorer shows exactly it.
+    let docs = service.swagger_ui_html().replace(&service.spec(), &json);
     let routes = Arc::new(RouteTable::from_meta(<api::Api as OpenApi>::meta()));
     let route = Route::new()
         .at("/docs", make_sync(move |_| Html(docs.clone())))

@@ -189,12 +189,7 @@ async fn another_clients_companies_are_invisible_and_untouchable() {
 
         // And the other client's own companies stay out of the first's list.
         other.create_company(&replacement).await.expect("created");
-        let mine = app
-            .client
-            .list_companies(None, None)
-            .await
-            .expect("a page")
-            .into_inner();
+        let mine = app.companies_first_page().await;
         assert_eq!(
             mine.results
                 .iter()

@@ -12,25 +12,18 @@ fn input(name: &str, description: Option<&str>) -> CompanyInput {
 }
 
 async fn total(app: &TestApp) -> i64 {
-    app.client
-        .list_companies(None, None)
-        .await
-        .expect("a page")
-        .into_inner()
-        .total_results
+    app.companies_first_page().await.total_results
 }
 
 #[tokio::test]
 async fn creating_a_company_answers_201_with_its_location_and_trimmed_name() {
     for_each_database(async |app| {
         let response = app
-            .raw()
-            .post(app.url("/companies"))
-            .header("authorization", app.authorization())
-            .json(&serde_json::json!({"name": "  Acme Trading Ltd \t", "description": "Wholesale"}))
-            .send()
-            .await
-            .expect("the server answers");
+            .post_json(
+                "/companies",
+                &serde_json::json!({"name": "  Acme Trading Ltd \t", "description": "Wholesale"}),
+            )
+            .await;
         assert_eq!(response.status(), 201);
         let location = response.headers()["location"]
             .to_str()
@@ -106,14 +99,7 @@ async fn invalid_company_fields_answer_400_per_field_and_store_nothing() {
             (serde_json::json!(["not", "an", "object"]), vec!["body"]),
         ];
         for (body, expected) in cases {
-            let response = app
-                .raw()
-                .post(app.url("/companies"))
-                .header("authorization", app.authorization())
-                .json(&body)
-                .send()
-                .await
-                .expect("the server answers");
+            let response = app.post_json("/companies", &body).await;
             assert_eq!(response.status(), 400, "{body}");
             let error = json(response).await;
             let mut fields: Vec<&str> = error["validation"]["errors"]
@@ -223,12 +209,7 @@ async fn deleting_a_company_answers_204_then_it_is_gone() {
             error_of(app.client.delete_company(&created.company_id).await).0,
             404
         );
-        let listed = app
-            .client
-            .list_companies(None, None)
-            .await
-            .expect("a page")
-            .into_inner();
+        let listed = app.companies_first_page().await;
         assert_eq!(
             listed
                 .results

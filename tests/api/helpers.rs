@@ -171,6 +171,26 @@ impl TestApp {
             .expect("the server answers")
     }
 
+    /// A raw authenticated POST of a JSON body to `path`.
+    pub async fn post_json(&self, path: &str, body: &serde_json::Value) -> reqwest::Response {
+        self.raw()
+            .post(self.url(path))
+            .header(AUTHORIZATION, self.authorization())
+            .json(body)
+            .send()
+            .await
+            .expect("the server answers")
+    }
+
+    /// The first page of companies with default paging, via the generated client.
+    pub async fn companies_first_page(&self) -> client::types::PagedCompany {
+        self.client
+            .list_companies(None, None)
+            .await
+            .expect("a page of companies")
+            .into_inner()
+    }
+
     /// A second tenant: a key of another client, and a client using it.
     pub async fn other_tenant(&self, name: &str) -> (String, client::Client) {
         let key = api_keys::create(&self.db, name)

@@ -39,12 +39,7 @@ fn href(link: &Option<client::types::Link>) -> Option<&str> {
 #[tokio::test]
 async fn listing_no_companies_gives_an_empty_first_page_with_only_self_and_current() {
     for_each_database(async |app| {
-        let listed = app
-            .client
-            .list_companies(None, None)
-            .await
-            .expect("a page")
-            .into_inner();
+        let listed = app.companies_first_page().await;
         assert!(listed.results.is_empty());
         assert_eq!(
             (listed.page_number, listed.page_size, listed.total_results),
@@ -179,12 +174,7 @@ async fn full_pages_plus_one_put_the_last_record_alone_on_the_last_page() {
 async fn default_parameters_give_100_per_page_and_5000_takes_everything() {
     for_each_database(async |app| {
         let ids = create_companies(app, 101).await;
-        let first = app
-            .client
-            .list_companies(None, None)
-            .await
-            .expect("a page")
-            .into_inner();
+        let first = app.companies_first_page().await;
         assert_eq!(
             (first.page_number, first.page_size, first.results.len()),
             (1, 100, 100)

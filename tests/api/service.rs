@@ -1,6 +1,8 @@
 //! Behaviour shared by every route: correlation ids, the error body for
 //! framework-level failures, body limits, health, docs and the served spec.
 
+use sea_orm::ConnectionTrait;
+
 use crate::helpers::{for_each_database, json};
 
 #[tokio::test]
@@ -154,12 +156,7 @@ async fn malformed_json_wrong_content_types_and_oversized_bodies_are_refused_and
             .expect("answered");
         assert_eq!(chunked.status(), 413);
 
-        let listed = app
-            .client
-            .list_companies(None, None)
-            .await
-            .expect("a page")
-            .into_inner();
+        let listed = app.companies_first_page().await;
         assert_eq!(listed.total_results, 0);
     })
     .await;
@@ -229,6 +226,44 @@ async fn the_served_spec_is_the_committed_contract_and_docs_are_served() {
         assert_eq!(docs.status(), 200);
         let html = docs.text().await.expect("html");
         assert!(html.contains("SwaggerUIBundle") && html.contains("listCompanies"));
+        // The page embeds the published contract, not poem-openapi's raw document.
+        let embedded = serde_json::to_string_pretty(&served_json).expect("serializable");
+        assert!(
+            html.contains(&embedded),
+            "Swagger UI shows a different document"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_internal_failure_answers_a_generic_500_that_keeps_the_cause_out_of_the_body() {
+    for_each_database(async |app| {
+        // Break the schema under the running server.
+        app.db
+            .execute_unprepared("DROP TABLE company")
+            .await
+            .expect("the table is dropped");
+        let response = app.get("/companies").await;
+        assert_eq!(response.status(), 500);
+        let correlation_id = response.headers()["x-correlation-id"]
+            .to_str()
+            .expect("ASCII")
+            .to_owned();
+        let body = json(response).await;
+        assert_eq!(body["statusCode"], 500);
+        assert_eq!(body["canBeRetried"], true);
+        assert_eq!(body["correlationId"], correlation_id.as_str());
+        // Exactly the generic sentence: the database's message stays in the log.
+        assert_eq!(
+            body["error"],
+            "Something went wrong on our side. Quote the correlation id if you contact support."
+        );
+        let fields: Vec<&String> = body.as_object().expect("an object").keys().collect();
+        assert_eq!(
+            fields,
+            ["statusCode", "error", "correlationId", "canBeRetried"]
+        );
     })
     .await;
 }
