@@ -4,7 +4,10 @@
 use std::path::Path;
 
 fn main() {
-    let spec_path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../openapi.yaml");
+    // Read at run time: a value baked in at compile time would follow a
+    // reused build-script binary to another checkout's spec.
+    let manifest_dir = std::env::var("CARGO_MANIFEST_DIR").expect("cargo sets CARGO_MANIFEST_DIR");
+    let spec_path = Path::new(&manifest_dir).join("../openapi.yaml");
     println!("cargo:rerun-if-changed={}", spec_path.display());
     let text = std::fs::read_to_string(&spec_path).expect("openapi.yaml is readable");
     let spec: openapiv3::OpenAPI =

@@ -32,6 +32,43 @@ pub struct NewApiKey {
     pub client_name: String,
 }
 
+/// Longest accepted client name, in characters.
+pub const MAX_CLIENT_NAME_CHARS: usize = 200;
+
+/// Why a key or client name is refused.
+#[derive(Debug, thiserror::Error)]
+pub enum InvalidInput {
+    /// The key cannot be sent as a Basic credential.
+    #[error(
+        "an API key must be 1 to 512 printable characters without `:` or spaces \
+         (it is sent as a Basic credential)"
+    )]
+    Key,
+    /// The client name is empty or too long.
+    #[error("a client name must be 1 to 200 characters, not only spaces")]
+    ClientName,
+}
+
+/// Checks a key chosen by an operator (the bootstrap key).
+pub fn validate_key(key: &str) -> Result<(), InvalidInput> {
+    let acceptable =
+        (1..=512).contains(&key.len()) && key.chars().all(|c| c.is_ascii_graphic() && c != ':');
+    if acceptable {
+        Ok(())
+    } else {
+        Err(InvalidInput::Key)
+    }
+}
+
+/// Checks a client name and returns it trimmed.
+pub fn validate_client_name(name: &str) -> Result<&str, InvalidInput> {
+    let name = name.trim();
+    if name.is_empty() || name.chars().count() > MAX_CLIENT_NAME_CHARS {
+        return Err(InvalidInput::ClientName);
+    }
+    Ok(name)
+}
+
 /// Hex SHA-256 of a key, as stored.
 fn digest(key: &str) -> String {
     let hash = Sha256::digest(key.as_bytes());
@@ -98,19 +135,24 @@ pub async fn create(
 }
 
 /// Makes sure `key` authenticates as the default client; a no-op when it
-/// already exists (for any client).
-pub async fn ensure_bootstrap(db: &DatabaseConnection, key: &str) -> Result<(), sea_orm::DbErr> {
+/// already does. A key that belongs to another client is refused.
+pub async fn ensure_bootstrap(db: &DatabaseConnection, key: &str) -> anyhow::Result<()> {
+    validate_key(key)?;
     let txn = db.begin().await?;
-    let exists = api_key::Entity::find()
+    let client = client_named(&txn, DEFAULT_CLIENT).await?;
+    let existing = api_key::Entity::find()
         .filter(api_key::Column::KeyHash.eq(digest(key)))
         .one(&txn)
-        .await?
-        .is_some();
-    if !exists {
-        let client = client_named(&txn, DEFAULT_CLIENT).await?;
-        store_key(&txn, client.id, key).await?;
+        .await?;
+    match existing {
+        Some(row) if row.client_id == client.id => {}
+        Some(_) => anyhow::bail!(
+            "the bootstrap API key already belongs to another client than `{DEFAULT_CLIENT}`"
+        ),
+        None => store_key(&txn, client.id, key).await?,
     }
-    txn.commit().await
+    txn.commit().await?;
+    Ok(())
 }
 
 /// Creates a key for the default client if the database has no key at all.
@@ -150,6 +192,17 @@ mod tests {
             first.starts_with("trb_") && first.len() == 4 + 43,
             "{first}"
         );
+    }
+
+    #[test]
+    fn operator_keys_and_client_names_are_checked() {
+        assert!(validate_key("bootstrap-key_1.x").is_ok());
+        for bad in ["", "a:b", "has space", "tab\there", &"k".repeat(513)] {
+            assert!(validate_key(bad).is_err(), "{bad:?}");
+        }
+        assert_eq!(validate_client_name("  acme ").ok(), Some("acme"));
+        assert!(validate_client_name("   ").is_err());
+        assert!(validate_client_name(&"n".repeat(201)).is_err());
     }
 
     #[test]

@@ -8,7 +8,8 @@
 //! and HTTP clients send for user KEY with an empty password).
 
 use base64::Engine;
-use base64::engine::general_purpose::STANDARD;
+use base64::alphabet;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
 use poem::http::header;
 use poem::{Request, RequestBody};
 use poem_openapi::registry::{MetaSecurityScheme, Registry};
@@ -32,6 +33,12 @@ const MALFORMED: &str =
     "Malformed credentials: the Basic credential must be the base64 encoding of the API key.";
 const UNKNOWN_KEY: &str = "Unknown API key.";
 
+/// Standard base64, with or without padding: both are sent in the wild.
+const BASE64: GeneralPurpose = GeneralPurpose::new(
+    &alphabet::STANDARD,
+    GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
+);
+
 /// The authenticated client behind a request: every query is scoped to it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Tenant {
@@ -46,7 +53,7 @@ fn api_key_from_header(value: &str) -> Result<String, ApiError> {
     if !scheme.eq_ignore_ascii_case("basic") {
         return Err(ApiError::Unauthorized(NOT_BASIC));
     }
-    let decoded = STANDARD
+    let decoded = BASE64
         .decode(credential.trim())
         .map_err(|_| ApiError::Unauthorized(MALFORMED))?;
     let decoded = String::from_utf8(decoded).map_err(|_| ApiError::Unauthorized(MALFORMED))?;
@@ -115,8 +122,20 @@ impl<'a> ApiExtractor<'a> for Tenant {
 mod tests {
     use super::*;
 
+    use base64::engine::general_purpose::{STANDARD, STANDARD_NO_PAD};
+
     fn basic(raw: &str) -> String {
         format!("Basic {}", STANDARD.encode(raw))
+    }
+
+    #[test]
+    fn unpadded_base64_is_accepted_too() {
+        let unpadded = format!("Basic {}", STANDARD_NO_PAD.encode("trb_ab"));
+        assert!(!unpadded.ends_with('='));
+        assert_eq!(
+            api_key_from_header(&unpadded).ok().as_deref(),
+            Some("trb_ab")
+        );
     }
 
     #[test]

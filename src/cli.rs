@@ -1,15 +1,23 @@
-//! The `tributary` command line: `serve` (the default), `migrate` and
-//! `api-key create`. Every option also reads a `TRIBUTARY_*` variable.
+//! The `tributary` command line: `serve` (the default), `migrate`,
+//! `api-key create` and `encryption-key generate|rotate`. Every option also
+//! reads a `TRIBUTARY_*` variable, and may stand before or after the
+//! subcommand.
+//!
+//! The option structs derive no `Debug`: they hold secrets (the bootstrap
+//! key, the encryption keys).
+
+use std::sync::Arc;
 
 use clap::{Args, Parser, Subcommand};
 
+use crate::crypto::{self, Keyring};
 use crate::db::{self, DEFAULT_DATABASE_URL};
 use crate::state::AppState;
 use crate::telemetry::{self, LogFormat};
-use crate::{api_keys, server};
+use crate::{api_keys, connections, server};
 
 /// tributary: companies, data connections and synced data behind one API.
-#[derive(Debug, Parser)]
+#[derive(Parser)]
 #[command(name = "tributary", version, about)]
 pub struct Cli {
     /// What to do; `serve` when omitted.
@@ -21,7 +29,7 @@ pub struct Cli {
     serve: ServeOptions,
 }
 
-#[derive(Debug, Args)]
+#[derive(Args)]
 struct GlobalOptions {
     /// Database URL: sqlite://PATH?mode=rwc or postgres://USER@HOST:PORT/DB.
     #[arg(long, global = true, env = "TRIBUTARY_DATABASE_URL", default_value = DEFAULT_DATABASE_URL)]
@@ -35,30 +43,57 @@ struct GlobalOptions {
         default_value = "human"
     )]
     log_format: LogFormat,
+    /// Keys sealing stored tokens: `id:base64key,...` (the first encrypts, all decrypt).
+    /// Default with SQLite: a key file beside the database, created on first run.
+    #[arg(long, global = true, env = crypto::KEYS_VARIABLE, hide_env_values = true)]
+    encryption_keys: Option<String>,
 }
 
-#[derive(Debug, Clone, Args)]
+#[derive(Args)]
 struct ServeOptions {
     /// Address to listen on.
-    #[arg(long, env = "TRIBUTARY_BIND", default_value = "127.0.0.1:8080")]
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_BIND",
+        default_value = "127.0.0.1:8080"
+    )]
     bind: String,
     /// An API key to make sure exists for client `default` (idempotent).
-    #[arg(long, env = "TRIBUTARY_BOOTSTRAP_API_KEY", hide_env_values = true)]
+    /// Prefer the variable: command lines are visible to other users.
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_BOOTSTRAP_API_KEY",
+        hide_env_values = true
+    )]
     bootstrap_api_key: Option<String>,
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Subcommand)]
 enum Command {
     /// Run the API server (applies migrations first).
-    Serve(ServeOptions),
+    Serve,
     /// Apply database migrations and exit.
     Migrate,
     /// Manage API keys.
     #[command(subcommand)]
     ApiKey(ApiKeyCommand),
+    /// Manage the keys that seal stored tokens.
+    #[command(subcommand)]
+    EncryptionKey(EncryptionKeyCommand),
 }
 
-#[derive(Debug, Subcommand)]
+#[derive(Subcommand)]
+enum EncryptionKeyCommand {
+    /// Print a new random key, `id:base64key`, to put first in TRIBUTARY_ENCRYPTION_KEYS.
+    Generate,
+    /// Re-encrypt every stored token under the first configured key. Safe to
+    /// interrupt and run again; afterwards older keys can be removed.
+    Rotate,
+}
+
+#[derive(Subcommand)]
 enum ApiKeyCommand {
     /// Create a key for a client (created if new) and print it once.
     Create {
@@ -72,16 +107,24 @@ impl Cli {
     /// Runs the chosen command to completion.
     pub async fn run(self) -> anyhow::Result<()> {
         telemetry::init(self.global.log_format);
+        if let Some(Command::EncryptionKey(EncryptionKeyCommand::Generate)) = self.command {
+            println!("{}", crypto::generate_key_entry());
+            return Ok(());
+        }
+        // Commands that seal or open tokens check their keys before anything else.
+        let keyring = match self.command {
+            None | Some(Command::Serve) | Some(Command::EncryptionKey(_)) => Some(self.keyring()?),
+            _ => None,
+        };
         let db = db::connect(&self.global.database_url, None).await?;
         db::migrate(&db).await?;
-        match self.command {
-            None => serve(db, self.serve).await,
-            Some(Command::Serve(options)) => serve(db, options).await,
-            Some(Command::Migrate) => {
+        match (self.command, keyring) {
+            (None | Some(Command::Serve), Some(keyring)) => serve(db, keyring, self.serve).await,
+            (Some(Command::Migrate), _) => {
                 tracing::info!("migrations applied");
                 Ok(())
             }
-            Some(Command::ApiKey(ApiKeyCommand::Create { client })) => {
+            (Some(Command::ApiKey(ApiKeyCommand::Create { client })), _) => {
                 let created = api_keys::create(&db, &client).await?;
                 println!(
                     "API key for client '{}' (shown once, store it now):",
@@ -90,11 +133,35 @@ impl Cli {
                 println!("{}", created.key);
                 Ok(())
             }
+            (Some(Command::EncryptionKey(EncryptionKeyCommand::Rotate)), Some(keyring)) => {
+                let rotation = connections::rotate_credentials(&db, &keyring).await?;
+                println!(
+                    "{} stored credentials re-encrypted under key `{}`; {} already were.",
+                    rotation.rotated,
+                    keyring.current_key_id(),
+                    rotation.current
+                );
+                Ok(())
+            }
+            (Some(Command::EncryptionKey(EncryptionKeyCommand::Generate)), _) => Ok(()),
+            (_, None) => anyhow::bail!("internal: this command needs the keyring"),
         }
+    }
+
+    fn keyring(&self) -> anyhow::Result<Arc<Keyring>> {
+        crypto::load_keyring(
+            self.global.encryption_keys.as_deref(),
+            &self.global.database_url,
+        )
+        .map(Arc::new)
     }
 }
 
-async fn serve(db: sea_orm::DatabaseConnection, options: ServeOptions) -> anyhow::Result<()> {
+async fn serve(
+    db: sea_orm::DatabaseConnection,
+    keyring: Arc<Keyring>,
+    options: ServeOptions,
+) -> anyhow::Result<()> {
     if let Some(key) = &options.bootstrap_api_key {
         api_keys::ensure_bootstrap(&db, key).await?;
         tracing::info!(
@@ -105,7 +172,7 @@ async fn serve(db: sea_orm::DatabaseConnection, options: ServeOptions) -> anyhow
         print_first_key(&created.key, &options.bind);
     }
     let acceptor = server::bind(&options.bind).await?;
-    let app = server::app(AppState { db })?;
+    let app = server::app(AppState { db, keyring })?;
     tracing::info!(
         "listening on http://{}  (docs at /docs, spec at /openapi.yaml)",
         options.bind

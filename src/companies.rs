@@ -127,7 +127,12 @@ pub async fn replace(
     let mut company = find(db, tenant, company_id).await?.into_active_model();
     company.name = Set(fields.name);
     company.description = Set(fields.description);
-    Ok(company.update(db).await?)
+    match company.update(db).await {
+        Ok(updated) => Ok(updated),
+        // Deleted between the read and the write.
+        Err(sea_orm::DbErr::RecordNotUpdated) => Err(not_found(company_id)),
+        Err(error) => Err(error.into()),
+    }
 }
 
 /// Deletes the tenant's company.

@@ -53,6 +53,8 @@ pub async fn connect(url: &str, search_path: Option<&str>) -> anyhow::Result<Dat
                     .journal_mode(SqliteJournalMode::Wal)
                     .busy_timeout(Duration::from_secs(10))
                     .foreign_keys(true)
+                    // Deleted rows (destroyed tokens) are overwritten, not left in free pages.
+                    .pragma("secure_delete", "ON")
             });
         }
         Backend::Postgres => {

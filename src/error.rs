@@ -14,7 +14,7 @@ use poem::{IntoResponse, Response};
 use poem_openapi::error::{
     AuthorizationError, ContentTypeError, ParseParamError, ParsePathError, ParseRequestPayloadError,
 };
-use poem_openapi::registry::{MetaMediaType, MetaResponse, MetaResponses, Registry};
+use poem_openapi::registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry};
 use poem_openapi::types::Type;
 use poem_openapi::{ApiResponse, Object};
 
@@ -49,6 +49,9 @@ pub enum ApiError {
     /// 409: the request conflicts with the resource's current state.
     #[error("{0}")]
     Conflict(String),
+    /// 422: the request is well-formed but cannot be carried out for this resource.
+    #[error("{0}")]
+    Unprocessable(String),
     /// 413: the request body is larger than the limit.
     #[error("The request body is larger than the limit of {limit} bytes (1 MiB).")]
     PayloadTooLarge {
@@ -108,6 +111,7 @@ impl ApiError {
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -162,12 +166,25 @@ impl ApiError {
                     .to_owned(),
             );
         }
+        if error.is::<poem::error::ParsePathError>() {
+            // The path's percent-encoding did not decode (`/companies/%FF`).
+            let name = routes
+                .path_parameters(path)
+                .into_iter()
+                .next()
+                .unwrap_or_else(|| "path".to_owned());
+            return Self::validation(vec![FieldError::new(
+                name,
+                "is not valid percent-encoded UTF-8",
+            )]);
+        }
         if error.is::<poem::error::MethodNotAllowedError>() {
             return Self::MethodNotAllowed(routes.methods(path));
         }
         let status = error.status();
         if status.is_server_error() {
-            return Self::Internal(anyhow::anyhow!("{error}"));
+            let message = error.to_string();
+            return Self::Internal(anyhow::Error::from(error).context(message));
         }
         // Poem's remaining client errors are all request-shape problems; they
         // answer 400 so the body stays the documented one.
@@ -328,6 +345,8 @@ pub mod status {
     pub const UNAVAILABLE: u32 = 1 << 6;
     /// 500 Internal Server Error.
     pub const INTERNAL: u32 = 1 << 7;
+    /// 422 Unprocessable Entity.
+    pub const UNPROCESSABLE: u32 = 1 << 8;
 
     /// What every authenticated operation can answer.
     pub const AUTHENTICATED: u32 = UNAUTHORIZED | INTERNAL;
@@ -356,6 +375,11 @@ const DECLARED_STATUSES: &[(u32, u16, &str)] = &[
         status::CONFLICT,
         409,
         "The request conflicts with the resource's current state.",
+    ),
+    (
+        status::UNPROCESSABLE,
+        422,
+        "The request is valid but cannot be carried out for this resource; the error says why and what to do instead.",
     ),
     (
         status::PAYLOAD_TOO_LARGE,
@@ -411,7 +435,17 @@ impl<const STATUSES: u32> ApiResponse for ErrorResponses<STATUSES> {
                     content_type: "application/json; charset=utf-8",
                     schema: ErrorBody::schema_ref(),
                 }],
-                headers: Vec::new(),
+                headers: if code == 401 {
+                    vec![MetaHeader {
+                        name: "WWW-Authenticate".to_owned(),
+                        description: Some("The challenge: `Basic realm=\"tributary\"`.".to_owned()),
+                        required: true,
+                        deprecated: false,
+                        schema: String::schema_ref(),
+                    }]
+                } else {
+                    Vec::new()
+                },
             })
             .collect();
         MetaResponses { responses }
@@ -442,6 +476,6 @@ mod tests {
             assert_eq!(seen & flag, 0, "flag {flag} declared twice");
             seen |= flag;
         }
-        assert_eq!(seen, (1 << 8) - 1);
+        assert_eq!(seen, (1 << 9) - 1);
     }
 }

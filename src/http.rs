@@ -1,14 +1,16 @@
 //! Request plumbing around every route: correlation ids, the access log,
 //! the body size limit, and rendering of every error as the one JSON body.
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::time::Instant;
 
+use futures_util::FutureExt;
 use poem::http::{HeaderValue, Method};
 use poem::{Body, Endpoint, IntoResponse, Request, Response};
-use poem_openapi::registry::MetaApi;
+use poem_openapi::registry::{MetaApi, MetaParamIn};
 
-use crate::error::ApiError;
+use crate::error::{ApiError, FieldError};
 
 /// The header that carries a request's correlation id, both ways.
 pub const CORRELATION_HEADER: &str = "x-correlation-id";
@@ -16,70 +18,171 @@ pub const CORRELATION_HEADER: &str = "x-correlation-id";
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
 /// The documented routes: which methods each path takes (for `Allow` on a
-/// 405) and what its path parameters are called (poem-openapi reports them
-/// as `param0`, `param1`, ...).
+/// 405), which operations take a body, which query parameters they read,
+/// and what path parameters are called (poem-openapi reports them as
+/// `param0`, `param1`, ...).
 #[derive(Debug, Default)]
 pub struct RouteTable {
-    routes: Vec<(Vec<String>, Vec<Method>)>,
+    routes: Vec<Route>,
+}
+
+#[derive(Debug)]
+struct Route {
+    template: Vec<String>,
+    operations: Vec<Operation>,
+}
+
+/// What the middleware needs to know about one operation.
+#[derive(Debug, Clone)]
+pub struct Operation {
+    method: Method,
+    takes_body: bool,
+    query_parameters: Vec<String>,
 }
 
 impl RouteTable {
     /// Reads the route table from poem-openapi's operation metadata.
     pub fn from_meta(apis: Vec<MetaApi>) -> Self {
-        let mut routes: Vec<(Vec<String>, Vec<Method>)> = Vec::new();
+        let mut table = Self::default();
         for path in apis.into_iter().flat_map(|api| api.paths) {
-            // poem-openapi keeps the `:name` form written in `#[oai(path)]`.
-            let segments = segments(&path.path)
-                .map(|segment| match segment.strip_prefix(':') {
-                    Some(name) => format!("{{{name}}}"),
-                    None => segment.to_owned(),
-                })
-                .collect::<Vec<_>>();
-            let mut methods = path
+            let operations = path
                 .operations
                 .into_iter()
-                .map(|op| op.method)
-                .collect::<Vec<_>>();
-            if methods.contains(&Method::GET) {
-                methods.push(Method::HEAD);
-            }
-            match routes.iter_mut().find(|(known, _)| *known == segments) {
-                Some((_, known_methods)) => known_methods.extend(methods),
-                None => routes.push((segments, methods)),
-            }
+                .map(|operation| Operation {
+                    method: operation.method,
+                    takes_body: operation.request.is_some(),
+                    query_parameters: operation
+                        .params
+                        .iter()
+                        .filter(|param| param.in_type == MetaParamIn::Query)
+                        .map(|param| param.name.clone())
+                        .collect(),
+                })
+                .collect();
+            table.add(&path.path, operations);
         }
-        Self { routes }
+        table
     }
 
-    fn matching(&self, path: &str) -> Option<&(Vec<String>, Vec<Method>)> {
+    /// Adds a route outside the API (docs, spec) that answers GET only.
+    pub fn with_get_route(mut self, path: &str) -> Self {
+        let operation = Operation {
+            method: Method::GET,
+            takes_body: false,
+            query_parameters: Vec::new(),
+        };
+        self.add(path, vec![operation]);
+        self
+    }
+
+    fn add(&mut self, path: &str, operations: Vec<Operation>) {
+        // poem-openapi keeps the `:name` form written in `#[oai(path)]`.
+        let template = segments(path)
+            .map(|segment| match segment.strip_prefix(':') {
+                Some(name) => format!("{{{name}}}"),
+                None => segment.to_owned(),
+            })
+            .collect::<Vec<_>>();
+        match self
+            .routes
+            .iter_mut()
+            .find(|route| route.template == template)
+        {
+            Some(route) => route.operations.extend(operations),
+            None => self.routes.push(Route {
+                template,
+                operations,
+            }),
+        }
+    }
+
+    fn matching(&self, path: &str) -> Option<&Route> {
         let requested = segments(path).collect::<Vec<_>>();
-        self.routes.iter().find(|(template, _)| {
-            template.len() == requested.len()
-                && template
+        self.routes.iter().find(|route| {
+            route.template.len() == requested.len()
+                && route
+                    .template
                     .iter()
                     .zip(&requested)
                     .all(|(expected, actual)| expected.starts_with('{') || expected == actual)
         })
     }
 
-    /// The methods `path` takes; empty when no documented route matches.
+    /// The methods `path` takes (HEAD wherever GET is); empty when no route matches.
     pub fn methods(&self, path: &str) -> Vec<Method> {
-        self.matching(path)
-            .map(|(_, methods)| methods.clone())
-            .unwrap_or_default()
+        let mut methods: Vec<Method> = self
+            .matching(path)
+            .map(|route| {
+                route
+                    .operations
+                    .iter()
+                    .map(|op| op.method.clone())
+                    .collect()
+            })
+            .unwrap_or_default();
+        if methods.contains(&Method::GET) {
+            methods.push(Method::HEAD);
+        }
+        methods
+    }
+
+    /// The operation `method` on `path` reaches, if documented (HEAD reaches GET's).
+    pub fn operation(&self, path: &str, method: &Method) -> Option<&Operation> {
+        let method = if method == Method::HEAD {
+            &Method::GET
+        } else {
+            method
+        };
+        self.matching(path)?
+            .operations
+            .iter()
+            .find(|operation| operation.method == method)
     }
 
     /// The documented name of the parameter poem-openapi calls `internal`
     /// (`param0` is the first `{...}` segment of the route `path` matches).
     pub fn parameter_name(&self, path: &str, internal: &str) -> Option<String> {
         let index: usize = internal.strip_prefix("param")?.parse().ok()?;
-        let (template, _) = self.matching(path)?;
-        template
-            .iter()
-            .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))
-            .nth(index)
-            .map(str::to_owned)
+        self.path_parameters(path).into_iter().nth(index)
     }
+
+    /// The names of the path parameters of the route `path` matches.
+    pub fn path_parameters(&self, path: &str) -> Vec<String> {
+        self.matching(path)
+            .map(|route| {
+                route
+                    .template
+                    .iter()
+                    .filter_map(|segment| segment.strip_prefix('{')?.strip_suffix('}'))
+                    .map(str::to_owned)
+                    .collect()
+            })
+            .unwrap_or_default()
+    }
+}
+
+/// A documented query parameter given more than once: which value counts
+/// would be a guess, so the request is refused instead.
+fn repeated_query_parameter(operation: &Operation, query: Option<&str>) -> Result<(), ApiError> {
+    let Some(query) = query else { return Ok(()) };
+    let mut seen: Vec<String> = Vec::new();
+    for (name, _) in url::form_urlencoded::parse(query.as_bytes()) {
+        if !operation
+            .query_parameters
+            .iter()
+            .any(|known| *known == name)
+        {
+            continue;
+        }
+        if seen.iter().any(|earlier| *earlier == name) {
+            return Err(ApiError::validation(vec![FieldError::new(
+                name.into_owned(),
+                "is given more than once; give it once",
+            )]));
+        }
+        seen.push(name.into_owned());
+    }
+    Ok(())
 }
 
 fn segments(path: &str) -> impl Iterator<Item = &str> {
@@ -103,8 +206,24 @@ fn correlation_id(request: &Request) -> String {
         .unwrap_or_else(|| uuid::Uuid::new_v4().to_string())
 }
 
-/// Reads a request body up to [`MAX_BODY_BYTES`], so every later reader sees
-/// a bounded, fully buffered body whatever the transfer encoding.
+/// Prepares the request for its operation: a documented query parameter
+/// may appear once; an operation that takes a body gets it buffered up to
+/// [`MAX_BODY_BYTES`] whatever the transfer encoding; any other request's
+/// body is dropped unread, so it cannot cause an undeclared 413 or 400.
+async fn prepare(mut request: Request, routes: &RouteTable) -> Result<Request, ApiError> {
+    let path = request.uri().path().to_owned();
+    let operation = routes.operation(&path, request.method());
+    if let Some(operation) = operation {
+        repeated_query_parameter(operation, request.uri().query())?;
+    }
+    if !operation.is_some_and(|operation| operation.takes_body) {
+        request.set_body(Body::empty());
+        return Ok(request);
+    }
+    limit_body(request).await
+}
+
+/// Reads a request body up to [`MAX_BODY_BYTES`].
 async fn limit_body(mut request: Request) -> Result<Request, ApiError> {
     let declared = request
         .headers()
@@ -124,7 +243,7 @@ async fn limit_body(mut request: Request) -> Result<Request, ApiError> {
             poem::error::ReadBodyError::PayloadTooLarge => ApiError::PayloadTooLarge {
                 limit: MAX_BODY_BYTES,
             },
-            other => ApiError::validation(vec![crate::error::FieldError::new(
+            other => ApiError::validation(vec![FieldError::new(
                 "body",
                 format!("the request body could not be read: {other}"),
             )]),
@@ -145,8 +264,16 @@ pub async fn around_every_request<E: Endpoint>(
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
 
-    let outcome = match limit_body(request).await {
-        Ok(request) => next.call(request).await.map(IntoResponse::into_response),
+    let outcome = match prepare(request, &routes).await {
+        // A panicking handler still gets the JSON 500, the header and the log line.
+        Ok(request) => match AssertUnwindSafe(next.call(request)).catch_unwind().await {
+            Ok(result) => result.map(IntoResponse::into_response),
+            Err(panic) => Err(ApiError::internal(anyhow::anyhow!(
+                "request handler panicked: {}",
+                panic_message(panic.as_ref())
+            ))
+            .into()),
+        },
         Err(error) => Err(error.into()),
     };
     let mut response = match outcome {
@@ -166,6 +293,14 @@ pub async fn around_every_request<E: Endpoint>(
         "request"
     );
     Ok(response)
+}
+
+fn panic_message(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a non-text panic payload")
 }
 
 #[cfg(test)]
@@ -204,6 +339,8 @@ mod tests {
             allowed.methods("/companies/42"),
             [Method::GET, Method::DELETE, Method::HEAD]
         );
+        assert!(allowed.operation("/companies/42", &Method::HEAD).is_some());
+        assert!(allowed.operation("/companies/42", &Method::PUT).is_none());
         assert!(allowed.methods("/companies/42/extra").is_empty());
         assert_eq!(
             allowed.parameter_name("/companies/42", "param0").as_deref(),

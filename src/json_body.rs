@@ -8,14 +8,10 @@
 //! every problem at once, each with its field, and the server can never
 //! accept what the contract forbids.
 
-use std::collections::HashMap;
-use std::sync::{Arc, OnceLock, RwLock};
-
-use jsonschema::Validator;
 use poem::{FromRequest, Request, RequestBody};
 use poem_openapi::impl_apirequest_for_payload;
 use poem_openapi::payload::{Json, ParsePayload, Payload};
-use poem_openapi::registry::{MetaSchemaRef, Registry};
+use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
 use poem_openapi::types::{ParseFromJSON, Type};
 use serde_json::Value;
 
@@ -53,25 +49,32 @@ impl<T: ParseFromJSON> ParsePayload for JsonBody<T> {
 
 impl_apirequest_for_payload!(JsonBody<T>, T: ParseFromJSON);
 
-fn parse<T: ParseFromJSON>(bytes: &[u8]) -> Result<T, ApiError> {
+/// Reads a body as JSON; syntax errors name a position, never the content.
+fn json_value(bytes: &[u8]) -> Result<Value, ApiError> {
     if bytes.iter().all(u8::is_ascii_whitespace) {
         return Err(ApiError::validation(vec![FieldError::new(
             "body",
             "is required: send a JSON object",
         )]));
     }
-    let value: Value = serde_json::from_slice(bytes).map_err(|error| {
-        // serde_json's syntax errors name a position, never the content.
+    serde_json::from_slice(bytes).map_err(|error| {
         ApiError::validation(vec![FieldError::new(
             "body",
             format!("is not valid JSON: {error}"),
         )])
-    })?;
+    })
+}
+
+fn parse<T: ParseFromJSON>(bytes: &[u8]) -> Result<T, ApiError> {
+    let value = json_value(bytes)?;
     let name = match T::schema_ref() {
         MetaSchemaRef::Reference(name) => name,
         MetaSchemaRef::Inline(_) => T::name().into_owned(),
     };
-    let validator = validator_for(&name).map_err(ApiError::internal)?;
+    let validator = validation::cached(&format!("component/{name}"), || {
+        spec::json_schema_for(spec::shared_document()?, &name)
+    })
+    .map_err(ApiError::internal)?;
     let errors = validation::field_errors(&validator, &value);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
@@ -86,21 +89,53 @@ fn parse<T: ParseFromJSON>(bytes: &[u8]) -> Result<T, ApiError> {
     })
 }
 
-/// Compiled validators by component name, built on first use.
-fn validator_for(name: &str) -> anyhow::Result<Arc<Validator>> {
-    static VALIDATORS: OnceLock<RwLock<HashMap<String, Arc<Validator>>>> = OnceLock::new();
-    let validators = VALIDATORS.get_or_init(Default::default);
-    if let Some(found) = validators
-        .read()
-        .ok()
-        .and_then(|map| map.get(name).cloned())
-    {
-        return Ok(found);
+/// The body of `authorizeConnection`: JSON whose schema depends on the
+/// connection's platform, so the domain validates it once the connection
+/// is known. The spec documents it as one of the platforms' bodies.
+#[derive(Debug, Clone)]
+pub struct AuthorizationPayload(pub Value);
+
+impl Payload for AuthorizationPayload {
+    const CONTENT_TYPE: &'static str = <Json<Value> as Payload>::CONTENT_TYPE;
+
+    fn check_content_type(content_type: &str) -> bool {
+        <Json<Value> as Payload>::check_content_type(content_type)
     }
-    let schema = spec::json_schema_for(spec::shared_document()?, name)?;
-    let compiled = Arc::new(validation::compile(&schema)?);
-    if let Ok(mut map) = validators.write() {
-        map.insert(name.to_owned(), compiled.clone());
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema {
+            description: Some(
+                "The authorization body of the connection's platform: the schema named by the \
+                 integration's `authorizationSchemaName`.",
+            ),
+            one_of: crate::integrations::authorization_schema_names()
+                .into_iter()
+                .map(MetaSchemaRef::Reference)
+                .collect(),
+            ..MetaSchema::ANY
+        }))
     }
-    Ok(compiled)
+
+    /// poem-openapi prunes and checks references against its registry, so
+    /// each platform schema is registered as a placeholder here; `spec`
+    /// replaces the placeholders with the schemas schemars generates.
+    fn register(registry: &mut Registry) {
+        for name in crate::integrations::authorization_schema_names() {
+            registry.schemas.entry(name).or_insert(MetaSchema {
+                description: Some(crate::spec::AUTHORIZATION_PLACEHOLDER),
+                ..MetaSchema::new("object")
+            });
+        }
+    }
 }
+
+impl ParsePayload for AuthorizationPayload {
+    const IS_REQUIRED: bool = true;
+
+    async fn from_request(request: &Request, body: &mut RequestBody) -> poem::Result<Self> {
+        let bytes = Vec::<u8>::from_request(request, body).await?;
+        Ok(Self(json_value(&bytes)?))
+    }
+}
+
+impl_apirequest_for_payload!(AuthorizationPayload);

@@ -13,7 +13,9 @@
 //! - [`json_body`] and [`validation`]: request bodies checked against the spec's own schemas.
 //! - [`paging`]: the generic `Paged<T>` envelope and its link rules.
 //! - [`auth`] and [`api_keys`]: Basic authentication to a tenant; key storage.
-//! - [`companies`]: company rules and queries.
+//! - [`companies`] and [`connections`]: company and connection rules and queries; token migration.
+//! - [`integrations`]: the platform catalogue and each platform's authorization body.
+//! - [`crypto`]: AES-256-GCM sealing of stored tokens; the keyring.
 //! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
 //! - [`types`]: JSON value types (`Nullable<T>`, `Timestamp`).
 //! - [`state`], [`telemetry`]: small shared pieces.
@@ -25,9 +27,12 @@ pub mod api_keys;
 pub mod auth;
 pub mod cli;
 pub mod companies;
+pub mod connections;
+pub mod crypto;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod integrations;
 pub mod json_body;
 pub mod paging;
 pub mod server;

@@ -78,6 +78,17 @@ impl PageRequest {
         self.page_size as u64
     }
 
+    /// This page of an in-memory list.
+    pub fn slice<'a, T>(&self, items: &'a [T]) -> &'a [T] {
+        let start = usize::try_from(self.offset())
+            .unwrap_or(usize::MAX)
+            .min(items.len());
+        let end = start
+            .saturating_add(self.page_size as usize)
+            .min(items.len());
+        &items[start..end]
+    }
+
     /// Number of pages holding `total` results: ceil(total / pageSize).
     pub fn page_count(&self, total: u64) -> u64 {
         total.div_ceil(self.page_size as u64)

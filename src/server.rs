@@ -6,7 +6,7 @@ use anyhow::Context;
 use poem::endpoint::make_sync;
 use poem::listener::{Listener, TcpAcceptor, TcpListener};
 use poem::web::Html;
-use poem::{Endpoint, EndpointExt, Response, Route};
+use poem::{Endpoint, EndpointExt, Response, Route, get};
 use poem_openapi::OpenApi;
 
 use crate::api;
@@ -22,24 +22,29 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
     // poem-openapi embeds its own rendering of the document in the page;
     // swap in the published contract so the explorer shows exactly it.
     let docs = service.swagger_ui_html().replace(&service.spec(), &json);
-    let routes = Arc::new(RouteTable::from_meta(<api::Api as OpenApi>::meta()));
+    let routes = Arc::new(
+        RouteTable::from_meta(<api::Api as OpenApi>::meta())
+            .with_get_route("/docs")
+            .with_get_route("/openapi.yaml")
+            .with_get_route("/openapi.json"),
+    );
     let route = Route::new()
-        .at("/docs", make_sync(move |_| Html(docs.clone())))
+        .at("/docs", get(make_sync(move |_| Html(docs.clone()))))
         .at(
             "/openapi.yaml",
-            make_sync(move |_| {
+            get(make_sync(move |_| {
                 Response::builder()
                     .content_type("application/yaml")
                     .body(yaml.clone())
-            }),
+            })),
         )
         .at(
             "/openapi.json",
-            make_sync(move |_| {
+            get(make_sync(move |_| {
                 Response::builder()
                     .content_type("application/json")
                     .body(json.clone())
-            }),
+            })),
         )
         .nest("/", service)
         .data(state)

@@ -1,10 +1,17 @@
-//! What every request handler shares: the database handle.
+//! What every request handler shares: the database handle and the keyring
+//! that seals stored tokens.
+
+use std::sync::Arc;
 
 use sea_orm::DatabaseConnection;
+
+use crate::crypto::Keyring;
 
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]
 pub struct AppState {
     /// The connection pool.
     pub db: DatabaseConnection,
+    /// Encrypts and decrypts stored tokens.
+    pub keyring: Arc<Keyring>,
 }

@@ -5,6 +5,9 @@
 //! never from the submitted value: bodies carry OAuth tokens, and an error
 //! body or log line must not repeat them.
 
+use std::collections::HashMap;
+use std::sync::{Arc, OnceLock, RwLock};
+
 use jsonschema::error::{TypeKind, ValidationErrorKind};
 use jsonschema::{Draft, Validator};
 use serde_json::Value;
@@ -20,9 +23,31 @@ pub fn compile(schema: &Value) -> anyhow::Result<Validator> {
         .map_err(|error| anyhow::anyhow!("invalid JSON Schema: {error}"))
 }
 
-/// Every problem `instance` has against `validator`, one item per field.
+/// The validator cached under `name`, compiled from `schema()` on first use.
+pub fn cached(
+    name: &str,
+    schema: impl FnOnce() -> anyhow::Result<Value>,
+) -> anyhow::Result<Arc<Validator>> {
+    static VALIDATORS: OnceLock<RwLock<HashMap<String, Arc<Validator>>>> = OnceLock::new();
+    let validators = VALIDATORS.get_or_init(Default::default);
+    if let Some(found) = validators
+        .read()
+        .ok()
+        .and_then(|map| map.get(name).cloned())
+    {
+        return Ok(found);
+    }
+    let compiled = Arc::new(compile(&schema()?)?);
+    if let Ok(mut map) = validators.write() {
+        map.insert(name.to_owned(), compiled.clone());
+    }
+    Ok(compiled)
+}
+
+/// The problems `instance` has against `validator`: one item per field at
+/// fault (its first problem), every field reported.
 pub fn field_errors(validator: &Validator, instance: &Value) -> Vec<FieldError> {
-    let mut errors = Vec::new();
+    let mut errors: Vec<FieldError> = Vec::new();
     for error in validator.iter_errors(instance) {
         let at = field_path(error.instance_path().as_str());
         match error.kind() {
@@ -46,6 +71,12 @@ pub fn field_errors(validator: &Validator, instance: &Value) -> Vec<FieldError> 
             )),
         }
     }
+    let mut reported: Vec<String> = Vec::new();
+    errors.retain(|error| {
+        let first = !reported.contains(&error.item_id);
+        reported.push(error.item_id.clone());
+        first
+    });
     errors
 }
 
@@ -96,11 +127,15 @@ fn describe(kind: &ValidationErrorKind) -> String {
         ValidationErrorKind::ExclusiveMaximum { limit } => format!("must be less than {limit}"),
         ValidationErrorKind::Enum { options } => format!("must be one of {options}"),
         ValidationErrorKind::Format { format } => format!("must be a valid {format}"),
+        // `\S` is how the spec says "not blank".
+        ValidationErrorKind::Pattern { pattern } if pattern == r"\S" => {
+            "must contain a character that is not a space".to_owned()
+        }
         ValidationErrorKind::Pattern { pattern } => format!("must match the pattern {pattern}"),
         ValidationErrorKind::MinItems { limit } => format!("must have at least {limit} items"),
         ValidationErrorKind::MaxItems { limit } => format!("must have at most {limit} items"),
         ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
-            "does not match any of the allowed shapes".to_owned()
+            "is not in an accepted form (see the schema)".to_owned()
         }
         other => format!("is invalid ({})", other.keyword()),
     }

@@ -6,3 +6,5 @@
 pub mod api_key;
 pub mod client;
 pub mod company;
+pub mod connection;
+pub mod connection_credential;

@@ -7,6 +7,7 @@
 pub use sea_orm_migration::prelude::*;
 
 mod m20261121_000001_tenants_and_companies;
+mod m20261121_000002_connections;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -14,6 +15,9 @@ pub struct Migrator;
 #[async_trait::async_trait]
 impl MigratorTrait for Migrator {
     fn migrations() -> Vec<Box<dyn MigrationTrait>> {
-        vec![Box::new(m20261121_000001_tenants_and_companies::Migration)]
+        vec![
+            Box::new(m20261121_000001_tenants_and_companies::Migration),
+            Box::new(m20261121_000002_connections::Migration),
+        ]
     }
 }

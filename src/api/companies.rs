@@ -51,10 +51,11 @@ impl From<entity::company::Model> for Company {
 #[derive(Debug, Clone, Object)]
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct CompanyInput {
-    /// Display name; surrounding whitespace is trimmed; 1 to 200 characters.
+    /// Display name, 1 to 200 characters with at least one that is not a space; surrounding whitespace is trimmed.
+    #[oai(validator(min_length = 1, max_length = 200, pattern = r"\S"))]
     pub name: String,
     /// Optional free text, up to 2000 characters; null or absent for none.
-    #[oai(default)]
+    #[oai(default, validator(max_length = 2000))]
     pub description: Nullable<String>,
 }
 

@@ -3,13 +3,20 @@
 //!
 //! Handlers stay thin: extract, call the domain module, map the result.
 
-use poem_openapi::{OpenApiService, Tags};
+use poem_openapi::{ExtraHeader, OpenApiService, Tags};
 
 pub mod companies;
+pub mod connections;
 pub mod health;
+pub mod integrations;
 
 /// Every endpoint group, in the order they appear in the docs.
-pub type Api = (companies::CompaniesApi, health::HealthApi);
+pub type Api = (
+    companies::CompaniesApi,
+    connections::ConnectionsApi,
+    integrations::IntegrationsApi,
+    health::HealthApi,
+);
 
 /// The API's title in the spec and Swagger UI.
 pub const TITLE: &str = "tributary";
@@ -19,6 +26,10 @@ pub const TITLE: &str = "tributary";
 pub enum ApiTags {
     /// Companies are your end customers. Create one before adding its data connections.
     Companies,
+    /// A connection links a company to one platform. Migrate tokens your own OAuth application obtained with `PUT .../authorization`.
+    Connections,
+    /// The platforms tributary connects to, and the authorization body each takes.
+    Integrations,
     /// Service health, for load balancers and monitors; no API key needed.
     Service,
 }
@@ -29,9 +40,17 @@ const DESCRIPTION: &str = include_str!("description.md");
 /// be produced and checked with nothing running.
 pub fn service() -> OpenApiService<Api, ()> {
     OpenApiService::new(
-        (companies::CompaniesApi, health::HealthApi),
+        (
+            companies::CompaniesApi,
+            connections::ConnectionsApi,
+            integrations::IntegrationsApi,
+            health::HealthApi,
+        ),
         TITLE,
         env!("CARGO_PKG_VERSION"),
     )
     .description(DESCRIPTION)
+    .extra_response_header::<String, _>(ExtraHeader::new("X-Correlation-Id").description(
+        "The request's correlation id: yours if you sent a valid one, else a new one.",
+    ))
 }

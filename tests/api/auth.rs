@@ -5,7 +5,7 @@ use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use sea_orm::{ConnectionTrait, Statement};
 
-use crate::helpers::{TestApp, basic, error_of, for_each_database, json};
+use crate::helpers::{TestApp, basic, company_input, error_of, for_each_database, json};
 
 async fn status_and_body(
     app: &TestApp,
@@ -140,10 +140,7 @@ async fn the_bootstrap_key_is_ensured_once_and_authenticates() {
 #[tokio::test]
 async fn another_clients_companies_are_invisible_and_untouchable() {
     for_each_database(async |app| {
-        let body = client::types::CompanyInput {
-            name: "Owned by default".to_owned(),
-            description: Some("kept".to_owned()),
-        };
+        let body = company_input("Owned by default", Some("kept"));
         let owned = app
             .client
             .create_company(&body)
@@ -161,10 +158,7 @@ async fn another_clients_companies_are_invisible_and_untouchable() {
         assert_eq!(listed.total_results, 0);
         assert!(listed.results.is_empty());
 
-        let replacement = client::types::CompanyInput {
-            name: "Hijacked".to_owned(),
-            description: None,
-        };
+        let replacement = company_input("Hijacked", None);
         // Each operation answers exactly as it does for an id that does not exist.
         for id in [owned.company_id, missing] {
             let (status, got) = error_of(other.get_company(&id).await);

@@ -6,8 +6,10 @@ use std::path::Path;
 use std::process::Stdio;
 use std::time::Duration;
 
-use tokio::io::{AsyncBufReadExt, BufReader, Lines};
-use tokio::process::{Child, ChildStdout, Command};
+use sea_orm::EntityTrait;
+use tokio::io::{AsyncBufReadExt, AsyncRead, BufReader};
+use tokio::process::{Child, Command};
+use tokio::sync::mpsc;
 
 const BINARY: &str = env!("CARGO_BIN_EXE_tributary");
 const WAIT: Duration = Duration::from_secs(30);
@@ -24,6 +26,7 @@ fn tributary(dir: &Path) -> Command {
         .env_remove("TRIBUTARY_DATABASE_URL")
         .env_remove("TRIBUTARY_BOOTSTRAP_API_KEY")
         .env_remove("TRIBUTARY_BIND")
+        .env_remove("TRIBUTARY_ENCRYPTION_KEYS")
         .env("TRIBUTARY_LOG_FORMAT", "json")
         .env("RUST_LOG", "info")
         .stdin(Stdio::null())
@@ -33,19 +36,37 @@ fn tributary(dir: &Path) -> Command {
     command
 }
 
+/// A running `tributary` and everything it has written, stdout and stderr
+/// (logs) interleaved line by line.
 struct Running {
     child: Child,
-    lines: Lines<BufReader<ChildStdout>>,
+    lines: mpsc::UnboundedReceiver<String>,
     seen: Vec<String>,
+}
+
+fn forward_lines(
+    stream: impl AsyncRead + Unpin + Send + 'static,
+    sender: mpsc::UnboundedSender<String>,
+) {
+    tokio::spawn(async move {
+        let mut lines = BufReader::new(stream).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            if sender.send(line).is_err() {
+                break;
+            }
+        }
+    });
 }
 
 impl Running {
     fn start(mut command: Command) -> Running {
         let mut child = command.spawn().expect("tributary starts");
-        let stdout = child.stdout.take().expect("piped stdout");
+        let (sender, lines) = mpsc::unbounded_channel();
+        forward_lines(child.stdout.take().expect("piped stdout"), sender.clone());
+        forward_lines(child.stderr.take().expect("piped stderr"), sender);
         Running {
             child,
-            lines: BufReader::new(stdout).lines(),
+            lines,
             seen: Vec::new(),
         }
     }
@@ -53,7 +74,7 @@ impl Running {
     /// Reads output until a line satisfies `wanted`, and returns it.
     async fn until(&mut self, wanted: impl Fn(&str) -> bool) -> String {
         let read = async {
-            while let Some(line) = self.lines.next_line().await.expect("stdout readable") {
+            while let Some(line) = self.lines.recv().await {
                 self.seen.push(line.clone());
                 if wanted(&line) {
                     return line;
@@ -69,7 +90,7 @@ impl Running {
             .expect("the expected output in time")
     }
 
-    /// SIGTERM, then the exit status.
+    /// SIGTERM, then the exit status and all output.
     async fn terminate(mut self) -> (std::process::ExitStatus, Vec<String>) {
         let pid = self.child.id().expect("running").to_string();
         let killed = Command::new("kill")
@@ -82,7 +103,9 @@ impl Running {
             .await
             .expect("exits in time")
             .expect("waitable");
-        while let Ok(Some(line)) = self.lines.next_line().await {
+        while let Ok(Some(line)) =
+            tokio::time::timeout(Duration::from_secs(5), self.lines.recv()).await
+        {
             self.seen.push(line);
         }
         (status, self.seen)
@@ -158,10 +181,13 @@ async fn the_first_start_prints_one_working_key_with_a_curl_line_and_logs_each_r
     );
 
     // A second start on the same database prints no key.
+    // Options may also stand before the subcommand.
+    let second_port = free_port();
     let mut command = tributary(dir.path());
-    command.env("TRIBUTARY_BIND", format!("127.0.0.1:{}", free_port()));
+    command.args(["--bind", &format!("127.0.0.1:{second_port}"), "serve"]);
     let mut again = Running::start(command);
-    again.until(is_listening).await;
+    let listening = again.until(is_listening).await;
+    assert!(listening.contains(&second_port.to_string()), "{listening}");
     let (_, output) = again.terminate().await;
     assert!(
         !output.iter().any(|line| line.contains("shown only")),
@@ -243,4 +269,111 @@ async fn migrate_creates_the_default_database_and_exits() {
         .expect("tributary runs");
     assert!(output.status.success(), "{output:?}");
     assert!(dir.path().join("tributary.db").exists());
+}
+
+#[tokio::test]
+async fn serve_on_postgresql_refuses_to_start_without_encryption_keys() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let output = tributary(dir.path())
+        .env(
+            "TRIBUTARY_DATABASE_URL",
+            "postgres://postgres@127.0.0.1:1/unused",
+        )
+        .env("TRIBUTARY_BIND", format!("127.0.0.1:{}", free_port()))
+        .output()
+        .await
+        .expect("tributary runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("TRIBUTARY_ENCRYPTION_KEYS is not set"),
+        "{stderr}"
+    );
+}
+
+#[tokio::test]
+async fn generated_keys_drive_a_rotation_from_the_command_line() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("rotate.db").display()
+    );
+    let generate = || async {
+        let output = tributary(dir.path())
+            .args(["encryption-key", "generate"])
+            .output()
+            .await
+            .expect("runs");
+        assert!(output.status.success());
+        String::from_utf8(output.stdout)
+            .expect("UTF-8")
+            .trim()
+            .to_owned()
+    };
+    let (old_key, new_key) = (generate().await, generate().await);
+    assert!(
+        tributary::crypto::Keyring::parse(&old_key).is_ok(),
+        "{old_key}"
+    );
+
+    // A stored credential under the old key.
+    let db = tributary::db::connect(&url, None).await.expect("opens");
+    tributary::db::migrate(&db).await.expect("migrates");
+    let old = tributary::crypto::Keyring::parse(&old_key).expect("key");
+    let key = tributary::api_keys::create(&db, "default")
+        .await
+        .expect("key")
+        .key;
+    drop(key);
+    let tenant_client = entity::client::Entity::find()
+        .one(&db)
+        .await
+        .expect("read")
+        .expect("client");
+    let tenant = tributary::auth::Tenant {
+        client_id: tenant_client.id,
+    };
+    let company = tributary::companies::create(
+        &db,
+        tenant,
+        tributary::companies::CompanyFields::parse("Acme", None).expect("valid"),
+    )
+    .await
+    .expect("company");
+    let connection = tributary::connections::create(&db, tenant, company.id, "sandbox")
+        .await
+        .expect("connection");
+    let body = serde_json::json!({"organizationId": "org", "accessToken": "cli-rotate-token"});
+    tributary::connections::authorize(
+        &db,
+        &old,
+        tenant,
+        company.id,
+        connection.connection.id,
+        body,
+    )
+    .await
+    .expect("authorized");
+
+    let output = tributary(dir.path())
+        .env("TRIBUTARY_DATABASE_URL", &url)
+        .env("TRIBUTARY_ENCRYPTION_KEYS", format!("{new_key},{old_key}"))
+        .args(["encryption-key", "rotate"])
+        .output()
+        .await
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(
+        stdout.starts_with("1 stored credentials re-encrypted"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("cli-rotate-token"));
+
+    let new = tributary::crypto::Keyring::parse(&new_key).expect("key");
+    let opened = tributary::connections::open_credential(&db, &new, connection.connection.id)
+        .await
+        .expect("opens with the new key alone")
+        .expect("stored");
+    assert_eq!(opened["accessToken"], "cli-rotate-token");
 }

@@ -7,12 +7,14 @@
 //! schema dropped afterwards).
 
 use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine;
 use base64::engine::general_purpose::STANDARD;
 use poem::listener::Acceptor;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
+use tributary::crypto::{self, Keyring};
 use tributary::state::AppState;
 use tributary::{api_keys, db, server};
 
@@ -83,6 +85,10 @@ impl Drop for DatabaseGuard {
 
 /// A running application with its own database and one tenant's API key.
 pub struct TestApp {
+    /// The keyring sealing this app's stored tokens.
+    pub keyring: Arc<Keyring>,
+    /// That keyring's one key, as `id:base64key`.
+    pub key_entry: String,
     pub address: SocketAddr,
     pub db: DatabaseConnection,
     pub api_key: String,
@@ -129,15 +135,24 @@ impl TestApp {
             .expect("a key is created")
             .key;
 
+        capture_logs();
+        let key_entry = crypto::generate_key_entry();
+        let keyring = Arc::new(Keyring::parse(&key_entry).expect("a generated key parses"));
         let acceptor = server::bind("127.0.0.1:0").await.expect("a free port");
         let address = *acceptor.local_addr()[0]
             .as_socket_addr()
             .expect("a TCP address");
-        let app = server::app(AppState { db: db.clone() }).expect("the app builds");
+        let app = server::app(AppState {
+            db: db.clone(),
+            keyring: keyring.clone(),
+        })
+        .expect("the app builds");
         tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(app));
 
         let client = client_for(address, &api_key);
         TestApp {
+            keyring,
+            key_entry,
             address,
             db,
             api_key,
@@ -236,5 +251,60 @@ pub fn error_of<T: std::fmt::Debug>(
             (status, response.into_inner())
         }
         other => panic!("expected an error response, got {other:?}"),
+    }
+}
+
+/// Everything any test's server logged, at every level, since the first app started.
+static LOGS: OnceLock<Arc<Mutex<Vec<u8>>>> = OnceLock::new();
+
+#[derive(Clone)]
+struct LogBuffer(Arc<Mutex<Vec<u8>>>);
+
+impl std::io::Write for LogBuffer {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        if let Ok(mut buffer) = self.0.lock() {
+            buffer.extend_from_slice(bytes);
+        }
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+/// Installs, once per test binary, a subscriber keeping every log line in memory.
+fn capture_logs() {
+    LOGS.get_or_init(|| {
+        let buffer = Arc::new(Mutex::new(Vec::new()));
+        let writer = LogBuffer(buffer.clone());
+        let _ = tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new("trace"))
+            .with_writer(move || writer.clone())
+            .try_init();
+        buffer
+    });
+}
+
+/// The captured log output so far.
+pub fn captured_logs() -> String {
+    LOGS.get()
+        .and_then(|buffer| {
+            buffer
+                .lock()
+                .ok()
+                .map(|bytes| String::from_utf8_lossy(&bytes).into_owned())
+        })
+        .unwrap_or_default()
+}
+
+/// A company body for the generated client (which checks the spec's limits).
+pub fn company_input(name: &str, description: Option<&str>) -> client::types::CompanyInput {
+    client::types::CompanyInput {
+        name: name.parse().expect("a name within the spec's limits"),
+        description: description.map(|text| {
+            text.parse()
+                .expect("a description within the spec's limits")
+        }),
     }
 }

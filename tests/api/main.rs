@@ -6,7 +6,10 @@
 mod helpers;
 
 mod auth;
+mod authorization;
 mod cli;
 mod companies;
+mod connections;
+mod integrations;
 mod paging;
 mod service;

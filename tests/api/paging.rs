@@ -5,15 +5,12 @@ use std::num::NonZeroU32;
 
 use client::types::PagedCompany;
 
-use crate::helpers::{TestApp, for_each_database, json};
+use crate::helpers::{TestApp, company_input, for_each_database, json};
 
 async fn create_companies(app: &TestApp, count: usize) -> Vec<uuid::Uuid> {
     let mut ids = Vec::with_capacity(count);
     for index in 0..count {
-        let body = client::types::CompanyInput {
-            name: format!("Company {index:04}"),
-            description: None,
-        };
+        let body = company_input(&format!("Company {index:04}"), None);
         let created = app
             .client
             .create_company(&body)

@@ -1,0 +1,161 @@
+//! `/integrations`: the catalogue of platforms, each with the body its
+//! token migration takes.
+
+use poem::Request;
+use poem_openapi::param::{Path, Query};
+use poem_openapi::payload::Json;
+use poem_openapi::{ApiResponse, Object, OpenApi};
+
+use crate::api::ApiTags;
+use crate::auth::Tenant;
+use crate::error::{ApiError, ErrorResponses, status};
+use crate::integrations::{self, DataType, SourceType};
+use crate::paging::{self, ListLocation, PageRequest, Paged};
+use crate::types::Nullable;
+
+/// Integration endpoints.
+pub struct IntegrationsApi;
+
+/// A platform tributary connects to.
+#[derive(Debug, Clone, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct Integration {
+    /// The platform's key, used as `platformKey` when creating a connection.
+    pub platform_key: String,
+    /// The platform's name.
+    pub name: String,
+    /// What kind of platform it is.
+    pub source_type: SourceType,
+    /// Whether `PUT .../authorization` accepts tokens for it (self-service token migration).
+    pub self_service_migration: bool,
+    /// Whether our support team runs managed migrations from it.
+    pub managed_migration: bool,
+    /// The data types a sync of a connection to it fetches.
+    pub data_types: Vec<DataType>,
+    /// The name of its authorization body's schema in `openapi.yaml` (e.g. `XeroAuthorization`); null without self-service migration.
+    pub authorization_schema_name: Nullable<String>,
+}
+
+/// A platform, with the JSON Schema of its authorization body.
+#[derive(Debug, Clone, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct IntegrationDetails {
+    /// The platform.
+    #[oai(flatten)]
+    pub integration: Integration,
+    /// The JSON Schema (draft 7) of the body `PUT .../authorization` takes for this platform; null without self-service migration.
+    pub authorization_schema: Nullable<serde_json::Value>,
+}
+
+impl From<&integrations::Integration> for Integration {
+    fn from(integration: &integrations::Integration) -> Self {
+        Self {
+            platform_key: integration.platform_key.to_owned(),
+            name: integration.name.to_owned(),
+            source_type: integration.source_type,
+            self_service_migration: integration.self_service_migration(),
+            managed_migration: integration.managed_migration,
+            data_types: integration.data_types.to_vec(),
+            authorization_schema_name: integration
+                .authorization
+                .map(|body| body.schema_name())
+                .into(),
+        }
+    }
+}
+
+/// Answer of `listIntegrations`.
+#[derive(ApiResponse)]
+pub enum IntegrationPage {
+    /// A page of integrations.
+    #[oai(status = 200)]
+    Ok(Json<Paged<Integration>>),
+}
+
+/// Answer of `getIntegration`.
+#[derive(ApiResponse)]
+pub enum IntegrationFound {
+    /// The integration and its authorization body's schema.
+    #[oai(status = 200)]
+    Ok(Json<IntegrationDetails>),
+}
+
+type ListErrors = ErrorResponses<{ status::AUTHENTICATED | status::BAD_REQUEST }>;
+type ReadErrors =
+    ErrorResponses<{ status::AUTHENTICATED | status::BAD_REQUEST | status::NOT_FOUND }>;
+
+#[OpenApi(tag = "ApiTags::Integrations")]
+impl IntegrationsApi {
+    /// List integrations
+    ///
+    /// Every platform you can connect to, ordered by `platformKey`, with what
+    /// each supports.
+    #[oai(
+        path = "/integrations",
+        method = "get",
+        operation_id = "listIntegrations"
+    )]
+    async fn list_integrations(
+        &self,
+        _tenant: Tenant,
+        request: &Request,
+        /// The page to return, from 1.
+        #[oai(default = "paging::default_page", validator(minimum(value = "1")))]
+        page: Query<i32>,
+        /// Results per page, from 1 to 5000.
+        #[oai(
+            name = "pageSize",
+            default = "paging::default_page_size",
+            validator(minimum(value = "1"), maximum(value = "5000"))
+        )]
+        page_size: Query<i32>,
+    ) -> Result<IntegrationPage, ListErrors> {
+        let page = PageRequest::new(page.0, page_size.0)?;
+        let catalogue = integrations::all();
+        let results = page
+            .slice(catalogue)
+            .iter()
+            .map(Integration::from)
+            .collect();
+        let location = ListLocation::new(request.uri().path());
+        Ok(IntegrationPage::Ok(Json(Paged::new(
+            results,
+            catalogue.len() as u64,
+            page,
+            &location,
+        ))))
+    }
+
+    /// Get an integration
+    ///
+    /// One platform, with `authorizationSchema`: the JSON Schema of the body
+    /// `PUT /companies/{companyId}/connections/{connectionId}/authorization`
+    /// takes for it (also in `openapi.yaml` as the component named by
+    /// `authorizationSchemaName`).
+    #[oai(
+        path = "/integrations/:platformKey",
+        method = "get",
+        operation_id = "getIntegration"
+    )]
+    async fn get_integration(
+        &self,
+        _tenant: Tenant,
+        /// The platform's key, e.g. `xero`.
+        #[oai(name = "platformKey")]
+        platform_key: Path<String>,
+    ) -> Result<IntegrationFound, ReadErrors> {
+        let integration = integrations::find(&platform_key.0).ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "No integration with platformKey `{}`; GET /integrations lists them.",
+                platform_key.0
+            ))
+        })?;
+        Ok(IntegrationFound::Ok(Json(IntegrationDetails {
+            integration: integration.into(),
+            authorization_schema: integration
+                .authorization
+                .map(|body| body.json_schema())
+                .into(),
+        })))
+    }
+}

@@ -1,0 +1,441 @@
+//! Data connections: their lifecycle, their authorization (token
+//! migration), and every query on `connection` and
+//! `connection_credential`, always scoped to the calling tenant through the
+//! owning company.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+};
+use uuid::Uuid;
+
+use entity::{connection, connection_credential};
+
+use crate::auth::Tenant;
+use crate::companies;
+use crate::crypto::{Keyring, Sealed};
+use crate::error::{ApiError, FieldError};
+use crate::integrations::{self, Integration};
+use crate::paging::PageRequest;
+use crate::types::Timestamp;
+
+/// Where a connection stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+pub enum ConnectionStatus {
+    /// Created, not yet authorized.
+    PendingAuth,
+    /// Authorized and usable.
+    Linked,
+    /// Severed by you; its synced data stays readable.
+    Unlinked,
+    /// The platform revoked or expired its access; synced data stays readable.
+    Deauthorized,
+}
+
+impl ConnectionStatus {
+    /// The stored form.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::PendingAuth => "PendingAuth",
+            Self::Linked => "Linked",
+            Self::Unlinked => "Unlinked",
+            Self::Deauthorized => "Deauthorized",
+        }
+    }
+
+    /// Reads the stored form.
+    pub fn parse(stored: &str) -> Result<Self, ApiError> {
+        [
+            Self::PendingAuth,
+            Self::Linked,
+            Self::Unlinked,
+            Self::Deauthorized,
+        ]
+        .into_iter()
+        .find(|status| status.as_str() == stored)
+        .ok_or_else(|| {
+            ApiError::internal(anyhow::anyhow!(
+                "unknown stored connection status {stored:?}"
+            ))
+        })
+    }
+}
+
+/// A connection with its non-secret authorization facts.
+#[derive(Debug, Clone)]
+pub struct ConnectionView {
+    /// The row.
+    pub connection: connection::Model,
+    /// Its credential's facts, once authorized (never the sealed tokens' plaintext).
+    pub credential: Option<CredentialFacts>,
+}
+
+/// What may be shown about a stored authorization.
+#[derive(Debug, Clone)]
+pub struct CredentialFacts {
+    /// The platform's organization identifier.
+    pub organization_id: String,
+    /// When the access token expires, if it does.
+    pub access_token_expires_at: Option<DateTime<Utc>>,
+    /// When the authorization was last replaced.
+    pub updated: DateTime<Utc>,
+}
+
+impl From<connection_credential::Model> for CredentialFacts {
+    fn from(row: connection_credential::Model) -> Self {
+        Self {
+            organization_id: row.organization_id,
+            access_token_expires_at: row.access_token_expires_at,
+            updated: row.updated,
+        }
+    }
+}
+
+/// The associated data binding a sealed credential to its connection.
+pub fn credential_binding(connection_id: Uuid) -> String {
+    format!("tributary/connection-credential/{connection_id}")
+}
+
+fn not_found(connection_id: Uuid) -> ApiError {
+    ApiError::NotFound(format!(
+        "No connection with id {connection_id} in this company."
+    ))
+}
+
+fn integration_of(row: &connection::Model) -> Result<&'static Integration, ApiError> {
+    integrations::find(&row.platform_key).ok_or_else(|| {
+        ApiError::internal(anyhow::anyhow!(
+            "stored platform key {:?} is not in the catalogue",
+            row.platform_key
+        ))
+    })
+}
+
+/// Creates a `PendingAuth` connection to `platform_key` for the tenant's company.
+pub async fn create(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    platform_key: &str,
+) -> Result<ConnectionView, ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    if integrations::find(platform_key).is_none() {
+        return Err(ApiError::validation(vec![FieldError::new(
+            "platformKey",
+            format!(
+                "`{platform_key}` is not a known platform; GET /integrations lists the valid keys"
+            ),
+        )]));
+    }
+    let connection = connection::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        company_id: Set(company_id),
+        platform_key: Set(platform_key.to_owned()),
+        status: Set(ConnectionStatus::PendingAuth.as_str().to_owned()),
+        created: Set(Timestamp::now()),
+        last_sync: Set(None),
+    }
+    .insert(db)
+    .await?;
+    Ok(ConnectionView {
+        connection,
+        credential: None,
+    })
+}
+
+async fn find_row(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+) -> Result<connection::Model, ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    connection::Entity::find_by_id(connection_id)
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| not_found(connection_id))
+}
+
+async fn view_of(
+    db: &impl ConnectionTrait,
+    connection: connection::Model,
+) -> Result<ConnectionView, ApiError> {
+    let credential = connection_credential::Entity::find_by_id(connection.id)
+        .one(db)
+        .await?
+        .map(CredentialFacts::from);
+    Ok(ConnectionView {
+        connection,
+        credential,
+    })
+}
+
+/// The tenant's connection `connection_id` of company `company_id`.
+pub async fn find(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+) -> Result<ConnectionView, ApiError> {
+    let row = find_row(db, tenant, company_id, connection_id).await?;
+    view_of(db, row).await
+}
+
+/// One page of a company's connections, oldest first (ties by id), and the total.
+pub async fn list(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    page: PageRequest,
+) -> Result<(Vec<ConnectionView>, u64), ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    let of_company =
+        connection::Entity::find().filter(connection::Column::CompanyId.eq(company_id));
+    let total = of_company.clone().count(db).await?;
+    let rows = of_company
+        .order_by_asc(connection::Column::Created)
+        .order_by_asc(connection::Column::Id)
+        .offset(page.offset())
+        .limit(page.limit())
+        .all(db)
+        .await?;
+    let ids: Vec<Uuid> = rows.iter().map(|row| row.id).collect();
+    let mut credentials = connection_credential::Entity::find()
+        .filter(connection_credential::Column::ConnectionId.is_in(ids))
+        .all(db)
+        .await?;
+    let views = rows
+        .into_iter()
+        .map(|connection| {
+            let credential = credentials
+                .iter()
+                .position(|credential| credential.connection_id == connection.id)
+                .map(|index| CredentialFacts::from(credentials.swap_remove(index)));
+            ConnectionView {
+                connection,
+                credential,
+            }
+        })
+        .collect();
+    Ok((views, total))
+}
+
+/// Unlinks a `Linked` connection; any other status is a conflict.
+pub async fn unlink(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+) -> Result<ConnectionView, ApiError> {
+    let row = find_row(db, tenant, company_id, connection_id).await?;
+    let status = ConnectionStatus::parse(&row.status)?;
+    if status != ConnectionStatus::Linked {
+        return Err(ApiError::Conflict(format!(
+            "Only a Linked connection can be unlinked; this one is {}.",
+            status.as_str()
+        )));
+    }
+    let mut active = row.into_active_model();
+    active.status = Set(ConnectionStatus::Unlinked.as_str().to_owned());
+    let row = active.update(db).await?;
+    view_of(db, row).await
+}
+
+/// Deletes a connection and, with it, its stored tokens.
+pub async fn delete(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+) -> Result<(), ApiError> {
+    let txn = db.begin().await?;
+    find_row(&txn, tenant, company_id, connection_id).await?;
+    connection_credential::Entity::delete_by_id(connection_id)
+        .exec(&txn)
+        .await?;
+    connection::Entity::delete_by_id(connection_id)
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    Ok(())
+}
+
+/// Token migration: validates `body` against the connection's platform,
+/// seals it, stores it (replacing any earlier tokens) and links the
+/// connection. Starts no sync.
+pub async fn authorize(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+    body: serde_json::Value,
+) -> Result<ConnectionView, ApiError> {
+    let row = find_row(db, tenant, company_id, connection_id).await?;
+    let integration = integration_of(&row)?;
+    let Some(body_kind) = integration.authorization else {
+        return Err(ApiError::Unprocessable(no_self_service(integration)));
+    };
+    let now = Timestamp::now();
+    let accepted = body_kind.accept(body, now)?;
+    let plaintext = serde_json::to_vec(&accepted.sealed_body).map_err(ApiError::internal)?;
+    let sealed = keyring
+        .seal(&plaintext, &credential_binding(connection_id))
+        .map_err(ApiError::internal)?;
+
+    let txn = db.begin().await?;
+    store_credential(
+        &txn,
+        connection_id,
+        &accepted.organization_id,
+        accepted.access_token_expires_at,
+        now,
+        sealed,
+    )
+    .await?;
+    let mut active = row.into_active_model();
+    active.status = Set(ConnectionStatus::Linked.as_str().to_owned());
+    let row = active.update(&txn).await?;
+    txn.commit().await?;
+    view_of(db, row).await
+}
+
+fn no_self_service(integration: &Integration) -> String {
+    if integration.managed_migration {
+        format!(
+            "{} does not support self-service token migration. Its connections are moved by a managed \
+             migration, run with our support team: contact support to schedule one.",
+            integration.name
+        )
+    } else {
+        format!(
+            "{} does not support self-service token migration, and no managed migration is offered for \
+             it: its end customers need to connect again.",
+            integration.name
+        )
+    }
+}
+
+async fn store_credential(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    organization_id: &str,
+    access_token_expires_at: Option<DateTime<Utc>>,
+    updated: DateTime<Utc>,
+    sealed: Sealed,
+) -> Result<(), ApiError> {
+    let credential = connection_credential::ActiveModel {
+        connection_id: Set(connection_id),
+        organization_id: Set(organization_id.to_owned()),
+        access_token_expires_at: Set(access_token_expires_at),
+        updated: Set(updated),
+        key_id: Set(sealed.key_id),
+        nonce: Set(sealed.nonce),
+        ciphertext: Set(sealed.ciphertext),
+    };
+    connection_credential::Entity::insert(credential)
+        .on_conflict(
+            OnConflict::column(connection_credential::Column::ConnectionId)
+                .update_columns([
+                    connection_credential::Column::OrganizationId,
+                    connection_credential::Column::AccessTokenExpiresAt,
+                    connection_credential::Column::Updated,
+                    connection_credential::Column::KeyId,
+                    connection_credential::Column::Nonce,
+                    connection_credential::Column::Ciphertext,
+                ])
+                .to_owned(),
+        )
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// Outcome of [`rotate_credentials`].
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Rotation {
+    /// Credentials re-encrypted under the current key.
+    pub rotated: u64,
+    /// Credentials already under the current key.
+    pub current: u64,
+}
+
+/// Re-encrypts every stored credential under the keyring's current key.
+///
+/// Each credential is rewritten on its own, only if it still holds the
+/// ciphertext that was read, so the command can be interrupted and run
+/// again, and never overwrites a concurrent re-authorization. A credential
+/// that fails to decrypt stops the run with its connection id.
+pub async fn rotate_credentials(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+) -> anyhow::Result<Rotation> {
+    let current_key = keyring.current_key_id().to_owned();
+    let mut rotation = Rotation::default();
+    let mut after = Uuid::nil();
+    loop {
+        let batch = connection_credential::Entity::find()
+            .filter(connection_credential::Column::ConnectionId.gt(after))
+            .order_by_asc(connection_credential::Column::ConnectionId)
+            .limit(500)
+            .all(db)
+            .await?;
+        let Some(last) = batch.last() else { break };
+        after = last.connection_id;
+        for row in batch {
+            if row.key_id == current_key {
+                rotation.current += 1;
+                continue;
+            }
+            let binding = credential_binding(row.connection_id);
+            let sealed = Sealed {
+                key_id: row.key_id.clone(),
+                nonce: row.nonce.clone(),
+                ciphertext: row.ciphertext.clone(),
+            };
+            let plaintext = keyring
+                .open(&sealed, &binding)
+                .map_err(|error| anyhow::anyhow!("connection {}: {error}", row.connection_id))?;
+            let resealed = keyring.seal(&plaintext, &binding)?;
+            let updated = connection_credential::Entity::update_many()
+                .col_expr(connection_credential::Column::KeyId, resealed.key_id.into())
+                .col_expr(connection_credential::Column::Nonce, resealed.nonce.into())
+                .col_expr(
+                    connection_credential::Column::Ciphertext,
+                    resealed.ciphertext.into(),
+                )
+                .filter(connection_credential::Column::ConnectionId.eq(row.connection_id))
+                .filter(connection_credential::Column::Nonce.eq(row.nonce))
+                .exec(db)
+                .await?;
+            rotation.rotated += updated.rows_affected;
+        }
+    }
+    Ok(rotation)
+}
+
+/// Opens the sealed authorization body of a connection (for connectors and tests).
+pub async fn open_credential(
+    db: &impl ConnectionTrait,
+    keyring: &Keyring,
+    connection_id: Uuid,
+) -> anyhow::Result<Option<serde_json::Value>> {
+    let Some(row) = connection_credential::Entity::find_by_id(connection_id)
+        .one(db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let sealed = Sealed {
+        key_id: row.key_id,
+        nonce: row.nonce,
+        ciphertext: row.ciphertext,
+    };
+    let plaintext = keyring
+        .open(&sealed, &credential_binding(connection_id))
+        .map_err(|error| anyhow::anyhow!("connection {connection_id}: {error}"))?;
+    Ok(Some(serde_json::from_slice(&plaintext)?))
+}

@@ -1,0 +1,346 @@
+//! The integrations catalogue: every platform tributary connects to, what it
+//! supports, and how its authorization body is described, validated and
+//! reduced to the facts and sealed payload we store.
+//!
+//! - [`catalogue`]: the list of platforms.
+//! - [`bodies`]: one authorization body type per self-service platform.
+//! - [`tokens`] and [`numbers`]: the parts bodies share.
+
+pub mod bodies;
+mod catalogue;
+pub mod numbers;
+pub mod tokens;
+
+use chrono::{DateTime, Utc};
+use poem_openapi::Enum;
+use schemars::generate::SchemaSettings;
+use schemars::{JsonSchema, SchemaGenerator};
+use serde_json::{Map, Value};
+
+use crate::error::{ApiError, FieldError};
+use crate::validation;
+use bodies::AuthorizationBody;
+use tokens::Expiry;
+
+pub use catalogue::{all, find};
+
+/// The kind of platform, as the reference product classifies connections.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+pub enum SourceType {
+    /// Accounting and invoicing software.
+    Accounting,
+    /// Commerce: shops, payments, marketplaces.
+    Commerce,
+    /// Banking and open-banking data.
+    Banking,
+}
+
+/// The kinds of data a sync can fetch.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[oai(rename_all = "camelCase")]
+pub enum DataType {
+    /// Sales invoices.
+    Invoices,
+    /// Customers that invoices refer to.
+    Customers,
+}
+
+/// One platform of the catalogue.
+#[derive(Debug)]
+pub struct Integration {
+    /// Lower-case, readable key (`xero`, `quickbooks-online`).
+    pub platform_key: &'static str,
+    /// The platform's name.
+    pub name: &'static str,
+    /// What kind of platform it is.
+    pub source_type: SourceType,
+    /// Whether the support team runs managed migrations from it.
+    pub managed_migration: bool,
+    /// The data types a sync of it can fetch.
+    pub data_types: &'static [DataType],
+    /// Its authorization body, when it supports self-service migration.
+    pub authorization: Option<BodyKind>,
+}
+
+impl Integration {
+    /// Whether `PUT .../authorization` accepts tokens for it.
+    pub fn self_service_migration(&self) -> bool {
+        self.authorization.is_some()
+    }
+}
+
+/// A platform's authorization body type, as plain functions so the
+/// catalogue can be a static table.
+#[derive(Clone, Copy)]
+pub struct BodyKind {
+    schema_name: fn() -> String,
+    json_schema: fn() -> Value,
+    add_openapi_schema: fn(&mut SchemaGenerator),
+    accept: fn(Value, DateTime<Utc>) -> Result<AcceptedAuthorization, ApiError>,
+}
+
+impl std::fmt::Debug for BodyKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&(self.schema_name)())
+    }
+}
+
+impl BodyKind {
+    /// The body type `T`.
+    pub const fn of<T: AuthorizationBody>() -> Self {
+        Self {
+            schema_name: schema_name_of::<T>,
+            json_schema: json_schema_of::<T>,
+            add_openapi_schema: add_openapi_schema_of::<T>,
+            accept: accept::<T>,
+        }
+    }
+
+    /// The component name in `openapi.yaml` (`XeroAuthorization`).
+    pub fn schema_name(&self) -> String {
+        (self.schema_name)()
+    }
+
+    /// A standalone JSON Schema (draft 7) of the body.
+    pub fn json_schema(&self) -> Value {
+        (self.json_schema)()
+    }
+
+    /// Validates `body` and reduces it to what is stored.
+    pub fn accept(
+        &self,
+        body: Value,
+        now: DateTime<Utc>,
+    ) -> Result<AcceptedAuthorization, ApiError> {
+        (self.accept)(body, now)
+    }
+}
+
+/// A validated authorization: non-secret facts, and the body to seal.
+#[derive(Debug)]
+pub struct AcceptedAuthorization {
+    /// The platform's organization identifier.
+    pub organization_id: String,
+    /// When the access token expires, if it does.
+    pub access_token_expires_at: Option<DateTime<Utc>>,
+    /// The body as stored (sealed): `expiresIn` turned into an absolute `expiresAt`.
+    pub sealed_body: Value,
+}
+
+fn schema_name_of<T: JsonSchema>() -> String {
+    T::schema_name().into_owned()
+}
+
+fn json_schema_of<T: JsonSchema>() -> Value {
+    SchemaSettings::draft07()
+        .into_generator()
+        .into_root_schema_for::<T>()
+        .to_value()
+}
+
+fn add_openapi_schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) {
+    generator.subschema_for::<T>();
+}
+
+fn accept<T: AuthorizationBody>(
+    body: Value,
+    now: DateTime<Utc>,
+) -> Result<AcceptedAuthorization, ApiError> {
+    let name = schema_name_of::<T>();
+    let validator = validation::cached(&format!("authorization/{name}"), || {
+        Ok(json_schema_of::<T>())
+    })
+    .map_err(ApiError::internal)?;
+    let errors = validation::field_errors(&validator, &body);
+    if !errors.is_empty() {
+        return Err(ApiError::validation(errors));
+    }
+    // The schema cannot bound numbers sent as digit strings; those errors
+    // come from deserialization, named by their path, never echoing values.
+    let parsed: T = serde_path_to_error::deserialize(&body).map_err(|error| {
+        let field = error.path().to_string();
+        let field = if field.is_empty() || field == "?" {
+            "body".to_owned()
+        } else {
+            field
+        };
+        ApiError::validation(vec![FieldError::new(field, error.inner().to_string())])
+    })?;
+    let expiry = parsed
+        .expiry(now)
+        .map_err(|error| ApiError::validation(vec![error]))?;
+    let access_token_expires_at = match expiry {
+        Expiry::At(at) => Some(at),
+        Expiry::Never => None,
+    };
+    let mut sealed_body = body;
+    if let Some(fields) = sealed_body.as_object_mut() {
+        fields.remove("expiresIn");
+        if let Some(at) = access_token_expires_at {
+            fields.insert("expiresAt".to_owned(), Value::String(at.to_rfc3339()));
+        }
+    }
+    Ok(AcceptedAuthorization {
+        organization_id: parsed.organization_id(),
+        access_token_expires_at,
+        sealed_body,
+    })
+}
+
+/// The OpenAPI 3.0 schemas of every authorization body, keyed by component
+/// name, for the spec's `components.schemas`.
+pub fn openapi_components() -> Map<String, Value> {
+    let mut generator = SchemaSettings::openapi3().into_generator();
+    for body in all()
+        .iter()
+        .filter_map(|integration| integration.authorization)
+    {
+        (body.add_openapi_schema)(&mut generator);
+    }
+    let mut components = generator.take_definitions(true);
+    components.values_mut().for_each(drop_null_alternatives);
+    components
+}
+
+/// schemars writes an optional field whose schema has no `type` as
+/// `anyOf: [schema, {nullable: true, enum: [null]}]`. In a request body an
+/// optional field is simply left out, so the spec keeps only `schema`.
+fn drop_null_alternatives(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            let is_null_alternative =
+                |alternative: &Value| alternative.get("enum") == Some(&serde_json::json!([null]));
+            let replacement = match object.get("anyOf").and_then(Value::as_array) {
+                Some(alternatives)
+                    if alternatives.len() == 2 && is_null_alternative(&alternatives[1]) =>
+                {
+                    alternatives[0].as_object().cloned()
+                }
+                _ => None,
+            };
+            if let Some(inner) = replacement {
+                object.remove("anyOf");
+                for (key, inner_value) in inner {
+                    object.entry(key).or_insert(inner_value);
+                }
+            }
+            object.values_mut().for_each(drop_null_alternatives);
+        }
+        Value::Array(items) => items.iter_mut().for_each(drop_null_alternatives),
+        _ => {}
+    }
+}
+
+/// The component names of every authorization body, in catalogue order.
+pub fn authorization_schema_names() -> Vec<String> {
+    all()
+        .iter()
+        .filter_map(|integration| integration.authorization)
+        .map(|body| body.schema_name())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn accept_for(platform_key: &str, body: Value) -> Result<AcceptedAuthorization, ApiError> {
+        let integration = find(platform_key).expect("in the catalogue");
+        integration
+            .authorization
+            .expect("self-service")
+            .accept(body, Utc::now())
+    }
+
+    fn fields_of(result: Result<AcceptedAuthorization, ApiError>) -> Vec<String> {
+        match result {
+            Err(ApiError::Validation { errors, .. }) => {
+                let mut fields: Vec<String> =
+                    errors.into_iter().map(|error| error.item_id).collect();
+                fields.sort();
+                fields
+            }
+            other => panic!("expected a validation error, got {other:?}"),
+        }
+    }
+
+    #[test]
+    fn a_xero_body_yields_its_tenant_and_an_absolute_expiry() {
+        let accepted = accept_for(
+            "xero",
+            json!({
+                "tenantId": "4f3c9b8e-1d2a-4c5b-9e8f-7a6b5c4d3e2f",
+                "accessToken": "at", "refreshToken": "rt", "expiresIn": "1800"
+            }),
+        )
+        .expect("accepted");
+        assert_eq!(
+            accepted.organization_id,
+            "4f3c9b8e-1d2a-4c5b-9e8f-7a6b5c4d3e2f"
+        );
+        let expires = accepted.access_token_expires_at.expect("expires");
+        assert!((expires - Utc::now()).num_seconds() > 1790);
+        assert!(accepted.sealed_body.get("expiresIn").is_none());
+        assert!(accepted.sealed_body.get("expiresAt").is_some());
+    }
+
+    #[test]
+    fn every_problem_of_a_body_is_named() {
+        let fields = fields_of(accept_for(
+            "quickbooks-online",
+            json!({"realmId": "abc", "acessToken": "x", "refreshToken": "", "expiresIn": -5}),
+        ));
+        assert_eq!(
+            fields,
+            [
+                "accessToken",
+                "acessToken",
+                "expiresIn",
+                "realmId",
+                "refreshToken"
+            ]
+        );
+    }
+
+    #[test]
+    fn expiry_is_required_where_tokens_expire_and_optional_where_they_do_not() {
+        let fields = fields_of(accept_for(
+            "xero",
+            json!({
+                "tenantId": "4f3c9b8e-1d2a-4c5b-9e8f-7a6b5c4d3e2f", "accessToken": "a", "refreshToken": "r"
+            }),
+        ));
+        assert_eq!(fields, ["expiresIn"]);
+        let stripe = accept_for(
+            "stripe",
+            json!({"stripeUserId": "acct_123", "accessToken": "sk"}),
+        )
+        .expect("accepted");
+        assert_eq!(stripe.access_token_expires_at, None);
+        let shopify = fields_of(accept_for(
+            "shopify",
+            json!({
+                "shopDomain": "acme.myshopify.com", "accessToken": "a", "refreshToken": "r"
+            }),
+        ));
+        assert_eq!(shopify, ["expiresIn"]);
+    }
+
+    #[test]
+    fn digit_strings_beyond_a_bound_are_named_errors() {
+        let fields = fields_of(accept_for(
+            "sandbox",
+            json!({"organizationId": "org", "accessToken": "a", "invoiceCount": "9999999"}),
+        ));
+        assert_eq!(fields, ["invoiceCount"]);
+    }
+
+    #[test]
+    fn every_body_has_a_schema_component() {
+        let components = openapi_components();
+        for name in authorization_schema_names() {
+            assert!(components.contains_key(&name), "{name} missing");
+        }
+    }
+}
