@@ -133,15 +133,8 @@ impl Cli {
                 println!("{}", created.key);
                 Ok(())
             }
-            (Some(Command::EncryptionKey(EncryptionKeyCommand::Rotate)), Some(keyring)) => {
-                let rotation = connections::rotate_credentials(&db, &keyring).await?;
-                println!(
-                    "{} stored credentials re-encrypted under key `{}`; {} already were.",
-                    rotation.rotated,
-                    keyring.current_key_id(),
-                    rotation.current
-                );
-                Ok(())
+            (Some(Command::EncryptionKey(EncryptionKeyCommand::Rotate)), Some(_)) => {
+                rotate(&db, &self.global).await
             }
             (Some(Command::EncryptionKey(EncryptionKeyCommand::Generate)), _) => Ok(()),
             (_, None) => anyhow::bail!("internal: this command needs the keyring"),
@@ -157,11 +150,57 @@ impl Cli {
     }
 }
 
+/// With a key file, rotation adds a fresh key to it first and retires the
+/// old ones once every credential has moved; with configured keys, it
+/// re-encrypts under the first one.
+async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> anyhow::Result<()> {
+    let (mut keyring, source) =
+        crypto::load_keyring_with_source(global.encryption_keys.as_deref(), &global.database_url)?;
+    if let crypto::KeySource::File(path) = &source {
+        keyring = crypto::add_key_to_file(path)?;
+    }
+    let rotation = connections::rotate_credentials(db, &keyring).await?;
+    println!(
+        "{} stored credentials re-encrypted under key `{}`; {} already were.",
+        rotation.rotated,
+        keyring.current_key_id(),
+        rotation.current
+    );
+    anyhow::ensure!(
+        rotation.remaining == 0,
+        "{} credentials changed while rotating and are still under an older key: run the rotation again \
+         before removing any key",
+        rotation.remaining
+    );
+    match source {
+        crypto::KeySource::File(path) => {
+            crypto::retire_other_keys_in_file(&path, keyring.current_key_id())?;
+            println!(
+                "The key file now holds only `{}`. Restart running servers.",
+                keyring.current_key_id()
+            );
+        }
+        crypto::KeySource::Configured => println!(
+            "Every credential is under `{}`; older keys can be removed from {} once servers restart with it first.",
+            keyring.current_key_id(),
+            crypto::KEYS_VARIABLE
+        ),
+    }
+    Ok(())
+}
+
 async fn serve(
     db: sea_orm::DatabaseConnection,
     keyring: Arc<Keyring>,
     options: ServeOptions,
 ) -> anyhow::Result<()> {
+    let missing = connections::unknown_key_ids(&db, &keyring).await?;
+    anyhow::ensure!(
+        missing.is_empty(),
+        "stored tokens are sealed with encryption keys that are not configured ({}): add them to {}",
+        missing.join(", "),
+        crypto::KEYS_VARIABLE
+    );
     if let Some(key) = &options.bootstrap_api_key {
         api_keys::ensure_bootstrap(&db, key).await?;
         tracing::info!(

@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
-    IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -224,42 +224,54 @@ pub async fn list(
 }
 
 /// Unlinks a `Linked` connection; any other status is a conflict.
+///
+/// One conditional UPDATE decides, so a concurrent unlink or delete cannot
+/// slip between a check and the write.
 pub async fn unlink(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
 ) -> Result<ConnectionView, ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    let updated = connection::Entity::update_many()
+        .col_expr(
+            connection::Column::Status,
+            ConnectionStatus::Unlinked.as_str().into(),
+        )
+        .filter(connection::Column::Id.eq(connection_id))
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .filter(connection::Column::Status.eq(ConnectionStatus::Linked.as_str()))
+        .exec(db)
+        .await?;
     let row = find_row(db, tenant, company_id, connection_id).await?;
-    let status = ConnectionStatus::parse(&row.status)?;
-    if status != ConnectionStatus::Linked {
+    if updated.rows_affected == 0 {
+        let status = ConnectionStatus::parse(&row.status)?;
         return Err(ApiError::Conflict(format!(
             "Only a Linked connection can be unlinked; this one is {}.",
             status.as_str()
         )));
     }
-    let mut active = row.into_active_model();
-    active.status = Set(ConnectionStatus::Unlinked.as_str().to_owned());
-    let row = active.update(db).await?;
     view_of(db, row).await
 }
 
-/// Deletes a connection and, with it, its stored tokens.
+/// Deletes a connection; the database cascades to its stored tokens and
+/// synced data. One scoped DELETE: no read-then-write race.
 pub async fn delete(
-    db: &DatabaseConnection,
+    db: &impl ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
 ) -> Result<(), ApiError> {
-    let txn = db.begin().await?;
-    find_row(&txn, tenant, company_id, connection_id).await?;
-    connection_credential::Entity::delete_by_id(connection_id)
-        .exec(&txn)
+    companies::find(db, tenant, company_id).await?;
+    let deleted = connection::Entity::delete_many()
+        .filter(connection::Column::Id.eq(connection_id))
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .exec(db)
         .await?;
-    connection::Entity::delete_by_id(connection_id)
-        .exec(&txn)
-        .await?;
-    txn.commit().await?;
+    if deleted.rows_affected == 0 {
+        return Err(not_found(connection_id));
+    }
     Ok(())
 }
 
@@ -287,6 +299,21 @@ pub async fn authorize(
         .map_err(ApiError::internal)?;
 
     let txn = db.begin().await?;
+    // The transaction starts with its write, so SQLite takes the write lock
+    // first (a read-then-write transaction cannot wait for it), and a
+    // connection deleted meanwhile is a 404, not a foreign-key failure.
+    let linked = connection::Entity::update_many()
+        .col_expr(
+            connection::Column::Status,
+            ConnectionStatus::Linked.as_str().into(),
+        )
+        .filter(connection::Column::Id.eq(connection_id))
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .exec(&txn)
+        .await?;
+    if linked.rows_affected == 0 {
+        return Err(not_found(connection_id));
+    }
     store_credential(
         &txn,
         connection_id,
@@ -296,10 +323,8 @@ pub async fn authorize(
         sealed,
     )
     .await?;
-    let mut active = row.into_active_model();
-    active.status = Set(ConnectionStatus::Linked.as_str().to_owned());
-    let row = active.update(&txn).await?;
     txn.commit().await?;
+    let row = find_row(db, tenant, company_id, row.id).await?;
     view_of(db, row).await
 }
 
@@ -361,6 +386,28 @@ pub struct Rotation {
     pub rotated: u64,
     /// Credentials already under the current key.
     pub current: u64,
+    /// Credentials still under another key (replaced while the run read
+    /// them, three passes in a row); run the rotation again.
+    pub remaining: u64,
+}
+
+/// The key ids stored credentials use that `keyring` lacks: starting with
+/// any would leave those tokens unreadable.
+pub async fn unknown_key_ids(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+) -> Result<Vec<String>, sea_orm::DbErr> {
+    let stored: Vec<String> = connection_credential::Entity::find()
+        .select_only()
+        .column(connection_credential::Column::KeyId)
+        .distinct()
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(stored
+        .into_iter()
+        .filter(|id| !keyring.has_key(id))
+        .collect())
 }
 
 /// Re-encrypts every stored credential under the keyring's current key.
@@ -411,7 +458,11 @@ pub async fn rotate_credentials(
                 .filter(connection_credential::Column::Nonce.eq(row.nonce))
                 .exec(db)
                 .await?;
-            rotation.rotated += updated.rows_affected;
+            if updated.rows_affected == 1 {
+                rotation.rotated += 1;
+            } else {
+                rotation.remaining += 1;
+            }
         }
     }
     Ok(rotation)

@@ -65,12 +65,12 @@ pub enum OpenError {
 }
 
 impl Keyring {
-    /// Parses `id:base64key,id:base64key` (32-byte keys, standard base64).
+    /// Parses `id:base64key` entries (32-byte keys, standard base64)
+    /// separated by commas or line breaks.
     pub fn parse(list: &str) -> anyhow::Result<Self> {
         let mut keys = Vec::new();
         for entry in list
-            .split(',')
-            .map(str::trim)
+            .split(|c: char| c == ',' || c.is_whitespace())
             .filter(|entry| !entry.is_empty())
         {
             let (id, encoded) = entry
@@ -108,6 +108,11 @@ impl Keyring {
     /// The id of the key that encrypts.
     pub fn current_key_id(&self) -> &str {
         &self.keys[0].id
+    }
+
+    /// Whether the key `id` is configured.
+    pub fn has_key(&self, id: &str) -> bool {
+        self.keys.iter().any(|key| key.id == id)
     }
 
     /// Encrypts `plaintext` for the row identified by `binding`.
@@ -189,11 +194,29 @@ pub fn key_file_beside(database_url: &str) -> PathBuf {
     }
 }
 
+/// Where the keyring came from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum KeySource {
+    /// `TRIBUTARY_ENCRYPTION_KEYS` (or `--encryption-keys`).
+    Configured,
+    /// The key file beside an SQLite database.
+    File(PathBuf),
+}
+
 /// Loads the keyring: from `configured` when given; otherwise, for SQLite,
 /// from the key file beside the database (created on first use, mode 0600).
 pub fn load_keyring(configured: Option<&str>, database_url: &str) -> anyhow::Result<Keyring> {
+    load_keyring_with_source(configured, database_url).map(|(keyring, _)| keyring)
+}
+
+/// [`load_keyring`], also saying where the keys came from.
+pub fn load_keyring_with_source(
+    configured: Option<&str>,
+    database_url: &str,
+) -> anyhow::Result<(Keyring, KeySource)> {
     if let Some(list) = configured.filter(|list| !list.trim().is_empty()) {
-        return Keyring::parse(list).with_context(|| format!("reading {KEYS_VARIABLE}"));
+        let keyring = Keyring::parse(list).with_context(|| format!("reading {KEYS_VARIABLE}"))?;
+        return Ok((keyring, KeySource::Configured));
     }
     if !database_url.starts_with("sqlite:") {
         bail!(
@@ -203,19 +226,63 @@ pub fn load_keyring(configured: Option<&str>, database_url: &str) -> anyhow::Res
     }
     let path = key_file_beside(database_url);
     if !path.exists() {
-        write_private_file(&path, &format!("{}\n", generate_key_entry()))?;
+        // Written aside, then linked into place only if still absent: two
+        // first starts agree on one key, and a crash leaves no empty file.
+        write_private_file(
+            &path,
+            &format!("{}\n", generate_key_entry()),
+            Placement::IfAbsent,
+        )?;
         tracing::info!(path = %path.display(), "generated an encryption key file for stored tokens; back it up with the database");
     } else {
         tracing::info!(path = %path.display(), "using the encryption key file");
     }
-    let contents = std::fs::read_to_string(&path)
+    let keyring = read_key_file(&path)?;
+    Ok((keyring, KeySource::File(path)))
+}
+
+fn read_key_file(path: &Path) -> anyhow::Result<Keyring> {
+    let contents = std::fs::read_to_string(path)
         .with_context(|| format!("reading the encryption key file {}", path.display()))?;
     Keyring::parse(&contents)
         .with_context(|| format!("reading the encryption key file {}", path.display()))
 }
 
-fn write_private_file(path: &Path, contents: &str) -> anyhow::Result<()> {
+/// Puts a new key first in the key file (the old ones stay, to decrypt),
+/// and returns the resulting keyring.
+pub fn add_key_to_file(path: &Path) -> anyhow::Result<Keyring> {
+    let existing = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the encryption key file {}", path.display()))?;
+    let contents = format!("{}\n{}", generate_key_entry(), existing.trim_start());
+    write_private_file(path, &contents, Placement::Replace)?;
+    read_key_file(path)
+}
+
+/// Leaves only the key `current_id` in the key file (after a complete rotation).
+pub fn retire_other_keys_in_file(path: &Path, current_id: &str) -> anyhow::Result<()> {
+    let existing = std::fs::read_to_string(path)
+        .with_context(|| format!("reading the encryption key file {}", path.display()))?;
+    let current = existing
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .find(|entry| entry.split(':').next() == Some(current_id))
+        .with_context(|| format!("key `{current_id}` is not in {}", path.display()))?;
+    write_private_file(path, &format!("{current}\n"), Placement::Replace)
+}
+
+/// How a private file reaches its final name.
+enum Placement {
+    /// Only if nothing is there yet (an existing file wins).
+    IfAbsent,
+    /// Replacing what is there, atomically.
+    Replace,
+}
+
+/// Writes `contents` to a temporary file (mode 0600) beside `path`, then
+/// moves it into place, so readers never see a partial file.
+fn write_private_file(path: &Path, contents: &str, placement: Placement) -> anyhow::Result<()> {
     use std::io::Write;
+    let suffix: u32 = rand::random();
+    let temporary = path.with_extension(format!("tmp-{suffix:08x}"));
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
     #[cfg(unix)]
@@ -224,11 +291,20 @@ fn write_private_file(path: &Path, contents: &str) -> anyhow::Result<()> {
         options.mode(0o600);
     }
     let mut file = options
-        .open(path)
-        .with_context(|| format!("creating the encryption key file {}", path.display()))?;
+        .open(&temporary)
+        .with_context(|| format!("creating {}", temporary.display()))?;
     file.write_all(contents.as_bytes())
-        .with_context(|| format!("writing the encryption key file {}", path.display()))?;
-    Ok(())
+        .and_then(|()| file.sync_all())
+        .with_context(|| format!("writing {}", temporary.display()))?;
+    let placed = match placement {
+        Placement::IfAbsent => match std::fs::hard_link(&temporary, path) {
+            Err(error) if error.kind() == std::io::ErrorKind::AlreadyExists => Ok(()),
+            other => other,
+        },
+        Placement::Replace => std::fs::rename(&temporary, path),
+    };
+    let _ = std::fs::remove_file(&temporary);
+    placed.with_context(|| format!("writing the encryption key file {}", path.display()))
 }
 
 #[cfg(test)]
@@ -312,6 +388,48 @@ mod tests {
         let (first, second) = (generate_key_entry(), generate_key_entry());
         let keys = keyring(&format!("{first},{second}"));
         assert_ne!(keys.keys[0].id, keys.keys[1].id);
+    }
+
+    #[test]
+    fn key_files_gain_a_first_key_and_retire_the_others() {
+        let dir = tempfile_dir();
+        let path = dir.join("t.db.key");
+        write_private_file(
+            &path,
+            &format!("{}\n", entry("old", 1)),
+            Placement::IfAbsent,
+        )
+        .expect("written");
+        // A second first start keeps the first key.
+        write_private_file(
+            &path,
+            &format!("{}\n", entry("other", 2)),
+            Placement::IfAbsent,
+        )
+        .expect("kept");
+        let rotated = add_key_to_file(&path).expect("added");
+        assert_ne!(rotated.current_key_id(), "old");
+        assert!(rotated.has_key("old") && !rotated.has_key("other"));
+        retire_other_keys_in_file(&path, rotated.current_key_id()).expect("retired");
+        let retired = read_key_file(&path).expect("readable");
+        assert!(!retired.has_key("old") && retired.has_key(rotated.current_key_id()));
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path)
+                .expect("metadata")
+                .permissions()
+                .mode();
+            assert_eq!(mode & 0o777, 0o600);
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+
+    fn tempfile_dir() -> PathBuf {
+        let dir =
+            std::env::temp_dir().join(format!("tributary-crypto-{:08x}", rand::random::<u32>()));
+        std::fs::create_dir_all(&dir).expect("a directory");
+        dir
     }
 
     #[test]

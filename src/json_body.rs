@@ -71,11 +71,11 @@ fn parse<T: ParseFromJSON>(bytes: &[u8]) -> Result<T, ApiError> {
         MetaSchemaRef::Reference(name) => name,
         MetaSchemaRef::Inline(_) => T::name().into_owned(),
     };
-    let validator = validation::cached(&format!("component/{name}"), || {
+    let checker = validation::cached(&format!("component/{name}"), || {
         spec::json_schema_for(spec::shared_document()?, &name)
     })
     .map_err(ApiError::internal)?;
-    let errors = validation::field_errors(&validator, &value);
+    let errors = checker.field_errors(&value);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }

@@ -1,5 +1,5 @@
 //! JSON Schema validation of request bodies, reported as one
-//! [`FieldError`] per problem.
+//! [`FieldError`] per field at fault.
 //!
 //! Messages are built from the kind of failure and the schema's limits,
 //! never from the submitted value: bodies carry OAuth tokens, and an error
@@ -14,70 +14,156 @@ use serde_json::Value;
 
 use crate::error::FieldError;
 
-/// Compiles `schema` (JSON Schema draft 7, formats checked).
-pub fn compile(schema: &Value) -> anyhow::Result<Validator> {
-    jsonschema::options()
-        .with_draft(Draft::Draft7)
-        .should_validate_formats(true)
-        .build(schema)
-        .map_err(|error| anyhow::anyhow!("invalid JSON Schema: {error}"))
+/// Longest accepted string value in a request body, in bytes.
+pub const MAX_STRING_BYTES: usize = 16 * 1024;
+
+/// The annotation a schema carries to say, in words, what it accepts; used
+/// when a value matches none of a `oneOf`/`anyOf`.
+pub const ACCEPTS: &str = "x-accepts";
+
+const UUID_PATTERN: &str =
+    "^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$";
+
+/// A compiled schema, kept beside its source for error messages.
+pub struct Checker {
+    validator: Validator,
+    schema: Value,
 }
 
-/// The validator cached under `name`, compiled from `schema()` on first use.
+/// Compiles `schema` (JSON Schema draft 7, formats checked; `uuid`, which
+/// draft 7 does not know, is enforced by a pattern).
+pub fn compile(mut schema: Value) -> anyhow::Result<Checker> {
+    add_uuid_patterns(&mut schema);
+    let validator = jsonschema::options()
+        .with_draft(Draft::Draft7)
+        .should_validate_formats(true)
+        .build(&schema)
+        .map_err(|error| anyhow::anyhow!("invalid JSON Schema: {error}"))?;
+    Ok(Checker { validator, schema })
+}
+
+fn add_uuid_patterns(value: &mut Value) {
+    match value {
+        Value::Object(object) => {
+            if object.get("format").and_then(Value::as_str) == Some("uuid") {
+                object
+                    .entry("pattern")
+                    .or_insert(Value::String(UUID_PATTERN.to_owned()));
+            }
+            object.values_mut().for_each(add_uuid_patterns);
+        }
+        Value::Array(items) => items.iter_mut().for_each(add_uuid_patterns),
+        _ => {}
+    }
+}
+
+/// The checker cached under `name`, compiled from `schema()` on first use.
 pub fn cached(
     name: &str,
     schema: impl FnOnce() -> anyhow::Result<Value>,
-) -> anyhow::Result<Arc<Validator>> {
-    static VALIDATORS: OnceLock<RwLock<HashMap<String, Arc<Validator>>>> = OnceLock::new();
-    let validators = VALIDATORS.get_or_init(Default::default);
-    if let Some(found) = validators
-        .read()
-        .ok()
-        .and_then(|map| map.get(name).cloned())
-    {
+) -> anyhow::Result<Arc<Checker>> {
+    static CHECKERS: OnceLock<RwLock<HashMap<String, Arc<Checker>>>> = OnceLock::new();
+    let checkers = CHECKERS.get_or_init(Default::default);
+    if let Some(found) = checkers.read().ok().and_then(|map| map.get(name).cloned()) {
         return Ok(found);
     }
-    let compiled = Arc::new(compile(&schema()?)?);
-    if let Ok(mut map) = validators.write() {
+    let compiled = Arc::new(compile(schema()?)?);
+    if let Ok(mut map) = checkers.write() {
         map.insert(name.to_owned(), compiled.clone());
     }
     Ok(compiled)
 }
 
-/// The problems `instance` has against `validator`: one item per field at
-/// fault (its first problem), every field reported.
-pub fn field_errors(validator: &Validator, instance: &Value) -> Vec<FieldError> {
-    let mut errors: Vec<FieldError> = Vec::new();
-    for error in validator.iter_errors(instance) {
-        let at = field_path(error.instance_path().as_str());
-        match error.kind() {
-            ValidationErrorKind::Required { property } => {
-                let name = property
-                    .as_str()
-                    .map_or_else(|| property.to_string(), str::to_owned);
-                errors.push(FieldError::new(join(&at, &name), "is required"));
-            }
-            ValidationErrorKind::AdditionalProperties { unexpected } => {
-                for name in unexpected {
-                    errors.push(FieldError::new(
-                        join(&at, name),
-                        "is not a field of this body (check the spelling against the schema)",
-                    ));
-                }
-            }
-            kind => errors.push(FieldError::new(
-                if at.is_empty() { "body".to_owned() } else { at },
-                describe(kind),
-            )),
-        }
+impl Checker {
+    /// The problems `instance` has: one item per field at fault (its first
+    /// problem), every field reported.
+    pub fn field_errors(&self, instance: &Value) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        oversized_strings(instance, "", &mut errors);
+        errors.extend(self.schema_errors(instance));
+        let mut reported: Vec<String> = Vec::new();
+        errors.retain(|error| {
+            let first = !reported.contains(&error.item_id);
+            reported.push(error.item_id.clone());
+            first
+        });
+        errors
     }
-    let mut reported: Vec<String> = Vec::new();
-    errors.retain(|error| {
-        let first = !reported.contains(&error.item_id);
-        reported.push(error.item_id.clone());
-        first
-    });
-    errors
+
+    fn schema_errors(&self, instance: &Value) -> Vec<FieldError> {
+        let mut errors = Vec::new();
+        for error in self.validator.iter_errors(instance) {
+            let at = field_path(error.instance_path().as_str());
+            let item = |at: String| if at.is_empty() { "body".to_owned() } else { at };
+            match error.kind() {
+                ValidationErrorKind::Required { property } => {
+                    let name = property
+                        .as_str()
+                        .map_or_else(|| property.to_string(), str::to_owned);
+                    errors.push(FieldError::new(join(&at, &name), "is required"));
+                }
+                ValidationErrorKind::AdditionalProperties { unexpected } => {
+                    for name in unexpected {
+                        errors.push(FieldError::new(
+                            join(&at, name),
+                            "is not a field of this body (check the spelling against the schema)",
+                        ));
+                    }
+                }
+                kind @ (ValidationErrorKind::AnyOf { .. }
+                | ValidationErrorKind::OneOfNotValid { .. }) => {
+                    let message = self
+                        .accepts(error.schema_path().as_str())
+                        .map(|accepts| format!("must be {accepts}"))
+                        .unwrap_or_else(|| describe(kind));
+                    errors.push(FieldError::new(item(at), message));
+                }
+                kind => errors.push(FieldError::new(item(at), describe(kind))),
+            }
+        }
+        errors
+    }
+
+    /// What the schema at `schema_path` (or below it) says it accepts.
+    fn accepts(&self, schema_path: &str) -> Option<String> {
+        let parent = schema_path
+            .rsplit_once('/')
+            .map_or("", |(parent, _)| parent);
+        find_accepts(self.schema.pointer(parent)?)
+    }
+}
+
+fn find_accepts(schema: &Value) -> Option<String> {
+    match schema {
+        Value::Object(object) => object
+            .get(ACCEPTS)
+            .and_then(Value::as_str)
+            .map(str::to_owned)
+            .or_else(|| object.values().find_map(find_accepts)),
+        Value::Array(items) => items.iter().find_map(find_accepts),
+        _ => None,
+    }
+}
+
+/// Strings over [`MAX_STRING_BYTES`], wherever they are in `instance`.
+fn oversized_strings(instance: &Value, at: &str, into: &mut Vec<FieldError>) {
+    match instance {
+        Value::String(text) if text.len() > MAX_STRING_BYTES => into.push(FieldError::new(
+            if at.is_empty() { "body" } else { at },
+            format!("must be at most {MAX_STRING_BYTES} bytes"),
+        )),
+        Value::Object(fields) => {
+            for (name, value) in fields {
+                oversized_strings(value, &join(at, name), into);
+            }
+        }
+        Value::Array(items) => {
+            for (index, value) in items.iter().enumerate() {
+                oversized_strings(value, &format!("{at}[{index}]"), into);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// `/a/0/b` becomes `a[0].b`; the root is the empty string.
@@ -147,11 +233,33 @@ mod tests {
     use serde_json::json;
 
     fn errors_of(schema: Value, instance: Value) -> Vec<(String, String)> {
-        let validator = compile(&schema).expect("schema compiles");
-        field_errors(&validator, &instance)
+        let checker = compile(schema).expect("schema compiles");
+        checker
+            .field_errors(&instance)
             .into_iter()
             .map(|error| (error.item_id, error.message))
             .collect()
+    }
+
+    #[test]
+    fn uuids_long_strings_and_alternatives_get_precise_messages() {
+        let schema = json!({"type": "object", "properties": {
+            "id": {"type": "string", "format": "uuid"},
+            "note": {"type": "string"},
+            "count": {"x-accepts": "a whole number from 0 to 9", "oneOf": [{"type": "integer", "maximum": 9}, {"type": "string", "pattern": "^[0-9]$"}]}
+        }});
+        let errors = errors_of(
+            schema,
+            json!({"id": "zz", "note": "é".repeat(9000), "count": 10}),
+        );
+        assert_eq!(
+            errors,
+            [
+                ("note".to_owned(), "must be at most 16384 bytes".to_owned()),
+                ("id".to_owned(), "must match the pattern ^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$".to_owned()),
+                ("count".to_owned(), "must be a whole number from 0 to 9".to_owned()),
+            ]
+        );
     }
 
     #[test]

@@ -98,6 +98,7 @@ impl TryFrom<ConnectionView> for Connection {
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ConnectionInput {
     /// The platform's key, from `GET /integrations` (e.g. `xero`).
+    #[oai(validator(min_length = 1, max_length = 64))]
     pub platform_key: String,
 }
 

@@ -366,7 +366,10 @@ pub struct PlaidAuthorization {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct TrueLayerAuthorization {
-    /// The provider id of the bank (`provider_id`, e.g. `ob-monzo`).
+    /// The connection's credentials id (`credentials_id` in `GET /data/v1/me`): one per end user and bank.
+    #[schemars(length(min = 1, max = 256))]
+    pub credentials_id: String,
+    /// The provider id of the bank (`provider.provider_id` in the same answer, e.g. `ob-monzo`).
     #[schemars(regex(pattern = r"^[a-z0-9-]{1,64}$"))]
     pub provider_id: String,
     /// `production` (default) or `sandbox` (truelayer-sandbox.com).
@@ -394,8 +397,8 @@ pub struct MollieAuthorization {
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct SandboxAuthorization {
-    /// Any identifier you choose for the synthetic organization.
-    #[schemars(length(min = 1, max = 256))]
+    /// An identifier you choose for the synthetic organization, starting with `sbx-` (so a sandbox body is never mistaken for a real platform's).
+    #[schemars(regex(pattern = r"^sbx-[A-Za-z0-9._-]{1,60}$"))]
     pub organization_id: String,
     /// Any non-empty string; the sandbox accepts every token.
     pub access_token: Secret,
@@ -441,7 +444,7 @@ expiring_token_bodies! {
     AmazonSellerCentralAuthorization => selling_partner_id,
     EbayAuthorization => user_id,
     ZettleAuthorization => organization_uuid,
-    TrueLayerAuthorization => provider_id,
+    TrueLayerAuthorization => credentials_id,
     MollieAuthorization => organization_id,
 }
 

@@ -147,24 +147,27 @@ fn accept<T: AuthorizationBody>(
     now: DateTime<Utc>,
 ) -> Result<AcceptedAuthorization, ApiError> {
     let name = schema_name_of::<T>();
-    let validator = validation::cached(&format!("authorization/{name}"), || {
+    let checker = validation::cached(&format!("authorization/{name}"), || {
         Ok(json_schema_of::<T>())
     })
     .map_err(ApiError::internal)?;
-    let errors = validation::field_errors(&validator, &body);
+    let errors = checker.field_errors(&body);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));
     }
-    // The schema cannot bound numbers sent as digit strings; those errors
-    // come from deserialization, named by their path, never echoing values.
+    // The schema describes every accepted value, so this fails only on a
+    // value the schema misses. serde's own message can quote the input, so
+    // it is never shown; the path names the field where serde can tell.
     let parsed: T = serde_path_to_error::deserialize(&body).map_err(|error| {
         let field = error.path().to_string();
-        let field = if field.is_empty() || field == "?" {
-            "body".to_owned()
-        } else {
-            field
+        let field = match field.as_str() {
+            "" | "." | "?" => "body".to_owned(),
+            _ => field,
         };
-        ApiError::validation(vec![FieldError::new(field, error.inner().to_string())])
+        ApiError::validation(vec![FieldError::new(
+            field,
+            "has a value this platform does not accept",
+        )])
     })?;
     let expiry = parsed
         .expiry(now)
@@ -331,9 +334,65 @@ mod tests {
     fn digit_strings_beyond_a_bound_are_named_errors() {
         let fields = fields_of(accept_for(
             "sandbox",
-            json!({"organizationId": "org", "accessToken": "a", "invoiceCount": "9999999"}),
+            json!({"organizationId": "sbx-org", "accessToken": "a", "invoiceCount": "9999999"}),
         ));
         assert_eq!(fields, ["invoiceCount"]);
+    }
+
+    #[test]
+    fn each_sample_body_matches_exactly_one_published_schema() -> anyhow::Result<()> {
+        let document = crate::spec::document()?;
+        let names = authorization_schema_names();
+        let checkers = names
+            .iter()
+            .map(|name| crate::validation::compile(crate::spec::json_schema_for(&document, name)?))
+            .collect::<anyhow::Result<Vec<_>>>()?;
+        let tokens = json!({"accessToken": "a", "refreshToken": "r", "expiresIn": 60});
+        let with = |fields: Value| {
+            let mut body = tokens.clone();
+            if let (Some(body), Some(fields)) = (body.as_object_mut(), fields.as_object()) {
+                body.extend(fields.clone());
+            }
+            body
+        };
+        for (expected, body) in [
+            (
+                "ZohoBooksAuthorization",
+                with(json!({"organizationId": "600012345"})),
+            ),
+            (
+                "MollieAuthorization",
+                with(json!({"organizationId": "org_12345"})),
+            ),
+            (
+                "SandboxAuthorization",
+                with(json!({"organizationId": "sbx-demo"})),
+            ),
+            (
+                "XeroAuthorization",
+                with(json!({"tenantId": "4f3c9b8e-1d2a-4c5b-9e8f-7a6b5c4d3e2f"})),
+            ),
+            (
+                "BusinessCentralAuthorization",
+                with(json!({
+                    "tenantId": "contoso.onmicrosoft.com", "environmentName": "production",
+                    "companyId": "4f3c9b8e-1d2a-4c5b-9e8f-7a6b5c4d3e2f"
+                })),
+            ),
+            (
+                "StripeAuthorization",
+                json!({"stripeUserId": "acct_1", "accessToken": "sk"}),
+            ),
+        ] {
+            let matching: Vec<&String> = names
+                .iter()
+                .zip(&checkers)
+                .filter(|(_, checker)| checker.field_errors(&body).is_empty())
+                .map(|(name, _)| name)
+                .collect();
+            assert_eq!(matching, [expected], "{body}");
+        }
+        Ok(())
     }
 
     #[test]

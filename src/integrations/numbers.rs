@@ -54,10 +54,18 @@ impl<'de, const MAX: u64> Deserialize<'de> for Bounded<MAX> {
         #[serde(untagged)]
         enum NumberOrDigits {
             Number(u64),
+            // JSON Schema counts 1800.0 as an integer, so it is accepted too.
+            WholeFloat(f64),
             Digits(String),
         }
         let value = match NumberOrDigits::deserialize(deserializer)? {
             NumberOrDigits::Number(value) => Some(value),
+            NumberOrDigits::WholeFloat(value)
+                if value.fract() == 0.0 && (0.0..=MAX as f64).contains(&value) =>
+            {
+                Some(value as u64)
+            }
+            NumberOrDigits::WholeFloat(_) => None,
             NumberOrDigits::Digits(text) if text.bytes().all(|byte| byte.is_ascii_digit()) => {
                 text.parse().ok()
             }
@@ -82,14 +90,44 @@ impl<const MAX: u64> JsonSchema for Bounded<MAX> {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        let digits = MAX.to_string().len();
         json_schema!({
             "oneOf": [
                 { "type": "integer", "minimum": 0, "maximum": MAX },
-                { "type": "string", "pattern": format!("^[0-9]{{1,{digits}}}$") }
-            ]
+                { "type": "string", "pattern": digits_up_to(MAX) }
+            ],
+            crate::validation::ACCEPTS: format!("a whole number from 0 to {MAX}, as a number or a string of digits")
         })
     }
+}
+
+/// A regular expression matching exactly the decimal numbers 0 to `max`
+/// (no sign, no leading zeros), so the schema bounds digit strings as
+/// precisely as numbers.
+pub fn digits_up_to(max: u64) -> String {
+    let digits: Vec<u32> = max
+        .to_string()
+        .chars()
+        .filter_map(|c| c.to_digit(10))
+        .collect();
+    let width = digits.len();
+    let mut alternatives = vec!["0".to_owned()];
+    if width > 1 {
+        // Every number with fewer digits.
+        alternatives.push(format!("[1-9][0-9]{{0,{}}}", width - 2));
+    }
+    // Numbers as long as `max`: equal up to position i, smaller at i.
+    for i in 0..width {
+        let low = if i == 0 { 1 } else { 0 };
+        if digits[i] > low {
+            let prefix: String = digits[..i].iter().map(|d| d.to_string()).collect();
+            let rest = width - i - 1;
+            alternatives.push(format!("{prefix}[{low}-{}][0-9]{{{rest}}}", digits[i] - 1));
+        }
+    }
+    if max > 0 {
+        alternatives.push(max.to_string());
+    }
+    format!("^({})$", alternatives.join("|"))
 }
 
 #[cfg(test)]
@@ -110,6 +148,59 @@ mod tests {
                 .get(),
             1800
         );
+    }
+
+    #[test]
+    fn the_digit_pattern_accepts_exactly_the_range() {
+        for max in [
+            0_u64,
+            7,
+            9,
+            10,
+            99,
+            100,
+            5_000_000,
+            315_360_000,
+            MAX_SAFE_INTEGER,
+        ] {
+            let pattern = regex_lite(&digits_up_to(max));
+            let probes = [
+                0,
+                1,
+                max.saturating_sub(1),
+                max,
+                max + 1,
+                max * 10 + 9,
+                10_u64.pow(max.to_string().len() as u32),
+            ];
+            for value in probes {
+                assert_eq!(
+                    pattern(&value.to_string()),
+                    value <= max,
+                    "max {max}, value {value}"
+                );
+            }
+            assert!(!pattern("01"), "leading zeros are refused");
+        }
+    }
+
+    /// Matches with the validator the schemas are checked with.
+    fn regex_lite(pattern: &str) -> impl Fn(&str) -> bool + use<> {
+        let checker =
+            crate::validation::compile(serde_json::json!({"type": "string", "pattern": pattern}))
+                .expect("a valid pattern");
+        move |text: &str| checker.field_errors(&serde_json::json!(text)).is_empty()
+    }
+
+    #[test]
+    fn whole_floats_are_read_and_fractions_refused() {
+        assert_eq!(
+            serde_json::from_str::<Seconds>("1800.0")
+                .expect("whole")
+                .get(),
+            1800
+        );
+        assert!(serde_json::from_str::<Seconds>("1800.5").is_err());
     }
 
     #[test]

@@ -44,7 +44,8 @@ impl JsonSchema for Secret {
     }
 
     fn json_schema(_: &mut SchemaGenerator) -> Schema {
-        json_schema!({ "type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS })
+        // Not blank; at most 16 KiB, counted in bytes by the validator too.
+        json_schema!({ "type": "string", "minLength": 1, "maxLength": MAX_VALUE_CHARS, "pattern": "\\S" })
     }
 }
 

@@ -343,7 +343,7 @@ async fn generated_keys_drive_a_rotation_from_the_command_line() {
     let connection = tributary::connections::create(&db, tenant, company.id, "sandbox")
         .await
         .expect("connection");
-    let body = serde_json::json!({"organizationId": "org", "accessToken": "cli-rotate-token"});
+    let body = serde_json::json!({"organizationId": "sbx-org", "accessToken": "cli-rotate-token"});
     tributary::connections::authorize(
         &db,
         &old,
@@ -376,4 +376,87 @@ async fn generated_keys_drive_a_rotation_from_the_command_line() {
         .expect("opens with the new key alone")
         .expect("stored");
     assert_eq!(opened["accessToken"], "cli-rotate-token");
+}
+
+#[tokio::test]
+async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown_keys() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("keyfile.db").display()
+    );
+    // The embedded default: no TRIBUTARY_ENCRYPTION_KEYS, a key file beside the database.
+    let first = tributary::crypto::load_keyring(None, &url).expect("a key file is created");
+    let first_key = first.current_key_id().to_owned();
+    let db = tributary::db::connect(&url, None).await.expect("opens");
+    tributary::db::migrate(&db).await.expect("migrates");
+    tributary::api_keys::create(&db, "default")
+        .await
+        .expect("key");
+    let tenant_client = entity::client::Entity::find()
+        .one(&db)
+        .await
+        .expect("read")
+        .expect("client");
+    let tenant = tributary::auth::Tenant {
+        client_id: tenant_client.id,
+    };
+    let fields = tributary::companies::CompanyFields::parse("Acme", None).expect("valid");
+    let company = tributary::companies::create(&db, tenant, fields)
+        .await
+        .expect("company");
+    let connection = tributary::connections::create(&db, tenant, company.id, "sandbox")
+        .await
+        .expect("connection");
+    let body = serde_json::json!({"organizationId": "sbx-org", "accessToken": "keyfile-token"});
+    tributary::connections::authorize(
+        &db,
+        &first,
+        tenant,
+        company.id,
+        connection.connection.id,
+        body,
+    )
+    .await
+    .expect("authorized");
+
+    let output = tributary(dir.path())
+        .env("TRIBUTARY_DATABASE_URL", &url)
+        .args(["encryption-key", "rotate"])
+        .output()
+        .await
+        .expect("runs");
+    assert!(output.status.success(), "{output:?}");
+    let stdout = String::from_utf8(output.stdout).expect("UTF-8");
+    assert!(
+        stdout.contains("1 stored credentials re-encrypted"),
+        "{stdout}"
+    );
+
+    let rotated = tributary::crypto::load_keyring(None, &url).expect("the key file");
+    assert_ne!(rotated.current_key_id(), first_key);
+    assert!(
+        !rotated.has_key(&first_key),
+        "the old key is retired from the file"
+    );
+    let opened = tributary::connections::open_credential(&db, &rotated, connection.connection.id)
+        .await
+        .expect("opens")
+        .expect("stored");
+    assert_eq!(opened["accessToken"], "keyfile-token");
+
+    // A server given only keys that cannot open the stored tokens refuses to start.
+    let output = tributary(dir.path())
+        .env("TRIBUTARY_DATABASE_URL", &url)
+        .env(
+            "TRIBUTARY_ENCRYPTION_KEYS",
+            tributary::crypto::generate_key_entry(),
+        )
+        .env("TRIBUTARY_BIND", format!("127.0.0.1:{}", free_port()))
+        .output()
+        .await
+        .expect("runs");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("not configured"), "{stderr}");
 }

@@ -20,7 +20,7 @@ pub async fn new_company(app: &TestApp, name: &str) -> Uuid {
 
 pub async fn new_connection(app: &TestApp, company_id: Uuid, platform_key: &str) -> Uuid {
     let body = ConnectionInput {
-        platform_key: platform_key.to_owned(),
+        platform_key: platform_key.parse().expect("a valid key"),
     };
     app.client
         .create_connection(&company_id, &body)
@@ -99,7 +99,7 @@ async fn an_unknown_platform_key_answers_400_pointing_at_the_catalogue() {
                 .create_connection(
                     &company_id,
                     &ConnectionInput {
-                        platform_key: "xeroo".to_owned(),
+                        platform_key: "xeroo".parse().expect("well-formed"),
                     },
                 )
                 .await,
@@ -274,7 +274,7 @@ async fn connections_of_other_companies_and_other_clients_answer_404_at_every_le
             404
         );
         let create = ConnectionInput {
-            platform_key: "xero".to_owned(),
+            platform_key: "xero".parse().expect("well-formed"),
         };
         assert_eq!(
             error_of(other.create_connection(&company_id, &create).await).0,
