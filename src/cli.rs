@@ -13,6 +13,8 @@ use clap::{Args, Parser, Subcommand};
 use crate::crypto::{self, Keyring};
 use crate::db::{self, DEFAULT_DATABASE_URL};
 use crate::state::AppState;
+use crate::sync::connectors::Connectors;
+use crate::sync::engine::{Engine, EngineConfig};
 use crate::telemetry::{self, LogFormat};
 use crate::{api_keys, connections, server};
 
@@ -59,6 +61,14 @@ struct ServeOptions {
         default_value = "127.0.0.1:8080"
     )]
     bind: String,
+    /// Sync workers in this process (0 runs none: another process syncs).
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_SYNC_WORKERS",
+        default_value_t = 2
+    )]
+    sync_workers: usize,
     /// An API key to make sure exists for client `default` (idempotent).
     /// Prefer the variable: command lines are visible to other users.
     #[arg(
@@ -211,7 +221,23 @@ async fn serve(
         print_first_key(&created.key, &options.bind);
     }
     let acceptor = server::bind(&options.bind).await?;
-    let app = server::app(AppState { db, keyring })?;
+    let sync_wake = Arc::new(tokio::sync::Notify::new());
+    let engine = Engine::new(
+        db.clone(),
+        keyring.clone(),
+        Connectors::standard(),
+        EngineConfig {
+            workers: options.sync_workers,
+            ..EngineConfig::default()
+        },
+        sync_wake.clone(),
+    );
+    engine.start();
+    let app = server::app(AppState {
+        db,
+        keyring,
+        sync_wake,
+    })?;
     tracing::info!(
         "listening on http://{}  (docs at /docs, spec at /openapi.yaml)",
         options.bind

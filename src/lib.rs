@@ -15,6 +15,7 @@
 //! - [`auth`] and [`api_keys`]: Basic authentication to a tenant; key storage.
 //! - [`companies`] and [`connections`]: company and connection rules and queries; token migration.
 //! - [`integrations`]: the platform catalogue and each platform's authorization body.
+//! - [`sync`]: pull operations, the sync engine, connectors, and the synced records.
 //! - [`crypto`]: AES-256-GCM sealing of stored tokens; the keyring.
 //! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
 //! - [`types`]: JSON value types (`Nullable<T>`, `Timestamp`).
@@ -38,6 +39,7 @@ pub mod paging;
 pub mod server;
 pub mod spec;
 pub mod state;
+pub mod sync;
 pub mod telemetry;
 pub mod types;
 pub mod validation;

@@ -14,4 +14,6 @@ pub struct AppState {
     pub db: DatabaseConnection,
     /// Encrypts and decrypts stored tokens.
     pub keyring: Arc<Keyring>,
+    /// Wakes the sync engine's idle workers when a sync is queued.
+    pub sync_wake: Arc<tokio::sync::Notify>,
 }

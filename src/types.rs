@@ -166,3 +166,52 @@ mod tests {
         );
     }
 }
+
+/// An exact decimal amount, written as a string that keeps its scale
+/// (`"12.50"`, `"0.00"`): poem-openapi's own `Decimal` normalizes
+/// (`"12.5"`, `"0"`), which reads poorly for money.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Amount(pub rust_decimal::Decimal);
+
+impl Type for Amount {
+    const IS_REQUIRED: bool = true;
+
+    type RawValueType = Self;
+    type RawElementValueType = Self;
+
+    fn name() -> Cow<'static, str> {
+        "string_decimal".into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        MetaSchemaRef::Inline(Box::new(MetaSchema::new_with_format("string", "decimal")))
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        Some(self)
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl ToJSON for Amount {
+    fn to_json(&self) -> Option<Value> {
+        Some(Value::String(self.0.to_string()))
+    }
+}
+
+impl ParseFromJSON for Amount {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value {
+            Some(Value::String(text)) => text
+                .parse()
+                .map(Self)
+                .map_err(|_| ParseError::custom("not a decimal number")),
+            other => Err(ParseError::expected_type(other.unwrap_or_default())),
+        }
+    }
+}

@@ -8,3 +8,7 @@ pub mod client;
 pub mod company;
 pub mod connection;
 pub mod connection_credential;
+pub mod customer;
+pub mod data_generation;
+pub mod invoice;
+pub mod pull_operation;

@@ -8,6 +8,7 @@ pub use sea_orm_migration::prelude::*;
 
 mod m20261121_000001_tenants_and_companies;
 mod m20261121_000002_connections;
+mod m20261122_000003_sync;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -18,6 +19,7 @@ impl MigratorTrait for Migrator {
         vec![
             Box::new(m20261121_000001_tenants_and_companies::Migration),
             Box::new(m20261121_000002_connections::Migration),
+            Box::new(m20261122_000003_sync::Migration),
         ]
     }
 }

@@ -7,6 +7,7 @@ use poem_openapi::{ExtraHeader, OpenApiService, Tags};
 
 pub mod companies;
 pub mod connections;
+pub mod data;
 pub mod health;
 pub mod integrations;
 
@@ -14,6 +15,7 @@ pub mod integrations;
 pub type Api = (
     companies::CompaniesApi,
     connections::ConnectionsApi,
+    data::DataApi,
     integrations::IntegrationsApi,
     health::HealthApi,
 );
@@ -28,6 +30,8 @@ pub enum ApiTags {
     Companies,
     /// A connection links a company to one platform. Migrate tokens your own OAuth application obtained with `PUT .../authorization`.
     Connections,
+    /// Syncing a company's data from its connections, and reading the synced invoices and customers.
+    Data,
     /// The platforms tributary connects to, and the authorization body each takes.
     Integrations,
     /// Service health, for load balancers and monitors; no API key needed.
@@ -43,6 +47,7 @@ pub fn service() -> OpenApiService<Api, ()> {
         (
             companies::CompaniesApi,
             connections::ConnectionsApi,
+            data::DataApi,
             integrations::IntegrationsApi,
             health::HealthApi,
         ),

@@ -9,13 +9,15 @@
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, OnceLock};
 
-use base64::Engine;
+use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
 use poem::listener::Acceptor;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use tributary::crypto::{self, Keyring};
 use tributary::state::AppState;
+use tributary::sync::connectors::Connectors;
+use tributary::sync::engine::{Engine, EngineConfig};
 use tributary::{api_keys, db, server};
 
 /// The variable that enables the PostgreSQL runs.
@@ -83,8 +85,30 @@ impl Drop for DatabaseGuard {
     }
 }
 
+/// What a test may change about the app it starts.
+pub struct AppOptions {
+    /// The connectors the engine uses.
+    pub connectors: Connectors,
+    /// The engine's settings (workers, leases).
+    pub engine: EngineConfig,
+}
+
+impl Default for AppOptions {
+    fn default() -> Self {
+        Self {
+            connectors: Connectors::standard(),
+            engine: EngineConfig {
+                poll: std::time::Duration::from_millis(100),
+                ..EngineConfig::default()
+            },
+        }
+    }
+}
+
 /// A running application with its own database and one tenant's API key.
 pub struct TestApp {
+    /// The database URL and PostgreSQL schema, for second instances.
+    database: (String, Option<String>),
     /// The keyring sealing this app's stored tokens.
     pub keyring: Arc<Keyring>,
     /// That keyring's one key, as `id:base64key`.
@@ -101,13 +125,19 @@ impl TestApp {
     /// Starts the app on a free port with a fresh, migrated database and a
     /// key for client `default`.
     pub async fn spawn(backend: Backend) -> TestApp {
-        let (db, guard) = match backend {
+        Self::spawn_with(backend, AppOptions::default()).await
+    }
+
+    /// [`TestApp::spawn`] with other connectors or engine settings.
+    pub async fn spawn_with(backend: Backend, options: AppOptions) -> TestApp {
+        let (db, guard, database) = match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("a temporary directory");
                 let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
                 (
                     db::connect(&url, None).await.expect("SQLite opens"),
                     DatabaseGuard::Sqlite(dir),
+                    (url, None),
                 )
             }
             Backend::Postgres => {
@@ -126,7 +156,8 @@ impl TestApp {
                 let db = db::connect(&admin_url, Some(&schema))
                     .await
                     .expect("PostgreSQL opens");
-                (db, DatabaseGuard::Postgres { admin_url, schema })
+                let database = (admin_url.clone(), Some(schema.clone()));
+                (db, DatabaseGuard::Postgres { admin_url, schema }, database)
             }
         };
         db::migrate(&db).await.expect("migrations apply");
@@ -138,19 +169,10 @@ impl TestApp {
         capture_logs();
         let key_entry = crypto::generate_key_entry();
         let keyring = Arc::new(Keyring::parse(&key_entry).expect("a generated key parses"));
-        let acceptor = server::bind("127.0.0.1:0").await.expect("a free port");
-        let address = *acceptor.local_addr()[0]
-            .as_socket_addr()
-            .expect("a TCP address");
-        let app = server::app(AppState {
-            db: db.clone(),
-            keyring: keyring.clone(),
-        })
-        .expect("the app builds");
-        tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(app));
-
+        let address = start_instance(db.clone(), keyring.clone(), options).await;
         let client = client_for(address, &api_key);
         TestApp {
+            database,
             keyring,
             key_entry,
             address,
@@ -159,6 +181,16 @@ impl TestApp {
             client,
             _database: guard,
         }
+    }
+
+    /// Starts another server and sync engine on this app's database, with
+    /// its own connection pool, as a second process would.
+    pub async fn another_instance(&self, options: AppOptions) -> SocketAddr {
+        let (url, schema) = &self.database;
+        let db = db::connect(url, schema.as_deref())
+            .await
+            .expect("a second pool opens");
+        start_instance(db, self.keyring.clone(), options).await
     }
 
     /// The absolute URL of `path` (which may carry a query string).
@@ -215,6 +247,35 @@ impl TestApp {
         let client = client_for(self.address, &key);
         (key, client)
     }
+}
+
+/// Starts a server and its sync engine on `db`; returns its address.
+async fn start_instance(
+    db: DatabaseConnection,
+    keyring: Arc<Keyring>,
+    options: AppOptions,
+) -> SocketAddr {
+    let acceptor = server::bind("127.0.0.1:0").await.expect("a free port");
+    let address = *acceptor.local_addr()[0]
+        .as_socket_addr()
+        .expect("a TCP address");
+    let sync_wake = Arc::new(tokio::sync::Notify::new());
+    let engine = Engine::new(
+        db.clone(),
+        keyring.clone(),
+        options.connectors,
+        options.engine,
+        sync_wake.clone(),
+    );
+    engine.start();
+    let app = server::app(AppState {
+        db,
+        keyring,
+        sync_wake,
+    })
+    .expect("the app builds");
+    tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(app));
+    address
 }
 
 /// `Basic base64(key)`.

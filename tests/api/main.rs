@@ -13,3 +13,4 @@ mod connections;
 mod integrations;
 mod paging;
 mod service;
+mod sync;

@@ -1,0 +1,60 @@
+//! A pull operation: the sync of one data type of one connection, queued,
+//! claimed by a worker under a lease, and finished.
+
+use sea_orm::entity::prelude::*;
+
+/// A row of `pull_operation`.
+#[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
+#[sea_orm(table_name = "pull_operation")]
+pub struct Model {
+    /// The operation's id, `pullOperationId` in the API.
+    #[sea_orm(primary_key, auto_increment = false)]
+    pub id: Uuid,
+    /// The company whose data it syncs.
+    pub company_id: Uuid,
+    /// The connection it syncs from.
+    pub connection_id: Uuid,
+    /// The data type (`invoices`, `customers`).
+    pub data_type: String,
+    /// `Queued`, `Fetching`, `Complete`, `Failed`, `AuthError` or `Cancelled`.
+    pub status: String,
+    /// When it was queued.
+    pub requested: DateTimeUtc,
+    /// When a worker first started it.
+    pub started: Option<DateTimeUtc>,
+    /// When it finished, in any final status.
+    pub completed: Option<DateTimeUtc>,
+    /// 0 to 100.
+    pub progress: i32,
+    /// Records fetched so far.
+    pub records_fetched: i64,
+    /// Why it failed, for a person to act on.
+    pub error_message: Option<String>,
+    /// The worker holding the lease while `Fetching`.
+    pub lease_owner: Option<String>,
+    /// When the lease lapses unless renewed.
+    pub lease_expires_at: Option<DateTimeUtc>,
+    /// How many times a worker claimed it.
+    pub attempts: i32,
+}
+
+/// Tables a pull operation refers to.
+#[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
+pub enum Relation {
+    /// The connection it syncs from.
+    #[sea_orm(
+        belongs_to = "super::connection::Entity",
+        from = "Column::ConnectionId",
+        to = "super::connection::Column::Id",
+        on_delete = "Cascade"
+    )]
+    Connection,
+}
+
+impl Related<super::connection::Entity> for Entity {
+    fn to() -> RelationDef {
+        Relation::Connection.def()
+    }
+}
+
+impl ActiveModelBehavior for ActiveModel {}

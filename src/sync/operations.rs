@@ -1,0 +1,337 @@
+//! Pull operations as the API sees them: queuing syncs (idempotently),
+//! their history, and the per-data-type status of a company.
+
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Set,
+};
+use uuid::Uuid;
+
+use entity::{connection, pull_operation};
+
+use super::store::{data_type_name, parse_data_type};
+use crate::auth::Tenant;
+use crate::companies;
+use crate::connections::ConnectionStatus;
+use crate::error::{ApiError, FieldError};
+use crate::integrations::{self, DataType};
+use crate::paging::PageRequest;
+use crate::types::Timestamp;
+
+/// Where a pull operation stands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+pub enum PullStatus {
+    /// Waiting for a worker.
+    Queued,
+    /// A worker is fetching the data.
+    Fetching,
+    /// Done: the data is readable.
+    Complete,
+    /// Failed; `errorMessage` says why. The previous data stays readable.
+    Failed,
+    /// The platform rejected the tokens; the connection is now `Deauthorized`.
+    AuthError,
+    /// Stopped before it ran (its connection was unlinked or deauthorized).
+    Cancelled,
+}
+
+impl PullStatus {
+    /// Every status.
+    pub const ALL: [Self; 6] = [
+        Self::Queued,
+        Self::Fetching,
+        Self::Complete,
+        Self::Failed,
+        Self::AuthError,
+        Self::Cancelled,
+    ];
+
+    /// The stored name.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Queued => "Queued",
+            Self::Fetching => "Fetching",
+            Self::Complete => "Complete",
+            Self::Failed => "Failed",
+            Self::AuthError => "AuthError",
+            Self::Cancelled => "Cancelled",
+        }
+    }
+
+    /// Reads a stored or requested name, ignoring case.
+    pub fn parse_loose(text: &str) -> Option<Self> {
+        Self::ALL
+            .into_iter()
+            .find(|status| status.as_str().eq_ignore_ascii_case(text))
+    }
+}
+
+/// The names of the data types, for error messages.
+pub fn data_type_names() -> String {
+    [DataType::Invoices, DataType::Customers]
+        .map(data_type_name)
+        .join(", ")
+}
+
+/// Reads a requested data type; 400 naming `item_id` otherwise.
+pub fn requested_data_type(item_id: &str, text: &str) -> Result<DataType, ApiError> {
+    parse_data_type(text).ok_or_else(|| {
+        ApiError::validation(vec![FieldError::new(
+            item_id,
+            format!("must be one of: {}", data_type_names()),
+        )])
+    })
+}
+
+/// Queues every data type of every `Linked` connection of the company.
+pub async fn queue_all(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+) -> Result<Vec<pull_operation::Model>, ApiError> {
+    queue(db, tenant, company_id, None).await
+}
+
+/// Queues one data type for every `Linked` connection that supports it.
+pub async fn queue_one(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    data_type: DataType,
+) -> Result<Vec<pull_operation::Model>, ApiError> {
+    queue(db, tenant, company_id, Some(data_type)).await
+}
+
+async fn queue(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    only: Option<DataType>,
+) -> Result<Vec<pull_operation::Model>, ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    let linked = connection::Entity::find()
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .filter(connection::Column::Status.eq(ConnectionStatus::Linked.as_str()))
+        .order_by_asc(connection::Column::Created)
+        .order_by_asc(connection::Column::Id)
+        .all(db)
+        .await?;
+    let mut targets = Vec::new();
+    for connection in &linked {
+        let integration = integrations::find(&connection.platform_key).ok_or_else(|| {
+            ApiError::internal(anyhow::anyhow!(
+                "stored platform key {:?} is not in the catalogue",
+                connection.platform_key
+            ))
+        })?;
+        for data_type in integration.data_types {
+            if only.is_none_or(|wanted| wanted == *data_type) {
+                targets.push((connection.id, *data_type));
+            }
+        }
+    }
+    if targets.is_empty() {
+        return Err(ApiError::Conflict(match (linked.is_empty(), only) {
+            (true, _) => format!(
+                "Company {company_id} has no Linked connection to sync: authorize one with \
+                 PUT /companies/{company_id}/connections/{{connectionId}}/authorization first."
+            ),
+            (false, Some(data_type)) => format!(
+                "No Linked connection of company {company_id} syncs {}.",
+                data_type_name(data_type)
+            ),
+            (false, None) => {
+                format!("No Linked connection of company {company_id} syncs any data type.")
+            }
+        }));
+    }
+    let mut operations = Vec::with_capacity(targets.len());
+    for (connection_id, data_type) in targets {
+        operations.push(queue_target(db, company_id, connection_id, data_type).await?);
+    }
+    Ok(operations)
+}
+
+async fn active_operation(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+) -> Result<Option<pull_operation::Model>, sea_orm::DbErr> {
+    pull_operation::Entity::find()
+        .filter(pull_operation::Column::ConnectionId.eq(connection_id))
+        .filter(pull_operation::Column::DataType.eq(data_type_name(data_type)))
+        .filter(
+            pull_operation::Column::Status
+                .is_in([PullStatus::Queued.as_str(), PullStatus::Fetching.as_str()]),
+        )
+        .one(db)
+        .await
+}
+
+/// The queued or running operation of (connection, data type), or a new one.
+/// The partial unique index settles a race between two triggers.
+async fn queue_target(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+    connection_id: Uuid,
+    data_type: DataType,
+) -> Result<pull_operation::Model, ApiError> {
+    if let Some(existing) = active_operation(db, connection_id, data_type).await? {
+        return Ok(existing);
+    }
+    let inserted = pull_operation::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        company_id: Set(company_id),
+        connection_id: Set(connection_id),
+        data_type: Set(data_type_name(data_type).to_owned()),
+        status: Set(PullStatus::Queued.as_str().to_owned()),
+        requested: Set(Timestamp::now()),
+        started: Set(None),
+        completed: Set(None),
+        progress: Set(0),
+        records_fetched: Set(0),
+        error_message: Set(None),
+        lease_owner: Set(None),
+        lease_expires_at: Set(None),
+        attempts: Set(0),
+    }
+    .insert(db)
+    .await;
+    match inserted {
+        Ok(operation) => Ok(operation),
+        Err(error)
+            if matches!(
+                error.sql_err(),
+                Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
+            ) =>
+        {
+            active_operation(db, connection_id, data_type)
+                .await?
+                .ok_or_else(|| ApiError::internal(error))
+        }
+        Err(error) => Err(error.into()),
+    }
+}
+
+/// Filters of the history list.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HistoryFilter {
+    /// Only this data type.
+    pub data_type: Option<DataType>,
+    /// Only this status.
+    pub status: Option<PullStatus>,
+}
+
+/// One page of a company's pull operations, newest first, and the total.
+pub async fn history(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    filter: HistoryFilter,
+    page: PageRequest,
+) -> Result<(Vec<pull_operation::Model>, u64), ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    let mut query =
+        pull_operation::Entity::find().filter(pull_operation::Column::CompanyId.eq(company_id));
+    if let Some(data_type) = filter.data_type {
+        query = query.filter(pull_operation::Column::DataType.eq(data_type_name(data_type)));
+    }
+    if let Some(status) = filter.status {
+        query = query.filter(pull_operation::Column::Status.eq(status.as_str()));
+    }
+    let total = query.clone().count(db).await?;
+    let rows = query
+        .order_by_desc(pull_operation::Column::Requested)
+        .order_by_desc(pull_operation::Column::Id)
+        .offset(page.offset())
+        .limit(page.limit())
+        .all(db)
+        .await?;
+    Ok((rows, total))
+}
+
+/// One pull operation of the tenant's company.
+pub async fn find(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    pull_operation_id: Uuid,
+) -> Result<pull_operation::Model, ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    pull_operation::Entity::find_by_id(pull_operation_id)
+        .filter(pull_operation::Column::CompanyId.eq(company_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| {
+            ApiError::NotFound(format!(
+                "No pull operation with id {pull_operation_id} in this company."
+            ))
+        })
+}
+
+/// Where one data type of a company stands.
+#[derive(Debug, Clone)]
+pub struct DataTypeStatus {
+    /// The data type.
+    pub data_type: DataType,
+    /// The status of its latest operation.
+    pub current_status: PullStatus,
+    /// When its data last completed a sync.
+    pub last_successful_sync: Option<chrono::DateTime<chrono::Utc>>,
+    /// Its latest operation.
+    pub latest_sync_id: Uuid,
+    /// Its latest completed operation.
+    pub latest_successful_sync_id: Option<Uuid>,
+}
+
+/// The status of every data type the company has ever queued.
+pub async fn data_status(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+) -> Result<Vec<DataTypeStatus>, ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    let mut statuses = Vec::new();
+    for data_type in [DataType::Invoices, DataType::Customers] {
+        let of_type = pull_operation::Entity::find()
+            .filter(pull_operation::Column::CompanyId.eq(company_id))
+            .filter(pull_operation::Column::DataType.eq(data_type_name(data_type)));
+        let Some(latest) = of_type
+            .clone()
+            .order_by_desc(pull_operation::Column::Requested)
+            .order_by_desc(pull_operation::Column::Id)
+            .one(db)
+            .await?
+        else {
+            continue;
+        };
+        let latest_successful = of_type
+            .filter(pull_operation::Column::Status.eq(PullStatus::Complete.as_str()))
+            .order_by_desc(pull_operation::Column::Completed)
+            .one(db)
+            .await?;
+        statuses.push(DataTypeStatus {
+            data_type,
+            current_status: PullStatus::parse_loose(&latest.status).unwrap_or(PullStatus::Failed),
+            last_successful_sync: latest_successful.as_ref().and_then(|op| op.completed),
+            latest_sync_id: latest.id,
+            latest_successful_sync_id: latest_successful.map(|op| op.id),
+        });
+    }
+    Ok(statuses)
+}
+
+/// The company's connections (all statuses: synced data of unlinked and
+/// deauthorized connections stays readable).
+pub async fn company_connection_ids(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+) -> Result<Vec<Uuid>, sea_orm::DbErr> {
+    connection::Entity::find()
+        .select_only()
+        .column(connection::Column::Id)
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .into_tuple()
+        .all(db)
+        .await
+}

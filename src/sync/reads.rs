@@ -1,0 +1,65 @@
+//! Reading a company's synced data: the tenant check, the "not synced
+//! yet" answer, and the pages.
+
+use uuid::Uuid;
+
+use entity::{customer, invoice};
+
+use super::operations::company_connection_ids;
+use super::records::InvoiceStatus;
+use super::store::{self, data_type_name};
+use crate::auth::Tenant;
+use crate::companies;
+use crate::error::ApiError;
+use crate::integrations::DataType;
+use crate::paging::PageRequest;
+
+async fn generations(
+    db: &impl sea_orm::ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    data_type: DataType,
+) -> Result<Vec<(Uuid, i64)>, ApiError> {
+    companies::find(db, tenant, company_id).await?;
+    let connections = company_connection_ids(db, company_id).await?;
+    store::visible_generations(db, connections, data_type)
+        .await?
+        .ok_or_else(|| {
+            ApiError::Conflict(format!(
+                "The {} of company {company_id} are not synced yet: call POST /companies/{company_id}/data/all \
+                 (or /data/queue/{}) and wait for the pull operation to complete.",
+                data_type_name(data_type),
+                data_type_name(data_type)
+            ))
+        })
+}
+
+/// One page of the company's invoices (optionally of one status) and the total.
+pub async fn invoices(
+    db: &impl sea_orm::ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    status: Option<InvoiceStatus>,
+    page: PageRequest,
+) -> Result<(Vec<invoice::Model>, u64), ApiError> {
+    let generations = generations(db, tenant, company_id, DataType::Invoices).await?;
+    Ok(store::invoices_page(
+        db,
+        company_id,
+        &generations,
+        status.map(InvoiceStatus::as_str),
+        page,
+    )
+    .await?)
+}
+
+/// One page of the company's customers and the total.
+pub async fn customers(
+    db: &impl sea_orm::ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    page: PageRequest,
+) -> Result<(Vec<customer::Model>, u64), ApiError> {
+    let generations = generations(db, tenant, company_id, DataType::Customers).await?;
+    Ok(store::customers_page(db, company_id, &generations, page).await?)
+}

@@ -1,0 +1,710 @@
+//! Syncs: triggering, the engine, pull operations, and the invoices and
+//! customers read API.
+
+use std::collections::HashMap;
+use std::num::NonZeroU32;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use futures::future::BoxFuture;
+use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{PullOperation, PullStatus};
+use tributary::integrations::DataType;
+use tributary::sync::connectors::sandbox::{Dataset, SandboxConnector};
+use tributary::sync::connectors::{Connector, ConnectorError, Connectors, Page};
+use tributary::sync::engine::EngineConfig;
+use tributary::sync::records::InvoiceStatus;
+
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{
+    AppOptions, Backend, TestApp, backends, client_for, error_of, for_each_database, json,
+};
+
+/// Authorizes a sandbox connection with `invoice_count` invoices from `seed`.
+async fn sandbox_connection(
+    app: &TestApp,
+    company_id: Uuid,
+    invoice_count: u64,
+    seed: u64,
+) -> Uuid {
+    let connection_id = new_connection(app, company_id, "sandbox").await;
+    let response = app
+        .raw()
+        .put(app.url(&format!("/companies/{company_id}/connections/{connection_id}/authorization")))
+        .header("authorization", app.authorization())
+        .json(&json!({"organizationId": "sbx-sync", "accessToken": "tok", "invoiceCount": invoice_count, "seed": seed}))
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status(), 200);
+    connection_id
+}
+
+/// Waits until none of the company's pull operations is queued or running.
+async fn settled(client: &client::Client, company_id: Uuid) -> Vec<PullOperation> {
+    for _ in 0..300 {
+        let page = client
+            .list_pull_operations(&company_id, None, None, NonZeroU32::new(5000), None)
+            .await
+            .expect("history")
+            .into_inner();
+        let busy = page
+            .results
+            .iter()
+            .any(|op| matches!(op.status, PullStatus::Queued | PullStatus::Fetching));
+        if !busy && !page.results.is_empty() {
+            return page.results;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    panic!("pull operations did not settle in 30 s");
+}
+
+fn paid_count(seed: u64, invoice_count: u64) -> usize {
+    let dataset = Dataset {
+        seed,
+        invoice_count,
+    };
+    (0..invoice_count)
+        .filter(|index| dataset.invoice(*index).status == InvoiceStatus::Paid)
+        .count()
+}
+
+#[tokio::test]
+async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Acme").await;
+        let connection_id = sandbox_connection(app, company_id, 600, 42).await;
+
+        // Authorizing started nothing.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let history = app
+            .client
+            .list_pull_operations(&company_id, None, None, None, None)
+            .await
+            .expect("history");
+        assert_eq!(history.into_inner().total_results, 0);
+        let (status, error) = error_of(
+            app.client
+                .list_invoices(&company_id, None, None, None)
+                .await,
+        );
+        assert_eq!(status, 409);
+        assert!(error.error.contains("POST /companies/"), "{}", error.error);
+
+        let queued = app.client.sync_all_data(&company_id).await.expect("queued");
+        assert_eq!(queued.status(), 202);
+        let queued = queued.into_inner();
+        assert_eq!(queued.len(), 2);
+        assert!(queued.iter().all(|op| op.connection_id == connection_id));
+
+        let done = settled(&app.client, company_id).await;
+        assert!(
+            done.iter()
+                .all(|op| op.status == PullStatus::Complete && op.progress == 100),
+            "{done:?}"
+        );
+
+        let all = app
+            .client
+            .list_invoices(&company_id, None, None, None)
+            .await
+            .expect("invoices")
+            .into_inner();
+        assert_eq!(all.total_results, 600);
+        let expected_paid = paid_count(42, 600);
+        let paid = app
+            .client
+            .list_invoices(&company_id, None, NonZeroU32::new(50), Some("paid"))
+            .await
+            .expect("paid invoices")
+            .into_inner();
+        assert_eq!(paid.total_results as usize, expected_paid);
+        assert_eq!(
+            paid.links.next.as_ref().map(|link| link.href.clone()),
+            Some(format!(
+                "/companies/{company_id}/data/invoices?page=2&pageSize=50&status=Paid"
+            ))
+        );
+        // Following `next` visits every paid invoice once, newest first.
+        let mut seen = Vec::new();
+        let mut next = Some(paid.links.current.href.clone());
+        while let Some(path) = next {
+            let body = json(app.get(&path).await).await;
+            for invoice in body["results"].as_array().expect("results") {
+                assert_eq!(invoice["status"], "Paid");
+                assert_eq!(invoice["amountDue"], "0.00");
+                seen.push((
+                    invoice["issueDate"].as_str().expect("date").to_owned(),
+                    invoice["invoiceId"].clone(),
+                ));
+            }
+            next = body["_links"]["next"]["href"].as_str().map(str::to_owned);
+        }
+        assert_eq!(seen.len(), expected_paid);
+        assert!(
+            seen.windows(2).all(|pair| pair[0].0 >= pair[1].0),
+            "newest issue date first"
+        );
+
+        let customers = app
+            .client
+            .list_customers(&company_id, None, None)
+            .await
+            .expect("customers")
+            .into_inner();
+        assert_eq!(customers.total_results, 60);
+
+        let status = json(
+            app.get(&format!("/companies/{company_id}/dataStatus"))
+                .await,
+        )
+        .await;
+        assert_eq!(status["invoices"]["currentStatus"], "Complete");
+        assert!(status["invoices"]["lastSuccessfulSync"].is_string());
+        let company = app
+            .client
+            .get_company(&company_id)
+            .await
+            .expect("company")
+            .into_inner();
+        assert!(company.last_sync.is_some());
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert!(connection.last_sync.is_some());
+
+        // One operation by id; another client cannot see it.
+        let one = app
+            .client
+            .get_pull_operation(&company_id, &queued[0].pull_operation_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(one.status, PullStatus::Complete);
+        let expected_records = match one.data_type {
+            client::types::DataType::Invoices => 600,
+            client::types::DataType::Customers => 60,
+        };
+        assert_eq!(one.records_fetched, expected_records);
+        let (_, other) = app.other_tenant("other-client").await;
+        let hidden = other.get_pull_operation(&company_id, &queued[0].pull_operation_id).await;
+        assert_eq!(error_of(hidden).0, 404);
+
+        // Records that disappeared from the platform disappear from our copy.
+        let path = format!("/companies/{company_id}/connections/{connection_id}/authorization");
+        let fewer_body = json!({"organizationId": "sbx-sync", "accessToken": "tok", "invoiceCount": 250, "seed": 42});
+        let response = app
+            .raw()
+            .put(app.url(&path))
+            .header("authorization", app.authorization())
+            .json(&fewer_body)
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(response.status(), 200);
+        app.client.queue_data_type(&company_id, "invoices").await.expect("queued");
+        settled(&app.client, company_id).await;
+        let fewer = app.client.list_invoices(&company_id, None, None, None).await.expect("invoices");
+        assert_eq!(fewer.into_inner().total_results, 250);
+        assert_eq!(count_rows(app, "invoice").await, 250, "the superseded generation was deleted");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn triggers_are_idempotent_while_an_operation_is_pending() {
+    for backend in backends() {
+        // No workers: operations stay queued.
+        let options = AppOptions {
+            engine: EngineConfig {
+                workers: 0,
+                ..EngineConfig::default()
+            },
+            ..AppOptions::default()
+        };
+        let app = TestApp::spawn_with(backend, options).await;
+        let company_id = new_company(&app, "Acme").await;
+        sandbox_connection(&app, company_id, 10, 1).await;
+
+        let first: Vec<Uuid> = app
+            .client
+            .sync_all_data(&company_id)
+            .await
+            .expect("queued")
+            .into_inner()
+            .iter()
+            .map(|op| op.pull_operation_id)
+            .collect();
+        let second: Vec<Uuid> = app
+            .client
+            .sync_all_data(&company_id)
+            .await
+            .expect("queued")
+            .into_inner()
+            .iter()
+            .map(|op| op.pull_operation_id)
+            .collect();
+        assert_eq!(first, second);
+        let one = app
+            .client
+            .queue_data_type(&company_id, "invoices")
+            .await
+            .expect("queued")
+            .into_inner();
+        assert_eq!(one.len(), 1);
+        assert!(first.contains(&one[0].pull_operation_id));
+        let history = app
+            .client
+            .list_pull_operations(&company_id, None, None, None, None)
+            .await
+            .expect("history")
+            .into_inner();
+        assert_eq!(history.total_results, 2);
+
+        let (status, error) = error_of(app.client.queue_data_type(&company_id, "orders").await);
+        assert_eq!(status, 400);
+        assert_eq!(
+            error.validation.expect("validation").errors[0].item_id,
+            "dataType"
+        );
+        let unknown = Uuid::now_v7();
+        assert_eq!(error_of(app.client.sync_all_data(&unknown).await).0, 404);
+        let (_, other) = app.other_tenant("other-client").await;
+        assert_eq!(error_of(other.sync_all_data(&company_id).await).0, 404);
+        assert_eq!(
+            error_of(other.list_invoices(&company_id, None, None, None).await).0,
+            404
+        );
+        let lonely = new_company(&app, "No connections").await;
+        let (status, error) = error_of(app.client.sync_all_data(&lonely).await);
+        assert_eq!(status, 409);
+        assert!(
+            error.error.contains("no Linked connection"),
+            "{}",
+            error.error
+        );
+
+        let filtered = app
+            .client
+            .list_pull_operations(&company_id, Some("invoices"), None, None, Some("queued"))
+            .await
+            .expect("history")
+            .into_inner();
+        assert_eq!(filtered.total_results, 1);
+        assert!(
+            filtered
+                .links
+                .current
+                .href
+                .ends_with("&dataType=invoices&status=Queued"),
+            "{}",
+            filtered.links.current.href
+        );
+        let bad = app
+            .get(&format!(
+                "/companies/{company_id}/data/invoices?status=settled"
+            ))
+            .await;
+        assert_eq!(bad.status(), 400);
+        let body = json(bad).await;
+        assert!(
+            body["validation"]["errors"][0]["message"]
+                .as_str()
+                .expect("text")
+                .contains("PartiallyPaid")
+        );
+    }
+}
+
+/// The sandbox, failing on the second page of invoices when told to.
+struct Flaky {
+    fail: Arc<AtomicBool>,
+    auth_error: bool,
+}
+
+impl Connector for Flaky {
+    fn fetch<'a>(
+        &'a self,
+        credentials: &'a Value,
+        data_type: DataType,
+        cursor: Option<String>,
+    ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
+        Box::pin(async move {
+            if self.fail.load(Ordering::SeqCst)
+                && data_type == DataType::Invoices
+                && cursor.is_some()
+            {
+                return Err(if self.auth_error {
+                    ConnectorError::Auth(
+                        "The platform answered 401: the token was revoked.".to_owned(),
+                    )
+                } else {
+                    ConnectorError::Failed(
+                        "The platform answered 503 three times in a row.".to_owned(),
+                    )
+                });
+            }
+            SandboxConnector.fetch(credentials, data_type, cursor).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
+    for backend in backends() {
+        let fail = Arc::new(AtomicBool::new(false));
+        let connectors = Connectors::standard().with(
+            "sandbox",
+            Arc::new(Flaky {
+                fail: fail.clone(),
+                auth_error: false,
+            }),
+        );
+        let app = TestApp::spawn_with(
+            backend,
+            AppOptions {
+                connectors,
+                ..AppOptions::default()
+            },
+        )
+        .await;
+        let company_id = new_company(&app, "Acme").await;
+        let connection_id = sandbox_connection(&app, company_id, 2500, 3).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+        let before = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/invoices?pageSize=5000"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(before["totalResults"], 2500);
+
+        fail.store(true, Ordering::SeqCst);
+        app.client
+            .queue_data_type(&company_id, "invoices")
+            .await
+            .expect("queued");
+        let after_ops = settled(&app.client, company_id).await;
+        let latest = &after_ops[0];
+        assert_eq!(latest.status, PullStatus::Failed, "{latest:?}");
+        assert!(
+            latest
+                .error_message
+                .as_deref()
+                .unwrap_or_default()
+                .contains("503"),
+            "{latest:?}"
+        );
+
+        let after = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/invoices?pageSize=5000"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(
+            after, before,
+            "readers still see the previous complete data"
+        );
+        let current =
+            tributary::sync::store::current_generation(&app.db, connection_id, DataType::Invoices)
+                .await
+                .expect("read");
+        let staged = tributary::sync::store::generation_size(
+            &app.db,
+            connection_id,
+            DataType::Invoices,
+            current + 1,
+        )
+        .await
+        .expect("read");
+        assert_eq!(staged, 0, "the failed sync's staged rows were discarded");
+        let status = json(
+            app.get(&format!("/companies/{company_id}/dataStatus"))
+                .await,
+        )
+        .await;
+        assert_eq!(status["invoices"]["currentStatus"], "Failed");
+        assert!(status["invoices"]["latestSuccessfulSyncId"].is_string());
+    }
+}
+
+#[tokio::test]
+async fn rejected_tokens_end_in_auth_error_and_deauthorize_the_connection() {
+    for backend in backends() {
+        let connectors = Connectors::standard().with(
+            "sandbox",
+            Arc::new(Flaky {
+                fail: Arc::new(AtomicBool::new(true)),
+                auth_error: true,
+            }),
+        );
+        let app = TestApp::spawn_with(
+            backend,
+            AppOptions {
+                connectors,
+                ..AppOptions::default()
+            },
+        )
+        .await;
+        let company_id = new_company(&app, "Acme").await;
+        let connection_id = sandbox_connection(&app, company_id, 1500, 3).await;
+        app.client
+            .queue_data_type(&company_id, "invoices")
+            .await
+            .expect("queued");
+        let ops = settled(&app.client, company_id).await;
+        assert_eq!(ops[0].status, PullStatus::AuthError);
+        assert!(
+            ops[0]
+                .error_message
+                .as_deref()
+                .unwrap_or_default()
+                .contains("revoked")
+        );
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(
+            connection.status,
+            client::types::ConnectionStatus::Deauthorized
+        );
+        assert_eq!(
+            error_of(
+                app.client
+                    .list_invoices(&company_id, None, None, None)
+                    .await
+            )
+            .0,
+            409
+        );
+    }
+}
+
+/// The sandbox, counting how often each operation's first page is fetched.
+struct Counting {
+    starts: Arc<Mutex<HashMap<String, usize>>>,
+}
+
+impl Connector for Counting {
+    fn fetch<'a>(
+        &'a self,
+        credentials: &'a Value,
+        data_type: DataType,
+        cursor: Option<String>,
+    ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
+        Box::pin(async move {
+            if cursor.is_none() {
+                let key = format!(
+                    "{}/{data_type:?}",
+                    credentials["organizationId"].as_str().unwrap_or_default()
+                );
+                if let Ok(mut starts) = self.starts.lock() {
+                    *starts.entry(key).or_default() += 1;
+                }
+                tokio::time::sleep(Duration::from_millis(20)).await;
+            }
+            SandboxConnector.fetch(credentials, data_type, cursor).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
+    for backend in backends() {
+        let starts = Arc::new(Mutex::new(HashMap::new()));
+        let options = || AppOptions {
+            connectors: Connectors::standard().with(
+                "sandbox",
+                Arc::new(Counting {
+                    starts: starts.clone(),
+                }),
+            ),
+            engine: EngineConfig {
+                workers: 3,
+                poll: Duration::from_millis(20),
+                ..EngineConfig::default()
+            },
+        };
+        let app = TestApp::spawn_with(backend, options()).await;
+        let second = app.another_instance(options()).await;
+        let second_client = client_for(second, &app.api_key);
+
+        let mut companies = Vec::new();
+        for index in 0..8 {
+            let company_id = new_company(&app, &format!("Company {index}")).await;
+            let connection_id = new_connection(&app, company_id, "sandbox").await;
+            let body = json!({"organizationId": format!("sbx-c{index}"), "accessToken": "tok", "invoiceCount": 1200, "seed": index});
+            let response = app
+                .raw()
+                .put(app.url(&format!(
+                    "/companies/{company_id}/connections/{connection_id}/authorization"
+                )))
+                .header("authorization", app.authorization())
+                .json(&body)
+                .send()
+                .await
+                .expect("answered");
+            assert_eq!(response.status(), 200);
+            // Half the triggers go through each instance.
+            let trigger = if index % 2 == 0 {
+                &app.client
+            } else {
+                &second_client
+            };
+            trigger.sync_all_data(&company_id).await.expect("queued");
+            companies.push(company_id);
+        }
+        for company_id in &companies {
+            let ops = settled(&app.client, *company_id).await;
+            assert!(
+                ops.iter().all(|op| op.status == PullStatus::Complete),
+                "{ops:?}"
+            );
+        }
+        let starts = starts.lock().expect("counts").clone();
+        assert_eq!(starts.len(), 16, "{starts:?}");
+        assert!(
+            starts.values().all(|count| *count == 1),
+            "an operation ran twice: {starts:?}"
+        );
+        let attempts: Vec<i32> = entity::pull_operation::Entity::find()
+            .all(&app.db)
+            .await
+            .expect("read")
+            .into_iter()
+            .map(|op| op.attempts)
+            .collect();
+        assert!(
+            attempts.iter().all(|attempts| *attempts == 1),
+            "{attempts:?}"
+        );
+        if backend == Backend::Postgres {
+            eprintln!("two engines shared the PostgreSQL queue without double claims");
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_operation_whose_worker_died_is_taken_over_or_failed_after_its_lease() {
+    for backend in backends() {
+        let idle = AppOptions {
+            engine: EngineConfig {
+                workers: 0,
+                ..EngineConfig::default()
+            },
+            ..AppOptions::default()
+        };
+        let app = TestApp::spawn_with(backend, idle).await;
+        let company_id = new_company(&app, "Acme").await;
+        sandbox_connection(&app, company_id, 300, 9).await;
+        let queued = app
+            .client
+            .sync_all_data(&company_id)
+            .await
+            .expect("queued")
+            .into_inner();
+        // Simulate a crash: both operations were claimed by a worker that died.
+        let expired = chrono::Utc::now() - chrono::Duration::minutes(5);
+        for (op, attempts) in queued.iter().zip([1, 3]) {
+            let row = entity::pull_operation::Entity::find_by_id(op.pull_operation_id)
+                .one(&app.db)
+                .await
+                .expect("read")
+                .expect("row");
+            let mut active = row.into_active_model();
+            active.status = Set("Fetching".to_owned());
+            active.lease_owner = Set(Some("dead-process/0".to_owned()));
+            active.lease_expires_at = Set(Some(expired));
+            active.started = Set(Some(expired));
+            active.attempts = Set(attempts);
+            active.update(&app.db).await.expect("crashed");
+        }
+
+        // A restarted server takes both over.
+        let restarted = AppOptions {
+            engine: EngineConfig {
+                workers: 2,
+                poll: Duration::from_millis(50),
+                ..EngineConfig::default()
+            },
+            ..AppOptions::default()
+        };
+        app.another_instance(restarted).await;
+        let ops = settled(&app.client, company_id).await;
+        let by_id: HashMap<Uuid, &PullOperation> =
+            ops.iter().map(|op| (op.pull_operation_id, op)).collect();
+        let resumed = by_id[&queued[0].pull_operation_id];
+        assert_eq!(resumed.status, PullStatus::Complete, "{resumed:?}");
+        let abandoned = by_id[&queued[1].pull_operation_id];
+        assert_eq!(abandoned.status, PullStatus::Failed, "{abandoned:?}");
+        assert!(
+            abandoned
+                .error_message
+                .as_deref()
+                .unwrap_or_default()
+                .contains("Abandoned after 3 attempts")
+        );
+        let row = entity::pull_operation::Entity::find_by_id(resumed.pull_operation_id)
+            .one(&app.db)
+            .await
+            .expect("read")
+            .expect("row");
+        assert_eq!(row.attempts, 2);
+        assert_eq!(row.lease_owner, None);
+    }
+}
+
+#[tokio::test]
+async fn deleting_a_connection_or_company_deletes_its_synced_data() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Acme").await;
+        let connection_id = sandbox_connection(app, company_id, 1200, 5).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+        assert_eq!(count_rows(app, "invoice").await, 1200);
+
+        app.client
+            .delete_connection(&company_id, &connection_id)
+            .await
+            .expect("deleted");
+        for table in ["invoice", "customer", "data_generation", "pull_operation"] {
+            assert_eq!(count_rows(app, table).await, 0, "{table}");
+        }
+        assert_eq!(
+            error_of(
+                app.client
+                    .list_invoices(&company_id, None, None, None)
+                    .await
+            )
+            .0,
+            409
+        );
+
+        sandbox_connection(app, company_id, 100, 5).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+        app.client
+            .delete_company(&company_id)
+            .await
+            .expect("deleted");
+        for table in ["invoice", "customer", "data_generation", "pull_operation"] {
+            assert_eq!(count_rows(app, table).await, 0, "{table}");
+        }
+    })
+    .await;
+}
