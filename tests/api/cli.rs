@@ -317,43 +317,8 @@ async fn generated_keys_drive_a_rotation_from_the_command_line() {
     );
 
     // A stored credential under the old key.
-    let db = tributary::db::connect(&url, None).await.expect("opens");
-    tributary::db::migrate(&db).await.expect("migrates");
     let old = tributary::crypto::Keyring::parse(&old_key).expect("key");
-    let key = tributary::api_keys::create(&db, "default")
-        .await
-        .expect("key")
-        .key;
-    drop(key);
-    let tenant_client = entity::client::Entity::find()
-        .one(&db)
-        .await
-        .expect("read")
-        .expect("client");
-    let tenant = tributary::auth::Tenant {
-        client_id: tenant_client.id,
-    };
-    let company = tributary::companies::create(
-        &db,
-        tenant,
-        tributary::companies::CompanyFields::parse("Acme", None).expect("valid"),
-    )
-    .await
-    .expect("company");
-    let connection = tributary::connections::create(&db, tenant, company.id, "sandbox")
-        .await
-        .expect("connection");
-    let body = serde_json::json!({"organizationId": "sbx-org", "accessToken": "cli-rotate-token"});
-    tributary::connections::authorize(
-        &db,
-        &old,
-        tenant,
-        company.id,
-        connection.connection.id,
-        body,
-    )
-    .await
-    .expect("authorized");
+    let (db, connection_id) = stored_sandbox_credential(&url, &old, "cli-rotate-token").await;
 
     let output = tributary(dir.path())
         .env("TRIBUTARY_DATABASE_URL", &url)
@@ -371,7 +336,7 @@ async fn generated_keys_drive_a_rotation_from_the_command_line() {
     assert!(!stdout.contains("cli-rotate-token"));
 
     let new = tributary::crypto::Keyring::parse(&new_key).expect("key");
-    let opened = tributary::connections::open_credential(&db, &new, connection.connection.id)
+    let opened = tributary::connections::open_credential(&db, &new, connection_id)
         .await
         .expect("opens with the new key alone")
         .expect("stored");
@@ -388,37 +353,7 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
     // The embedded default: no TRIBUTARY_ENCRYPTION_KEYS, a key file beside the database.
     let first = tributary::crypto::load_keyring(None, &url).expect("a key file is created");
     let first_key = first.current_key_id().to_owned();
-    let db = tributary::db::connect(&url, None).await.expect("opens");
-    tributary::db::migrate(&db).await.expect("migrates");
-    tributary::api_keys::create(&db, "default")
-        .await
-        .expect("key");
-    let tenant_client = entity::client::Entity::find()
-        .one(&db)
-        .await
-        .expect("read")
-        .expect("client");
-    let tenant = tributary::auth::Tenant {
-        client_id: tenant_client.id,
-    };
-    let fields = tributary::companies::CompanyFields::parse("Acme", None).expect("valid");
-    let company = tributary::companies::create(&db, tenant, fields)
-        .await
-        .expect("company");
-    let connection = tributary::connections::create(&db, tenant, company.id, "sandbox")
-        .await
-        .expect("connection");
-    let body = serde_json::json!({"organizationId": "sbx-org", "accessToken": "keyfile-token"});
-    tributary::connections::authorize(
-        &db,
-        &first,
-        tenant,
-        company.id,
-        connection.connection.id,
-        body,
-    )
-    .await
-    .expect("authorized");
+    let (db, connection_id) = stored_sandbox_credential(&url, &first, "keyfile-token").await;
 
     let output = tributary(dir.path())
         .env("TRIBUTARY_DATABASE_URL", &url)
@@ -439,7 +374,7 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
         !rotated.has_key(&first_key),
         "the old key is retired from the file"
     );
-    let opened = tributary::connections::open_credential(&db, &rotated, connection.connection.id)
+    let opened = tributary::connections::open_credential(&db, &rotated, connection_id)
         .await
         .expect("opens")
         .expect("stored");
@@ -459,4 +394,45 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
     assert!(!output.status.success());
     let stderr = String::from_utf8_lossy(&output.stderr);
     assert!(stderr.contains("not configured"), "{stderr}");
+}
+
+/// A migrated database at `url` holding one sandbox credential sealed with
+/// `keyring`; returns the pool and the connection's id.
+async fn stored_sandbox_credential(
+    url: &str,
+    keyring: &tributary::crypto::Keyring,
+    access_token: &str,
+) -> (sea_orm::DatabaseConnection, uuid::Uuid) {
+    let db = tributary::db::connect(url, None).await.expect("opens");
+    tributary::db::migrate(&db).await.expect("migrates");
+    tributary::api_keys::create(&db, "default")
+        .await
+        .expect("a key");
+    let client = entity::client::Entity::find()
+        .one(&db)
+        .await
+        .expect("read")
+        .expect("a client");
+    let tenant = tributary::auth::Tenant {
+        client_id: client.id,
+    };
+    let fields = tributary::companies::CompanyFields::parse("Acme", None).expect("valid");
+    let company = tributary::companies::create(&db, tenant, fields)
+        .await
+        .expect("company");
+    let connection = tributary::connections::create(&db, tenant, company.id, "sandbox")
+        .await
+        .expect("connection");
+    let body = serde_json::json!({"organizationId": "sbx-org", "accessToken": access_token});
+    tributary::connections::authorize(
+        &db,
+        keyring,
+        tenant,
+        company.id,
+        connection.connection.id,
+        body,
+    )
+    .await
+    .expect("authorized");
+    (db, connection.connection.id)
 }
