@@ -232,7 +232,7 @@ async fn serve(
         },
         sync_wake.clone(),
     );
-    engine.start();
+    let workers = engine.start();
     let app = server::app(AppState {
         db,
         keyring,
@@ -242,7 +242,12 @@ async fn serve(
         "listening on http://{}  (docs at /docs, spec at /openapi.yaml)",
         options.bind
     );
-    server::serve(acceptor, app).await
+    let served = server::serve(acceptor, app).await;
+    // Running syncs go back to the queue after their current page.
+    engine
+        .stop(workers, std::time::Duration::from_secs(15))
+        .await;
+    served
 }
 
 /// Shown once, on the first start of an empty database: the key and a

@@ -5,21 +5,28 @@
 //!   or fetching under a lease that lapsed) and stamps this worker's lease
 //!   on it. On PostgreSQL the inner SELECT uses `FOR UPDATE SKIP LOCKED`, so
 //!   several `serve` processes share the queue without taking an operation
-//!   twice; on SQLite the single writer serializes the statement.
-//! - **Leases.** A running operation's lease is renewed on a heartbeat. Every
-//!   write of the run (each staged batch, the final swap) happens only while
-//!   this worker still holds the lease, so a worker that stalled past its
-//!   lease cannot overwrite the one that took over. An operation whose
-//!   worker died is taken over when its lease lapses, and is failed after
-//!   [`EngineConfig::max_attempts`] claims, so nothing stays `Fetching`.
+//!   twice; on SQLite the single writer serializes the statement. (Lease
+//!   times are compared as stored; every timestamp is written by sqlx in one
+//!   RFC 3339 form, whose text order is time order.)
+//! - **Leases and fencing.** A running operation's lease is renewed on a
+//!   heartbeat. Every write of a run (each staged page, the swap, the final
+//!   status, the discard of its staging) happens in a transaction that first
+//!   re-asserts this worker's lease, so a worker that stalled past its lease
+//!   cannot touch what the worker that took over is doing.
+//! - **Never stuck.** An operation whose worker died is taken over when its
+//!   lease lapses, and failed after [`EngineConfig::max_attempts`] claims; a
+//!   panicking run ends `Failed`; on shutdown, workers put their operation
+//!   back in the queue between two pages.
 //! - **Atomic data.** Records are staged under a new generation and swapped
 //!   in by one transaction (see [`super::store`]).
 
+use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
-use chrono::Utc;
+use chrono::{DateTime, Utc};
+use futures_util::FutureExt;
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, QueryFilter,
     Statement, TransactionTrait,
@@ -32,11 +39,10 @@ use entity::{company, connection, pull_operation};
 
 use super::connectors::{ConnectorError, Connectors};
 use super::operations::PullStatus;
-use super::store::{self, Staging, parse_data_type};
+use super::store::{self, Generations, Staging, parse_data_type};
 use crate::connections::{self, ConnectionStatus};
 use crate::crypto::Keyring;
-use crate::error::ApiError;
-use crate::integrations;
+use crate::integrations::{self, DataType};
 use crate::types::Timestamp;
 
 /// How the engine runs.
@@ -74,6 +80,16 @@ pub struct Engine {
     config: EngineConfig,
     wake: Arc<Notify>,
     process: String,
+    stopping: AtomicBool,
+}
+
+/// Aborts the heartbeat however the run ends (return, error or panic).
+struct HeartbeatGuard(JoinHandle<()>);
+
+impl Drop for HeartbeatGuard {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 impl Engine {
@@ -93,10 +109,11 @@ impl Engine {
             config,
             wake,
             process,
+            stopping: AtomicBool::new(false),
         })
     }
 
-    /// Starts the workers; they run until the runtime stops.
+    /// Starts the workers; they run until [`Engine::stop`].
     pub fn start(self: &Arc<Self>) -> Vec<JoinHandle<()>> {
         (0..self.config.workers)
             .map(|index| {
@@ -107,8 +124,25 @@ impl Engine {
             .collect()
     }
 
+    /// Stops claiming; running operations go back to the queue after their
+    /// current page. Waits up to `grace` for the workers.
+    pub async fn stop(&self, workers: Vec<JoinHandle<()>>, grace: Duration) {
+        self.stopping.store(true, Ordering::SeqCst);
+        self.wake.notify_waiters();
+        let all = futures_util::future::join_all(workers);
+        if tokio::time::timeout(grace, all).await.is_err() {
+            tracing::warn!(
+                "sync workers still busy at shutdown; their leases will lapse and another process takes over"
+            );
+        }
+    }
+
+    fn stopping(&self) -> bool {
+        self.stopping.load(Ordering::SeqCst)
+    }
+
     async fn work(self: Arc<Self>, worker: String) {
-        loop {
+        while !self.stopping() {
             match self.claim(&worker).await {
                 Ok(Some(operation)) => self.run(&worker, operation).await,
                 Ok(None) => {
@@ -122,6 +156,10 @@ impl Engine {
         }
     }
 
+    fn lease_until(&self) -> DateTime<Utc> {
+        Utc::now() + chrono::Duration::from_std(self.config.lease).unwrap_or_default()
+    }
+
     /// Claims the oldest queued (or abandoned) operation for `worker`.
     pub async fn claim(
         &self,
@@ -132,7 +170,6 @@ impl Engine {
             DbBackend::Postgres => "FOR UPDATE SKIP LOCKED",
             _ => "",
         };
-        let now = Utc::now();
         let sql = format!(
             "UPDATE pull_operation SET status = 'Fetching', lease_owner = $1, lease_expires_at = $2, \
              started = COALESCE(started, $3), attempts = attempts + 1 \
@@ -141,14 +178,14 @@ impl Engine {
                          ORDER BY requested, id LIMIT 1 {lock}) \
              RETURNING id"
         );
-        let lease_until = now + chrono::Duration::from_std(self.config.lease).unwrap_or_default();
+        let values = [
+            worker.into(),
+            self.lease_until().into(),
+            Timestamp::now().into(),
+        ];
         let claimed = self
             .db
-            .query_one_raw(Statement::from_sql_and_values(
-                backend,
-                sql,
-                [worker.into(), lease_until.into(), now.into()],
-            ))
+            .query_one_raw(Statement::from_sql_and_values(backend, sql, values))
             .await?;
         let Some(row) = claimed else { return Ok(None) };
         let id: Uuid = row.try_get("", "id")?;
@@ -157,45 +194,71 @@ impl Engine {
 
     async fn run(&self, worker: &str, operation: pull_operation::Model) {
         let id = operation.id;
+        let Some(data_type) = parse_data_type(&operation.data_type) else {
+            let message = format!("Unknown data type {:?}.", operation.data_type);
+            self.settle(
+                worker,
+                &operation,
+                Outcome::Final(PullStatus::Failed, message),
+                None,
+            )
+            .await;
+            return;
+        };
         if operation.attempts > self.config.max_attempts {
             let message = format!(
                 "Abandoned after {} attempts: the workers running it stopped before finishing. Queue it again.",
                 self.config.max_attempts
             );
-            self.finish(worker, id, PullStatus::Failed, Some(message))
-                .await;
+            let current = store::current_generation(&self.db, operation.connection_id, data_type)
+                .await
+                .unwrap_or_default();
+            let leftovers = (data_type, Generations::Above(current));
+            self.settle(
+                worker,
+                &operation,
+                Outcome::Final(PullStatus::Failed, message),
+                Some(leftovers),
+            )
+            .await;
             return;
         }
         let lease_lost = Arc::new(AtomicBool::new(false));
-        let heartbeat = self.spawn_heartbeat(worker.to_owned(), id, Arc::clone(&lease_lost));
-        let outcome = self.sync(worker, &operation, &lease_lost).await;
-        heartbeat.abort();
-        match outcome {
-            Ok(()) => {}
-            Err(RunError::LeaseLost) => {
+        let _heartbeat =
+            HeartbeatGuard(self.spawn_heartbeat(worker.to_owned(), id, Arc::clone(&lease_lost)));
+        let mut staged = None;
+        let run =
+            AssertUnwindSafe(self.sync(worker, &operation, data_type, &lease_lost, &mut staged));
+        let outcome = match run.catch_unwind().await {
+            Ok(Ok(())) => return,
+            Ok(Err(error)) => error,
+            Err(_) => RunError::Internal("the sync panicked".to_owned()),
+        };
+        let staging = staged.map(|generation| (data_type, Generations::Exactly(generation)));
+        let outcome = match outcome {
+            RunError::LeaseLost => {
                 tracing::warn!(worker, pull_operation_id = %id, "lost the lease; another worker owns the operation");
+                return;
             }
-            Err(RunError::Cancelled(message)) => {
-                self.discard_staging(&operation).await;
-                self.finish(worker, id, PullStatus::Cancelled, Some(message))
-                    .await;
+            RunError::Interrupted => Outcome::Requeue,
+            RunError::Cancelled(message) => Outcome::Final(PullStatus::Cancelled, message),
+            RunError::Auth(message) => Outcome::Deauthorize(message),
+            RunError::Failed(message) => Outcome::Final(PullStatus::Failed, message),
+            RunError::Internal(cause) => {
+                tracing::error!(worker, pull_operation_id = %id, cause, "internal error while syncing");
+                Outcome::Final(
+                    PullStatus::Failed,
+                    format!(
+                        "An internal error stopped the sync; the server log has it under pull operation {id}."
+                    ),
+                )
             }
-            Err(RunError::Auth(message)) => {
-                self.discard_staging(&operation).await;
-                if let Err(error) = self.deauthorize(operation.connection_id).await {
-                    tracing::error!(worker, error = %error, "marking the connection deauthorized failed");
-                }
-                self.finish(worker, id, PullStatus::AuthError, Some(message))
-                    .await;
-            }
-            Err(RunError::Failed(message)) => {
-                self.discard_staging(&operation).await;
-                self.finish(worker, id, PullStatus::Failed, Some(message))
-                    .await;
-            }
-        }
+        };
+        self.settle(worker, &operation, outcome, staging).await;
     }
 
+    /// Renews the lease until aborted; gives it up only once it has lapsed
+    /// without a successful renewal (one failed attempt is retried).
     fn spawn_heartbeat(
         &self,
         worker: String,
@@ -205,6 +268,7 @@ impl Engine {
         let db = self.db.clone();
         let (lease, every) = (self.config.lease, self.config.heartbeat);
         tokio::spawn(async move {
+            let mut held_until = Utc::now() + chrono::Duration::from_std(lease).unwrap_or_default();
             loop {
                 tokio::time::sleep(every).await;
                 let until = Utc::now() + chrono::Duration::from_std(lease).unwrap_or_default();
@@ -215,11 +279,17 @@ impl Engine {
                     .filter(pull_operation::Column::Status.eq(PullStatus::Fetching.as_str()))
                     .exec(&db)
                     .await;
-                if !matches!(renewed, Ok(result) if result.rows_affected == 1) {
-                    lease_lost.store(true, Ordering::SeqCst);
-                    return;
+                match renewed {
+                    Ok(result) if result.rows_affected == 1 => held_until = until,
+                    // Someone else owns it now.
+                    Ok(_) => break,
+                    Err(error) if Utc::now() < held_until => {
+                        tracing::warn!(pull_operation_id = %id, error = %error, "renewing the lease failed; retrying");
+                    }
+                    Err(_) => break,
                 }
             }
+            lease_lost.store(true, Ordering::SeqCst);
         })
     }
 
@@ -228,15 +298,13 @@ impl Engine {
         &self,
         worker: &str,
         operation: &pull_operation::Model,
+        data_type: DataType,
         lease_lost: &AtomicBool,
+        staged: &mut Option<i64>,
     ) -> Result<(), RunError> {
-        let data_type = parse_data_type(&operation.data_type).ok_or_else(|| {
-            RunError::Failed(format!("unknown data type {:?}", operation.data_type))
-        })?;
         let connection = connection::Entity::find_by_id(operation.connection_id)
             .one(&self.db)
-            .await
-            .map_err(RunError::internal)?
+            .await?
             .ok_or_else(|| RunError::Cancelled("The connection was deleted.".to_owned()))?;
         if connection.status != ConnectionStatus::Linked.as_str() {
             return Err(RunError::Cancelled(format!(
@@ -245,7 +313,7 @@ impl Engine {
             )));
         }
         let integration = integrations::find(&connection.platform_key).ok_or_else(|| {
-            RunError::Failed(format!("unknown platform {:?}", connection.platform_key))
+            RunError::Failed(format!("Unknown platform {:?}.", connection.platform_key))
         })?;
         let connector = self
             .connectors
@@ -265,25 +333,28 @@ impl Engine {
                 RunError::Cancelled("The connection has no stored authorization.".to_owned())
             })?;
 
-        // Leftovers of an abandoned attempt are not part of any generation readers see.
-        let current = store::current_generation(&self.db, connection.id, data_type)
-            .await
-            .map_err(RunError::internal)?;
-        store::delete_other_generations(&self.db, connection.id, data_type, current)
-            .await
-            .map_err(RunError::internal)?;
+        let current = store::current_generation(&self.db, connection.id, data_type).await?;
         let staging = Staging {
             connection_id: connection.id,
             company_id: connection.company_id,
             generation: current + 1,
             modified: Timestamp::now(),
         };
+        // Leftovers of abandoned attempts (never published) go first.
+        let txn = self.fenced(worker, operation.id, 0, 0).await?;
+        store::delete_generations(&txn, connection.id, data_type, Generations::Above(current))
+            .await?;
+        txn.commit().await?;
+        *staged = Some(staging.generation);
 
         let mut cursor = None;
         let mut fetched: i64 = 0;
         loop {
             if lease_lost.load(Ordering::SeqCst) {
                 return Err(RunError::LeaseLost);
+            }
+            if self.stopping() {
+                return Err(RunError::Interrupted);
             }
             let page = connector
                 .fetch(&credentials, data_type, cursor.take())
@@ -297,25 +368,11 @@ impl Engine {
                 Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
                 _ => 0,
             };
-            // The page is written only while this worker holds the lease:
-            // the fenced UPDATE comes first, taking the write lock too.
-            let txn = self.db.begin().await.map_err(RunError::internal)?;
-            let held = pull_operation::Entity::update_many()
-                .col_expr(pull_operation::Column::RecordsFetched, fetched.into())
-                .col_expr(pull_operation::Column::Progress, progress.into())
-                .filter(pull_operation::Column::Id.eq(operation.id))
-                .filter(pull_operation::Column::LeaseOwner.eq(worker))
-                .filter(pull_operation::Column::Status.eq(PullStatus::Fetching.as_str()))
-                .exec(&txn)
-                .await
-                .map_err(RunError::internal)?;
-            if held.rows_affected == 0 {
-                return Err(RunError::LeaseLost);
-            }
+            let txn = self.fenced(worker, operation.id, fetched, progress).await?;
             store::stage(&txn, staging, page.records)
                 .await
-                .map_err(RunError::from)?;
-            txn.commit().await.map_err(RunError::internal)?;
+                .map_err(|error| RunError::Internal(error.to_string()))?;
+            txn.commit().await?;
             match page.next {
                 Some(next) => cursor = Some(next),
                 None => break,
@@ -323,7 +380,7 @@ impl Engine {
         }
 
         let completed = Timestamp::now();
-        let txn = self.db.begin().await.map_err(RunError::internal)?;
+        let txn = self.db.begin().await?;
         let done = pull_operation::Entity::update_many()
             .col_expr(
                 pull_operation::Column::Status,
@@ -337,14 +394,13 @@ impl Engine {
             )
             .col_expr(
                 pull_operation::Column::LeaseExpiresAt,
-                Option::<chrono::DateTime<Utc>>::None.into(),
+                Option::<DateTime<Utc>>::None.into(),
             )
             .filter(pull_operation::Column::Id.eq(operation.id))
             .filter(pull_operation::Column::LeaseOwner.eq(worker))
             .filter(pull_operation::Column::Status.eq(PullStatus::Fetching.as_str()))
             .exec(&txn)
-            .await
-            .map_err(RunError::internal)?;
+            .await?;
         if done.rows_affected == 0 {
             return Err(RunError::LeaseLost);
         }
@@ -357,26 +413,25 @@ impl Engine {
             operation.id,
             completed,
         )
-        .await
-        .map_err(RunError::internal)?;
+        .await?;
         connection::Entity::update_many()
             .col_expr(connection::Column::LastSync, completed.into())
             .filter(connection::Column::Id.eq(connection.id))
             .exec(&txn)
-            .await
-            .map_err(RunError::internal)?;
+            .await?;
         company::Entity::update_many()
             .col_expr(company::Column::LastSync, completed.into())
             .filter(company::Column::Id.eq(connection.company_id))
             .exec(&txn)
-            .await
-            .map_err(RunError::internal)?;
-        txn.commit().await.map_err(RunError::internal)?;
+            .await?;
+        txn.commit().await?;
+        *staged = None;
 
-        // Readers moved to the new generation; the old one can go.
+        // Readers moved to the new generation; only older ones go (a later
+        // sync may already be staging a newer one).
+        let superseded = Generations::Below(staging.generation);
         if let Err(error) =
-            store::delete_other_generations(&self.db, connection.id, data_type, staging.generation)
-                .await
+            store::delete_generations(&self.db, connection.id, data_type, superseded).await
         {
             tracing::warn!(error = %error, "deleting superseded records failed; the next sync retries");
         }
@@ -389,58 +444,132 @@ impl Engine {
         Ok(())
     }
 
-    async fn discard_staging(&self, operation: &pull_operation::Model) {
-        let Some(data_type) = parse_data_type(&operation.data_type) else {
-            return;
-        };
-        let cleanup = async {
-            let current =
-                store::current_generation(&self.db, operation.connection_id, data_type).await?;
-            store::delete_other_generations(&self.db, operation.connection_id, data_type, current)
-                .await
-        };
-        if let Err(error) = cleanup.await {
-            tracing::warn!(error = %error, "discarding staged records failed; the next sync retries");
-        }
-    }
-
-    async fn deauthorize(&self, connection_id: Uuid) -> Result<(), sea_orm::DbErr> {
-        connection::Entity::update_many()
-            .col_expr(
-                connection::Column::Status,
-                ConnectionStatus::Deauthorized.as_str().into(),
-            )
-            .filter(connection::Column::Id.eq(connection_id))
-            .exec(&self.db)
-            .await
-            .map(drop)
-    }
-
-    /// Records a final status (only while this worker still holds the operation).
-    async fn finish(&self, worker: &str, id: Uuid, status: PullStatus, message: Option<String>) {
-        if let Some(message) = &message {
-            tracing::warn!(pull_operation_id = %id, status = status.as_str(), message, "pull operation did not complete");
-        }
-        let result = pull_operation::Entity::update_many()
-            .col_expr(pull_operation::Column::Status, status.as_str().into())
-            .col_expr(pull_operation::Column::ErrorMessage, message.into())
-            .col_expr(pull_operation::Column::Completed, Timestamp::now().into())
-            .col_expr(
-                pull_operation::Column::LeaseOwner,
-                Option::<String>::None.into(),
-            )
-            .col_expr(
-                pull_operation::Column::LeaseExpiresAt,
-                Option::<chrono::DateTime<Utc>>::None.into(),
-            )
+    /// A transaction that starts by re-asserting this worker's lease (and
+    /// recording progress); `LeaseLost` if another worker owns the operation.
+    async fn fenced(
+        &self,
+        worker: &str,
+        id: Uuid,
+        fetched: i64,
+        progress: i32,
+    ) -> Result<sea_orm::DatabaseTransaction, RunError> {
+        let txn = self.db.begin().await?;
+        let held = pull_operation::Entity::update_many()
+            .col_expr(pull_operation::Column::RecordsFetched, fetched.into())
+            .col_expr(pull_operation::Column::Progress, progress.into())
             .filter(pull_operation::Column::Id.eq(id))
             .filter(pull_operation::Column::LeaseOwner.eq(worker))
-            .exec(&self.db)
-            .await;
-        if let Err(error) = result {
-            tracing::error!(pull_operation_id = %id, error = %error, "recording the outcome failed");
+            .filter(pull_operation::Column::Status.eq(PullStatus::Fetching.as_str()))
+            .exec(&txn)
+            .await?;
+        if held.rows_affected == 0 {
+            return Err(RunError::LeaseLost);
+        }
+        Ok(txn)
+    }
+
+    /// Ends a run that did not complete, in one transaction that only
+    /// applies while this worker still holds the operation: records the
+    /// outcome, discards the run's staged rows, and deauthorizes the
+    /// connection when the platform rejected its tokens.
+    async fn settle(
+        &self,
+        worker: &str,
+        operation: &pull_operation::Model,
+        outcome: Outcome,
+        staging: Option<(DataType, Generations)>,
+    ) {
+        let result: Result<(), sea_orm::DbErr> = async {
+            let txn = self.db.begin().await?;
+            let mut update = pull_operation::Entity::update_many()
+                .col_expr(
+                    pull_operation::Column::LeaseOwner,
+                    Option::<String>::None.into(),
+                )
+                .col_expr(
+                    pull_operation::Column::LeaseExpiresAt,
+                    Option::<DateTime<Utc>>::None.into(),
+                );
+            update = match &outcome {
+                Outcome::Requeue => update
+                    .col_expr(
+                        pull_operation::Column::Status,
+                        PullStatus::Queued.as_str().into(),
+                    )
+                    .col_expr(pull_operation::Column::Progress, 0.into())
+                    .col_expr(pull_operation::Column::RecordsFetched, 0_i64.into())
+                    .col_expr(
+                        pull_operation::Column::Attempts,
+                        (operation.attempts - 1).max(0).into(),
+                    ),
+                Outcome::Final(status, message) => update
+                    .col_expr(pull_operation::Column::Status, status.as_str().into())
+                    .col_expr(
+                        pull_operation::Column::ErrorMessage,
+                        Some(message.clone()).into(),
+                    )
+                    .col_expr(pull_operation::Column::Completed, Timestamp::now().into()),
+                Outcome::Deauthorize(message) => update
+                    .col_expr(
+                        pull_operation::Column::Status,
+                        PullStatus::AuthError.as_str().into(),
+                    )
+                    .col_expr(
+                        pull_operation::Column::ErrorMessage,
+                        Some(message.clone()).into(),
+                    )
+                    .col_expr(pull_operation::Column::Completed, Timestamp::now().into()),
+            };
+            let held = update
+                .filter(pull_operation::Column::Id.eq(operation.id))
+                .filter(pull_operation::Column::LeaseOwner.eq(worker))
+                .exec(&txn)
+                .await?;
+            if held.rows_affected == 0 {
+                // Another worker owns it now: leave everything to it.
+                return Ok(());
+            }
+            if let Some((data_type, which)) = staging {
+                store::delete_generations(&txn, operation.connection_id, data_type, which).await?;
+            }
+            if let Outcome::Deauthorize(_) = outcome {
+                connection::Entity::update_many()
+                    .col_expr(
+                        connection::Column::Status,
+                        ConnectionStatus::Deauthorized.as_str().into(),
+                    )
+                    .filter(connection::Column::Id.eq(operation.connection_id))
+                    .exec(&txn)
+                    .await?;
+            }
+            txn.commit().await
+        }
+        .await;
+        match (&outcome, result) {
+            (_, Err(error)) => {
+                tracing::error!(pull_operation_id = %operation.id, error = %error, "recording the outcome failed");
+            }
+            (Outcome::Requeue, Ok(())) => {
+                tracing::info!(pull_operation_id = %operation.id, "shutting down: pull operation back in the queue");
+            }
+            (Outcome::Final(status, message), Ok(())) => {
+                tracing::warn!(pull_operation_id = %operation.id, status = status.as_str(), message, "pull operation did not complete");
+            }
+            (Outcome::Deauthorize(message), Ok(())) => {
+                tracing::warn!(pull_operation_id = %operation.id, message, "platform rejected the tokens; connection deauthorized");
+            }
         }
     }
+}
+
+/// How a run that did not complete is recorded.
+enum Outcome {
+    /// Back to the queue (shutdown); the attempt does not count.
+    Requeue,
+    /// A final status with its message.
+    Final(PullStatus, String),
+    /// `AuthError`, and the connection becomes `Deauthorized`.
+    Deauthorize(String),
 }
 
 /// How a run ended short of completion.
@@ -448,30 +577,27 @@ impl Engine {
 enum RunError {
     /// Another worker owns the operation now; stop without touching it.
     LeaseLost,
+    /// The process is shutting down.
+    Interrupted,
     /// Nothing to do any more (connection gone or no longer linked).
     Cancelled(String),
     /// The platform rejected the tokens.
     Auth(String),
-    /// Anything else, in words for a person.
+    /// The platform or its data failed, in words for a person.
     Failed(String),
+    /// A bug or a database failure; logged, not shown.
+    Internal(String),
 }
 
-impl RunError {
-    fn internal(error: impl std::fmt::Display) -> Self {
-        Self::Failed(format!("Internal error while syncing: {error}"))
-    }
-}
-
-impl From<ApiError> for RunError {
-    fn from(error: ApiError) -> Self {
-        Self::internal(error)
+impl From<sea_orm::DbErr> for RunError {
+    fn from(error: sea_orm::DbErr) -> Self {
+        Self::Internal(error.to_string())
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::integrations::DataType;
 
     #[test]
     fn the_default_lease_outlives_several_heartbeats() {

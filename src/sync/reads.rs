@@ -1,6 +1,16 @@
 //! Reading a company's synced data: the tenant check, the "not synced
 //! yet" answer, and the pages.
+//!
+//! Each read runs in one read-only snapshot (REPEATABLE READ on
+//! PostgreSQL; a read transaction on SQLite, whose WAL gives it a
+//! snapshot): the current generation, the count and the page all come from
+//! the same moment, so a sync publishing and deleting generations between
+//! them cannot yield an empty or mixed page.
 
+use sea_orm::{
+    AccessMode, DatabaseConnection, DatabaseTransaction, DbBackend, IsolationLevel,
+    TransactionTrait,
+};
 use uuid::Uuid;
 
 use entity::{customer, invoice};
@@ -34,32 +44,45 @@ async fn generations(
         })
 }
 
+async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiError> {
+    Ok(match db.get_database_backend() {
+        DbBackend::Postgres => {
+            db.begin_with_config(
+                Some(IsolationLevel::RepeatableRead),
+                Some(AccessMode::ReadOnly),
+            )
+            .await?
+        }
+        _ => db.begin().await?,
+    })
+}
+
 /// One page of the company's invoices (optionally of one status) and the total.
 pub async fn invoices(
-    db: &impl sea_orm::ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     status: Option<InvoiceStatus>,
     page: PageRequest,
 ) -> Result<(Vec<invoice::Model>, u64), ApiError> {
-    let generations = generations(db, tenant, company_id, DataType::Invoices).await?;
-    Ok(store::invoices_page(
-        db,
-        company_id,
-        &generations,
-        status.map(InvoiceStatus::as_str),
-        page,
-    )
-    .await?)
+    let txn = snapshot(db).await?;
+    let generations = generations(&txn, tenant, company_id, DataType::Invoices).await?;
+    let status = status.map(InvoiceStatus::as_str);
+    let found = store::invoices_page(&txn, company_id, &generations, status, page).await?;
+    txn.commit().await?;
+    Ok(found)
 }
 
 /// One page of the company's customers and the total.
 pub async fn customers(
-    db: &impl sea_orm::ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     page: PageRequest,
 ) -> Result<(Vec<customer::Model>, u64), ApiError> {
-    let generations = generations(db, tenant, company_id, DataType::Customers).await?;
-    Ok(store::customers_page(db, company_id, &generations, page).await?)
+    let txn = snapshot(db).await?;
+    let generations = generations(&txn, tenant, company_id, DataType::Customers).await?;
+    let found = store::customers_page(&txn, company_id, &generations, page).await?;
+    txn.commit().await?;
+    Ok(found)
 }

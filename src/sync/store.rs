@@ -55,29 +55,42 @@ pub async fn current_generation(
     )
 }
 
-/// Deletes rows of `data_type` of a connection outside `keep` (a superseded
-/// generation, or the leftovers of an abandoned sync).
-pub async fn delete_other_generations(
+/// Which generations of a connection's data type to delete.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Generations {
+    /// Exactly this one (a run's own staging).
+    Exactly(i64),
+    /// Every one newer than this (leftovers of abandoned runs, never published).
+    Above(i64),
+    /// Every one older than this (superseded by a published one).
+    Below(i64),
+}
+
+/// Deletes the rows of `data_type` of a connection in `which` generations.
+pub async fn delete_generations(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,
-    keep: i64,
+    which: Generations,
 ) -> Result<(), sea_orm::DbErr> {
+    macro_rules! delete_from {
+        ($entity:ident) => {{
+            let generation = $entity::Column::Generation;
+            let scope = match which {
+                Generations::Exactly(value) => generation.eq(value),
+                Generations::Above(value) => generation.gt(value),
+                Generations::Below(value) => generation.lt(value),
+            };
+            $entity::Entity::delete_many()
+                .filter($entity::Column::ConnectionId.eq(connection_id))
+                .filter(scope)
+                .exec(db)
+                .await?;
+        }};
+    }
     match data_type {
-        DataType::Invoices => {
-            invoice::Entity::delete_many()
-                .filter(invoice::Column::ConnectionId.eq(connection_id))
-                .filter(invoice::Column::Generation.ne(keep))
-                .exec(db)
-                .await?;
-        }
-        DataType::Customers => {
-            customer::Entity::delete_many()
-                .filter(customer::Column::ConnectionId.eq(connection_id))
-                .filter(customer::Column::Generation.ne(keep))
-                .exec(db)
-                .await?;
-        }
+        DataType::Invoices => delete_from!(invoice),
+        DataType::Customers => delete_from!(customer),
     }
     Ok(())
 }

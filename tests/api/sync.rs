@@ -143,6 +143,9 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
                     invoice["invoiceId"].clone(),
                 ));
             }
+            if let Some(previous) = body["_links"]["previous"]["href"].as_str() {
+                assert!(previous.ends_with("&status=Paid"), "{previous}");
+            }
             next = body["_links"]["next"]["href"].as_str().map(str::to_owned);
         }
         assert_eq!(seen.len(), expected_paid);
@@ -707,4 +710,202 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
         }
     })
     .await;
+}
+
+#[tokio::test]
+async fn readers_never_see_half_a_sync() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Acme").await;
+        sandbox_connection(app, company_id, 3000, 11).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+
+        let stop = Arc::new(AtomicBool::new(false));
+        let reader = {
+            let stop = stop.clone();
+            let (client, address, authorization) = (app.raw(), app.url(""), app.authorization());
+            let path =
+                format!("{address}/companies/{company_id}/data/invoices?page=30&pageSize=10");
+            tokio::spawn(async move {
+                let mut reads = 0;
+                while !stop.load(Ordering::SeqCst) {
+                    let body: Value = client
+                        .get(&path)
+                        .header("authorization", &authorization)
+                        .send()
+                        .await
+                        .expect("answered")
+                        .json()
+                        .await
+                        .expect("JSON");
+                    assert_eq!(body["totalResults"], 3000, "{body}");
+                    assert_eq!(
+                        body["results"].as_array().map(Vec::len),
+                        Some(10),
+                        "a partial page: {body}"
+                    );
+                    reads += 1;
+                }
+                reads
+            })
+        };
+        for _ in 0..5 {
+            app.client
+                .queue_data_type(&company_id, "invoices")
+                .await
+                .expect("queued");
+            settled(&app.client, company_id).await;
+        }
+        stop.store(true, Ordering::SeqCst);
+        let reads = reader.await.expect("the reader saw only whole pages");
+        assert!(reads > 0);
+    })
+    .await;
+}
+
+/// The sandbox, slowly: each page takes a while.
+struct Slow;
+
+impl Connector for Slow {
+    fn fetch<'a>(
+        &'a self,
+        credentials: &'a Value,
+        data_type: DataType,
+        cursor: Option<String>,
+    ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
+        Box::pin(async move {
+            tokio::time::sleep(Duration::from_millis(150)).await;
+            SandboxConnector.fetch(credentials, data_type, cursor).await
+        })
+    }
+}
+
+#[tokio::test]
+async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
+    for backend in backends() {
+        let idle = AppOptions {
+            engine: EngineConfig {
+                workers: 0,
+                ..EngineConfig::default()
+            },
+            ..AppOptions::default()
+        };
+        let app = TestApp::spawn_with(backend, idle).await;
+        let company_id = new_company(&app, "Acme").await;
+        let connection_id = sandbox_connection(&app, company_id, 8000, 2).await;
+        let queued = app
+            .client
+            .queue_data_type(&company_id, "invoices")
+            .await
+            .expect("queued")
+            .into_inner();
+        let id = queued[0].pull_operation_id;
+
+        let engine = tributary::sync::engine::Engine::new(
+            app.db.clone(),
+            app.keyring.clone(),
+            Connectors::standard().with("sandbox", Arc::new(Slow)),
+            EngineConfig {
+                workers: 1,
+                poll: Duration::from_millis(20),
+                ..EngineConfig::default()
+            },
+            Arc::new(tokio::sync::Notify::new()),
+        );
+        let workers = engine.start();
+        for _ in 0..100 {
+            let op = app
+                .client
+                .get_pull_operation(&company_id, &id)
+                .await
+                .expect("found")
+                .into_inner();
+            if op.records_fetched > 0 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        engine.stop(workers, Duration::from_secs(10)).await;
+
+        let row = entity::pull_operation::Entity::find_by_id(id)
+            .one(&app.db)
+            .await
+            .expect("read")
+            .expect("row");
+        assert_eq!(
+            (
+                row.status.as_str(),
+                row.attempts,
+                row.lease_owner.as_deref()
+            ),
+            ("Queued", 0, None)
+        );
+        let staged =
+            tributary::sync::store::generation_size(&app.db, connection_id, DataType::Invoices, 1)
+                .await
+                .expect("read");
+        assert_eq!(
+            staged, 0,
+            "the interrupted run's staged rows were discarded"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
+    for backend in backends() {
+        let idle = AppOptions {
+            engine: EngineConfig {
+                workers: 0,
+                ..EngineConfig::default()
+            },
+            ..AppOptions::default()
+        };
+        let app = TestApp::spawn_with(backend, idle).await;
+        let company_id = new_company(&app, "Acme").await;
+        let connection_id = sandbox_connection(&app, company_id, 50, 2).await;
+        // Concurrent triggers still queue one operation per data type.
+        let triggers = (0..8).map(|_| app.client.sync_all_data(&company_id));
+        let answers = futures::future::join_all(triggers).await;
+        assert!(
+            answers
+                .iter()
+                .all(|answer| answer.as_ref().is_ok_and(|queued| queued.status() == 202))
+        );
+        let history = app
+            .client
+            .list_pull_operations(&company_id, None, None, None, None)
+            .await
+            .expect("history")
+            .into_inner();
+        assert_eq!(history.total_results, 2);
+
+        let unlink = client::types::ConnectionUpdate {
+            status: client::types::StatusChange::Unlinked,
+        };
+        app.client
+            .update_connection(&company_id, &connection_id, &unlink)
+            .await
+            .expect("unlinked");
+        let working = AppOptions {
+            engine: EngineConfig {
+                workers: 1,
+                poll: Duration::from_millis(20),
+                ..EngineConfig::default()
+            },
+            ..AppOptions::default()
+        };
+        app.another_instance(working).await;
+        let ops = settled(&app.client, company_id).await;
+        for op in ops {
+            assert_eq!(op.status, PullStatus::Cancelled, "{op:?}");
+            assert!(
+                op.error_message
+                    .as_deref()
+                    .unwrap_or_default()
+                    .contains("Unlinked"),
+                "{op:?}"
+            );
+        }
+    }
 }
