@@ -93,6 +93,31 @@ pub struct AppOptions {
     pub engine: EngineConfig,
 }
 
+impl AppOptions {
+    /// No sync workers: queued operations stay queued.
+    pub fn idle() -> Self {
+        Self {
+            engine: EngineConfig {
+                workers: 0,
+                ..EngineConfig::default()
+            },
+            ..Self::default()
+        }
+    }
+
+    /// `workers` sync workers that look for work every 20 ms.
+    pub fn working(workers: usize) -> Self {
+        Self {
+            engine: EngineConfig {
+                workers,
+                poll: std::time::Duration::from_millis(20),
+                ..EngineConfig::default()
+            },
+            ..Self::default()
+        }
+    }
+}
+
 impl Default for AppOptions {
     fn default() -> Self {
         Self {

@@ -226,13 +226,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
 async fn triggers_are_idempotent_while_an_operation_is_pending() {
     for backend in backends() {
         // No workers: operations stay queued.
-        let options = AppOptions {
-            engine: EngineConfig {
-                workers: 0,
-                ..EngineConfig::default()
-            },
-            ..AppOptions::default()
-        };
+        let options = AppOptions::idle();
         let app = TestApp::spawn_with(backend, options).await;
         let company_id = new_company(&app, "Acme").await;
         sandbox_connection(&app, company_id, 10, 1).await;
@@ -605,13 +599,7 @@ async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
 #[tokio::test]
 async fn an_operation_whose_worker_died_is_taken_over_or_failed_after_its_lease() {
     for backend in backends() {
-        let idle = AppOptions {
-            engine: EngineConfig {
-                workers: 0,
-                ..EngineConfig::default()
-            },
-            ..AppOptions::default()
-        };
+        let idle = AppOptions::idle();
         let app = TestApp::spawn_with(backend, idle).await;
         let company_id = new_company(&app, "Acme").await;
         sandbox_connection(&app, company_id, 300, 9).await;
@@ -639,14 +627,7 @@ async fn an_operation_whose_worker_died_is_taken_over_or_failed_after_its_lease(
         }
 
         // A restarted server takes both over.
-        let restarted = AppOptions {
-            engine: EngineConfig {
-                workers: 2,
-                poll: Duration::from_millis(50),
-                ..EngineConfig::default()
-            },
-            ..AppOptions::default()
-        };
+        let restarted = AppOptions::working(2);
         app.another_instance(restarted).await;
         let ops = settled(&app.client, company_id).await;
         let by_id: HashMap<Uuid, &PullOperation> =
@@ -783,13 +764,7 @@ impl Connector for Slow {
 #[tokio::test]
 async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
     for backend in backends() {
-        let idle = AppOptions {
-            engine: EngineConfig {
-                workers: 0,
-                ..EngineConfig::default()
-            },
-            ..AppOptions::default()
-        };
+        let idle = AppOptions::idle();
         let app = TestApp::spawn_with(backend, idle).await;
         let company_id = new_company(&app, "Acme").await;
         let connection_id = sandbox_connection(&app, company_id, 8000, 2).await;
@@ -854,13 +829,7 @@ async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
 #[tokio::test]
 async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
     for backend in backends() {
-        let idle = AppOptions {
-            engine: EngineConfig {
-                workers: 0,
-                ..EngineConfig::default()
-            },
-            ..AppOptions::default()
-        };
+        let idle = AppOptions::idle();
         let app = TestApp::spawn_with(backend, idle).await;
         let company_id = new_company(&app, "Acme").await;
         let connection_id = sandbox_connection(&app, company_id, 50, 2).await;
@@ -887,14 +856,7 @@ async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
             .update_connection(&company_id, &connection_id, &unlink)
             .await
             .expect("unlinked");
-        let working = AppOptions {
-            engine: EngineConfig {
-                workers: 1,
-                poll: Duration::from_millis(20),
-                ..EngineConfig::default()
-            },
-            ..AppOptions::default()
-        };
+        let working = AppOptions::working(1);
         app.another_instance(working).await;
         let ops = settled(&app.client, company_id).await;
         for op in ops {
