@@ -292,7 +292,25 @@ pub async fn authorize(
         return Err(ApiError::Unprocessable(no_self_service(integration)));
     };
     let now = Timestamp::now();
-    let accepted = body_kind.accept(body, now)?;
+    let accepted = match body_kind.accept(body.clone(), now) {
+        Ok(accepted) => accepted,
+        Err(ApiError::Validation { message, errors }) => {
+            // A well-formed body for the wrong platform deserves a sentence
+            // saying so rather than a list of fields.
+            if let Some(other) = integrations::platform_of_body(&body, integration.platform_key) {
+                return Err(ApiError::Conflict(format!(
+                    "This body is a {other} authorization, but connection {connection_id} is to {this}: send the \
+                     fields of {schema} (GET /integrations/{key}), or create a connection to {other}.",
+                    other = other.name,
+                    this = integration.name,
+                    schema = body_kind.schema_name(),
+                    key = integration.platform_key,
+                )));
+            }
+            return Err(ApiError::Validation { message, errors });
+        }
+        Err(error) => return Err(error),
+    };
     let plaintext = serde_json::to_vec(&accepted.sealed_body).map_err(ApiError::internal)?;
     let sealed = keyring
         .seal(&plaintext, &credential_binding(connection_id))

@@ -30,6 +30,7 @@ pub fn document() -> anyhow::Result<Value> {
     close_request_bodies(&mut document);
     normalize_media_types(&mut document);
     normalize_header_names(&mut document);
+    constrain_values(&mut document);
     Ok(document)
 }
 
@@ -60,12 +61,18 @@ pub fn json_schema_for(document: &Value, name: &str) -> anyhow::Result<Value> {
         .pointer("/components/schemas")
         .cloned()
         .context("the document has no schemas")?;
-    anyhow::ensure!(components.get(name).is_some(), "no schema named {name}");
     rewrite_nullable(&mut components);
-    Ok(json!({
-        "$ref": format!("{SCHEMA_REF_PREFIX}{name}"),
-        "components": { "schemas": components },
-    }))
+    // The component itself is the root (so error locations point into it);
+    // its references resolve against the components carried beside it.
+    let mut root = components
+        .get(name)
+        .cloned()
+        .with_context(|| format!("no schema named {name}"))?;
+    let fields = root
+        .as_object_mut()
+        .context("a component schema is an object")?;
+    fields.insert("components".to_owned(), json!({ "schemas": components }));
+    Ok(root)
 }
 
 /// The description of the placeholder components that
@@ -124,6 +131,102 @@ fn normalize_media_types(value: &mut Value) {
         Value::Array(items) => items.iter_mut().for_each(normalize_media_types),
         _ => {}
     }
+}
+
+/// Says in the spec exactly which values the server accepts where the
+/// handler, not poem-openapi, checks them: `dataType` (an enum), the
+/// case-insensitive `status` filters (a pattern), and `platformKey` (the
+/// catalogue's keys).
+fn constrain_values(document: &mut Value) {
+    use crate::integrations::{self, DataType};
+    use crate::sync::operations::PullStatus;
+    use crate::sync::records::InvoiceStatus;
+    use crate::sync::store::data_type_name;
+
+    let data_types: Vec<&str> = [DataType::Invoices, DataType::Customers]
+        .map(data_type_name)
+        .into();
+    let invoice_statuses: Vec<&str> = InvoiceStatus::ALL.iter().map(|s| s.as_str()).collect();
+    let pull_statuses: Vec<&str> = PullStatus::ALL.iter().map(|s| s.as_str()).collect();
+    if let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) {
+        for operation in paths
+            .values_mut()
+            .filter_map(Value::as_object_mut)
+            .flat_map(|item| item.values_mut())
+        {
+            let operation_id = operation
+                .get("operationId")
+                .and_then(Value::as_str)
+                .unwrap_or("")
+                .to_owned();
+            let Some(parameters) = operation
+                .get_mut("parameters")
+                .and_then(Value::as_array_mut)
+            else {
+                continue;
+            };
+            for parameter in parameters {
+                let name = parameter
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .unwrap_or("")
+                    .to_owned();
+                let Some(schema) = parameter.get_mut("schema").and_then(Value::as_object_mut)
+                else {
+                    continue;
+                };
+                match (operation_id.as_str(), name.as_str()) {
+                    (_, "dataType") => {
+                        schema.insert("enum".to_owned(), json!(data_types));
+                    }
+                    ("listInvoices", "status") => {
+                        schema.insert(
+                            "pattern".to_owned(),
+                            json!(case_insensitive(&invoice_statuses)),
+                        );
+                    }
+                    ("listPullOperations", "status") => {
+                        schema.insert(
+                            "pattern".to_owned(),
+                            json!(case_insensitive(&pull_statuses)),
+                        );
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    let keys: Vec<&str> = integrations::all().iter().map(|i| i.platform_key).collect();
+    if let Some(platform_key) =
+        document.pointer_mut("/components/schemas/ConnectionInput/properties/platformKey")
+        && let Some(schema) = platform_key.as_object_mut()
+    {
+        schema.insert("enum".to_owned(), json!(keys));
+        schema.insert(
+            crate::validation::ACCEPTS.to_owned(),
+            json!("a platformKey listed by GET /integrations"),
+        );
+    }
+}
+
+/// A regular expression matching any of `values`, in any letter case.
+fn case_insensitive(values: &[&str]) -> String {
+    let alternatives: Vec<String> = values
+        .iter()
+        .map(|value| {
+            value
+                .chars()
+                .map(|c| {
+                    if c.is_ascii_alphabetic() {
+                        format!("[{}{}]", c.to_ascii_uppercase(), c.to_ascii_lowercase())
+                    } else {
+                        c.to_string()
+                    }
+                })
+                .collect()
+        })
+        .collect();
+    format!("^(?:{})$", alternatives.join("|"))
 }
 
 /// poem-openapi upper-cases response header names (`X-CORRELATION-ID`);

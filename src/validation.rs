@@ -110,15 +110,14 @@ impl Checker {
                         ));
                     }
                 }
-                kind @ (ValidationErrorKind::AnyOf { .. }
-                | ValidationErrorKind::OneOfNotValid { .. }) => {
+                // A schema that says in words what it accepts is quoted.
+                kind => {
                     let message = self
                         .accepts(error.schema_path().as_str())
                         .map(|accepts| format!("must be {accepts}"))
                         .unwrap_or_else(|| describe(kind));
                     errors.push(FieldError::new(item(at), message));
                 }
-                kind => errors.push(FieldError::new(item(at), describe(kind))),
             }
         }
         errors
@@ -133,16 +132,23 @@ impl Checker {
     }
 }
 
+/// The note on `schema` itself, or on one of its direct alternatives (an
+/// optional field wraps its schema in `anyOf: [schema, null]`); never from
+/// deeper down, where it would describe another field.
 fn find_accepts(schema: &Value) -> Option<String> {
-    match schema {
-        Value::Object(object) => object
+    let own = |schema: &Value| {
+        schema
             .get(ACCEPTS)
             .and_then(Value::as_str)
             .map(str::to_owned)
-            .or_else(|| object.values().find_map(find_accepts)),
-        Value::Array(items) => items.iter().find_map(find_accepts),
-        _ => None,
-    }
+    };
+    own(schema).or_else(|| {
+        ["oneOf", "anyOf", "allOf"]
+            .iter()
+            .filter_map(|keyword| schema.get(keyword).and_then(Value::as_array))
+            .flatten()
+            .find_map(own)
+    })
 }
 
 /// Strings over [`MAX_STRING_BYTES`], wherever they are in `instance`.

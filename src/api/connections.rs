@@ -164,7 +164,13 @@ type UpdateErrors = ErrorResponses<
     { status::AUTHENTICATED | status::JSON_BODY | status::NOT_FOUND | status::CONFLICT },
 >;
 type AuthorizeErrors = ErrorResponses<
-    { status::AUTHENTICATED | status::JSON_BODY | status::NOT_FOUND | status::UNPROCESSABLE },
+    {
+        status::AUTHENTICATED
+            | status::JSON_BODY
+            | status::NOT_FOUND
+            | status::CONFLICT
+            | status::UNPROCESSABLE
+    },
 >;
 
 #[OpenApi(tag = "ApiTags::Connections")]
@@ -313,8 +319,9 @@ impl ConnectionsApi {
     /// connection's platform: `GET /integrations/{platformKey}` gives its
     /// JSON Schema, and `openapi.yaml` has each as a component
     /// (`XeroAuthorization`, `QuickBooksOnlineAuthorization`, ...). Every
-    /// problem is reported by field and nothing is stored on a 400.
-    /// Platforms without self-service migration answer 422.
+    /// problem is reported by field and nothing is stored on a 400; a body
+    /// that is another platform's answers 409 saying so. Platforms without
+    /// self-service migration answer 422.
     ///
     /// On success the connection is `Linked`; the tokens are encrypted at
     /// rest and never returned. Sending new tokens replaces the old ones and

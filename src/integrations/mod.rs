@@ -77,6 +77,7 @@ pub struct BodyKind {
     json_schema: fn() -> Value,
     add_openapi_schema: fn(&mut SchemaGenerator),
     accept: fn(Value, DateTime<Utc>) -> Result<AcceptedAuthorization, ApiError>,
+    matches: fn(&Value) -> bool,
 }
 
 impl std::fmt::Debug for BodyKind {
@@ -93,6 +94,7 @@ impl BodyKind {
             json_schema: json_schema_of::<T>,
             add_openapi_schema: add_openapi_schema_of::<T>,
             accept: accept::<T>,
+            matches: matches::<T>,
         }
     }
 
@@ -104,6 +106,11 @@ impl BodyKind {
     /// A standalone JSON Schema (draft 7) of the body.
     pub fn json_schema(&self) -> Value {
         (self.json_schema)()
+    }
+
+    /// Whether `body` is valid against this schema.
+    pub fn matches(&self, body: &Value) -> bool {
+        (self.matches)(body)
     }
 
     /// Validates `body` and reduces it to what is stored.
@@ -142,15 +149,35 @@ fn add_openapi_schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) {
     generator.subschema_for::<T>();
 }
 
+fn checker_of<T: JsonSchema>() -> Result<std::sync::Arc<validation::Checker>, ApiError> {
+    let name = schema_name_of::<T>();
+    validation::cached(&format!("authorization/{name}"), || {
+        Ok(json_schema_of::<T>())
+    })
+    .map_err(ApiError::internal)
+}
+
+fn matches<T: JsonSchema>(body: &Value) -> bool {
+    checker_of::<T>().is_ok_and(|checker| checker.field_errors(body).is_empty())
+}
+
+/// The other platform whose authorization body `body` is, if exactly one.
+pub fn platform_of_body(body: &Value, except: &str) -> Option<&'static Integration> {
+    let mut matching = all().iter().filter(|integration| {
+        integration.platform_key != except
+            && integration
+                .authorization
+                .is_some_and(|kind| kind.matches(body))
+    });
+    let first = matching.next()?;
+    matching.next().is_none().then_some(first)
+}
+
 fn accept<T: AuthorizationBody>(
     body: Value,
     now: DateTime<Utc>,
 ) -> Result<AcceptedAuthorization, ApiError> {
-    let name = schema_name_of::<T>();
-    let checker = validation::cached(&format!("authorization/{name}"), || {
-        Ok(json_schema_of::<T>())
-    })
-    .map_err(ApiError::internal)?;
+    let checker = checker_of::<T>()?;
     let errors = checker.field_errors(&body);
     if !errors.is_empty() {
         return Err(ApiError::validation(errors));

@@ -521,3 +521,21 @@ async fn authorizing_and_deleting_at_once_never_answers_500() {
     })
     .await;
 }
+
+#[tokio::test]
+async fn another_platforms_body_answers_409_naming_both_platforms() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Acme").await;
+        let connection_id = new_connection(app, company_id, "quickbooks-online").await;
+        let xero_body = json!({
+            "tenantId": TENANT, "accessToken": "LEAK-409", "refreshToken": "LEAK-409r", "expiresIn": 1800
+        });
+        let response = put_authorization(app, company_id, connection_id, &xero_body).await;
+        assert_eq!(response.status(), 409);
+        let text = response.text().await.expect("text");
+        assert!(text.contains("Xero authorization") && text.contains("QuickBooks Online"), "{text}");
+        assert!(!text.contains("LEAK"));
+        assert_eq!(count_rows(app, "connection_credential").await, 0);
+    })
+    .await;
+}

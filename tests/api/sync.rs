@@ -119,7 +119,12 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         let expected_paid = paid_count(42, 600);
         let paid = app
             .client
-            .list_invoices(&company_id, None, NonZeroU32::new(50), Some("paid"))
+            .list_invoices(
+                &company_id,
+                None,
+                NonZeroU32::new(50),
+                Some(&"paid".parse().expect("a status")),
+            )
             .await
             .expect("paid invoices")
             .into_inner();
@@ -213,7 +218,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             .await
             .expect("answered");
         assert_eq!(response.status(), 200);
-        app.client.queue_data_type(&company_id, "invoices").await.expect("queued");
+        app.client.queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices).await.expect("queued");
         settled(&app.client, company_id).await;
         let fewer = app.client.list_invoices(&company_id, None, None, None).await.expect("invoices");
         assert_eq!(fewer.into_inner().total_results, 250);
@@ -252,7 +257,7 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
         assert_eq!(first, second);
         let one = app
             .client
-            .queue_data_type(&company_id, "invoices")
+            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
             .await
             .expect("queued")
             .into_inner();
@@ -266,10 +271,16 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             .into_inner();
         assert_eq!(history.total_results, 2);
 
-        let (status, error) = error_of(app.client.queue_data_type(&company_id, "orders").await);
-        assert_eq!(status, 400);
+        let orders = app
+            .raw()
+            .post(app.url(&format!("/companies/{company_id}/data/queue/orders")))
+            .header("authorization", app.authorization())
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(orders.status(), 400);
         assert_eq!(
-            error.validation.expect("validation").errors[0].item_id,
+            json(orders).await["validation"]["errors"][0]["itemId"],
             "dataType"
         );
         let unknown = Uuid::now_v7();
@@ -291,7 +302,13 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
 
         let filtered = app
             .client
-            .list_pull_operations(&company_id, Some("invoices"), None, None, Some("queued"))
+            .list_pull_operations(
+                &company_id,
+                Some(client::types::ListPullOperationsDataType::Invoices),
+                None,
+                None,
+                Some(&"queued".parse().expect("a status")),
+            )
             .await
             .expect("history")
             .into_inner();
@@ -388,7 +405,7 @@ async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
 
         fail.store(true, Ordering::SeqCst);
         app.client
-            .queue_data_type(&company_id, "invoices")
+            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
             .await
             .expect("queued");
         let after_ops = settled(&app.client, company_id).await;
@@ -458,7 +475,7 @@ async fn rejected_tokens_end_in_auth_error_and_deauthorize_the_connection() {
         let company_id = new_company(&app, "Acme").await;
         let connection_id = sandbox_connection(&app, company_id, 1500, 3).await;
         app.client
-            .queue_data_type(&company_id, "invoices")
+            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
             .await
             .expect("queued");
         let ops = settled(&app.client, company_id).await;
@@ -732,7 +749,7 @@ async fn readers_never_see_half_a_sync() {
         };
         for _ in 0..5 {
             app.client
-                .queue_data_type(&company_id, "invoices")
+                .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
                 .await
                 .expect("queued");
             settled(&app.client, company_id).await;
@@ -770,7 +787,7 @@ async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
         let connection_id = sandbox_connection(&app, company_id, 8000, 2).await;
         let queued = app
             .client
-            .queue_data_type(&company_id, "invoices")
+            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
             .await
             .expect("queued")
             .into_inner();
