@@ -152,6 +152,15 @@ async fn find_row(
     connection_id: Uuid,
 ) -> Result<connection::Model, ApiError> {
     companies::find(db, tenant, company_id).await?;
+    connection_of_company(db, company_id, connection_id).await
+}
+
+/// The connection of a company already checked to be the tenant's.
+async fn connection_of_company(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+    connection_id: Uuid,
+) -> Result<connection::Model, ApiError> {
     connection::Entity::find_by_id(connection_id)
         .filter(connection::Column::CompanyId.eq(company_id))
         .one(db)
@@ -244,7 +253,7 @@ pub async fn unlink(
         .filter(connection::Column::Status.eq(ConnectionStatus::Linked.as_str()))
         .exec(db)
         .await?;
-    let row = find_row(db, tenant, company_id, connection_id).await?;
+    let row = connection_of_company(db, company_id, connection_id).await?;
     if updated.rows_affected == 0 {
         let status = ConnectionStatus::parse(&row.status)?;
         return Err(ApiError::Conflict(format!(
@@ -342,7 +351,7 @@ pub async fn authorize(
     )
     .await?;
     txn.commit().await?;
-    let row = find_row(db, tenant, company_id, row.id).await?;
+    let row = connection_of_company(db, company_id, row.id).await?;
     view_of(db, row).await
 }
 

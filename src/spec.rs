@@ -46,12 +46,12 @@ pub fn shared_document() -> anyhow::Result<&'static Value> {
 
 /// The document as YAML, exactly as committed in `openapi.yaml`.
 pub fn yaml() -> anyhow::Result<String> {
-    serde_yaml::to_string(&document()?).context("writing the OpenAPI document as YAML")
+    serde_yaml::to_string(shared_document()?).context("writing the OpenAPI document as YAML")
 }
 
 /// The document as pretty-printed JSON.
 pub fn json() -> anyhow::Result<String> {
-    serde_json::to_string_pretty(&document()?).context("writing the OpenAPI document as JSON")
+    serde_json::to_string_pretty(shared_document()?).context("writing the OpenAPI document as JSON")
 }
 
 /// A standalone JSON Schema (draft 7) for the component `name`, with the

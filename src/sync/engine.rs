@@ -161,10 +161,7 @@ impl Engine {
     }
 
     /// Claims the oldest queued (or abandoned) operation for `worker`.
-    pub async fn claim(
-        &self,
-        worker: &str,
-    ) -> Result<Option<pull_operation::Model>, sea_orm::DbErr> {
+    async fn claim(&self, worker: &str) -> Result<Option<pull_operation::Model>, sea_orm::DbErr> {
         let backend = self.db.get_database_backend();
         let lock = match backend {
             DbBackend::Postgres => "FOR UPDATE SKIP LOCKED",

@@ -16,7 +16,7 @@ use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use tributary::crypto::{self, Keyring};
 use tributary::state::AppState;
-use tributary::sync::connectors::Connectors;
+use tributary::sync::connectors::{Connector, Connectors};
 use tributary::sync::engine::{Engine, EngineConfig};
 use tributary::{api_keys, db, server};
 
@@ -101,6 +101,14 @@ impl AppOptions {
                 workers: 0,
                 ..EngineConfig::default()
             },
+            ..Self::default()
+        }
+    }
+
+    /// The standard engine, with `connector` standing in for the sandbox's.
+    pub fn with_sandbox(connector: Arc<dyn Connector>) -> Self {
+        Self {
+            connectors: Connectors::standard().with("sandbox", connector),
             ..Self::default()
         }
     }

@@ -375,19 +375,12 @@ impl Connector for Flaky {
 async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
     for backend in backends() {
         let fail = Arc::new(AtomicBool::new(false));
-        let connectors = Connectors::standard().with(
-            "sandbox",
-            Arc::new(Flaky {
-                fail: fail.clone(),
-                auth_error: false,
-            }),
-        );
         let app = TestApp::spawn_with(
             backend,
-            AppOptions {
-                connectors,
-                ..AppOptions::default()
-            },
+            AppOptions::with_sandbox(Arc::new(Flaky {
+                fail: fail.clone(),
+                auth_error: false,
+            })),
         )
         .await;
         let company_id = new_company(&app, "Acme").await;
@@ -457,19 +450,12 @@ async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
 #[tokio::test]
 async fn rejected_tokens_end_in_auth_error_and_deauthorize_the_connection() {
     for backend in backends() {
-        let connectors = Connectors::standard().with(
-            "sandbox",
-            Arc::new(Flaky {
-                fail: Arc::new(AtomicBool::new(true)),
-                auth_error: true,
-            }),
-        );
         let app = TestApp::spawn_with(
             backend,
-            AppOptions {
-                connectors,
-                ..AppOptions::default()
-            },
+            AppOptions::with_sandbox(Arc::new(Flaky {
+                fail: Arc::new(AtomicBool::new(true)),
+                auth_error: true,
+            })),
         )
         .await;
         let company_id = new_company(&app, "Acme").await;
