@@ -15,6 +15,7 @@ use crate::db::{self, DEFAULT_DATABASE_URL};
 use crate::state::AppState;
 use crate::sync::connectors::Connectors;
 use crate::sync::engine::{Engine, EngineConfig};
+use crate::sync::store::PageReads;
 use crate::telemetry::{self, LogFormat};
 use crate::{api_keys, connections, server};
 
@@ -78,6 +79,10 @@ struct ServeOptions {
         hide_env_values = true
     )]
     bootstrap_api_key: Option<String>,
+    /// Read list pages with `OFFSET` and `COUNT(*)` instead of the stored
+    /// ordinals: only for the benchmark, which measures both in one run.
+    #[arg(long, global = true, env = "TRIBUTARY_NAIVE_PAGING", hide = true)]
+    naive_paging: bool,
 }
 
 #[derive(Subcommand)]
@@ -233,10 +238,17 @@ async fn serve(
         sync_wake.clone(),
     );
     let workers = engine.start();
+    let page_reads = if options.naive_paging {
+        tracing::warn!("naive paging: every list page pays OFFSET and COUNT(*) (benchmark mode)");
+        PageReads::OffsetAndCount
+    } else {
+        PageReads::Ordinals
+    };
     let app = server::app(AppState {
         db,
         keyring,
         sync_wake,
+        page_reads,
     })?;
     tracing::info!(
         "listening on http://{}  (docs at /docs, spec at /openapi.yaml)",

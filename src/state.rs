@@ -6,6 +6,7 @@ use std::sync::Arc;
 use sea_orm::DatabaseConnection;
 
 use crate::crypto::Keyring;
+use crate::sync::store::PageReads;
 
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]
@@ -16,4 +17,6 @@ pub struct AppState {
     pub keyring: Arc<Keyring>,
     /// Wakes the sync engine's idle workers when a sync is queued.
     pub sync_wake: Arc<tokio::sync::Notify>,
+    /// How list pages of synced data are read (ordinals, except in the benchmark's naive mode).
+    pub page_reads: PageReads,
 }

@@ -31,6 +31,9 @@ pub struct Model {
     pub modified_date: DateTimeUtc,
     /// When the platform's record changed.
     pub source_modified_date: Option<DateTimeUtc>,
+    /// Place in the connection's list (by name, ties by customer id), from 1,
+    /// dense within the generation.
+    pub ordinal: i64,
 }
 
 /// Tables a customer refers to.

@@ -50,6 +50,11 @@ pub struct Model {
     pub modified_date: DateTimeUtc,
     /// When the platform's record changed.
     pub source_modified_date: Option<DateTimeUtc>,
+    /// Place in the connection's list (newest issue date first, ties by
+    /// invoice id), from 1, dense within the generation.
+    pub ordinal: i64,
+    /// Place among the connection's invoices of the same status, in the same order.
+    pub status_ordinal: i64,
 }
 
 /// Tables an invoice refers to.

@@ -9,6 +9,8 @@ pub mod company;
 pub mod connection;
 pub mod connection_credential;
 pub mod customer;
+pub mod customer_staging;
 pub mod data_generation;
 pub mod invoice;
+pub mod invoice_staging;
 pub mod pull_operation;

@@ -564,7 +564,7 @@ impl DataApi {
     ) -> Result<InvoicePage, DataErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;
         let status = requested_invoice_status(status.0.as_deref())?;
-        let (rows, total) = reads::invoices(&state.db, tenant, company_id.0, status, page).await?;
+        let (rows, total) = reads::invoices(state.0, tenant, company_id.0, status, page).await?;
         let results = rows
             .into_iter()
             .map(Invoice::try_from)
@@ -605,7 +605,7 @@ impl DataApi {
         page_size: Query<i32>,
     ) -> Result<CustomerPage, DataErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;
-        let (rows, total) = reads::customers(&state.db, tenant, company_id.0, page).await?;
+        let (rows, total) = reads::customers(state.0, tenant, company_id.0, page).await?;
         let results = rows.into_iter().map(Customer::from).collect();
         let location = ListLocation::new(request.uri().path());
         Ok(CustomerPage::Ok(Json(Paged::new(

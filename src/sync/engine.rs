@@ -339,6 +339,7 @@ impl Engine {
         };
         // Leftovers of abandoned attempts (never published) go first.
         let txn = self.fenced(worker, operation.id, 0, 0).await?;
+        store::clear_staging(&txn, connection.id, data_type).await?;
         store::delete_generations(&txn, connection.id, data_type, Generations::Above(current))
             .await?;
         txn.commit().await?;
@@ -378,6 +379,10 @@ impl Engine {
 
         let completed = Timestamp::now();
         let txn = self.db.begin().await?;
+        // The long part first: the operation's row is locked only from the
+        // fenced update on, so heartbeats keep renewing the lease meanwhile.
+        let published =
+            store::number_staged(&txn, connection.id, data_type, staging.generation).await?;
         let done = pull_operation::Entity::update_many()
             .col_expr(
                 pull_operation::Column::Status,
@@ -406,7 +411,7 @@ impl Engine {
             connection.id,
             data_type,
             staging.generation,
-            fetched,
+            published as i64,
             operation.id,
             completed,
         )
@@ -425,17 +430,21 @@ impl Engine {
         *staged = None;
 
         // Readers moved to the new generation; only older ones go (a later
-        // sync may already be staging a newer one).
+        // sync may already be staging a newer one), and the moved staging.
         let superseded = Generations::Below(staging.generation);
-        if let Err(error) =
-            store::delete_generations(&self.db, connection.id, data_type, superseded).await
-        {
+        let cleared = match store::clear_staging(&self.db, connection.id, data_type).await {
+            Ok(()) => {
+                store::delete_generations(&self.db, connection.id, data_type, superseded).await
+            }
+            Err(error) => Err(error),
+        };
+        if let Err(error) = cleared {
             tracing::warn!(error = %error, "deleting superseded records failed; the next sync retries");
         }
         tracing::info!(
             pull_operation_id = %operation.id,
             data_type = store::data_type_name(data_type),
-            records = fetched,
+            records = published,
             "pull operation complete"
         );
         Ok(())

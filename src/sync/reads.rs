@@ -17,19 +17,20 @@ use entity::{customer, invoice};
 
 use super::operations::company_connection_ids;
 use super::records::InvoiceStatus;
-use super::store::{self, data_type_name};
+use super::store::{self, Visible, data_type_name};
 use crate::auth::Tenant;
 use crate::companies;
 use crate::error::ApiError;
 use crate::integrations::DataType;
 use crate::paging::PageRequest;
+use crate::state::AppState;
 
 async fn generations(
     db: &impl sea_orm::ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
-) -> Result<Vec<(Uuid, i64)>, ApiError> {
+) -> Result<Vec<Visible>, ApiError> {
     companies::find(db, tenant, company_id).await?;
     let connections = company_connection_ids(db, company_id).await?;
     store::visible_generations(db, connections, data_type)
@@ -59,30 +60,30 @@ async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiErr
 
 /// One page of the company's invoices (optionally of one status) and the total.
 pub async fn invoices(
-    db: &DatabaseConnection,
+    state: &AppState,
     tenant: Tenant,
     company_id: Uuid,
     status: Option<InvoiceStatus>,
     page: PageRequest,
 ) -> Result<(Vec<invoice::Model>, u64), ApiError> {
-    let txn = snapshot(db).await?;
-    let generations = generations(&txn, tenant, company_id, DataType::Invoices).await?;
+    let txn = snapshot(&state.db).await?;
+    let visible = generations(&txn, tenant, company_id, DataType::Invoices).await?;
     let status = status.map(InvoiceStatus::as_str);
-    let found = store::invoices_page(&txn, company_id, &generations, status, page).await?;
+    let found = store::invoices_page(&txn, &visible, status, page, state.page_reads).await?;
     txn.commit().await?;
     Ok(found)
 }
 
 /// One page of the company's customers and the total.
 pub async fn customers(
-    db: &DatabaseConnection,
+    state: &AppState,
     tenant: Tenant,
     company_id: Uuid,
     page: PageRequest,
 ) -> Result<(Vec<customer::Model>, u64), ApiError> {
-    let txn = snapshot(db).await?;
-    let generations = generations(&txn, tenant, company_id, DataType::Customers).await?;
-    let found = store::customers_page(&txn, company_id, &generations, page).await?;
+    let txn = snapshot(&state.db).await?;
+    let visible = generations(&txn, tenant, company_id, DataType::Customers).await?;
+    let found = store::customers_page(&txn, &visible, page, state.page_reads).await?;
     txn.commit().await?;
     Ok(found)
 }

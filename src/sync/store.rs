@@ -1,21 +1,31 @@
-//! Where synced records live, and how a sync swaps them in.
+//! Where synced records live, how a sync swaps them in, and how pages are
+//! read.
 //!
 //! Each (connection, data type) has a current generation in
 //! `data_generation`; readers see only rows of that generation. A sync
-//! writes its rows under the next generation in short batches, then one
-//! short transaction points `data_generation` at it, so readers move from
-//! the previous complete data to the new complete data in one step, never
-//! seeing half a sync; the superseded rows are deleted afterwards.
+//! writes its rows into a staging table under the next generation in short
+//! batches; the transaction that completes it moves them into the readable
+//! table in one sorted `INSERT … SELECT`, numbering each row densely in the
+//! list's default order (`ordinal`, and `status_ordinal` within its status),
+//! and points `data_generation` at the new generation with its row count.
+//! Readers therefore move from the previous complete data to the new
+//! complete data in one step, never seeing half a sync, and page N of a
+//! connection's list is a range of ordinals: its cost does not depend on N,
+//! and `totalResults` is a stored count or one index lookup. The superseded
+//! rows and the staging are deleted afterwards.
+
+use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
+
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
-    QuerySelect, Set,
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, Iterable, PaginatorTrait, QueryFilter,
+    QueryOrder, QuerySelect, Select, Set, Statement,
 };
 use uuid::Uuid;
 
-use entity::{customer, data_generation, invoice};
+use entity::{customer, customer_staging, data_generation, invoice, invoice_staging};
 
 use super::connectors::Records;
 use super::records::{Customer, Invoice};
@@ -66,7 +76,8 @@ pub enum Generations {
     Below(i64),
 }
 
-/// Deletes the rows of `data_type` of a connection in `which` generations.
+/// Deletes the rows of `data_type` of a connection in `which` generations,
+/// staged or published.
 pub async fn delete_generations(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
@@ -89,8 +100,14 @@ pub async fn delete_generations(
         }};
     }
     match data_type {
-        DataType::Invoices => delete_from!(invoice),
-        DataType::Customers => delete_from!(customer),
+        DataType::Invoices => {
+            delete_from!(invoice_staging);
+            delete_from!(invoice);
+        }
+        DataType::Customers => {
+            delete_from!(customer_staging);
+            delete_from!(customer);
+        }
     }
     Ok(())
 }
@@ -108,7 +125,9 @@ pub struct Staging {
     pub modified: DateTime<Utc>,
 }
 
-/// Writes one page of records into the staging generation.
+/// Writes one page of records into the staging tables. A record the
+/// platform sent twice (page-numbered paging over data that changes during
+/// the sync) is kept once, as last sent.
 pub async fn stage(
     db: &impl ConnectionTrait,
     staging: Staging,
@@ -116,26 +135,84 @@ pub async fn stage(
 ) -> Result<(), ApiError> {
     match records {
         Records::Invoices(invoices) => {
+            let invoices = last_of_each(invoices, |record| &record.invoice_id);
             for batch in invoices.chunks(INSERT_BATCH) {
                 let rows = batch
                     .iter()
                     .map(|record| invoice_row(staging, record))
                     .collect::<Result<Vec<_>, _>>()?;
-                invoice::Entity::insert_many(rows).exec(db).await?;
+                invoice_staging::Entity::insert_many(rows)
+                    .on_conflict(
+                        OnConflict::columns([
+                            invoice_staging::Column::ConnectionId,
+                            invoice_staging::Column::Generation,
+                            invoice_staging::Column::InvoiceId,
+                        ])
+                        .update_columns(invoice_staging::Column::iter().filter(|column| {
+                            !matches!(
+                                column,
+                                invoice_staging::Column::ConnectionId
+                                    | invoice_staging::Column::Generation
+                                    | invoice_staging::Column::InvoiceId
+                            )
+                        }))
+                        .to_owned(),
+                    )
+                    .exec(db)
+                    .await?;
             }
         }
         Records::Customers(customers) => {
+            let customers = last_of_each(customers, |record| &record.customer_id);
             for batch in customers.chunks(INSERT_BATCH) {
                 let rows = batch.iter().map(|record| customer_row(staging, record));
-                customer::Entity::insert_many(rows).exec(db).await?;
+                customer_staging::Entity::insert_many(rows)
+                    .on_conflict(
+                        OnConflict::columns([
+                            customer_staging::Column::ConnectionId,
+                            customer_staging::Column::Generation,
+                            customer_staging::Column::CustomerId,
+                        ])
+                        .update_columns(customer_staging::Column::iter().filter(|column| {
+                            !matches!(
+                                column,
+                                customer_staging::Column::ConnectionId
+                                    | customer_staging::Column::Generation
+                                    | customer_staging::Column::CustomerId
+                            )
+                        }))
+                        .to_owned(),
+                    )
+                    .exec(db)
+                    .await?;
             }
         }
     }
     Ok(())
 }
 
-fn invoice_row(staging: Staging, record: &Invoice) -> Result<invoice::ActiveModel, ApiError> {
-    Ok(invoice::ActiveModel {
+/// The records with repeated ids reduced to the last one sent, in first-seen
+/// order (one insert statement may not touch a row twice).
+fn last_of_each<T>(records: Vec<T>, id: impl Fn(&T) -> &String) -> Vec<T> {
+    let mut place: HashMap<String, usize> = HashMap::with_capacity(records.len());
+    let mut kept: Vec<T> = Vec::with_capacity(records.len());
+    for record in records {
+        match place.get(id(&record)) {
+            Some(&index) => kept[index] = record,
+            None => {
+                place.insert(id(&record).clone(), kept.len());
+                kept.push(record);
+            }
+        }
+    }
+    kept
+}
+
+fn invoice_row(
+    staging: Staging,
+    record: &Invoice,
+) -> Result<invoice_staging::ActiveModel, ApiError> {
+    Ok(invoice_staging::ActiveModel {
         connection_id: Set(staging.connection_id),
         generation: Set(staging.generation),
         invoice_id: Set(record.invoice_id.clone()),
@@ -159,8 +236,8 @@ fn invoice_row(staging: Staging, record: &Invoice) -> Result<invoice::ActiveMode
     })
 }
 
-fn customer_row(staging: Staging, record: &Customer) -> customer::ActiveModel {
-    customer::ActiveModel {
+fn customer_row(staging: Staging, record: &Customer) -> customer_staging::ActiveModel {
+    customer_staging::ActiveModel {
         connection_id: Set(staging.connection_id),
         generation: Set(staging.generation),
         customer_id: Set(record.customer_id.clone()),
@@ -173,6 +250,51 @@ fn customer_row(staging: Staging, record: &Customer) -> customer::ActiveModel {
         modified_date: Set(staging.modified),
         source_modified_date: Set(record.source_modified_date),
     }
+}
+
+/// The invoice columns a sync copies from staging, in table order.
+const INVOICE_COLUMNS: &str = "connection_id, generation, invoice_id, company_id, invoice_number, \
+     customer_id, customer_name, issue_date, due_date, paid_on_date, currency, sub_total, \
+     total_tax_amount, total_amount, amount_due, status, line_items, note, modified_date, \
+     source_modified_date";
+
+/// The customer columns a sync copies from staging, in table order.
+const CUSTOMER_COLUMNS: &str = "connection_id, generation, customer_id, company_id, \
+     customer_name, email_address, phone, default_currency, status, modified_date, \
+     source_modified_date";
+
+/// Moves a run's staged rows into the readable table, numbering each in
+/// its list's default order (the same order [`invoices_page`] and
+/// [`customers_page`] read): one sorted `INSERT … SELECT` inside the
+/// caller's transaction. Returns how many rows moved.
+pub async fn number_staged(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+    generation: i64,
+) -> Result<u64, sea_orm::DbErr> {
+    let sql = match data_type {
+        DataType::Invoices => format!(
+            "INSERT INTO invoice ({INVOICE_COLUMNS}, ordinal, status_ordinal) \
+             SELECT {INVOICE_COLUMNS}, \
+                    row_number() OVER (ORDER BY issue_date DESC, invoice_id), \
+                    row_number() OVER (PARTITION BY status ORDER BY issue_date DESC, invoice_id) \
+             FROM invoice_staging WHERE connection_id = $1 AND generation = $2"
+        ),
+        DataType::Customers => format!(
+            "INSERT INTO customer ({CUSTOMER_COLUMNS}, ordinal) \
+             SELECT {CUSTOMER_COLUMNS}, row_number() OVER (ORDER BY customer_name, customer_id) \
+             FROM customer_staging WHERE connection_id = $1 AND generation = $2"
+        ),
+    };
+    let moved = db
+        .execute_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            [connection_id.into(), generation.into()],
+        ))
+        .await?;
+    Ok(moved.rows_affected())
 }
 
 /// Points readers at `generation` (inside the caller's transaction).
@@ -212,16 +334,63 @@ pub async fn publish(
     Ok(())
 }
 
+/// Deletes every staged (unpublished) row of a connection's data type.
+pub async fn clear_staging(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+) -> Result<(), sea_orm::DbErr> {
+    match data_type {
+        DataType::Invoices => {
+            invoice_staging::Entity::delete_many()
+                .filter(invoice_staging::Column::ConnectionId.eq(connection_id))
+                .exec(db)
+                .await?;
+        }
+        DataType::Customers => {
+            customer_staging::Entity::delete_many()
+                .filter(customer_staging::Column::ConnectionId.eq(connection_id))
+                .exec(db)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// The published data of one connection that readers see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visible {
+    /// The connection.
+    pub connection_id: Uuid,
+    /// Its current generation.
+    pub generation: i64,
+    /// How many rows the generation holds.
+    pub record_count: i64,
+}
+
+/// How list pages are read.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum PageReads {
+    /// A page is a range of the stored ordinals and the total a stored
+    /// count: the cost does not grow with the page number.
+    #[default]
+    Ordinals,
+    /// `OFFSET` and `COUNT(*)` on every request, as most services do; kept
+    /// only so the benchmark can measure the difference in one run.
+    OffsetAndCount,
+}
+
 /// The current generations of `data_type` across a company's connections;
 /// `None` when none has ever completed a sync.
 pub async fn visible_generations(
     db: &impl ConnectionTrait,
     connection_ids: Vec<Uuid>,
     data_type: DataType,
-) -> Result<Option<Vec<(Uuid, i64)>>, sea_orm::DbErr> {
+) -> Result<Option<Vec<Visible>>, sea_orm::DbErr> {
     let rows = data_generation::Entity::find()
         .filter(data_generation::Column::ConnectionId.is_in(connection_ids))
         .filter(data_generation::Column::DataType.eq(data_type_name(data_type)))
+        .order_by_asc(data_generation::Column::ConnectionId)
         .all(db)
         .await?;
     if rows.is_empty() {
@@ -229,105 +398,215 @@ pub async fn visible_generations(
     }
     Ok(Some(
         rows.into_iter()
-            .map(|row| (row.connection_id, row.generation))
+            .map(|row| Visible {
+                connection_id: row.connection_id,
+                generation: row.generation,
+                record_count: row.record_count,
+            })
             .collect(),
     ))
 }
 
-fn visible(
+/// Rows of the visible generations whose ordinal is at most `bound` (all
+/// of them when `bound` is `None`).
+fn visible_up_to(
     connection: impl ColumnTrait,
     generation: impl ColumnTrait,
-    generations: &[(Uuid, i64)],
+    ordinal: impl ColumnTrait,
+    visible: &[Visible],
+    bound: Option<u64>,
 ) -> Condition {
-    generations
-        .iter()
-        .fold(Condition::any(), |any, (connection_id, current)| {
-            any.add(
-                Condition::all()
-                    .add(connection.eq(*connection_id))
-                    .add(generation.eq(*current)),
-            )
-        })
+    visible.iter().fold(Condition::any(), |any, current| {
+        let mut one = Condition::all()
+            .add(connection.eq(current.connection_id))
+            .add(generation.eq(current.generation));
+        if let Some(bound) = bound {
+            one = one.add(ordinal.lte(bound));
+        }
+        any.add(one)
+    })
+}
+
+/// The ordinals `(after, through]` that make up `page` of one list.
+fn ordinal_range(page: PageRequest) -> (u64, u64) {
+    let after = page.offset();
+    (after, after.saturating_add(page.limit()))
 }
 
 /// One page of a company's invoices, newest issue date first (ties by
 /// connection, then invoice id), optionally of one status, and the total.
+///
+/// With one connection, the page is the range of ordinals it covers and
+/// the total is the generation's count (or, by status, the highest status
+/// ordinal): index lookups whatever the page number. Several connections
+/// are merged by their common order: the first `offset + limit` rows of the
+/// merge come from the first `offset + limit` of each connection, so each
+/// contributes a bounded prefix.
 pub async fn invoices_page(
     db: &impl ConnectionTrait,
-    company_id: Uuid,
-    generations: &[(Uuid, i64)],
+    visible: &[Visible],
     status: Option<&str>,
     page: PageRequest,
+    reads: PageReads,
 ) -> Result<(Vec<invoice::Model>, u64), sea_orm::DbErr> {
-    let mut query = invoice::Entity::find()
-        .filter(invoice::Column::CompanyId.eq(company_id))
-        .filter(visible(
-            invoice::Column::ConnectionId,
-            invoice::Column::Generation,
-            generations,
-        ));
-    if let Some(status) = status {
-        query = query.filter(invoice::Column::Status.eq(status));
+    let ordinal = match status {
+        Some(_) => invoice::Column::StatusOrdinal,
+        None => invoice::Column::Ordinal,
+    };
+    let with_status = |query: Select<invoice::Entity>| match status {
+        Some(status) => query.filter(invoice::Column::Status.eq(status)),
+        None => query,
+    };
+    let (after, through) = ordinal_range(page);
+    match (visible, reads) {
+        ([one], PageReads::Ordinals) => {
+            let rows = with_status(invoice::Entity::find())
+                .filter(invoice::Column::ConnectionId.eq(one.connection_id))
+                .filter(invoice::Column::Generation.eq(one.generation))
+                .filter(ordinal.gt(after))
+                .filter(ordinal.lte(through))
+                .order_by_asc(ordinal)
+                .all(db)
+                .await?;
+            let total = match status {
+                None => one.record_count as u64,
+                Some(_) => invoices_of_status(db, one, with_status).await?,
+            };
+            Ok((rows, total))
+        }
+        ([one], PageReads::OffsetAndCount) => {
+            let query = with_status(invoice::Entity::find())
+                .filter(invoice::Column::ConnectionId.eq(one.connection_id))
+                .filter(invoice::Column::Generation.eq(one.generation));
+            let total = query.clone().count(db).await?;
+            let rows = query
+                .order_by_asc(ordinal)
+                .offset(page.offset())
+                .limit(page.limit())
+                .all(db)
+                .await?;
+            Ok((rows, total))
+        }
+        _ => {
+            let mut total = 0;
+            for one in visible {
+                total += match status {
+                    None => one.record_count as u64,
+                    Some(_) => invoices_of_status(db, one, with_status).await?,
+                };
+            }
+            let rows = with_status(invoice::Entity::find())
+                .filter(visible_up_to(
+                    invoice::Column::ConnectionId,
+                    invoice::Column::Generation,
+                    ordinal,
+                    visible,
+                    Some(through),
+                ))
+                .order_by_desc(invoice::Column::IssueDate)
+                .order_by_asc(invoice::Column::ConnectionId)
+                .order_by_asc(invoice::Column::InvoiceId)
+                .offset(page.offset())
+                .limit(page.limit())
+                .all(db)
+                .await?;
+            Ok((rows, total))
+        }
     }
-    let total = query.clone().count(db).await?;
-    let rows = query
-        .order_by_desc(invoice::Column::IssueDate)
-        .order_by_asc(invoice::Column::ConnectionId)
-        .order_by_asc(invoice::Column::InvoiceId)
-        .offset(page.offset())
-        .limit(page.limit())
-        .all(db)
-        .await?;
-    Ok((rows, total))
 }
 
-/// One page of a company's customers, by name (ties by connection, then id), and the total.
+/// How many of one connection's visible invoices match the status filter:
+/// the highest status ordinal, one index lookup.
+async fn invoices_of_status(
+    db: &impl ConnectionTrait,
+    one: &Visible,
+    with_status: impl Fn(Select<invoice::Entity>) -> Select<invoice::Entity>,
+) -> Result<u64, sea_orm::DbErr> {
+    let highest: Option<Option<i64>> = with_status(invoice::Entity::find())
+        .select_only()
+        .column_as(invoice::Column::StatusOrdinal.max(), "highest")
+        .filter(invoice::Column::ConnectionId.eq(one.connection_id))
+        .filter(invoice::Column::Generation.eq(one.generation))
+        .into_tuple()
+        .one(db)
+        .await?;
+    Ok(highest.flatten().unwrap_or(0) as u64)
+}
+
+/// One page of a company's customers, by name (ties by connection, then id),
+/// and the total; read like [`invoices_page`].
 pub async fn customers_page(
     db: &impl ConnectionTrait,
-    company_id: Uuid,
-    generations: &[(Uuid, i64)],
+    visible: &[Visible],
     page: PageRequest,
+    reads: PageReads,
 ) -> Result<(Vec<customer::Model>, u64), sea_orm::DbErr> {
-    let query = customer::Entity::find()
-        .filter(customer::Column::CompanyId.eq(company_id))
-        .filter(visible(
-            customer::Column::ConnectionId,
-            customer::Column::Generation,
-            generations,
-        ));
-    let total = query.clone().count(db).await?;
-    let rows = query
-        .order_by_asc(customer::Column::CustomerName)
-        .order_by_asc(customer::Column::ConnectionId)
-        .order_by_asc(customer::Column::CustomerId)
-        .offset(page.offset())
-        .limit(page.limit())
-        .all(db)
-        .await?;
-    Ok((rows, total))
+    let total = visible.iter().map(|one| one.record_count as u64).sum();
+    let (after, through) = ordinal_range(page);
+    match (visible, reads) {
+        ([one], PageReads::Ordinals) => {
+            let rows = customer::Entity::find()
+                .filter(customer::Column::ConnectionId.eq(one.connection_id))
+                .filter(customer::Column::Generation.eq(one.generation))
+                .filter(customer::Column::Ordinal.gt(after))
+                .filter(customer::Column::Ordinal.lte(through))
+                .order_by_asc(customer::Column::Ordinal)
+                .all(db)
+                .await?;
+            Ok((rows, total))
+        }
+        ([one], PageReads::OffsetAndCount) => {
+            let query = customer::Entity::find()
+                .filter(customer::Column::ConnectionId.eq(one.connection_id))
+                .filter(customer::Column::Generation.eq(one.generation));
+            let total = query.clone().count(db).await?;
+            let rows = query
+                .order_by_asc(customer::Column::Ordinal)
+                .offset(page.offset())
+                .limit(page.limit())
+                .all(db)
+                .await?;
+            Ok((rows, total))
+        }
+        _ => {
+            let rows = customer::Entity::find()
+                .filter(visible_up_to(
+                    customer::Column::ConnectionId,
+                    customer::Column::Generation,
+                    customer::Column::Ordinal,
+                    visible,
+                    Some(through),
+                ))
+                .order_by_asc(customer::Column::CustomerName)
+                .order_by_asc(customer::Column::ConnectionId)
+                .order_by_asc(customer::Column::CustomerId)
+                .offset(page.offset())
+                .limit(page.limit())
+                .all(db)
+                .await?;
+            Ok((rows, total))
+        }
+    }
 }
 
-/// How many rows of a generation exist (for tests and checks).
+/// How many rows of a generation exist, staged or published (for tests and checks).
 pub async fn generation_size(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,
     generation: i64,
 ) -> Result<u64, sea_orm::DbErr> {
-    match data_type {
-        DataType::Invoices => {
-            invoice::Entity::find()
-                .filter(invoice::Column::ConnectionId.eq(connection_id))
-                .filter(invoice::Column::Generation.eq(generation))
+    macro_rules! count_in {
+        ($entity:ident) => {
+            $entity::Entity::find()
+                .filter($entity::Column::ConnectionId.eq(connection_id))
+                .filter($entity::Column::Generation.eq(generation))
                 .count(db)
-                .await
-        }
-        DataType::Customers => {
-            customer::Entity::find()
-                .filter(customer::Column::ConnectionId.eq(connection_id))
-                .filter(customer::Column::Generation.eq(generation))
-                .count(db)
-                .await
-        }
+                .await?
+        };
     }
+    Ok(match data_type {
+        DataType::Invoices => count_in!(invoice_staging) + count_in!(invoice),
+        DataType::Customers => count_in!(customer_staging) + count_in!(customer),
+    })
 }

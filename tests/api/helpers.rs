@@ -305,6 +305,7 @@ async fn start_instance(
         db,
         keyring,
         sync_wake,
+        page_reads: tributary::sync::store::PageReads::default(),
     })
     .expect("the app builds");
     tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(app));

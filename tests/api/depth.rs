@@ -1,0 +1,251 @@
+//! Pages at any depth: every page of a synced list is exactly its slice of
+//! the whole list in the documented order, with exact totals, whether the
+//! company has one connection (pages read by stored ordinals) or several
+//! (merged), and whatever the platform repeats.
+
+use std::num::NonZeroU32;
+use std::sync::Arc;
+
+use futures::future::BoxFuture;
+use serde_json::Value;
+use uuid::Uuid;
+
+use tributary::integrations::DataType;
+use tributary::sync::connectors::sandbox::Dataset;
+use tributary::sync::connectors::{Connector, ConnectorError, Page, Records};
+use tributary::sync::records::InvoiceStatus;
+
+use crate::connections::new_company;
+use crate::helpers::{AppOptions, TestApp, backends, json};
+use crate::sync::{sandbox_connection, settled};
+
+/// An invoice's place in the company's list: newest issue date first, ties
+/// by connection, then invoice id.
+#[derive(Debug, Clone, PartialEq, Eq, PartialOrd, Ord)]
+struct Place {
+    newest_first: std::cmp::Reverse<chrono::NaiveDate>,
+    connection_id: Uuid,
+    invoice_id: String,
+}
+
+/// The company's whole invoice list as the sandbox generates it.
+fn expected_invoices(sources: &[(Uuid, Dataset)]) -> Vec<(Place, InvoiceStatus)> {
+    let mut all: Vec<(Place, InvoiceStatus)> = sources
+        .iter()
+        .flat_map(|(connection_id, dataset)| {
+            (0..dataset.invoice_count).map(move |index| {
+                let invoice = dataset.invoice(index);
+                let place = Place {
+                    newest_first: std::cmp::Reverse(invoice.issue_date),
+                    connection_id: *connection_id,
+                    invoice_id: invoice.invoice_id,
+                };
+                (place, invoice.status)
+            })
+        })
+        .collect();
+    all.sort_by(|left, right| left.0.cmp(&right.0));
+    all
+}
+
+/// Fetches pages 1, 2, a middle one, the last and the one after it, at
+/// several sizes, with and without status filters, and compares each with
+/// its slice of `expected`.
+async fn assert_pages_are_slices(
+    app: &TestApp,
+    company_id: Uuid,
+    expected: &[(Place, InvoiceStatus)],
+) {
+    for status in [None, Some(InvoiceStatus::Paid), Some(InvoiceStatus::Void)] {
+        let list: Vec<&Place> = expected
+            .iter()
+            .filter(|(_, of)| status.is_none_or(|wanted| *of == wanted))
+            .map(|(place, _)| place)
+            .collect();
+        for page_size in [7_usize, 100] {
+            let last = list.len().div_ceil(page_size).max(1);
+            let mut pages = vec![1, 2, last.div_ceil(2), last, last + 1];
+            pages.dedup();
+            for page in pages {
+                let filter = status.map_or(String::new(), |status| {
+                    format!("&status={}", status.as_str())
+                });
+                let body = json(
+                    app.get(&format!(
+                        "/companies/{company_id}/data/invoices?page={page}&pageSize={page_size}{filter}"
+                    ))
+                    .await,
+                )
+                .await;
+                assert_eq!(body["totalResults"], list.len(), "{status:?} total");
+                let got: Vec<(String, String)> = body["results"]
+                    .as_array()
+                    .expect("results")
+                    .iter()
+                    .map(|invoice| {
+                        (
+                            invoice["connectionId"]
+                                .as_str()
+                                .expect("connection")
+                                .to_owned(),
+                            invoice["invoiceId"].as_str().expect("id").to_owned(),
+                        )
+                    })
+                    .collect();
+                let start = ((page - 1) * page_size).min(list.len());
+                let end = (start + page_size).min(list.len());
+                let want: Vec<(String, String)> = list[start..end]
+                    .iter()
+                    .map(|place| (place.connection_id.to_string(), place.invoice_id.clone()))
+                    .collect();
+                assert_eq!(got, want, "page {page} of {page_size}, status {status:?}");
+            }
+        }
+    }
+}
+
+/// Pages of customers, concatenated, equal the one-page list.
+async fn assert_customer_pages_concatenate(app: &TestApp, company_id: Uuid) {
+    let whole = app
+        .client
+        .list_customers(&company_id, None, NonZeroU32::new(5000))
+        .await
+        .expect("customers")
+        .into_inner();
+    let mut joined = Vec::new();
+    for page in 1.. {
+        let part = app
+            .client
+            .list_customers(&company_id, NonZeroU32::new(page), NonZeroU32::new(9))
+            .await
+            .expect("customers")
+            .into_inner();
+        assert_eq!(part.total_results, whole.total_results);
+        if part.results.is_empty() {
+            break;
+        }
+        joined.extend(part.results);
+    }
+    let ids = |list: &[client::types::Customer]| -> Vec<(Uuid, String)> {
+        list.iter()
+            .map(|customer| (customer.connection_id, customer.customer_id.clone()))
+            .collect()
+    };
+    assert_eq!(ids(&joined), ids(&whole.results));
+    assert_eq!(joined.len() as i64, whole.total_results);
+    assert!(
+        whole
+            .results
+            .windows(2)
+            .all(|pair| pair[0].customer_name <= pair[1].customer_name),
+        "customers by name"
+    );
+}
+
+#[tokio::test]
+async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(backend, AppOptions::working(2)).await;
+        let company_id = new_company(&app, "Depth").await;
+        let first = sandbox_connection(&app, company_id, 1234, 7).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+        let mut sources = vec![(
+            first,
+            Dataset {
+                seed: 7,
+                invoice_count: 1234,
+            },
+        )];
+        assert_pages_are_slices(&app, company_id, &expected_invoices(&sources)).await;
+        assert_customer_pages_concatenate(&app, company_id).await;
+
+        // A second connection: pages merge both lists in the same order.
+        let second = sandbox_connection(&app, company_id, 777, 8).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+        sources.push((
+            second,
+            Dataset {
+                seed: 8,
+                invoice_count: 777,
+            },
+        ));
+        assert_pages_are_slices(&app, company_id, &expected_invoices(&sources)).await;
+        assert_customer_pages_concatenate(&app, company_id).await;
+    }
+}
+
+/// A platform whose page-numbered paging shifted during the sync: the second
+/// page repeats the last invoice of the first, changed.
+struct RepeatingPlatform;
+
+impl Connector for RepeatingPlatform {
+    fn fetch<'a>(
+        &'a self,
+        _credentials: &'a Value,
+        data_type: DataType,
+        cursor: Option<String>,
+    ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
+        Box::pin(async move {
+            let dataset = Dataset {
+                seed: 3,
+                invoice_count: 30,
+            };
+            let records = match data_type {
+                DataType::Customers => return Ok(dataset.page(data_type, 0)),
+                DataType::Invoices => match cursor.as_deref() {
+                    None => (0..20).map(|index| dataset.invoice(index)).collect(),
+                    _ => {
+                        let mut repeated = dataset.invoice(19);
+                        repeated.note = Some("changed while we paged".to_owned());
+                        std::iter::once(repeated)
+                            .chain((20..30).map(|index| dataset.invoice(index)))
+                            .collect::<Vec<_>>()
+                    }
+                },
+            };
+            Ok(Page {
+                records: Records::Invoices(records),
+                next: cursor.is_none().then(|| "2".to_owned()),
+                total: Some(31),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_record_the_platform_sends_twice_is_listed_once_as_last_sent() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            backend,
+            AppOptions::with_sandbox(Arc::new(RepeatingPlatform)),
+        )
+        .await;
+        let company_id = new_company(&app, "Repeats").await;
+        sandbox_connection(&app, company_id, 30, 3).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        let done = settled(&app.client, company_id).await;
+        assert!(
+            done.iter()
+                .all(|op| op.status == client::types::PullStatus::Complete),
+            "{done:?}"
+        );
+        let body = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/invoices?pageSize=5000"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(body["totalResults"], 30);
+        let results = body["results"].as_array().expect("results");
+        assert_eq!(results.len(), 30);
+        let repeated: Vec<&Value> = results
+            .iter()
+            .filter(|invoice| invoice["invoiceId"] == "sbx-inv-0000019")
+            .collect();
+        assert_eq!(repeated.len(), 1);
+        assert_eq!(repeated[0]["note"], "changed while we paged");
+    }
+}
