@@ -7,6 +7,7 @@ mod helpers;
 
 mod auth;
 mod authorization;
+mod benchmark;
 mod cli;
 mod companies;
 mod connections;

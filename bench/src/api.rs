@@ -1,0 +1,166 @@
+//! Driving tributary through its public API: a company with one `sandbox`
+//! connection of N invoices, synced with `POST /companies/{id}/data/all`.
+
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, bail};
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::process::{API_KEY, PeakMemory, Server};
+
+/// The `Authorization` header value for [`API_KEY`].
+pub fn authorization() -> String {
+    format!(
+        "Basic {}",
+        base64::engine::general_purpose::STANDARD.encode(API_KEY)
+    )
+}
+
+/// What the benchmark synced.
+#[derive(Debug, Clone)]
+pub struct Synced {
+    /// The company.
+    pub company_id: String,
+    /// Invoices in the sync (from the server's pull operation).
+    pub invoices: u64,
+    /// From `POST data/all` to the invoices' pull operation seen complete.
+    pub wall: Duration,
+    /// The server's peak resident memory during the sync, in bytes.
+    pub peak_rss: u64,
+}
+
+async fn call(
+    client: &reqwest::Client,
+    method: reqwest::Method,
+    url: String,
+    body: Option<Value>,
+) -> anyhow::Result<Value> {
+    let mut request = client
+        .request(method.clone(), &url)
+        .header("authorization", authorization());
+    if let Some(body) = body {
+        request = request.json(&body);
+    }
+    let response = request
+        .send()
+        .await
+        .with_context(|| format!("{method} {url}"))?;
+    let status = response.status();
+    let text = response.text().await?;
+    if !status.is_success() {
+        bail!("{method} {url} answered {status}: {text}");
+    }
+    Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
+}
+
+/// Creates the company and its sandbox connection, then syncs it and
+/// waits for both data types, sampling the server's memory throughout.
+pub async fn create_and_sync(server: &Server, invoice_count: u64) -> anyhow::Result<Synced> {
+    let client = reqwest::Client::new();
+    let base = &server.base_url;
+    let company = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{base}/companies"),
+        Some(json!({"name": "Benchmark Ltd"})),
+    )
+    .await?;
+    let company_id = company["companyId"]
+        .as_str()
+        .context("companyId in the answer")?
+        .to_owned();
+    let connection = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{base}/companies/{company_id}/connections"),
+        Some(json!({"platformKey": "sandbox"})),
+    )
+    .await?;
+    let connection_id = connection["connectionId"]
+        .as_str()
+        .context("connectionId in the answer")?
+        .to_owned();
+    call(
+        &client,
+        reqwest::Method::PUT,
+        format!("{base}/companies/{company_id}/connections/{connection_id}/authorization"),
+        Some(json!({
+            "organizationId": "sbx-benchmark",
+            "accessToken": "benchmark",
+            "invoiceCount": invoice_count,
+            "seed": 2026
+        })),
+    )
+    .await?;
+
+    let memory = PeakMemory::watch(server.pid());
+    let started = Instant::now();
+    let queued = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{base}/companies/{company_id}/data/all"),
+        None,
+    )
+    .await?;
+    let operations: Vec<String> = queued
+        .as_array()
+        .context("queued operations")?
+        .iter()
+        .filter_map(|operation| operation["pullOperationId"].as_str().map(str::to_owned))
+        .collect();
+    let mut invoices_done: Option<(Duration, u64)> = None;
+    let mut pending = operations.clone();
+    while !pending.is_empty() {
+        tokio::time::sleep(Duration::from_millis(50)).await;
+        let mut still = Vec::new();
+        for id in pending {
+            let operation = call(
+                &client,
+                reqwest::Method::GET,
+                format!("{base}/companies/{company_id}/data/history/{id}"),
+                None,
+            )
+            .await?;
+            match operation["status"].as_str() {
+                Some("Queued" | "Fetching") => still.push(id),
+                Some("Complete") => {
+                    if operation["dataType"] == "invoices" {
+                        let records = operation["recordsFetched"].as_u64().unwrap_or(0);
+                        invoices_done = Some((started.elapsed(), records));
+                    }
+                }
+                other => bail!("the sync ended {other:?}: {operation}"),
+            }
+        }
+        pending = still;
+        if started.elapsed() > Duration::from_secs(1800) {
+            bail!("the sync did not finish in 30 minutes");
+        }
+    }
+    // The engine deletes the moved staging rows right after completing.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let peak_rss = memory.finish();
+    let (wall, invoices) = invoices_done.context("no invoices operation completed")?;
+    Ok(Synced {
+        company_id,
+        invoices,
+        wall,
+        peak_rss,
+    })
+}
+
+/// `totalResults` of one list request, checking the answer is a 200.
+pub async fn total_results(server: &Server, path: &str) -> anyhow::Result<u64> {
+    let client = reqwest::Client::new();
+    let body = call(
+        &client,
+        reqwest::Method::GET,
+        format!("{}{path}", server.base_url),
+        None,
+    )
+    .await?;
+    body["totalResults"]
+        .as_u64()
+        .with_context(|| format!("totalResults of {path}"))
+}

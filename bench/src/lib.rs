@@ -1,0 +1,274 @@
+//! The paging and sync benchmark of tributary (issue 6): a real server per
+//! database, a large sandbox synced through the API and the engine, HTTP
+//! load from wrk, the same SQL timed by pgbench, the naive `OFFSET` +
+//! `COUNT(*)` server measured against the same data, and one table.
+//!
+//! `src/main.rs` is the command; the end-to-end suite runs [`run`] on a
+//! small dataset so the harness keeps working.
+
+pub mod api;
+pub mod load;
+pub mod process;
+pub mod report;
+pub mod sql;
+
+use std::path::PathBuf;
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+
+use crate::process::{PeakMemory, Server, ServerSpec};
+use crate::report::{BackendReport, CaseResult, MemoryResult, Report};
+
+/// What to measure.
+#[derive(Debug, Clone)]
+pub struct Config {
+    /// The `tributary` binary (a release build for real figures).
+    pub binary: PathBuf,
+    /// A PostgreSQL URL whose user may create databases; `None` skips PostgreSQL.
+    pub postgres_admin_url: Option<String>,
+    /// Whether to run on SQLite.
+    pub sqlite: bool,
+    /// Invoices synced on PostgreSQL.
+    pub postgres_invoices: u64,
+    /// Invoices synced on SQLite.
+    pub sqlite_invoices: u64,
+    /// How long wrk and pgbench run each page case.
+    pub case_duration: Duration,
+    /// How long the eight clients fetch `pageSize=5000` pages.
+    pub memory_duration: Duration,
+    /// Concurrent clients of the memory case.
+    pub memory_clients: u32,
+    /// Also measure the naive build (`OFFSET` + `COUNT(*)` per request).
+    pub naive: bool,
+    /// Scratch space: SQLite files, server logs, pgbench logs.
+    pub workdir: PathBuf,
+}
+
+/// The page cases, in table order: (name, page size, status, which page).
+const CASES: [(&str, u64, Option<&str>, Which); 8] = [
+    ("page 1", 100, None, Which::First),
+    ("middle page", 100, None, Which::Middle),
+    ("last page", 100, None, Which::Last),
+    ("page 1, status=paid", 100, Some("Paid"), Which::First),
+    ("middle page, status=paid", 100, Some("Paid"), Which::Middle),
+    ("last page, status=paid", 100, Some("Paid"), Which::Last),
+    ("page 1, pageSize=5000", 5000, None, Which::First),
+    ("last page, pageSize=5000", 5000, None, Which::Last),
+];
+
+#[derive(Debug, Clone, Copy)]
+enum Which {
+    First,
+    Middle,
+    Last,
+}
+
+impl Which {
+    fn page(self, total: u64, page_size: u64) -> u64 {
+        let last = total.div_ceil(page_size).max(1);
+        match self {
+            Which::First => 1,
+            Which::Middle => last.div_ceil(2),
+            Which::Last => last,
+        }
+    }
+}
+
+/// Runs every configured backend and returns the report.
+pub async fn run(config: &Config) -> anyhow::Result<Report> {
+    load::ensure_wrk()?;
+    std::fs::create_dir_all(&config.workdir)?;
+    let mut report = Report::new(config);
+    if let Some(admin_url) = &config.postgres_admin_url {
+        let name = format!("tributary_bench_{}", std::process::id());
+        let url = sql::fresh_database(admin_url, &name)?;
+        let keys = generate_encryption_key(config)?;
+        let measured = measure(
+            config,
+            "PostgreSQL",
+            &url,
+            Some(keys),
+            config.postgres_invoices,
+        )
+        .await;
+        sql::drop_database(admin_url, &name)?;
+        report.backends.push(measured?);
+    }
+    if config.sqlite {
+        let directory = tempfile::tempdir_in(&config.workdir)?;
+        let url = format!(
+            "sqlite://{}?mode=rwc",
+            directory.path().join("bench.db").display()
+        );
+        report
+            .backends
+            .push(measure(config, "SQLite", &url, None, config.sqlite_invoices).await?);
+    }
+    Ok(report)
+}
+
+fn generate_encryption_key(config: &Config) -> anyhow::Result<String> {
+    let output = Command::new(&config.binary)
+        .args(["encryption-key", "generate"])
+        .output()
+        .context("tributary encryption-key generate")?;
+    if !output.status.success() {
+        bail!("tributary encryption-key generate failed");
+    }
+    Ok(String::from_utf8(output.stdout)?.trim().to_owned())
+}
+
+async fn measure(
+    config: &Config,
+    backend: &'static str,
+    database_url: &str,
+    encryption_keys: Option<String>,
+    invoice_count: u64,
+) -> anyhow::Result<BackendReport> {
+    let postgres = backend == "PostgreSQL";
+    let spec = ServerSpec {
+        binary: config.binary.clone(),
+        database_url: database_url.to_owned(),
+        encryption_keys,
+        sync_workers: 2,
+        naive_paging: false,
+    };
+    let log = config.workdir.join(format!("{backend}-server.log"));
+    let mut server = Server::start(&spec, &log).await?;
+    eprintln!("[{backend}] syncing {invoice_count} sandbox invoices…");
+    let synced = api::create_and_sync(&server, invoice_count).await?;
+    eprintln!(
+        "[{backend}] synced {} invoices in {:.1} s",
+        synced.invoices,
+        synced.wall.as_secs_f64()
+    );
+    if postgres {
+        // What autovacuum does after a bulk load, done now rather than at
+        // its own pace so every case sees the same table.
+        sql::psql(database_url, "VACUUM (ANALYZE)")?;
+    }
+    let visible = if postgres {
+        Some(sql::visible_invoices(database_url)?)
+    } else {
+        None
+    };
+
+    let invoices_path = format!("/companies/{}/data/invoices", synced.company_id);
+    let mut cases = Vec::new();
+    for (name, page_size, status, which) in CASES {
+        let filter = status.map_or(String::new(), |status| format!("&status={status}"));
+        let total =
+            api::total_results(&server, &format!("{invoices_path}?pageSize=1{filter}")).await?;
+        let page = which.page(total, page_size);
+        let path = format!("{invoices_path}?page={page}&pageSize={page_size}{filter}");
+        eprintln!("[{backend}] {name}: {path}");
+        let api = load::wrk(
+            &format!("{}{path}", server.base_url),
+            1,
+            config.case_duration,
+            None,
+        )?;
+        let sql = match &visible {
+            Some(visible) => Some(sql::pgbench(
+                database_url,
+                &sql::page_script(visible, page, page_size, status, false),
+                config.case_duration,
+                &config.workdir,
+            )?),
+            None => None,
+        };
+        cases.push(CaseResult {
+            name,
+            page_size,
+            page,
+            total,
+            path,
+            api,
+            sql,
+            naive_api: None,
+            naive_sql: None,
+        });
+    }
+
+    let last_big_page = cases
+        .iter()
+        .find(|case| case.page_size == 5000 && case.name.starts_with("last"))
+        .map_or(1, |case| case.page);
+    let memory = memory_under_load(config, &server, &invoices_path, last_big_page)?;
+    server.stop();
+
+    if config.naive {
+        let naive_spec = ServerSpec {
+            sync_workers: 0,
+            naive_paging: true,
+            ..spec
+        };
+        let log = config.workdir.join(format!("{backend}-naive-server.log"));
+        let naive_server = Server::start(&naive_spec, &log).await?;
+        for case in &mut cases {
+            eprintln!("[{backend}] naive {}", case.name);
+            let status = CASES
+                .iter()
+                .find(|(name, ..)| *name == case.name)
+                .and_then(|(_, _, status, _)| *status);
+            case.naive_api = Some(load::wrk(
+                &format!("{}{}", naive_server.base_url, case.path),
+                1,
+                config.case_duration,
+                None,
+            )?);
+            if let Some(visible) = &visible {
+                case.naive_sql = Some(sql::pgbench(
+                    database_url,
+                    &sql::page_script(visible, case.page, case.page_size, status, true),
+                    config.case_duration,
+                    &config.workdir,
+                )?);
+            }
+        }
+    }
+    Ok(BackendReport {
+        backend,
+        invoices: synced.invoices,
+        sync: synced,
+        cases,
+        memory,
+    })
+}
+
+/// Eight clients fetch random `pageSize=5000` pages while the server's
+/// resident memory is sampled.
+fn memory_under_load(
+    config: &Config,
+    server: &Server,
+    invoices_path: &str,
+    pages: u64,
+) -> anyhow::Result<MemoryResult> {
+    let script = config.workdir.join("random-pages.lua");
+    std::fs::write(
+        &script,
+        format!(
+            "math.randomseed(6)\n\
+             request = function()\n  \
+               local page = math.random(1, {pages})\n  \
+               return wrk.format(\"GET\", \"{invoices_path}?page=\" .. page .. \"&pageSize=5000\")\n\
+             end\n"
+        ),
+    )?;
+    let memory = PeakMemory::watch(server.pid());
+    let load = load::wrk(
+        &format!("{}{invoices_path}", server.base_url),
+        config.memory_clients,
+        config.memory_duration,
+        Some(&script),
+    )?;
+    let peak_rss = memory.finish();
+    Ok(MemoryResult {
+        clients: config.memory_clients,
+        duration: config.memory_duration,
+        peak_rss,
+        load,
+    })
+}

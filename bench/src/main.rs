@@ -1,0 +1,95 @@
+//! `tributary-bench`: see `BENCHMARKS.md`. Builds the release server unless
+//! given one, runs the benchmark, prints the table (and writes it with
+//! `--output`).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+
+use anyhow::{Context, bail};
+use clap::Parser;
+
+/// The paging and sync benchmark.
+#[derive(Parser)]
+#[command(version, about)]
+struct Options {
+    /// PostgreSQL URL of a user who may create databases (the run uses a fresh one and drops it).
+    #[arg(long, default_value = "postgres://postgres@127.0.0.1:5432/test")]
+    postgres: String,
+    /// Skip PostgreSQL.
+    #[arg(long)]
+    no_postgres: bool,
+    /// Skip SQLite.
+    #[arg(long)]
+    no_sqlite: bool,
+    /// Invoices on PostgreSQL.
+    #[arg(long, default_value_t = 1_000_000)]
+    postgres_invoices: u64,
+    /// Invoices on SQLite.
+    #[arg(long, default_value_t = 100_000)]
+    sqlite_invoices: u64,
+    /// Seconds of load per page case (wrk, then pgbench).
+    #[arg(long, default_value_t = 5)]
+    case_seconds: u64,
+    /// Seconds of the eight-client memory case.
+    #[arg(long, default_value_t = 20)]
+    memory_seconds: u64,
+    /// Skip the naive build (OFFSET + COUNT(*) per request).
+    #[arg(long)]
+    no_naive: bool,
+    /// The tributary binary; by default `cargo build --release` builds it.
+    #[arg(long)]
+    binary: Option<PathBuf>,
+    /// Also write the table to this file.
+    #[arg(long)]
+    output: Option<PathBuf>,
+}
+
+fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .map_or_else(|| PathBuf::from("."), Path::to_path_buf)
+}
+
+fn release_binary() -> anyhow::Result<PathBuf> {
+    let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
+        .current_dir(workspace())
+        .args(["build", "--release", "--bin", "tributary"])
+        .status()
+        .context("cargo build --release")?;
+    if !status.success() {
+        bail!("building the release server failed");
+    }
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map_or_else(|| workspace().join("target"), PathBuf::from);
+    Ok(target.join("release").join("tributary"))
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    let options = Options::parse();
+    let binary = match options.binary {
+        Some(binary) => binary,
+        None => release_binary()?,
+    };
+    let workdir = tempfile::tempdir()?;
+    let config = bench::Config {
+        binary,
+        postgres_admin_url: (!options.no_postgres).then_some(options.postgres),
+        sqlite: !options.no_sqlite,
+        postgres_invoices: options.postgres_invoices,
+        sqlite_invoices: options.sqlite_invoices,
+        case_duration: Duration::from_secs(options.case_seconds),
+        memory_duration: Duration::from_secs(options.memory_seconds),
+        memory_clients: 8,
+        naive: !options.no_naive,
+        workdir: workdir.path().to_path_buf(),
+    };
+    let report = bench::run(&config).await?;
+    let table = report.markdown();
+    println!("{table}");
+    if let Some(path) = options.output {
+        std::fs::write(&path, &table).with_context(|| format!("writing {}", path.display()))?;
+    }
+    Ok(())
+}

@@ -1,0 +1,304 @@
+//! The one table: every case's figures, the ratios, the machine, and each
+//! target of issue 6 with whether this run met it.
+
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use crate::Config;
+use crate::api::Synced;
+use crate::load::Latency;
+
+/// One page case.
+#[derive(Debug, Clone)]
+pub struct CaseResult {
+    /// The case's name.
+    pub name: &'static str,
+    /// `pageSize`.
+    pub page_size: u64,
+    /// `page`.
+    pub page: u64,
+    /// `totalResults` of the list.
+    pub total: u64,
+    /// The request path.
+    pub path: String,
+    /// The API, one client.
+    pub api: Latency,
+    /// The same SQL through pgbench (PostgreSQL only).
+    pub sql: Option<Duration>,
+    /// The naive build's API.
+    pub naive_api: Option<Latency>,
+    /// The naive build's SQL.
+    pub naive_sql: Option<Duration>,
+}
+
+/// The memory case.
+#[derive(Debug, Clone)]
+pub struct MemoryResult {
+    /// Concurrent clients.
+    pub clients: u32,
+    /// How long they fetched.
+    pub duration: Duration,
+    /// The server's peak resident memory meanwhile, in bytes.
+    pub peak_rss: u64,
+    /// What wrk measured.
+    pub load: Latency,
+}
+
+/// Everything measured on one database.
+#[derive(Debug, Clone)]
+pub struct BackendReport {
+    /// `PostgreSQL` or `SQLite`.
+    pub backend: &'static str,
+    /// Invoices synced.
+    pub invoices: u64,
+    /// The sync.
+    pub sync: Synced,
+    /// The page cases.
+    pub cases: Vec<CaseResult>,
+    /// The memory case.
+    pub memory: MemoryResult,
+}
+
+/// The whole run.
+#[derive(Debug, Clone)]
+pub struct Report {
+    /// The machine and the run's settings.
+    pub header: String,
+    /// Per database.
+    pub backends: Vec<BackendReport>,
+}
+
+/// One target and whether the run met it.
+#[derive(Debug, Clone)]
+pub struct Check {
+    /// What is measured, with its limit.
+    pub target: String,
+    /// The figure.
+    pub figure: String,
+    /// Whether the figure meets the limit.
+    pub met: bool,
+}
+
+fn ms(duration: Duration) -> String {
+    format!("{:.2}", duration.as_secs_f64() * 1e3)
+}
+
+fn mib(bytes: u64) -> String {
+    format!("{:.0} MiB", bytes as f64 / (1024.0 * 1024.0))
+}
+
+fn ratio(over: Duration, under: Duration) -> f64 {
+    over.as_secs_f64() / under.as_secs_f64().max(1e-9)
+}
+
+fn machine() -> String {
+    let cores = std::thread::available_parallelism().map_or(0, |cores| cores.get());
+    let memory = std::fs::read_to_string("/proc/meminfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("MemTotal:"))
+                .and_then(|line| line.split_whitespace().nth(1))
+                .and_then(|kib| kib.parse::<u64>().ok())
+        })
+        .map_or("unknown memory".to_owned(), |kib| {
+            format!("{:.1} GiB", kib as f64 / (1024.0 * 1024.0))
+        });
+    let cpu = std::fs::read_to_string("/proc/cpuinfo")
+        .ok()
+        .and_then(|info| {
+            info.lines()
+                .find(|line| line.starts_with("model name"))
+                .and_then(|line| line.split(':').nth(1))
+                .map(|name| name.trim().to_owned())
+        })
+        .unwrap_or_else(|| "unknown CPU".to_owned());
+    format!("{cores} cores ({cpu}), {memory}")
+}
+
+impl Report {
+    /// An empty report of a run with `config`.
+    pub fn new(config: &Config) -> Self {
+        let date = std::process::Command::new("date")
+            .args(["-u", "+%Y-%m-%d %H:%M UTC"])
+            .output()
+            .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
+            .unwrap_or_default();
+        Self {
+            header: format!(
+                "Run {date} on {}; binary {}; wrk with 1 connection for {} s per case; pgbench 1 client for {} s per case.",
+                machine(),
+                config.binary.display(),
+                config.case_duration.as_secs(),
+                config.case_duration.as_secs(),
+            ),
+            backends: Vec::new(),
+        }
+    }
+
+    /// The table, in Markdown.
+    pub fn markdown(&self) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "{}\n", self.header);
+        for backend in &self.backends {
+            let _ = writeln!(
+                out,
+                "### {} — {} invoices\n\n\
+                 | case | page | totalResults | API median ms | req/s | SQL median ms | API / SQL | naive API ms | naive SQL ms | naive / API |\n\
+                 |---|---:|---:|---:|---:|---:|---:|---:|---:|---:|",
+                backend.backend, backend.invoices
+            );
+            for case in &backend.cases {
+                let sql = case.sql.map_or("—".to_owned(), ms);
+                let api_over_sql = case.sql.map_or("—".to_owned(), |sql| {
+                    format!("{:.1}", ratio(case.api.median, sql))
+                });
+                let naive_api = case
+                    .naive_api
+                    .map_or("—".to_owned(), |naive| ms(naive.median));
+                let naive_sql = case.naive_sql.map_or("—".to_owned(), ms);
+                let gain = case.naive_api.map_or("—".to_owned(), |naive| {
+                    format!("{:.1}×", ratio(naive.median, case.api.median))
+                });
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {:.0} | {} | {} | {} | {} | {} |",
+                    case.name,
+                    case.page,
+                    case.total,
+                    ms(case.api.median),
+                    case.api.throughput,
+                    sql,
+                    api_over_sql,
+                    naive_api,
+                    naive_sql,
+                    gain
+                );
+            }
+            let sync = &backend.sync;
+            let _ = writeln!(
+                out,
+                "\n- **Sync**: {} invoices (and their customers) in {:.1} s wall, {:.0} invoices/s; server peak RSS {}.",
+                sync.invoices,
+                sync.wall.as_secs_f64(),
+                sync.invoices as f64 / sync.wall.as_secs_f64().max(1e-9),
+                mib(sync.peak_rss)
+            );
+            let memory = &backend.memory;
+            let _ = writeln!(
+                out,
+                "- **Memory**: {} clients fetching random pageSize=5000 pages for {} s: server peak RSS {}, {:.0} pages/s, median {} ms.\n",
+                memory.clients,
+                memory.duration.as_secs(),
+                mib(memory.peak_rss),
+                memory.load.throughput,
+                ms(memory.load.median)
+            );
+            let _ = writeln!(out, "| target | figure | met |\n|---|---|---|");
+            for check in backend.checks() {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} |",
+                    check.target,
+                    check.figure,
+                    if check.met { "yes" } else { "**no**" }
+                );
+            }
+            let _ = writeln!(out);
+        }
+        out
+    }
+}
+
+impl BackendReport {
+    fn case(&self, name: &str) -> Option<&CaseResult> {
+        self.cases.iter().find(|case| case.name == name)
+    }
+
+    /// The targets of issue 6 that apply to this database.
+    pub fn checks(&self) -> Vec<Check> {
+        let mut checks = Vec::new();
+        let postgres = self.backend == "PostgreSQL";
+        let pair = |over: &str, under: &str| -> Option<f64> {
+            Some(ratio(
+                self.case(over)?.api.median,
+                self.case(under)?.api.median,
+            ))
+        };
+        let mut at_most = |target: String, figure: Option<f64>, limit: f64| {
+            if let Some(figure) = figure {
+                checks.push(Check {
+                    target,
+                    figure: format!("{figure:.2}"),
+                    met: figure <= limit,
+                });
+            }
+        };
+        at_most(
+            "depth: last page / page 1 ≤ 1.5".to_owned(),
+            pair("last page", "page 1"),
+            1.5,
+        );
+        at_most(
+            "depth: last page / page 1, status=paid ≤ 1.5".to_owned(),
+            pair("last page, status=paid", "page 1, status=paid"),
+            1.5,
+        );
+        at_most(
+            "totals: status=paid page 1 / page 1 ≤ 1.5".to_owned(),
+            pair("page 1, status=paid", "page 1"),
+            1.5,
+        );
+        at_most(
+            "totals: status=paid last page / last page ≤ 1.5".to_owned(),
+            pair("last page, status=paid", "last page"),
+            1.5,
+        );
+        if postgres {
+            for name in ["page 1", "last page"] {
+                let limit = if name == "page 1" { 5.0 } else { 10.0 };
+                at_most(
+                    format!("absolute: {name} (pageSize=100) median ≤ {limit} ms"),
+                    self.case(name)
+                        .map(|case| case.api.median.as_secs_f64() * 1e3),
+                    limit,
+                );
+            }
+            for case in self.cases.iter().filter(|case| case.page_size == 100) {
+                at_most(
+                    format!("API / SQL, {} ≤ 3", case.name),
+                    case.sql.map(|sql| ratio(case.api.median, sql)),
+                    3.0,
+                );
+            }
+            checks.push(Check {
+                target: "sync: ≤ 60 s".to_owned(),
+                figure: format!("{:.1} s", self.sync.wall.as_secs_f64()),
+                met: self.sync.wall <= Duration::from_secs(60),
+            });
+            checks.push(Check {
+                target: "sync: peak RSS < 300 MB".to_owned(),
+                figure: mib(self.sync.peak_rss),
+                met: self.sync.peak_rss < 300_000_000,
+            });
+            checks.push(Check {
+                target: "memory: RSS < 200 MB with 8 clients at pageSize=5000".to_owned(),
+                figure: mib(self.memory.peak_rss),
+                met: self.memory.peak_rss < 200_000_000,
+            });
+        }
+        for name in ["last page", "last page, status=paid"] {
+            if let Some(case) = self.case(name)
+                && let Some(naive) = case.naive_api
+            {
+                let gain = ratio(naive.median, case.api.median);
+                checks.push(Check {
+                    target: format!("versus naive: {name} ≥ 20× faster"),
+                    figure: format!("{gain:.1}×"),
+                    met: gain >= 20.0,
+                });
+            }
+        }
+        checks
+    }
+}

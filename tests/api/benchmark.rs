@@ -1,0 +1,81 @@
+//! The benchmark harness (`bench/`, issue 6) on a small dataset, so it
+//! keeps working between real runs: the real server binary, a sync
+//! through the API, wrk load, pgbench on PostgreSQL, the naive server, and
+//! the table. Figures from a debug build on a tiny dataset mean nothing;
+//! what is checked is that every case ran and reported exact totals.
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use tributary::sync::connectors::sandbox::Dataset;
+use tributary::sync::records::InvoiceStatus;
+
+use crate::helpers::POSTGRES_URL_VAR;
+
+/// The sandbox seed the harness authorizes with.
+const BENCH_SEED: u64 = 2026;
+const INVOICES: u64 = 600;
+
+#[tokio::test]
+async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
+    let workdir = tempfile::tempdir().expect("a scratch directory");
+    let config = bench::Config {
+        binary: PathBuf::from(env!("CARGO_BIN_EXE_tributary")),
+        postgres_admin_url: std::env::var(POSTGRES_URL_VAR).ok(),
+        sqlite: true,
+        postgres_invoices: INVOICES,
+        sqlite_invoices: INVOICES,
+        case_duration: Duration::from_secs(1),
+        memory_duration: Duration::from_secs(1),
+        memory_clients: 8,
+        naive: true,
+        workdir: workdir.path().to_path_buf(),
+    };
+    let report = bench::run(&config).await.expect("the benchmark runs");
+
+    let dataset = Dataset {
+        seed: BENCH_SEED,
+        invoice_count: INVOICES,
+    };
+    let paid = (0..INVOICES)
+        .filter(|index| dataset.invoice(*index).status == InvoiceStatus::Paid)
+        .count() as u64;
+    let expected_backends = if config.postgres_admin_url.is_some() {
+        2
+    } else {
+        1
+    };
+    assert_eq!(report.backends.len(), expected_backends);
+    for backend in &report.backends {
+        assert_eq!(backend.invoices, INVOICES, "{}", backend.backend);
+        assert_eq!(backend.cases.len(), 8);
+        for case in &backend.cases {
+            let expected = if case.name.contains("status=paid") {
+                paid
+            } else {
+                INVOICES
+            };
+            assert_eq!(case.total, expected, "{} {}", backend.backend, case.name);
+            assert!(case.api.requests > 0, "{}", case.name);
+            assert!(
+                case.naive_api.is_some_and(|naive| naive.requests > 0),
+                "{}",
+                case.name
+            );
+            let on_postgres = backend.backend == "PostgreSQL";
+            assert_eq!(case.sql.is_some(), on_postgres, "{}", case.name);
+            assert_eq!(case.naive_sql.is_some(), on_postgres, "{}", case.name);
+        }
+        let last = backend
+            .cases
+            .iter()
+            .find(|case| case.name == "last page")
+            .expect("the last page case");
+        assert_eq!(last.page, INVOICES.div_ceil(100));
+        assert!(backend.sync.peak_rss > 0 && backend.memory.peak_rss > 0);
+        assert!(!backend.checks().is_empty());
+    }
+    let table = report.markdown();
+    assert!(table.contains("### SQLite — 600 invoices"), "{table}");
+    assert!(table.contains("| last page, status=paid |"), "{table}");
+}
