@@ -249,3 +249,50 @@ async fn a_record_the_platform_sends_twice_is_listed_once_as_last_sent() {
         assert_eq!(repeated[0]["note"], "changed while we paged");
     }
 }
+
+#[tokio::test]
+async fn the_ordinals_migration_numbers_rows_synced_before_it() {
+    use migration::MigratorTrait;
+
+    for backend in backends() {
+        let app = TestApp::spawn_with(backend, AppOptions::working(2)).await;
+        let company_id = new_company(&app, "Upgraded").await;
+        let first = sandbox_connection(&app, company_id, 450, 11).await;
+        let second = sandbox_connection(&app, company_id, 120, 12).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+
+        // Back to the schema before the ordinals (the data stays), then up again.
+        migration::Migrator::down(&app.db, Some(1))
+            .await
+            .expect("the ordinals migration reverts");
+        migration::Migrator::up(&app.db, None)
+            .await
+            .expect("the ordinals migration applies to existing rows");
+
+        let sources = vec![
+            (
+                first,
+                Dataset {
+                    seed: 11,
+                    invoice_count: 450,
+                },
+            ),
+            (
+                second,
+                Dataset {
+                    seed: 12,
+                    invoice_count: 120,
+                },
+            ),
+        ];
+        assert_pages_are_slices(&app, company_id, &expected_invoices(&sources)).await;
+        assert_customer_pages_concatenate(&app, company_id).await;
+        // One connection left: its pages are read by the renumbered ordinals.
+        app.client
+            .delete_connection(&company_id, &second)
+            .await
+            .expect("deleted");
+        assert_pages_are_slices(&app, company_id, &expected_invoices(&sources[..1])).await;
+    }
+}
