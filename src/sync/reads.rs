@@ -15,7 +15,6 @@ use uuid::Uuid;
 
 use entity::{customer, invoice};
 
-use super::operations::company_connection_ids;
 use super::records::InvoiceStatus;
 use super::store::{self, Visible, data_type_name};
 use crate::auth::Tenant;
@@ -31,18 +30,19 @@ async fn generations(
     company_id: Uuid,
     data_type: DataType,
 ) -> Result<Vec<Visible>, ApiError> {
+    let visible =
+        store::visible_generations(db, tenant.client_id, company_id, data_type).await?;
+    if !visible.is_empty() {
+        return Ok(visible);
+    }
+    // Nothing visible: an unknown (or another client's) company, or no sync yet.
     companies::find(db, tenant, company_id).await?;
-    let connections = company_connection_ids(db, company_id).await?;
-    store::visible_generations(db, connections, data_type)
-        .await?
-        .ok_or_else(|| {
-            ApiError::Conflict(format!(
-                "The {} of company {company_id} are not synced yet: call POST /companies/{company_id}/data/all \
-                 (or /data/queue/{}) and wait for the pull operation to complete.",
-                data_type_name(data_type),
-                data_type_name(data_type)
-            ))
-        })
+    Err(ApiError::Conflict(format!(
+        "The {} of company {company_id} are not synced yet: call POST /companies/{company_id}/data/all \
+         (or /data/queue/{}) and wait for the pull operation to complete.",
+        data_type_name(data_type),
+        data_type_name(data_type)
+    )))
 }
 
 async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiError> {

@@ -17,7 +17,7 @@
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::OnConflict;
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 
 use sea_orm::{
     ColumnTrait, Condition, ConnectionTrait, EntityTrait, Iterable, PaginatorTrait, QueryFilter,
@@ -25,7 +25,9 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use entity::{customer, customer_staging, data_generation, invoice, invoice_staging};
+use entity::{
+    company, connection, customer, customer_staging, data_generation, invoice, invoice_staging,
+};
 
 use super::connectors::Records;
 use super::records::{Customer, Invoice};
@@ -380,31 +382,40 @@ pub enum PageReads {
     OffsetAndCount,
 }
 
-/// The current generations of `data_type` across a company's connections;
-/// `None` when none has ever completed a sync.
+/// The current generations of `data_type` across the connections of a
+/// company of client `client_id`, in one query; empty when the company is
+/// not that client's or none of its connections completed a sync.
 pub async fn visible_generations(
     db: &impl ConnectionTrait,
-    connection_ids: Vec<Uuid>,
+    client_id: Uuid,
+    company_id: Uuid,
     data_type: DataType,
-) -> Result<Option<Vec<Visible>>, sea_orm::DbErr> {
+) -> Result<Vec<Visible>, sea_orm::DbErr> {
+    let connections_of_company = Query::select()
+        .column((connection::Entity, connection::Column::Id))
+        .from(connection::Entity)
+        .inner_join(
+            company::Entity,
+            Expr::col((company::Entity, company::Column::Id))
+                .equals((connection::Entity, connection::Column::CompanyId)),
+        )
+        .and_where(Expr::col((connection::Entity, connection::Column::CompanyId)).eq(company_id))
+        .and_where(Expr::col((company::Entity, company::Column::ClientId)).eq(client_id))
+        .to_owned();
     let rows = data_generation::Entity::find()
-        .filter(data_generation::Column::ConnectionId.is_in(connection_ids))
+        .filter(data_generation::Column::ConnectionId.in_subquery(connections_of_company))
         .filter(data_generation::Column::DataType.eq(data_type_name(data_type)))
         .order_by_asc(data_generation::Column::ConnectionId)
         .all(db)
         .await?;
-    if rows.is_empty() {
-        return Ok(None);
-    }
-    Ok(Some(
-        rows.into_iter()
-            .map(|row| Visible {
-                connection_id: row.connection_id,
-                generation: row.generation,
-                record_count: row.record_count,
-            })
-            .collect(),
-    ))
+    Ok(rows
+        .into_iter()
+        .map(|row| Visible {
+            connection_id: row.connection_id,
+            generation: row.generation,
+            record_count: row.record_count,
+        })
+        .collect())
 }
 
 /// Rows of the visible generations whose ordinal is at most `bound` (all
