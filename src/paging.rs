@@ -7,6 +7,7 @@
 
 use poem_openapi::Object;
 use poem_openapi::types::{ParseFromJSON, ToJSON};
+use serde::Serialize;
 
 use crate::error::{ApiError, FieldError};
 
@@ -96,8 +97,9 @@ impl PageRequest {
 }
 
 /// A page of results with navigation links.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Serialize)]
 #[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct Paged<T: ParseFromJSON + ToJSON> {
     /// The items on this page, in the list's documented order.
     pub results: Vec<T>,
@@ -109,27 +111,31 @@ pub struct Paged<T: ParseFromJSON + ToJSON> {
     pub total_results: i64,
     /// Relative links to this resource and to neighbouring pages.
     #[oai(rename = "_links")]
+    #[serde(rename = "_links")]
     pub links: PageLinks,
 }
 
 /// Navigation links of a page; hrefs are relative and start with the resource path.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Serialize)]
 pub struct PageLinks {
     /// The resource the request was sent to, without query parameters.
     #[oai(rename = "self")]
+    #[serde(rename = "self")]
     pub self_: Link,
     /// This page, with its query parameters.
     pub current: Link,
     /// The next page; absent on the last page and beyond.
     #[oai(skip_serializing_if_is_none)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<Link>,
     /// The previous page (from beyond the end: the last page with results); absent on page 1.
     #[oai(skip_serializing_if_is_none)]
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub previous: Option<Link>,
 }
 
 /// A link.
-#[derive(Debug, Clone, PartialEq, Eq, Object)]
+#[derive(Debug, Clone, PartialEq, Eq, Object, Serialize)]
 pub struct Link {
     /// A path relative to the API root, with its query string.
     pub href: String,

@@ -79,6 +79,12 @@ impl<T: ParseFromJSON> ParseFromJSON for Nullable<T> {
     }
 }
 
+impl<T: serde::Serialize> serde::Serialize for Nullable<T> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        self.0.serialize(serializer)
+    }
+}
+
 impl<T: ToJSON> ToJSON for Nullable<T> {
     fn to_json(&self) -> Option<Value> {
         match &self.0 {
@@ -129,6 +135,12 @@ impl Type for Timestamp {
         &'a self,
     ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
         Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl serde::Serialize for Timestamp {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.0.to_rfc3339_opts(SecondsFormat::Micros, true))
     }
 }
 
@@ -195,6 +207,12 @@ impl Type for Amount {
         &'a self,
     ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
         Box::new(self.as_raw_value().into_iter())
+    }
+}
+
+impl serde::Serialize for Amount {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.collect_str(&self.0)
     }
 }
 

@@ -40,6 +40,9 @@ struct Options {
     /// The tributary binary; by default `cargo build --release` builds it.
     #[arg(long)]
     binary: Option<PathBuf>,
+    /// Keep the scratch directory (server logs with each sync's phase timings).
+    #[arg(long)]
+    keep_files: bool,
     /// Also write the table to this file.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -72,7 +75,13 @@ async fn main() -> anyhow::Result<()> {
         Some(binary) => binary,
         None => release_binary()?,
     };
-    let workdir = tempfile::tempdir()?;
+    let workdir = tempfile::Builder::new()
+        .prefix("tributary-bench-")
+        .tempdir()?;
+    eprintln!(
+        "scratch files and server logs: {}",
+        workdir.path().display()
+    );
     let config = bench::Config {
         binary,
         postgres_admin_url: (!options.no_postgres).then_some(options.postgres),
@@ -88,6 +97,10 @@ async fn main() -> anyhow::Result<()> {
     let report = bench::run(&config).await?;
     let table = report.markdown();
     println!("{table}");
+    if options.keep_files {
+        let kept = workdir.keep();
+        eprintln!("kept {}", kept.display());
+    }
     if let Some(path) = options.output {
         std::fs::write(&path, &table).with_context(|| format!("writing {}", path.display()))?;
     }

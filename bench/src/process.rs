@@ -47,7 +47,11 @@ impl Server {
             .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
             .env("TRIBUTARY_SYNC_WORKERS", spec.sync_workers.to_string())
             .env("TRIBUTARY_BOOTSTRAP_API_KEY", API_KEY)
-            .env("RUST_LOG", "warn")
+            .env(
+                "RUST_LOG",
+                std::env::var("RUST_LOG")
+                    .unwrap_or_else(|_| "warn,tributary::sync=info".to_owned()),
+            )
             .stdout(Stdio::null())
             .stderr(log_file);
         if let Some(keys) = &spec.encryption_keys {

@@ -10,6 +10,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 use rust_decimal::Decimal;
+use serde::Serialize;
 use uuid::Uuid;
 
 use entity::{customer, invoice, pull_operation};
@@ -18,6 +19,7 @@ use crate::api::ApiTags;
 use crate::auth::Tenant;
 use crate::error::{ApiError, ErrorResponses, FieldError, status};
 use crate::integrations::DataType;
+use crate::json_response::SerdeJson;
 use crate::paging::{self, ListLocation, PageRequest, Paged};
 use crate::state::AppState;
 use crate::sync::operations::{self, HistoryFilter, PullStatus};
@@ -103,8 +105,9 @@ pub struct DataTypeStatus {
 }
 
 /// A customer an invoice is addressed to.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Serialize)]
 #[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct CustomerRef {
     /// The platform's id of the customer.
     pub id: String,
@@ -113,8 +116,9 @@ pub struct CustomerRef {
 }
 
 /// One line of an invoice. Amounts are exact decimals, as strings.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Serialize)]
 #[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct InvoiceLineItem {
     /// What was sold.
     pub description: String,
@@ -147,8 +151,9 @@ impl From<LineItem> for InvoiceLineItem {
 }
 
 /// A sales invoice synced from a platform. Amounts are exact decimals, as strings.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Serialize)]
 #[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct Invoice {
     /// The platform's id of the invoice.
     pub invoice_id: String,
@@ -222,8 +227,9 @@ impl TryFrom<invoice::Model> for Invoice {
 }
 
 /// A customer synced from a platform.
-#[derive(Debug, Clone, Object)]
+#[derive(Debug, Clone, Object, Serialize)]
 #[oai(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase")]
 pub struct Customer {
     /// The platform's id of the customer.
     pub customer_id: String,
@@ -302,7 +308,7 @@ pub enum DataStatusFound {
 pub enum InvoicePage {
     /// A page of the company's invoices.
     #[oai(status = 200)]
-    Ok(Json<Paged<Invoice>>),
+    Ok(SerdeJson<Paged<Invoice>>),
 }
 
 /// Answer of `listCustomers`.
@@ -310,7 +316,7 @@ pub enum InvoicePage {
 pub enum CustomerPage {
     /// A page of the company's customers.
     #[oai(status = 200)]
-    Ok(Json<Paged<Customer>>),
+    Ok(SerdeJson<Paged<Customer>>),
 }
 
 type TriggerErrors = ErrorResponses<
@@ -571,9 +577,9 @@ impl DataApi {
             .collect::<Result<_, _>>()?;
         let location = ListLocation::new(request.uri().path())
             .filter("status", status.map(InvoiceStatus::as_str));
-        Ok(InvoicePage::Ok(Json(Paged::new(
+        Ok(InvoicePage::Ok(SerdeJson::new(&Paged::new(
             results, total, page, &location,
-        ))))
+        ))?))
     }
 
     /// List customers
@@ -608,8 +614,8 @@ impl DataApi {
         let (rows, total) = reads::customers(state.0, tenant, company_id.0, page).await?;
         let results = rows.into_iter().map(Customer::from).collect();
         let location = ListLocation::new(request.uri().path());
-        Ok(CustomerPage::Ok(Json(Paged::new(
+        Ok(CustomerPage::Ok(SerdeJson::new(&Paged::new(
             results, total, page, &location,
-        ))))
+        ))?))
     }
 }

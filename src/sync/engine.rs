@@ -345,6 +345,7 @@ impl Engine {
         txn.commit().await?;
         *staged = Some(staging.generation);
 
+        let staging_started = std::time::Instant::now();
         let mut cursor = None;
         let mut fetched: i64 = 0;
         loop {
@@ -377,6 +378,8 @@ impl Engine {
             }
         }
 
+        let staged_in = staging_started.elapsed();
+        let publish_started = std::time::Instant::now();
         let completed = Timestamp::now();
         let txn = self.db.begin().await?;
         // The long part first: the operation's row is locked only from the
@@ -428,6 +431,8 @@ impl Engine {
             .await?;
         txn.commit().await?;
         *staged = None;
+        let published_in = publish_started.elapsed();
+        let cleanup_started = std::time::Instant::now();
 
         // Readers moved to the new generation; only older ones go (a later
         // sync may already be staging a newer one), and the moved staging.
@@ -445,6 +450,9 @@ impl Engine {
             pull_operation_id = %operation.id,
             data_type = store::data_type_name(data_type),
             records = published,
+            staging_ms = staged_in.as_millis() as u64,
+            publish_ms = published_in.as_millis() as u64,
+            cleanup_ms = cleanup_started.elapsed().as_millis() as u64,
             "pull operation complete"
         );
         Ok(())

@@ -30,8 +30,7 @@ async fn generations(
     company_id: Uuid,
     data_type: DataType,
 ) -> Result<Vec<Visible>, ApiError> {
-    let visible =
-        store::visible_generations(db, tenant.client_id, company_id, data_type).await?;
+    let visible = store::visible_generations(db, tenant.client_id, company_id, data_type).await?;
     if !visible.is_empty() {
         return Ok(visible);
     }

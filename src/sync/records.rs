@@ -166,7 +166,7 @@ pub struct Customer {
 }
 
 /// Whether a customer is in use.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum, Serialize)]
 pub enum CustomerStatus {
     /// In use.
     Active,
