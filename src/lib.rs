@@ -35,6 +35,7 @@ pub mod error;
 pub mod http;
 pub mod integrations;
 pub mod json_body;
+pub mod oauth_clients;
 pub mod paging;
 pub mod server;
 pub mod spec;

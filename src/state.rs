@@ -1,11 +1,12 @@
-//! What every request handler shares: the database handle and the keyring
-//! that seals stored tokens.
+//! What every request handler shares: the database handle, the keyring
+//! that seals stored tokens, and the platforms' connectors.
 
 use std::sync::Arc;
 
 use sea_orm::DatabaseConnection;
 
 use crate::crypto::Keyring;
+use crate::sync::connectors::Connectors;
 
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]
@@ -16,4 +17,6 @@ pub struct AppState {
     pub keyring: Arc<Keyring>,
     /// Wakes the sync engine's idle workers when a sync is queued.
     pub sync_wake: Arc<tokio::sync::Notify>,
+    /// The platforms' connectors, for verifying tokens at migration.
+    pub connectors: Connectors,
 }

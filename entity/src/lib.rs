@@ -11,4 +11,5 @@ pub mod connection_credential;
 pub mod customer;
 pub mod data_generation;
 pub mod invoice;
+pub mod oauth_client;
 pub mod pull_operation;

@@ -431,6 +431,7 @@ async fn stored_sandbox_credential(
         company.id,
         connection.connection.id,
         body,
+        None,
     )
     .await
     .expect("authorized");
