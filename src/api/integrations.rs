@@ -119,7 +119,7 @@ impl From<OAuthClientFacts> for OAuthClient {
     }
 }
 
-/// Answer of `setOAuthClient` and `getOAuthClient`.
+/// Answer of `setOauthClient` and `getOauthClient`.
 #[derive(ApiResponse)]
 pub enum OAuthClientFound {
     /// The stored OAuth application, without its secret.
@@ -127,7 +127,7 @@ pub enum OAuthClientFound {
     Ok(Json<OAuthClient>),
 }
 
-/// Answer of `deleteOAuthClient`.
+/// Answer of `deleteOauthClient`.
 #[derive(ApiResponse)]
 pub enum DeletedOAuthClient {
     /// The OAuth application was removed; tokens of this platform are no longer refreshed.
@@ -231,7 +231,7 @@ impl IntegrationsApi {
     #[oai(
         path = "/integrations/:platformKey/oauth-client",
         method = "put",
-        operation_id = "setOAuthClient"
+        operation_id = "setOauthClient"
     )]
     async fn set_oauth_client(
         &self,
@@ -261,7 +261,7 @@ impl IntegrationsApi {
     #[oai(
         path = "/integrations/:platformKey/oauth-client",
         method = "get",
-        operation_id = "getOAuthClient"
+        operation_id = "getOauthClient"
     )]
     async fn get_oauth_client(
         &self,
@@ -282,7 +282,7 @@ impl IntegrationsApi {
     #[oai(
         path = "/integrations/:platformKey/oauth-client",
         method = "delete",
-        operation_id = "deleteOAuthClient"
+        operation_id = "deleteOauthClient"
     )]
     async fn delete_oauth_client(
         &self,

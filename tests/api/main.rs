@@ -10,6 +10,7 @@ mod authorization;
 mod cli;
 mod companies;
 mod connections;
+mod connectors;
 mod integrations;
 mod paging;
 mod service;

@@ -45,7 +45,7 @@ async fn sandbox_connection(
 }
 
 /// Waits until none of the company's pull operations is queued or running.
-async fn settled(client: &client::Client, company_id: Uuid) -> Vec<PullOperation> {
+pub async fn settled(client: &client::Client, company_id: Uuid) -> Vec<PullOperation> {
     for _ in 0..300 {
         let page = client
             .list_pull_operations(&company_id, None, None, NonZeroU32::new(5000), None)
