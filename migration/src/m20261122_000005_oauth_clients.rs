@@ -88,6 +88,10 @@ enum Client {
 }
 
 #[derive(DeriveIden)]
+#[expect(
+    clippy::enum_variant_names,
+    reason = "the OAuth application's client id column is `oauth_client_id`"
+)]
 enum OauthClient {
     Table,
     ClientId,

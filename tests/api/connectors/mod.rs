@@ -115,7 +115,7 @@ pub fn latest(operations: &[PullOperation], data_type: &str) -> PullOperation {
     operations
         .iter()
         .filter(|operation| operation.data_type.to_string() == data_type)
-        .max_by_key(|operation| operation.requested.clone())
+        .max_by_key(|operation| operation.requested)
         .cloned()
         .expect("an operation of that type")
 }

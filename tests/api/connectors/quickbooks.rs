@@ -200,7 +200,7 @@ async fn quickbooks_invoices_and_customers_sync_page_by_page_with_statuses_from_
         assert!(
             fake.calls()
                 .iter()
-                .all(|call| call.query.get("minorversion").is_some())
+                .all(|call| call.query.contains_key("minorversion"))
         );
     }
 }
