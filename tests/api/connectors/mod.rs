@@ -136,3 +136,42 @@ pub fn stored_refresh_token(app: &TestApp, connection_id: Uuid) -> fake::Hook {
         })
     })
 }
+
+#[tokio::test]
+async fn verify_is_refused_where_there_is_no_connector_and_trivial_for_the_sandbox() {
+    crate::helpers::for_each_database(async |app| {
+        let company_id = crate::connections::new_company(app, "Acme").await;
+        let connection_id = crate::connections::new_connection(app, company_id, "freeagent").await;
+        let body = serde_json::json!({
+            "subdomain": "acme", "accessToken": "fa-access", "refreshToken": "fa-refresh", "expiresIn": 3600
+        });
+        let response = authorize(app, company_id, connection_id, &body, true).await;
+        assert_eq!(response.status(), 422);
+        let message = crate::helpers::json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("cannot verify FreeAgent tokens"), "{message}");
+        assert_eq!(
+            crate::connections::count_rows(app, "connection_credential").await,
+            0
+        );
+        // Without verify the same tokens are accepted, as before.
+        assert_eq!(
+            authorize(app, company_id, connection_id, &body, false)
+                .await
+                .status(),
+            200
+        );
+
+        let sandbox = crate::connections::new_connection(app, company_id, "sandbox").await;
+        let body = serde_json::json!({"organizationId": "sbx-verify", "accessToken": "tok"});
+        assert_eq!(
+            authorize(app, company_id, sandbox, &body, true)
+                .await
+                .status(),
+            200
+        );
+    })
+    .await;
+}

@@ -233,3 +233,44 @@ async fn zoho_verification_checks_the_organization() {
         assert_eq!(response.status(), 200);
     }
 }
+
+#[tokio::test]
+async fn zohos_invalid_code_answered_with_200_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "zoho-books").await;
+        // Zoho answers a revoked refresh token with 200 and an error field.
+        fake.with(|inner| {
+            inner.token_error = Some(Answer::json(200, "{\"error\":\"invalid_code\"}"))
+        });
+        let company_id = new_company(&app, "Bowman and Co").await;
+        let connection_id = new_connection(&app, company_id, "zoho-books").await;
+        let expired = body(ACCESS, ORGANIZATION, Some("2026-01-01T00:00:00Z"));
+        assert_eq!(
+            authorize(&app, company_id, connection_id, &expired, false)
+                .await
+                .status(),
+            200
+        );
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("invalid_code")
+        );
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(
+            connection.status,
+            client::types::ConnectionStatus::Deauthorized
+        );
+    }
+}
