@@ -29,8 +29,8 @@ fn page_of(fixture_text: &str, entity: &str, query: &str) -> String {
     };
     let start = number_after("STARTPOSITION").unwrap_or(1);
     let max = number_after("MAXRESULTS").unwrap_or(100);
-    // Slice the raw text's objects by re-serializing only the envelope:
-    // amounts stay as written because each record is kept as raw JSON.
+    // Re-serializing goes through floats here (in the fake, not in
+    // tributary); every amount in the fixture survives that unchanged.
     let all: Value = serde_json::from_str(fixture_text).expect("fixture JSON");
     let records = all["QueryResponse"][entity]
         .as_array()
