@@ -7,17 +7,19 @@
 //! key, the encryption keys).
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use clap::{Args, Parser, Subcommand};
 
 use crate::crypto::{self, Keyring};
 use crate::db::{self, DEFAULT_DATABASE_URL};
 use crate::state::AppState;
-use crate::sync::connectors::Connectors;
+use crate::sync::connectors::http::RetryPolicy;
+use crate::sync::connectors::{self, Connectors, PlatformUrls, PlatformsConfig};
 use crate::sync::engine::{Engine, EngineConfig};
 use crate::sync::store::PageReads;
 use crate::telemetry::{self, LogFormat};
-use crate::{api_keys, connections, server};
+use crate::{api_keys, connections, oauth_clients, server};
 
 /// tributary: companies, data connections and synced data behind one API.
 #[derive(Parser)]
@@ -83,6 +85,75 @@ struct ServeOptions {
     /// ordinals: only for the benchmark, which measures both in one run.
     #[arg(long, global = true, env = "TRIBUTARY_NAIVE_PAGING", hide = true)]
     naive_paging: bool,
+    #[command(flatten)]
+    platforms: PlatformOptions,
+}
+
+/// Where the platform connectors reach their platforms (tests and proxies
+/// point them elsewhere), and how long they wait.
+#[derive(Args)]
+struct PlatformOptions {
+    /// Xero API base URL.
+    #[arg(long, global = true, env = "TRIBUTARY_XERO_API_BASE", default_value = connectors::xero::API_BASE)]
+    xero_api_base: String,
+    /// Xero OAuth token endpoint.
+    #[arg(long, global = true, env = "TRIBUTARY_XERO_TOKEN_URL", default_value = connectors::xero::TOKEN_URL)]
+    xero_token_url: String,
+    /// QuickBooks Online API base URL (default: Intuit's production or sandbox host, as each connection says).
+    #[arg(long, global = true, env = "TRIBUTARY_QUICKBOOKS_ONLINE_API_BASE")]
+    quickbooks_online_api_base: Option<String>,
+    /// QuickBooks Online OAuth token endpoint.
+    #[arg(long, global = true, env = "TRIBUTARY_QUICKBOOKS_ONLINE_TOKEN_URL", default_value = connectors::quickbooks::TOKEN_URL)]
+    quickbooks_online_token_url: String,
+    /// Zoho Books API base URL (default: the organization's data centre, or the `api_domain` Zoho gives).
+    #[arg(long, global = true, env = "TRIBUTARY_ZOHO_BOOKS_API_BASE")]
+    zoho_books_api_base: Option<String>,
+    /// Zoho Books OAuth token endpoint (default: the data centre's accounts server).
+    #[arg(long, global = true, env = "TRIBUTARY_ZOHO_BOOKS_TOKEN_URL")]
+    zoho_books_token_url: Option<String>,
+    /// Seconds each call to a platform may take.
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_PLATFORM_TIMEOUT_SECS",
+        default_value_t = 30
+    )]
+    platform_timeout_secs: u64,
+    /// The longest `Retry-After` (seconds) a rate-limited call waits before retrying; longer fails the call.
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_PLATFORM_MAX_RETRY_AFTER_SECS",
+        default_value_t = 60
+    )]
+    platform_max_retry_after_secs: u64,
+}
+
+impl PlatformOptions {
+    fn config(&self) -> PlatformsConfig {
+        PlatformsConfig {
+            xero: PlatformUrls {
+                api_base: Some(self.xero_api_base.clone()),
+                token_url: Some(self.xero_token_url.clone()),
+                page_size: None,
+            },
+            quickbooks_online: PlatformUrls {
+                api_base: self.quickbooks_online_api_base.clone(),
+                token_url: Some(self.quickbooks_online_token_url.clone()),
+                page_size: None,
+            },
+            zoho_books: PlatformUrls {
+                api_base: self.zoho_books_api_base.clone(),
+                token_url: self.zoho_books_token_url.clone(),
+                page_size: None,
+            },
+            timeout: Duration::from_secs(self.platform_timeout_secs.max(1)),
+            retry: RetryPolicy {
+                max_retry_after: Duration::from_secs(self.platform_max_retry_after_secs),
+                ..RetryPolicy::default()
+            },
+        }
+    }
 }
 
 #[derive(Subcommand)]
@@ -175,11 +246,23 @@ async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> any
         keyring = crypto::add_key_to_file(path)?;
     }
     let rotation = connections::rotate_credentials(db, &keyring).await?;
+    let (clients_rotated, clients_current, clients_remaining) =
+        oauth_clients::rotate(db, &keyring).await?;
     println!(
         "{} stored credentials re-encrypted under key `{}`; {} already were.",
         rotation.rotated,
         keyring.current_key_id(),
         rotation.current
+    );
+    if clients_rotated + clients_current + clients_remaining > 0 {
+        println!(
+            "{clients_rotated} stored OAuth client secrets re-encrypted; {clients_current} already were."
+        );
+    }
+    anyhow::ensure!(
+        clients_remaining == 0,
+        "{clients_remaining} OAuth clients changed while rotating and are still under an older key: run the \
+         rotation again before removing any key"
     );
     anyhow::ensure!(
         rotation.remaining == 0,
@@ -227,10 +310,11 @@ async fn serve(
     }
     let acceptor = server::bind(&options.bind).await?;
     let sync_wake = Arc::new(tokio::sync::Notify::new());
+    let connectors = Connectors::for_platforms(&options.platforms.config())?;
     let engine = Engine::new(
         db.clone(),
         keyring.clone(),
-        Connectors::standard(),
+        connectors.clone(),
         EngineConfig {
             workers: options.sync_workers,
             ..EngineConfig::default()
@@ -249,6 +333,7 @@ async fn serve(
         keyring,
         sync_wake,
         page_reads,
+        connectors,
     })?;
     tracing::info!(
         "listening on http://{}  (docs at /docs, spec at /openapi.yaml)",

@@ -17,8 +17,11 @@ use crate::auth::Tenant;
 use crate::companies;
 use crate::crypto::{Keyring, Sealed};
 use crate::error::{ApiError, FieldError};
-use crate::integrations::{self, Integration};
+use crate::integrations::{self, AcceptedAuthorization, Integration};
+use crate::oauth_clients;
 use crate::paging::PageRequest;
+use crate::sync::connectors::oauth::{self, RefreshError};
+use crate::sync::connectors::{ConnectorError, Connectors};
 use crate::types::Timestamp;
 
 /// Where a connection stands.
@@ -285,7 +288,8 @@ pub async fn delete(
 }
 
 /// Token migration: validates `body` against the connection's platform,
-/// seals it, stores it (replacing any earlier tokens) and links the
+/// proves the tokens with the platform when `verify` gives the connectors,
+/// seals the body, stores it (replacing any earlier tokens) and links the
 /// connection. Starts no sync.
 pub async fn authorize(
     db: &DatabaseConnection,
@@ -294,6 +298,7 @@ pub async fn authorize(
     company_id: Uuid,
     connection_id: Uuid,
     body: serde_json::Value,
+    verify: Option<&Connectors>,
 ) -> Result<ConnectionView, ApiError> {
     let row = find_row(db, tenant, company_id, connection_id).await?;
     let integration = integration_of(&row)?;
@@ -320,6 +325,10 @@ pub async fn authorize(
         }
         Err(error) => return Err(error),
     };
+    let mut accepted = accepted;
+    if let Some(connectors) = verify {
+        verify_tokens(db, keyring, tenant, integration, connectors, &mut accepted).await?;
+    }
     let plaintext = serde_json::to_vec(&accepted.sealed_body).map_err(ApiError::internal)?;
     let sealed = keyring
         .seal(&plaintext, &credential_binding(connection_id))
@@ -355,6 +364,81 @@ pub async fn authorize(
     view_of(db, row).await
 }
 
+/// `?verify=true`: one cheap authenticated call to the platform, or, when
+/// the access token has already expired, a refresh with the tenant's OAuth
+/// client (whose new tokens are then the ones stored: a rotated refresh
+/// token must not be lost). Rejection is a 422 with the platform's reason;
+/// a platform that cannot be reached is a 503. Nothing is stored on failure.
+async fn verify_tokens(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+    tenant: Tenant,
+    integration: &Integration,
+    connectors: &Connectors,
+    accepted: &mut AcceptedAuthorization,
+) -> Result<(), ApiError> {
+    let name = integration.name;
+    let cannot_verify = || {
+        ApiError::Unprocessable(format!(
+            "tributary cannot verify {name} tokens yet (it has no connector for {name}); send them \
+             without `verify`."
+        ))
+    };
+    let connector = connectors
+        .get(integration.platform_key)
+        .ok_or_else(cannot_verify)?;
+    let body = &accepted.sealed_body;
+    let now = Utc::now();
+    if accepted.access_token_expires_at.is_some_and(|at| at <= now) {
+        let endpoint = connector.token_endpoint(body).ok_or_else(|| {
+            ApiError::Unprocessable(format!(
+                "The access token has already expired, and tributary cannot refresh {name} tokens. \
+                 Nothing was stored."
+            ))
+        })?;
+        let refresh_token = oauth::refresh_token(body).ok_or_else(|| {
+            ApiError::Unprocessable(
+                "The access token has already expired and no refresh token was given. Nothing was stored."
+                    .to_owned(),
+            )
+        })?;
+        let client = oauth_clients::open(db, keyring, tenant.client_id, integration.platform_key)
+            .await
+            .map_err(ApiError::internal)?
+            .ok_or_else(|| {
+                ApiError::Unprocessable(format!(
+                    "The access token has already expired, so verifying needs a refresh with your OAuth \
+                     application: PUT /integrations/{}/oauth-client first. Nothing was stored.",
+                    integration.platform_key
+                ))
+            })?;
+        let refreshed = oauth::refresh(&endpoint, &client, refresh_token)
+            .await
+            .map_err(|error| match error {
+                RefreshError::Unavailable(message) => {
+                    ApiError::Unavailable(format!("{message}. Nothing was stored; try again."))
+                }
+                RefreshError::Rejected(message) | RefreshError::Failed(message) => {
+                    ApiError::Unprocessable(format!("{message}. Nothing was stored."))
+                }
+            })?;
+        accepted.sealed_body = oauth::apply(body, &refreshed, now);
+        accepted.access_token_expires_at = oauth::expires_at(&accepted.sealed_body);
+        return Ok(());
+    }
+    let check = connector.verify(body).ok_or_else(cannot_verify)?;
+    check.await.map_err(|error| match error {
+        ConnectorError::Unavailable(message) => {
+            ApiError::Unavailable(format!("{message}. Nothing was stored; try again."))
+        }
+        ConnectorError::Auth(message)
+        | ConnectorError::Expired(message)
+        | ConnectorError::Failed(message) => ApiError::Unprocessable(format!(
+            "{name} did not accept the tokens: {message}. Nothing was stored."
+        )),
+    })
+}
+
 fn no_self_service(integration: &Integration) -> String {
     if integration.managed_migration {
         format!(
@@ -387,6 +471,8 @@ async fn store_credential(
         key_id: Set(sealed.key_id),
         nonce: Set(sealed.nonce),
         ciphertext: Set(sealed.ciphertext),
+        refresh_lease_owner: Set(None),
+        refresh_lease_expires_at: Set(None),
     };
     connection_credential::Entity::insert(credential)
         .on_conflict(
@@ -431,10 +517,14 @@ pub async fn unknown_key_ids(
         .into_tuple()
         .all(db)
         .await?;
-    Ok(stored
+    let mut missing: Vec<String> = stored
         .into_iter()
+        .chain(oauth_clients::key_ids(db).await?)
         .filter(|id| !keyring.has_key(id))
-        .collect())
+        .collect();
+    missing.sort();
+    missing.dedup();
+    Ok(missing)
 }
 
 /// Re-encrypts every stored credential under the keyring's current key.

@@ -388,7 +388,7 @@ const DECLARED_STATUSES: &[(u32, u16, &str)] = &[
     (
         status::UNAVAILABLE,
         503,
-        "A dependency (the database) is not answering; try again later.",
+        "A dependency (the database, or a platform being asked to verify tokens) is not answering; try again later.",
     ),
     (
         status::INTERNAL,

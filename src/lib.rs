@@ -15,7 +15,9 @@
 //! - [`auth`] and [`api_keys`]: Basic authentication to a tenant; key storage.
 //! - [`companies`] and [`connections`]: company and connection rules and queries; token migration.
 //! - [`integrations`]: the platform catalogue and each platform's authorization body.
-//! - [`sync`]: pull operations, the sync engine, connectors, and the synced records.
+//! - [`sync`]: pull operations, the sync engine, connectors (sandbox, Xero, QuickBooks Online, Zoho Books),
+//!   token refresh, and the synced records.
+//! - [`oauth_clients`]: tenants' own OAuth applications, used to refresh migrated tokens.
 //! - [`crypto`]: AES-256-GCM sealing of stored tokens; the keyring.
 //! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
 //! - [`types`]: JSON value types (`Nullable<T>`, `Timestamp`).
@@ -36,6 +38,7 @@ pub mod http;
 pub mod integrations;
 pub mod json_body;
 pub mod json_response;
+pub mod oauth_clients;
 pub mod paging;
 pub mod server;
 pub mod spec;

@@ -1,5 +1,5 @@
-//! What every request handler shares: the database handle and the keyring
-//! that seals stored tokens.
+//! What every request handler shares: the database handle, the keyring
+//! that seals stored tokens, and the platforms' connectors.
 
 use std::sync::Arc;
 
@@ -7,6 +7,7 @@ use sea_orm::DatabaseConnection;
 
 use crate::crypto::Keyring;
 use crate::sync::store::PageReads;
+use crate::sync::connectors::Connectors;
 
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]
@@ -19,4 +20,6 @@ pub struct AppState {
     pub sync_wake: Arc<tokio::sync::Notify>,
     /// How list pages of synced data are read (ordinals, except in the benchmark's naive mode).
     pub page_reads: PageReads,
+    /// The platforms' connectors, for verifying tokens at migration.
+    pub connectors: Connectors,
 }

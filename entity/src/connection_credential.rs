@@ -22,6 +22,10 @@ pub struct Model {
     pub nonce: Vec<u8>,
     /// The sealed authorization body (JSON), with its GCM tag.
     pub ciphertext: Vec<u8>,
+    /// Who is refreshing the tokens now (one refresh per connection at a time).
+    pub refresh_lease_owner: Option<String>,
+    /// When that refresh lease lapses, if its holder died.
+    pub refresh_lease_expires_at: Option<DateTimeUtc>,
 }
 
 /// Tables a credential refers to.

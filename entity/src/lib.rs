@@ -13,4 +13,5 @@ pub mod customer_staging;
 pub mod data_generation;
 pub mod invoice;
 pub mod invoice_staging;
+pub mod oauth_client;
 pub mod pull_operation;

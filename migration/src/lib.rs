@@ -10,6 +10,7 @@ mod m20261121_000001_tenants_and_companies;
 mod m20261121_000002_connections;
 mod m20261122_000003_sync;
 mod m20261122_000004_dense_ordinals;
+mod m20261122_000005_oauth_clients;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -22,6 +23,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261121_000002_connections::Migration),
             Box::new(m20261122_000003_sync::Migration),
             Box::new(m20261122_000004_dense_ordinals::Migration),
+            Box::new(m20261122_000005_oauth_clients::Migration),
         ]
     }
 }

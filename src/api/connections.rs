@@ -170,6 +170,7 @@ type AuthorizeErrors = ErrorResponses<
             | status::NOT_FOUND
             | status::CONFLICT
             | status::UNPROCESSABLE
+            | status::UNAVAILABLE
     },
 >;
 
@@ -327,6 +328,16 @@ impl ConnectionsApi {
     /// rest and never returned. Sending new tokens replaces the old ones and
     /// links the connection again. No sync starts: call
     /// `POST /companies/{companyId}/data/all` when you are ready.
+    ///
+    /// With `verify=true`, tributary first proves the tokens with the
+    /// platform: one cheap authenticated call (Xero `GET /connections`,
+    /// checking the tenant; QuickBooks `companyinfo`; Zoho Books
+    /// `organizations`, checking the organization), or, when the access token
+    /// has already expired, a refresh with your OAuth client (`PUT
+    /// /integrations/{platformKey}/oauth-client`), whose new tokens are the
+    /// ones stored. Tokens the platform rejects answer 422 with its reason,
+    /// and nothing is stored; 503 if the platform cannot be reached. Platforms
+    /// tributary has no connector for answer 422 to `verify=true`.
     #[oai(
         path = "/companies/:companyId/connections/:connectionId/authorization",
         method = "put",
@@ -342,8 +353,11 @@ impl ConnectionsApi {
         /// The connection's id.
         #[oai(name = "connectionId")]
         connection_id: Path<Uuid>,
+        /// `true`: prove the tokens with the platform before storing them (default `false`).
+        verify: Query<Option<bool>>,
         body: AuthorizationPayload,
     ) -> Result<ConnectionFound, AuthorizeErrors> {
+        let verify = verify.0.unwrap_or(false).then_some(&state.connectors);
         let view = connections::authorize(
             &state.db,
             &state.keyring,
@@ -351,6 +365,7 @@ impl ConnectionsApi {
             company_id.0,
             connection_id.0,
             body.0,
+            verify,
         )
         .await?;
         Ok(ConnectionFound::Ok(Json(view.try_into()?)))

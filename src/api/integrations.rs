@@ -2,6 +2,7 @@
 //! token migration takes.
 
 use poem::Request;
+use poem::web::Data;
 use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
@@ -10,8 +11,11 @@ use crate::api::ApiTags;
 use crate::auth::Tenant;
 use crate::error::{ApiError, ErrorResponses, status};
 use crate::integrations::{self, DataType, SourceType};
+use crate::json_body::JsonBody;
+use crate::oauth_clients::{self, OAuthClientFacts};
 use crate::paging::{self, ListLocation, PageRequest, Paged};
-use crate::types::Nullable;
+use crate::state::AppState;
+use crate::types::{Nullable, Timestamp};
 
 /// Integration endpoints.
 pub struct IntegrationsApi;
@@ -80,7 +84,64 @@ pub enum IntegrationFound {
     Ok(Json<IntegrationDetails>),
 }
 
+/// Your own OAuth application for a platform: the one that issued the
+/// tokens you migrate, which tributary uses to refresh them.
+#[derive(Debug, Clone, Object)]
+#[oai(rename_all = "camelCase", deny_unknown_fields)]
+pub struct OAuthClientInput {
+    /// The application's OAuth client id.
+    #[oai(validator(min_length = 1, max_length = 1024))]
+    pub client_id: String,
+    /// The application's OAuth client secret. Stored encrypted; never returned.
+    #[oai(validator(min_length = 1, max_length = 4096))]
+    pub client_secret: String,
+}
+
+/// A stored OAuth application (its secret is never returned).
+#[derive(Debug, Clone, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct OAuthClient {
+    /// The platform the application belongs to.
+    pub platform_key: String,
+    /// The application's OAuth client id.
+    pub client_id: String,
+    /// When the client id and secret were last set (RFC 3339, UTC).
+    pub updated: Timestamp,
+}
+
+impl From<OAuthClientFacts> for OAuthClient {
+    fn from(facts: OAuthClientFacts) -> Self {
+        Self {
+            platform_key: facts.platform_key,
+            client_id: facts.client_id,
+            updated: facts.updated.into(),
+        }
+    }
+}
+
+/// Answer of `setOauthClient` and `getOauthClient`.
+#[derive(ApiResponse)]
+pub enum OAuthClientFound {
+    /// The stored OAuth application, without its secret.
+    #[oai(status = 200)]
+    Ok(Json<OAuthClient>),
+}
+
+/// Answer of `deleteOauthClient`.
+#[derive(ApiResponse)]
+pub enum DeletedOAuthClient {
+    /// The OAuth application was removed; tokens of this platform are no longer refreshed.
+    #[oai(status = 204)]
+    Deleted,
+}
+
 type ListErrors = ErrorResponses<{ status::AUTHENTICATED | status::BAD_REQUEST }>;
+type OAuthClientErrors = ErrorResponses<
+    { status::AUTHENTICATED | status::BAD_REQUEST | status::NOT_FOUND | status::UNPROCESSABLE },
+>;
+type SetOAuthClientErrors = ErrorResponses<
+    { status::AUTHENTICATED | status::JSON_BODY | status::NOT_FOUND | status::UNPROCESSABLE },
+>;
 type ReadErrors =
     ErrorResponses<{ status::AUTHENTICATED | status::BAD_REQUEST | status::NOT_FOUND }>;
 
@@ -157,5 +218,81 @@ impl IntegrationsApi {
                 .map(|body| body.json_schema())
                 .into(),
         })))
+    }
+
+    /// Set your OAuth client for a platform
+    ///
+    /// Stores the client id and secret of your own OAuth application for the
+    /// platform (replacing any earlier one). tributary uses it to refresh the
+    /// tokens you migrated for this platform's connections: before an access
+    /// token expires, and when the platform rejects one. The secret is
+    /// encrypted at rest and never returned. 422 for platforms without
+    /// self-service token migration.
+    #[oai(
+        path = "/integrations/:platformKey/oauth-client",
+        method = "put",
+        operation_id = "setOauthClient"
+    )]
+    async fn set_oauth_client(
+        &self,
+        tenant: Tenant,
+        state: Data<&AppState>,
+        /// The platform's key, e.g. `xero`.
+        #[oai(name = "platformKey")]
+        platform_key: Path<String>,
+        body: JsonBody<OAuthClientInput>,
+    ) -> Result<OAuthClientFound, SetOAuthClientErrors> {
+        let facts = oauth_clients::put(
+            &state.db,
+            &state.keyring,
+            tenant,
+            &platform_key.0,
+            &body.0.client_id,
+            &body.0.client_secret,
+        )
+        .await?;
+        Ok(OAuthClientFound::Ok(Json(facts.into())))
+    }
+
+    /// Get your OAuth client for a platform
+    ///
+    /// The client id of your stored OAuth application and when it was set
+    /// (never the secret); 404 if none is stored.
+    #[oai(
+        path = "/integrations/:platformKey/oauth-client",
+        method = "get",
+        operation_id = "getOauthClient"
+    )]
+    async fn get_oauth_client(
+        &self,
+        tenant: Tenant,
+        state: Data<&AppState>,
+        /// The platform's key, e.g. `xero`.
+        #[oai(name = "platformKey")]
+        platform_key: Path<String>,
+    ) -> Result<OAuthClientFound, OAuthClientErrors> {
+        let facts = oauth_clients::get(&state.db, tenant, &platform_key.0).await?;
+        Ok(OAuthClientFound::Ok(Json(facts.into())))
+    }
+
+    /// Delete your OAuth client for a platform
+    ///
+    /// Removes the stored OAuth application; the platform's tokens are no
+    /// longer refreshed (syncs needing a refresh fail saying so).
+    #[oai(
+        path = "/integrations/:platformKey/oauth-client",
+        method = "delete",
+        operation_id = "deleteOauthClient"
+    )]
+    async fn delete_oauth_client(
+        &self,
+        tenant: Tenant,
+        state: Data<&AppState>,
+        /// The platform's key, e.g. `xero`.
+        #[oai(name = "platformKey")]
+        platform_key: Path<String>,
+    ) -> Result<DeletedOAuthClient, OAuthClientErrors> {
+        oauth_clients::delete(&state.db, tenant, &platform_key.0).await?;
+        Ok(DeletedOAuthClient::Deleted)
     }
 }

@@ -37,8 +37,10 @@ use uuid::Uuid;
 
 use entity::{company, connection, pull_operation};
 
-use super::connectors::{ConnectorError, Connectors};
+use super::connectors::oauth::{self, TokenEndpoint};
+use super::connectors::{Connector, ConnectorError, Connectors, Page};
 use super::operations::PullStatus;
+use super::refresh::{self, RefreshFailure};
 use super::store::{self, Generations, Staging, parse_data_type};
 use crate::connections::{self, ConnectionStatus};
 use crate::crypto::Keyring;
@@ -329,6 +331,21 @@ impl Engine {
             .ok_or_else(|| {
                 RunError::Cancelled("The connection has no stored authorization.".to_owned())
             })?;
+        let tenant_client_id = company::Entity::find_by_id(connection.company_id)
+            .one(&self.db)
+            .await?
+            .map(|company| company.client_id)
+            .ok_or_else(|| RunError::Cancelled("The company was deleted.".to_owned()))?;
+        let mut tokens = Tokens {
+            subject: refresh::Subject {
+                connection_id: connection.id,
+                tenant_client_id,
+                platform_key: &connection.platform_key,
+            },
+            endpoint: connector.token_endpoint(&credentials),
+            credentials,
+        };
+        tokens.refresh(self, refresh::Need::IfExpiring).await?;
 
         let current = store::current_generation(&self.db, connection.id, data_type).await?;
         let staging = Staging {
@@ -355,13 +372,9 @@ impl Engine {
             if self.stopping() {
                 return Err(RunError::Interrupted);
             }
-            let page = connector
-                .fetch(&credentials, data_type, cursor.take())
-                .await
-                .map_err(|error| match error {
-                    ConnectorError::Auth(message) => RunError::Auth(message),
-                    ConnectorError::Failed(message) => RunError::Failed(message),
-                })?;
+            let page = tokens
+                .fetch(self, connector.as_ref(), data_type, cursor.take())
+                .await?;
             fetched += page.records.len() as i64;
             let progress = match page.total {
                 Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
@@ -571,6 +584,69 @@ impl Engine {
             }
             (Outcome::Deauthorize(message), Ok(())) => {
                 tracing::warn!(pull_operation_id = %operation.id, message, "platform rejected the tokens; connection deauthorized");
+            }
+        }
+    }
+}
+
+/// A run's credentials, refreshed as needed.
+struct Tokens<'a> {
+    subject: refresh::Subject<'a>,
+    /// Where the platform refreshes tokens; `None` where they are not refreshed.
+    endpoint: Option<TokenEndpoint>,
+    credentials: serde_json::Value,
+}
+
+impl Tokens<'_> {
+    async fn refresh(&mut self, engine: &Engine, need: refresh::Need<'_>) -> Result<(), RunError> {
+        let Some(endpoint) = &self.endpoint else {
+            return Ok(());
+        };
+        self.credentials =
+            refresh::fresh_credentials(&engine.db, &engine.keyring, self.subject, endpoint, need)
+                .await
+                .map_err(|failure| match failure {
+                    RefreshFailure::Platform(error) => RunError::from(error),
+                    RefreshFailure::Internal(cause) => RunError::Internal(cause),
+                })?;
+        Ok(())
+    }
+
+    /// One page; a rejected access token is refreshed once and the page asked again.
+    async fn fetch(
+        &mut self,
+        engine: &Engine,
+        connector: &dyn Connector,
+        data_type: DataType,
+        cursor: Option<String>,
+    ) -> Result<Page, RunError> {
+        match connector
+            .fetch(&self.credentials, data_type, cursor.clone())
+            .await
+        {
+            Err(ConnectorError::Expired(_)) if self.endpoint.is_some() => {
+                tracing::info!(connection_id = %self.subject.connection_id, "the platform rejected the access token; refreshing");
+                let rejected = oauth::access_token(&self.credentials)
+                    .map(str::to_owned)
+                    .map_err(RunError::from)?;
+                self.refresh(engine, refresh::Need::Rejected(&rejected))
+                    .await?;
+                connector
+                    .fetch(&self.credentials, data_type, cursor)
+                    .await
+                    .map_err(RunError::from)
+            }
+            other => other.map_err(RunError::from),
+        }
+    }
+}
+
+impl From<ConnectorError> for RunError {
+    fn from(error: ConnectorError) -> Self {
+        match error {
+            ConnectorError::Auth(message) | ConnectorError::Expired(message) => Self::Auth(message),
+            ConnectorError::Failed(message) | ConnectorError::Unavailable(message) => {
+                Self::Failed(message)
             }
         }
     }

@@ -33,7 +33,12 @@ pub async fn authorize_sandbox(
 ) {
     let linked = app
         .client
-        .authorize_connection(&company_id, &connection_id, &sandbox_body(access_token))
+        .authorize_connection(
+            &company_id,
+            &connection_id,
+            None,
+            &sandbox_body(access_token),
+        )
         .await
         .expect("authorized")
         .into_inner();
@@ -97,7 +102,7 @@ async fn the_seed_flow_links_a_connection_and_never_shows_its_tokens() {
         let before = chrono::Utc::now();
         let linked = app
             .client
-            .authorize_connection(&company_id, &connection_id, &body)
+            .authorize_connection(&company_id, &connection_id, None, &body)
             .await
             .expect("authorized")
             .into_inner();

@@ -354,6 +354,25 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
     let first = tributary::crypto::load_keyring(None, &url).expect("a key file is created");
     let first_key = first.current_key_id().to_owned();
     let (db, connection_id) = stored_sandbox_credential(&url, &first, "keyfile-token").await;
+    // An OAuth client secret sealed under the same key moves with it.
+    let client = entity::client::Entity::find()
+        .one(&db)
+        .await
+        .expect("read")
+        .expect("a client");
+    let tenant = tributary::auth::Tenant {
+        client_id: client.id,
+    };
+    tributary::oauth_clients::put(
+        &db,
+        &first,
+        tenant,
+        "xero",
+        "xero-app",
+        "keyfile-client-secret",
+    )
+    .await
+    .expect("stored");
 
     let output = tributary(dir.path())
         .env("TRIBUTARY_DATABASE_URL", &url)
@@ -379,6 +398,15 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
         .expect("opens")
         .expect("stored");
     assert_eq!(opened["accessToken"], "keyfile-token");
+    assert!(
+        stdout.contains("1 stored OAuth client secrets re-encrypted"),
+        "{stdout}"
+    );
+    let oauth_client = tributary::oauth_clients::open(&db, &rotated, client.id, "xero")
+        .await
+        .expect("opens with the new key alone")
+        .expect("stored");
+    assert_eq!(oauth_client.client_secret, "keyfile-client-secret");
 
     // A server given only keys that cannot open the stored tokens refuses to start.
     let output = tributary(dir.path())
@@ -431,6 +459,7 @@ async fn stored_sandbox_credential(
         company.id,
         connection.connection.id,
         body,
+        None,
     )
     .await
     .expect("authorized");

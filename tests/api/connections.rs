@@ -279,7 +279,7 @@ async fn connections_of_other_companies_and_other_clients_answer_404_at_every_le
         assert_eq!(
             error_of(
                 other
-                    .authorize_connection(&company_id, &connection_id, &body)
+                    .authorize_connection(&company_id, &connection_id, None, &body)
                     .await
             )
             .0,
@@ -288,7 +288,7 @@ async fn connections_of_other_companies_and_other_clients_answer_404_at_every_le
         assert_eq!(
             error_of(
                 other
-                    .authorize_connection(&their_company, &connection_id, &body)
+                    .authorize_connection(&their_company, &connection_id, None, &body)
                     .await
             )
             .0,

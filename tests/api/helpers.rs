@@ -296,7 +296,7 @@ async fn start_instance(
     let engine = Engine::new(
         db.clone(),
         keyring.clone(),
-        options.connectors,
+        options.connectors.clone(),
         options.engine,
         sync_wake.clone(),
     );
@@ -306,6 +306,7 @@ async fn start_instance(
         keyring,
         sync_wake,
         page_reads: tributary::sync::store::PageReads::default(),
+        connectors: options.connectors,
     })
     .expect("the app builds");
     tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(app));

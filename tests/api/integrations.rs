@@ -2,6 +2,8 @@
 
 use std::num::NonZeroU32;
 
+use sea_orm::EntityTrait;
+
 use crate::helpers::{for_each_database, json};
 
 #[tokio::test]
@@ -125,4 +127,108 @@ async fn an_unknown_platform_key_answers_404_and_the_catalogue_needs_a_key() {
         assert_eq!(anonymous.status(), 401);
     })
     .await;
+}
+
+#[tokio::test]
+async fn an_oauth_client_is_stored_sealed_shown_without_its_secret_and_removed() {
+    for_each_database(async |app| {
+        let secret = "oauth-client-secret-do-not-show";
+        let (status, _) = crate::helpers::error_of(app.client.get_oauth_client("xero").await);
+        assert_eq!(status, 404);
+
+        let put = |client_id: &'static str| {
+            app.raw()
+                .put(app.url("/integrations/xero/oauth-client"))
+                .header("authorization", app.authorization())
+                .json(&serde_json::json!({"clientId": client_id, "clientSecret": secret}))
+                .send()
+        };
+        let response = put("first-client").await.expect("answered");
+        assert_eq!(response.status(), 200);
+        let text = response.text().await.expect("a body");
+        assert!(!text.contains(secret), "{text}");
+        let shown = app
+            .client
+            .get_oauth_client("xero")
+            .await
+            .expect("stored")
+            .into_inner();
+        assert_eq!(shown.client_id, "first-client");
+        assert_eq!(shown.platform_key, "xero");
+
+        // Replacing keeps one row; the secret is sealed, not stored as text.
+        assert_eq!(put("second-client").await.expect("answered").status(), 200);
+        assert_eq!(crate::connections::count_rows(app, "oauth_client").await, 1);
+        let client =
+            tributary::oauth_clients::open(&app.db, &app.keyring, tenant_of(app).await, "xero")
+                .await
+                .expect("opens")
+                .expect("stored");
+        assert_eq!(client.client_id, "second-client");
+        assert_eq!(client.client_secret, secret);
+        let rows = entity::oauth_client::Entity::find()
+            .all(&app.db)
+            .await
+            .expect("rows");
+        assert!(
+            !rows[0]
+                .ciphertext
+                .windows(secret.len())
+                .any(|window| window == secret.as_bytes())
+        );
+
+        // Another tenant sees none of it.
+        let (_, other) = app.other_tenant("other-client").await;
+        assert_eq!(
+            crate::helpers::error_of(other.get_oauth_client("xero").await).0,
+            404
+        );
+
+        // Unknown platforms, platforms without migration, unknown fields.
+        assert_eq!(
+            crate::helpers::error_of(app.client.get_oauth_client("nope").await).0,
+            404
+        );
+        assert_eq!(
+            crate::helpers::error_of(app.client.get_oauth_client("quickbooks-desktop").await).0,
+            422
+        );
+        let typo = app
+            .raw()
+            .put(app.url("/integrations/xero/oauth-client"))
+            .header("authorization", app.authorization())
+            .json(&serde_json::json!({"clientId": "x", "clientSecrte": secret}))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(typo.status(), 400);
+        assert!(!typo.text().await.expect("a body").contains(secret));
+
+        app.client
+            .delete_oauth_client("xero")
+            .await
+            .expect("deleted");
+        assert_eq!(
+            crate::helpers::error_of(app.client.get_oauth_client("xero").await).0,
+            404
+        );
+        assert_eq!(
+            crate::helpers::error_of(app.client.delete_oauth_client("xero").await).0,
+            404
+        );
+        assert!(!crate::helpers::captured_logs().contains(secret));
+    })
+    .await;
+}
+
+/// The tenant (client) id of the app's own key.
+async fn tenant_of(app: &crate::helpers::TestApp) -> uuid::Uuid {
+    entity::client::Entity::find()
+        .all(&app.db)
+        .await
+        .expect("clients")
+        .into_iter()
+        .find(|client| client.name == tributary::api_keys::DEFAULT_CLIENT)
+        .expect("the default client")
+        .id
 }

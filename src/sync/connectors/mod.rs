@@ -1,10 +1,23 @@
 //! Connectors: one per platform, all behind one trait. A connector fetches
-//! a data type page by page, given the connection's opened credentials.
+//! a data type page by page, given the connection's opened credentials, says
+//! how its tokens are refreshed, and can prove a set of tokens works.
+//!
+//! - [`sandbox`]: synthetic data. [`xero`], [`quickbooks`], [`zoho`]: the
+//!   platforms' documented APIs.
+//! - [`http`]: the shared client (timeouts, retries, error messages);
+//!   [`oauth`]: the refresh-token grant; [`json`]: exact amounts and dates.
 
+pub mod http;
+pub mod json;
+pub mod oauth;
+pub mod quickbooks;
 pub mod sandbox;
+pub mod xero;
+pub mod zoho;
 
 use std::collections::HashMap;
 use std::sync::Arc;
+use std::time::Duration;
 
 use futures_util::future::BoxFuture;
 use serde_json::Value;
@@ -53,9 +66,15 @@ pub enum ConnectorError {
     /// The platform rejected the credentials: the connection needs new tokens.
     #[error("{0}")]
     Auth(String),
-    /// Anything else: the platform failed, answered nonsense, or is unreachable.
+    /// The platform rejected the access token (401): a refresh may cure it.
+    #[error("{0}")]
+    Expired(String),
+    /// The platform failed or answered nonsense.
     #[error("{0}")]
     Failed(String),
+    /// The platform could not be reached, or kept failing, through every retry.
+    #[error("{0}")]
+    Unavailable(String),
 }
 
 /// Fetches a platform's data.
@@ -67,6 +86,61 @@ pub trait Connector: Send + Sync {
         data_type: DataType,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>>;
+
+    /// Where and how this connection's tokens are refreshed; `None` when
+    /// they are not (tokens that never expire, or no connector support).
+    fn token_endpoint(&self, _credentials: &Value) -> Option<oauth::TokenEndpoint> {
+        None
+    }
+
+    /// One cheap authenticated call proving the credentials work for their
+    /// organisation; `None` when this connector cannot check them.
+    fn verify<'a>(
+        &'a self,
+        _credentials: &'a Value,
+    ) -> Option<BoxFuture<'a, Result<(), ConnectorError>>> {
+        None
+    }
+}
+
+/// Where one platform's API and token endpoint are; `None` means the real
+/// platform's.
+#[derive(Debug, Clone, Default)]
+pub struct PlatformUrls {
+    /// The API's base URL (`TRIBUTARY_<PLATFORM>_API_BASE`).
+    pub api_base: Option<String>,
+    /// The OAuth token endpoint (`TRIBUTARY_<PLATFORM>_TOKEN_URL`).
+    pub token_url: Option<String>,
+    /// Records asked for per page, where the platform lets us choose
+    /// (QuickBooks' `MAXRESULTS`, Zoho's `per_page`); `None`: the connector's default.
+    pub page_size: Option<u64>,
+}
+
+/// How the platform connectors reach their platforms.
+#[derive(Debug, Clone)]
+pub struct PlatformsConfig {
+    /// Xero.
+    pub xero: PlatformUrls,
+    /// QuickBooks Online.
+    pub quickbooks_online: PlatformUrls,
+    /// Zoho Books (a base URL here wins over every data centre's).
+    pub zoho_books: PlatformUrls,
+    /// The timeout of each HTTP call.
+    pub timeout: Duration,
+    /// Retries of failed calls.
+    pub retry: http::RetryPolicy,
+}
+
+impl Default for PlatformsConfig {
+    fn default() -> Self {
+        Self {
+            xero: PlatformUrls::default(),
+            quickbooks_online: PlatformUrls::default(),
+            zoho_books: PlatformUrls::default(),
+            timeout: Duration::from_secs(30),
+            retry: http::RetryPolicy::default(),
+        }
+    }
 }
 
 /// The connectors available to the sync engine, by platform key.
@@ -76,9 +150,37 @@ pub struct Connectors {
 }
 
 impl Connectors {
-    /// The connectors tributary ships.
+    /// The connectors tributary ships, against the real platforms.
     pub fn standard() -> Self {
-        Self::default().with("sandbox", Arc::new(sandbox::SandboxConnector))
+        match Self::for_platforms(&PlatformsConfig::default()) {
+            Ok(connectors) => connectors,
+            Err(error) => {
+                tracing::error!(error = %error, "the HTTP client failed to start; only the sandbox syncs");
+                Self::default().with("sandbox", Arc::new(sandbox::SandboxConnector))
+            }
+        }
+    }
+
+    /// The connectors tributary ships, reaching the platforms as `config` says.
+    pub fn for_platforms(config: &PlatformsConfig) -> anyhow::Result<Self> {
+        let http = http::PlatformHttp::new(config.timeout, config.retry.clone())?;
+        Ok(Self::default()
+            .with("sandbox", Arc::new(sandbox::SandboxConnector))
+            .with(
+                "xero",
+                Arc::new(xero::XeroConnector::new(&config.xero, http.clone())),
+            )
+            .with(
+                "quickbooks-online",
+                Arc::new(quickbooks::QuickBooksConnector::new(
+                    &config.quickbooks_online,
+                    http.clone(),
+                )),
+            )
+            .with(
+                "zoho-books",
+                Arc::new(zoho::ZohoBooksConnector::new(&config.zoho_books, http)),
+            ))
     }
 
     /// Adds or replaces the connector of `platform_key`.

@@ -1,0 +1,223 @@
+//! Tenants' own OAuth applications, one per platform: the client id and the
+//! client secret (sealed with the keyring, bound to its tenant and platform,
+//! never returned or logged). Refreshing a migrated token needs the
+//! application that obtained it.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::OnConflict;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QuerySelect, Set};
+use uuid::Uuid;
+
+use entity::oauth_client;
+
+use crate::auth::Tenant;
+use crate::crypto::{Keyring, Sealed};
+use crate::error::ApiError;
+use crate::integrations::{self, Integration};
+use crate::sync::connectors::oauth::OAuthClient;
+use crate::types::Timestamp;
+
+/// What may be shown about a stored OAuth client.
+#[derive(Debug, Clone)]
+pub struct OAuthClientFacts {
+    /// The platform's key.
+    pub platform_key: String,
+    /// The OAuth application's client id.
+    pub client_id: String,
+    /// When it was last set.
+    pub updated: DateTime<Utc>,
+}
+
+impl From<oauth_client::Model> for OAuthClientFacts {
+    fn from(row: oauth_client::Model) -> Self {
+        Self {
+            platform_key: row.platform_key,
+            client_id: row.oauth_client_id,
+            updated: row.updated,
+        }
+    }
+}
+
+/// The associated data binding a sealed secret to its tenant and platform.
+pub fn binding(tenant_client_id: Uuid, platform_key: &str) -> String {
+    format!("tributary/oauth-client/{tenant_client_id}/{platform_key}")
+}
+
+fn platform(platform_key: &str) -> Result<&'static Integration, ApiError> {
+    let integration = integrations::find(platform_key).ok_or_else(|| {
+        ApiError::NotFound(format!(
+            "No integration with platformKey `{platform_key}`; GET /integrations lists them."
+        ))
+    })?;
+    if !integration.self_service_migration() {
+        return Err(ApiError::Unprocessable(format!(
+            "{} does not support self-service token migration, so tributary never refreshes its tokens \
+             and has no use for an OAuth client.",
+            integration.name
+        )));
+    }
+    Ok(integration)
+}
+
+fn not_set(integration: &Integration) -> ApiError {
+    ApiError::NotFound(format!(
+        "No OAuth client is stored for {} ({}); PUT one first.",
+        integration.name, integration.platform_key
+    ))
+}
+
+/// Stores (or replaces) the tenant's OAuth client for a platform.
+pub async fn put(
+    db: &impl ConnectionTrait,
+    keyring: &Keyring,
+    tenant: Tenant,
+    platform_key: &str,
+    client_id: &str,
+    client_secret: &str,
+) -> Result<OAuthClientFacts, ApiError> {
+    let integration = platform(platform_key)?;
+    let sealed = keyring
+        .seal(
+            client_secret.as_bytes(),
+            &binding(tenant.client_id, integration.platform_key),
+        )
+        .map_err(ApiError::internal)?;
+    let row = oauth_client::ActiveModel {
+        client_id: Set(tenant.client_id),
+        platform_key: Set(integration.platform_key.to_owned()),
+        oauth_client_id: Set(client_id.to_owned()),
+        updated: Set(Timestamp::now()),
+        key_id: Set(sealed.key_id),
+        nonce: Set(sealed.nonce),
+        ciphertext: Set(sealed.ciphertext),
+    };
+    oauth_client::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                oauth_client::Column::ClientId,
+                oauth_client::Column::PlatformKey,
+            ])
+            .update_columns([
+                oauth_client::Column::OauthClientId,
+                oauth_client::Column::Updated,
+                oauth_client::Column::KeyId,
+                oauth_client::Column::Nonce,
+                oauth_client::Column::Ciphertext,
+            ])
+            .to_owned(),
+        )
+        .exec(db)
+        .await?;
+    get(db, tenant, platform_key).await
+}
+
+/// The tenant's OAuth client for a platform (never its secret).
+pub async fn get(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    platform_key: &str,
+) -> Result<OAuthClientFacts, ApiError> {
+    let integration = platform(platform_key)?;
+    oauth_client::Entity::find_by_id((tenant.client_id, integration.platform_key.to_owned()))
+        .one(db)
+        .await?
+        .map(OAuthClientFacts::from)
+        .ok_or_else(|| not_set(integration))
+}
+
+/// Removes the tenant's OAuth client for a platform.
+pub async fn delete(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    platform_key: &str,
+) -> Result<(), ApiError> {
+    let integration = platform(platform_key)?;
+    let deleted = oauth_client::Entity::delete_many()
+        .filter(oauth_client::Column::ClientId.eq(tenant.client_id))
+        .filter(oauth_client::Column::PlatformKey.eq(integration.platform_key))
+        .exec(db)
+        .await?;
+    if deleted.rows_affected == 0 {
+        return Err(not_set(integration));
+    }
+    Ok(())
+}
+
+/// The OAuth client (with its opened secret) a refresh uses, if stored.
+pub async fn open(
+    db: &impl ConnectionTrait,
+    keyring: &Keyring,
+    tenant_client_id: Uuid,
+    platform_key: &str,
+) -> anyhow::Result<Option<OAuthClient>> {
+    let Some(row) = oauth_client::Entity::find_by_id((tenant_client_id, platform_key.to_owned()))
+        .one(db)
+        .await?
+    else {
+        return Ok(None);
+    };
+    let sealed = Sealed {
+        key_id: row.key_id,
+        nonce: row.nonce,
+        ciphertext: row.ciphertext,
+    };
+    let secret = keyring
+        .open(&sealed, &binding(tenant_client_id, platform_key))
+        .map_err(|error| anyhow::anyhow!("OAuth client for {platform_key}: {error}"))?;
+    Ok(Some(OAuthClient {
+        client_id: row.oauth_client_id,
+        client_secret: String::from_utf8(secret)?,
+    }))
+}
+
+/// The key ids stored OAuth client secrets use.
+pub async fn key_ids(db: &impl ConnectionTrait) -> Result<Vec<String>, sea_orm::DbErr> {
+    oauth_client::Entity::find()
+        .select_only()
+        .column(oauth_client::Column::KeyId)
+        .distinct()
+        .into_tuple()
+        .all(db)
+        .await
+}
+
+/// Re-encrypts every stored client secret under the keyring's current key,
+/// each only if unchanged since read. Returns (rotated, already current, changed meanwhile).
+pub async fn rotate(
+    db: &impl ConnectionTrait,
+    keyring: &Keyring,
+) -> anyhow::Result<(u64, u64, u64)> {
+    let current_key = keyring.current_key_id().to_owned();
+    let (mut rotated, mut current, mut remaining) = (0, 0, 0);
+    for row in oauth_client::Entity::find().all(db).await? {
+        if row.key_id == current_key {
+            current += 1;
+            continue;
+        }
+        let binding = binding(row.client_id, &row.platform_key);
+        let sealed = Sealed {
+            key_id: row.key_id.clone(),
+            nonce: row.nonce.clone(),
+            ciphertext: row.ciphertext.clone(),
+        };
+        let plaintext = keyring
+            .open(&sealed, &binding)
+            .map_err(|error| anyhow::anyhow!("OAuth client for {}: {error}", row.platform_key))?;
+        let resealed = keyring.seal(&plaintext, &binding)?;
+        let updated = oauth_client::Entity::update_many()
+            .col_expr(oauth_client::Column::KeyId, resealed.key_id.into())
+            .col_expr(oauth_client::Column::Nonce, resealed.nonce.into())
+            .col_expr(oauth_client::Column::Ciphertext, resealed.ciphertext.into())
+            .filter(oauth_client::Column::ClientId.eq(row.client_id))
+            .filter(oauth_client::Column::PlatformKey.eq(row.platform_key.as_str()))
+            .filter(oauth_client::Column::Nonce.eq(row.nonce))
+            .exec(db)
+            .await?;
+        if updated.rows_affected == 1 {
+            rotated += 1;
+        } else {
+            remaining += 1;
+        }
+    }
+    Ok((rotated, current, remaining))
+}

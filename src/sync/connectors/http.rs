@@ -1,0 +1,347 @@
+//! HTTP to the platforms: one reqwest client (rustls, a timeout on every
+//! call), retries that honour a 429's `Retry-After` (bounded) and back off
+//! exponentially with jitter on 5xx and connection failures, and failures
+//! described by the platform's own answer (status and message, never a token).
+
+use std::time::Duration;
+
+use rand::Rng;
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use serde_json::Value;
+
+use super::ConnectorError;
+
+/// How calls to a platform are retried.
+#[derive(Debug, Clone)]
+pub struct RetryPolicy {
+    /// Retries after the first attempt (429, 5xx, connection failures).
+    pub retries: u32,
+    /// The first backoff; each retry doubles it, plus up to half again of jitter.
+    pub base_backoff: Duration,
+    /// The longest backoff between two attempts.
+    pub max_backoff: Duration,
+    /// The longest `Retry-After` honoured; a platform asking for more fails the call.
+    pub max_retry_after: Duration,
+}
+
+impl Default for RetryPolicy {
+    fn default() -> Self {
+        Self {
+            retries: 4,
+            base_backoff: Duration::from_millis(500),
+            max_backoff: Duration::from_secs(8),
+            max_retry_after: Duration::from_secs(60),
+        }
+    }
+}
+
+impl RetryPolicy {
+    /// The wait before retry number `retry` (0-based), with jitter.
+    pub fn backoff(&self, retry: u32) -> Duration {
+        let exponential = self
+            .base_backoff
+            .saturating_mul(2_u32.saturating_pow(retry.min(16)))
+            .min(self.max_backoff);
+        let jitter_ms = (exponential.as_millis() / 2).min(u128::from(u32::MAX)) as u64;
+        let jitter = if jitter_ms == 0 {
+            0
+        } else {
+            rand::rng().random_range(0..=jitter_ms)
+        };
+        exponential + Duration::from_millis(jitter)
+    }
+}
+
+/// A platform's successful answer.
+#[derive(Debug)]
+pub struct Answer {
+    /// The body.
+    pub body: Vec<u8>,
+}
+
+/// Why a call failed, after retries.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CallError {
+    /// 401: the access token was rejected (expired or revoked).
+    Unauthorized(String),
+    /// 403: the token does not give access to this organisation.
+    Forbidden(String),
+    /// Another 4xx answer.
+    Rejected(String),
+    /// Rate limits, 5xx or connection failures that outlasted the retries.
+    Unavailable(String),
+}
+
+impl CallError {
+    /// The connector error a fetch reports.
+    pub fn into_connector_error(self) -> ConnectorError {
+        match self {
+            Self::Unauthorized(message) => ConnectorError::Expired(message),
+            Self::Forbidden(message) => ConnectorError::Auth(message),
+            Self::Rejected(message) => ConnectorError::Failed(message),
+            Self::Unavailable(message) => ConnectorError::Unavailable(message),
+        }
+    }
+}
+
+/// The HTTP client every connector shares.
+#[derive(Debug, Clone)]
+pub struct PlatformHttp {
+    client: reqwest::Client,
+    /// How calls are retried.
+    pub retry: RetryPolicy,
+}
+
+impl PlatformHttp {
+    /// A client whose every call times out after `timeout`.
+    pub fn new(timeout: Duration, retry: RetryPolicy) -> anyhow::Result<Self> {
+        // reqwest is built without a bundled crypto provider: use ring, as
+        // sqlx does. Installing twice is harmless (the first one stays).
+        let _ = rustls::crypto::ring::default_provider().install_default();
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
+            .connect_timeout(timeout.min(Duration::from_secs(10)))
+            .user_agent(concat!("tributary/", env!("CARGO_PKG_VERSION")))
+            .build()?;
+        Ok(Self { client, retry })
+    }
+
+    /// The underlying client (for the OAuth token endpoint).
+    pub fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
+    /// Sends the request `build` makes until it succeeds or retries run
+    /// out. `platform` names the platform in messages; `secrets` are
+    /// scrubbed from any text the platform sends back.
+    pub async fn send(
+        &self,
+        platform: &str,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+        secrets: &[&str],
+    ) -> Result<Answer, CallError> {
+        let mut retry = 0;
+        loop {
+            let outcome = build(&self.client).send().await;
+            let (failure, wait) = match outcome {
+                Err(error) => {
+                    let what = if error.is_timeout() {
+                        "did not answer in time"
+                    } else if error.is_connect() {
+                        "could not be reached"
+                    } else {
+                        "broke off the answer"
+                    };
+                    (format!("{platform} {what}"), None)
+                }
+                Ok(response) => {
+                    let status = response.status();
+                    let retry_after = retry_after(response.headers());
+                    let Ok(body) = response.bytes().await else {
+                        let failure = format!("{platform} broke off the answer");
+                        if retry >= self.retry.retries {
+                            return Err(CallError::Unavailable(failure));
+                        }
+                        tokio::time::sleep(self.retry.backoff(retry)).await;
+                        retry += 1;
+                        continue;
+                    };
+                    let body = body.to_vec();
+                    if status.is_success() {
+                        return Ok(Answer { body });
+                    }
+                    let described = describe(platform, status, &body, secrets);
+                    match status {
+                        StatusCode::UNAUTHORIZED => return Err(CallError::Unauthorized(described)),
+                        StatusCode::FORBIDDEN => return Err(CallError::Forbidden(described)),
+                        StatusCode::TOO_MANY_REQUESTS => {
+                            let wait = retry_after.unwrap_or_else(|| self.retry.backoff(retry));
+                            if wait > self.retry.max_retry_after {
+                                return Err(CallError::Unavailable(format!(
+                                    "{described} (it asked to wait {} s, more than the {} s tributary waits)",
+                                    wait.as_secs(),
+                                    self.retry.max_retry_after.as_secs()
+                                )));
+                            }
+                            (described, Some(wait))
+                        }
+                        status if status.is_server_error() => (described, None),
+                        _ => return Err(CallError::Rejected(described)),
+                    }
+                }
+            };
+            if retry >= self.retry.retries {
+                return Err(CallError::Unavailable(format!(
+                    "{failure} (gave up after {} attempts)",
+                    retry + 1
+                )));
+            }
+            let wait = wait.unwrap_or_else(|| self.retry.backoff(retry));
+            tracing::info!(
+                platform,
+                retry = retry + 1,
+                wait_ms = wait.as_millis() as u64,
+                failure,
+                "retrying a platform call"
+            );
+            tokio::time::sleep(wait).await;
+            retry += 1;
+        }
+    }
+}
+
+impl PlatformHttp {
+    /// [`PlatformHttp::send`], then reads the body as `T`; a body that does
+    /// not read fails with `what` named (a page of invoices, ...).
+    pub async fn get_json<T: serde::de::DeserializeOwned>(
+        &self,
+        platform: &str,
+        what: &str,
+        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
+        secrets: &[&str],
+    ) -> Result<T, ConnectorError> {
+        let answer = self
+            .send(platform, build, secrets)
+            .await
+            .map_err(CallError::into_connector_error)?;
+        serde_json::from_slice(&answer.body).map_err(|error| {
+            ConnectorError::Failed(format!(
+                "{platform} answered {what} that tributary cannot read ({}); the previous data is kept",
+                scrub(&error.to_string(), secrets)
+            ))
+        })
+    }
+}
+
+/// `Retry-After` in seconds (the HTTP-date form is treated as absent).
+fn retry_after(headers: &HeaderMap) -> Option<Duration> {
+    let value = headers.get(RETRY_AFTER)?.to_str().ok()?.trim();
+    value.parse::<u64>().ok().map(Duration::from_secs)
+}
+
+/// Longest platform message quoted.
+const MAX_MESSAGE_CHARS: usize = 300;
+
+/// "Xero answered 404 Not Found: <its message>".
+pub fn describe(platform: &str, status: StatusCode, body: &[u8], secrets: &[&str]) -> String {
+    let reason = status.canonical_reason().unwrap_or("");
+    match platform_message(body) {
+        Some(message) => format!(
+            "{platform} answered {} {reason}: {}",
+            status.as_u16(),
+            scrub(&message, secrets)
+        ),
+        None => format!("{platform} answered {} {reason}", status.as_u16()),
+    }
+}
+
+/// Removes `secrets` from `text` and bounds its length.
+pub fn scrub(text: &str, secrets: &[&str]) -> String {
+    let mut text = text.to_owned();
+    for secret in secrets.iter().filter(|secret| secret.len() >= 4) {
+        text = text.replace(secret, "[redacted]");
+    }
+    if text.chars().count() > MAX_MESSAGE_CHARS {
+        text = text.chars().take(MAX_MESSAGE_CHARS).collect::<String>() + "…";
+    }
+    text
+}
+
+/// The error message in a platform's JSON error body: Xero's `Detail`,
+/// `Message` or validation errors, QuickBooks' `Fault.Error[].Message` and
+/// `Detail`, Zoho's `message`, OAuth's `error_description`/`error`.
+pub fn platform_message(body: &[u8]) -> Option<String> {
+    let value: Value = serde_json::from_slice(body).ok()?;
+    let text = |value: Option<&Value>| {
+        value
+            .and_then(Value::as_str)
+            .map(str::trim)
+            .filter(|text| !text.is_empty())
+            .map(str::to_owned)
+    };
+    if let Some(errors) = value.pointer("/Fault/Error").and_then(Value::as_array) {
+        let messages: Vec<String> = errors
+            .iter()
+            .filter_map(|error| {
+                let message = text(error.get("Message"));
+                let detail = text(error.get("Detail"));
+                match (message, detail) {
+                    (Some(message), Some(detail)) => Some(format!("{message} ({detail})")),
+                    (message, detail) => message.or(detail),
+                }
+            })
+            .collect();
+        if !messages.is_empty() {
+            return Some(messages.join("; "));
+        }
+    }
+    if let Some(elements) = value.get("Elements").and_then(Value::as_array) {
+        let messages: Vec<String> = elements
+            .iter()
+            .flat_map(|element| {
+                element
+                    .get("ValidationErrors")
+                    .and_then(Value::as_array)
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .filter_map(|error| text(error.get("Message")))
+            .collect();
+        if !messages.is_empty() {
+            return Some(messages.join("; "));
+        }
+    }
+    for key in [
+        "Detail",
+        "Message",
+        "message",
+        "error_description",
+        "Title",
+        "error",
+    ] {
+        if let Some(message) = text(value.get(key)) {
+            return Some(message);
+        }
+    }
+    None
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn platform_messages_are_found_in_each_error_shape() {
+        let xero = br#"{"Title":"Unauthorized","Status":401,"Detail":"TokenExpired"}"#;
+        assert_eq!(platform_message(xero).as_deref(), Some("TokenExpired"));
+        let qbo = br#"{"Fault":{"Error":[{"Message":"message=AuthenticationFailed","Detail":"Token expired","code":"3200"}],"type":"AUTHENTICATION"}}"#;
+        assert_eq!(
+            platform_message(qbo).as_deref(),
+            Some("message=AuthenticationFailed (Token expired)")
+        );
+        let zoho = br#"{"code":57,"message":"You are not authorized to perform this operation"}"#;
+        assert_eq!(
+            platform_message(zoho).as_deref(),
+            Some("You are not authorized to perform this operation")
+        );
+        assert_eq!(platform_message(b"<html>oops</html>"), None);
+    }
+
+    #[test]
+    fn secrets_are_scrubbed_and_messages_bounded() {
+        assert_eq!(
+            scrub("bad token tok-123456", &["tok-123456"]),
+            "bad token [redacted]"
+        );
+        assert!(scrub(&"x".repeat(1000), &[]).chars().count() <= MAX_MESSAGE_CHARS + 1);
+    }
+
+    #[test]
+    fn backoff_grows_and_is_capped() {
+        let policy = RetryPolicy::default();
+        assert!(policy.backoff(0) >= Duration::from_millis(500));
+        assert!(policy.backoff(0) <= Duration::from_millis(750));
+        assert!(policy.backoff(10) <= Duration::from_secs(12));
+    }
+}

@@ -1,0 +1,172 @@
+//! Reading platform JSON exactly: amounts from the number's own text (never
+//! through a float), and the platforms' date forms (Xero's `/Date(ms)/`,
+//! offsets with or without a colon, plain dates).
+
+use std::fmt;
+use std::str::FromStr;
+
+use chrono::{DateTime, NaiveDate, NaiveDateTime, Utc};
+use rust_decimal::Decimal;
+use serde::Deserialize;
+use serde::de::{self, Deserializer};
+use serde_json::value::RawValue;
+
+use crate::sync::records::Money;
+
+/// An exact amount read from a JSON number (or a numeric string).
+///
+/// Deserialize it from bytes or a string (`serde_json::from_slice`): it reads
+/// the number's raw text, which a `serde_json::Value` no longer has.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Amount(pub Money);
+
+impl Amount {
+    /// The amount as money.
+    pub fn money(self) -> Money {
+        self.0
+    }
+}
+
+impl<'de> Deserialize<'de> for Amount {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw: &RawValue = Deserialize::deserialize(deserializer)?;
+        let text = raw.get().trim();
+        let text = text
+            .strip_prefix('"')
+            .and_then(|inner| inner.strip_suffix('"'))
+            .unwrap_or(text);
+        parse_amount(text).map(Amount).map_err(de::Error::custom)
+    }
+}
+
+/// Parses a decimal's text into exact money.
+pub fn parse_amount(text: &str) -> Result<Money, AmountError> {
+    let decimal = Decimal::from_str(text)
+        .or_else(|_| Decimal::from_scientific(text))
+        .map_err(|_| AmountError::NotANumber)?;
+    Money::from_decimal(decimal).ok_or(AmountError::TooPrecise)
+}
+
+/// Why an amount was refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AmountError {
+    /// Not a decimal number.
+    NotANumber,
+    /// Finer than ten-thousandths, or beyond the range we store.
+    TooPrecise,
+}
+
+impl fmt::Display for AmountError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::NotANumber => f.write_str("an amount is not a decimal number"),
+            Self::TooPrecise => {
+                f.write_str("an amount has more than four decimal places or is out of range")
+            }
+        }
+    }
+}
+
+/// Reads Xero's `/Date(1518685950940+0000)/` (milliseconds since the epoch,
+/// UTC; the offset is informational), or an ISO date-time.
+pub fn xero_datetime(text: &str) -> Option<DateTime<Utc>> {
+    if let Some(inner) = text
+        .strip_prefix("/Date(")
+        .and_then(|rest| rest.strip_suffix(")/"))
+    {
+        let millis_end = inner
+            .char_indices()
+            .skip(1)
+            .find(|(_, c)| *c == '+' || *c == '-')
+            .map_or(inner.len(), |(index, _)| index);
+        let millis: i64 = inner[..millis_end].parse().ok()?;
+        return DateTime::from_timestamp_millis(millis);
+    }
+    datetime(text)
+}
+
+/// Xero's dates are midnight UTC of the day, in either form.
+pub fn xero_date(text: &str) -> Option<NaiveDate> {
+    xero_datetime(text)
+        .map(|at| at.date_naive())
+        .or_else(|| date(text))
+}
+
+/// An RFC 3339 date-time, one with a `+hhmm` offset (Zoho), or a local
+/// date-time without an offset (read as UTC).
+pub fn datetime(text: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(text)
+        .or_else(|_| DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%z"))
+        .or_else(|_| DateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f%z"))
+        .map(|at| at.with_timezone(&Utc))
+        .ok()
+        .or_else(|| {
+            NaiveDateTime::parse_from_str(text, "%Y-%m-%dT%H:%M:%S%.f")
+                .ok()
+                .map(|at| at.and_utc())
+        })
+}
+
+/// A `YYYY-MM-DD` date (or the date part of a date-time).
+pub fn date(text: &str) -> Option<NaiveDate> {
+    let day = text.get(..10).unwrap_or(text);
+    NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()
+}
+
+/// Deserializes an optional string field, treating `""` as absent.
+pub fn non_empty(value: Option<String>) -> Option<String> {
+    value
+        .map(|text| text.trim().to_owned())
+        .filter(|text| !text.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Deserialize)]
+    struct Line {
+        amount: Amount,
+        other: Option<Amount>,
+    }
+
+    #[test]
+    fn amounts_keep_every_digit_of_the_number_text() {
+        let line: Line =
+            serde_json::from_str(r#"{"amount": 1127.81, "other": "0.1"}"#).expect("parses");
+        assert_eq!(line.amount.money(), Money(11_278_100));
+        assert_eq!(line.other.map(Amount::money), Some(Money(1_000)));
+        // A float would turn this into 9007199254740993 → ...992.
+        let big: Line = serde_json::from_str(r#"{"amount": 900719925474.0993, "other": null}"#)
+            .expect("parses");
+        assert_eq!(big.amount.money(), Money(9_007_199_254_740_993));
+        assert!(serde_json::from_str::<Line>(r#"{"amount": 1.00001}"#).is_err());
+        assert!(serde_json::from_str::<Line>(r#"{"amount": "abc"}"#).is_err());
+    }
+
+    #[test]
+    fn platform_dates_are_read() {
+        assert_eq!(
+            xero_date("/Date(1518652800000+0000)/"),
+            NaiveDate::from_ymd_opt(2018, 2, 15)
+        );
+        assert_eq!(
+            xero_datetime("/Date(1518685950940+0000)/").map(|at| at.timestamp_millis()),
+            Some(1_518_685_950_940)
+        );
+        assert_eq!(
+            xero_date("2009-05-27T00:00:00"),
+            NaiveDate::from_ymd_opt(2009, 5, 27)
+        );
+        assert_eq!(
+            datetime("2013-11-18T02:17:40-0800").map(|at| at.to_rfc3339()),
+            Some("2013-11-18T10:17:40+00:00".to_owned())
+        );
+        assert_eq!(
+            datetime("2015-07-24T10:33:39-07:00").map(|at| at.to_rfc3339()),
+            Some("2015-07-24T17:33:39+00:00".to_owned())
+        );
+        assert_eq!(date("2024-01-15"), NaiveDate::from_ymd_opt(2024, 1, 15));
+        assert_eq!(date("15/01/2024"), None);
+    }
+}

@@ -1,0 +1,316 @@
+//! A platform played by a real HTTP server on loopback: an OAuth token
+//! endpoint (`POST /token`, the refresh-token grant, rotating refresh tokens
+//! like Xero) and an API answering from fixture files, with knobs for the
+//! failures a platform has (401 mid-sync, 429, 5xx, garbage, slow refreshes).
+
+use std::collections::{HashMap, HashSet, VecDeque};
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD;
+use futures::future::BoxFuture;
+use poem::endpoint::make;
+use poem::http::StatusCode;
+use poem::listener::{Acceptor, Listener, TcpListener};
+use poem::{Request, Response};
+use serde_json::{Value, json};
+
+/// The OAuth client the fake platform knows.
+pub const CLIENT_ID: &str = "fake-client-id";
+/// Its secret.
+pub const CLIENT_SECRET: &str = "fake-client-secret-s3cr3t";
+
+/// A fixture file's text.
+pub fn fixture(path: &str) -> String {
+    let full = format!("{}/tests/api/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+    std::fs::read_to_string(&full).unwrap_or_else(|error| panic!("fixture {full}: {error}"))
+}
+
+/// One API request the fake received.
+#[derive(Debug, Clone)]
+pub struct Call {
+    pub path: String,
+    pub query: HashMap<String, String>,
+    pub headers: HashMap<String, String>,
+    pub token: String,
+}
+
+/// An answer: status, headers, body.
+#[derive(Debug, Clone)]
+pub struct Answer {
+    pub status: u16,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
+}
+
+impl Answer {
+    pub fn json(status: u16, body: impl Into<String>) -> Self {
+        Self {
+            status,
+            headers: Vec::new(),
+            body: body.into(),
+        }
+    }
+}
+
+/// Serves the platform's API from fixtures.
+pub type Router = Arc<dyn Fn(&Call) -> Answer + Send + Sync>;
+/// Runs when the API first sees an access token issued by a refresh: reads
+/// what the database holds at that moment.
+pub type Hook = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
+
+/// How the API reads its access token.
+#[derive(Debug, Clone, Copy)]
+pub enum Scheme {
+    Bearer,
+    ZohoOauthtoken,
+}
+
+/// What the fake knows and has seen.
+pub struct Inner {
+    pub access_tokens: HashSet<String>,
+    pub refresh_token: String,
+    /// Whether a refresh issues a new refresh token.
+    pub rotate: bool,
+    pub issued: u32,
+    pub token_calls: u32,
+    pub token_delay: Duration,
+    /// Answer every token request with this instead.
+    pub token_error: Option<Answer>,
+    /// Client credentials in the form body (Zoho) instead of Basic.
+    pub client_in_body: bool,
+    /// Zoho's `api_domain` in token answers.
+    pub api_domain: Option<String>,
+    pub calls: Vec<Call>,
+    /// Answers served before the router, one per API call.
+    pub scripted: VecDeque<Answer>,
+    /// After this many served API calls, every access token stops working.
+    pub expire_after: Option<usize>,
+    pub served: usize,
+    pub on_new_token: Option<Hook>,
+    /// What `on_new_token` found, per refreshed token, at its first use.
+    pub stored_at_first_use: Vec<Option<String>>,
+    unauthorized: String,
+}
+
+/// A running fake platform.
+pub struct Fake {
+    pub address: SocketAddr,
+    pub state: Arc<Mutex<Inner>>,
+}
+
+impl Fake {
+    /// Starts a fake whose API accepts `access_token` and whose token
+    /// endpoint accepts `refresh_token`; `unauthorized` is its 401 body.
+    pub async fn start(
+        scheme: Scheme,
+        access_token: &str,
+        refresh_token: &str,
+        unauthorized: String,
+        router: Router,
+    ) -> Fake {
+        let state = Arc::new(Mutex::new(Inner {
+            access_tokens: HashSet::from([access_token.to_owned()]),
+            refresh_token: refresh_token.to_owned(),
+            rotate: true,
+            issued: 0,
+            token_calls: 0,
+            token_delay: Duration::ZERO,
+            token_error: None,
+            client_in_body: false,
+            api_domain: None,
+            calls: Vec::new(),
+            scripted: VecDeque::new(),
+            expire_after: None,
+            served: 0,
+            on_new_token: None,
+            stored_at_first_use: Vec::new(),
+            unauthorized,
+        }));
+        let acceptor = TcpListener::bind("127.0.0.1:0")
+            .into_acceptor()
+            .await
+            .expect("a free port");
+        let address = *acceptor.local_addr()[0]
+            .as_socket_addr()
+            .expect("a TCP address");
+        let shared = state.clone();
+        let endpoint = make(move |request: Request| {
+            let state = shared.clone();
+            let router = router.clone();
+            async move { handle(state, router, scheme, request).await }
+        });
+        tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(endpoint));
+        Fake { address, state }
+    }
+
+    pub fn url(&self) -> String {
+        format!("http://{}", self.address)
+    }
+
+    pub fn token_url(&self) -> String {
+        format!("http://{}/token", self.address)
+    }
+
+    pub fn with<R>(&self, change: impl FnOnce(&mut Inner) -> R) -> R {
+        change(&mut self.state.lock().expect("fake state"))
+    }
+
+    pub fn token_calls(&self) -> u32 {
+        self.with(|inner| inner.token_calls)
+    }
+
+    pub fn calls(&self) -> Vec<Call> {
+        self.with(|inner| inner.calls.clone())
+    }
+}
+
+fn respond(answer: Answer) -> Response {
+    let mut builder = Response::builder()
+        .status(StatusCode::from_u16(answer.status).unwrap_or(StatusCode::INTERNAL_SERVER_ERROR))
+        .content_type("application/json");
+    for (name, value) in answer.headers {
+        builder = builder.header(name, value);
+    }
+    builder.body(answer.body)
+}
+
+async fn handle(
+    state: Arc<Mutex<Inner>>,
+    router: Router,
+    scheme: Scheme,
+    request: Request,
+) -> Response {
+    let path = request.uri().path().to_owned();
+    let headers: HashMap<String, String> = request
+        .headers()
+        .iter()
+        .filter_map(|(name, value)| {
+            value
+                .to_str()
+                .ok()
+                .map(|value| (name.as_str().to_lowercase(), value.to_owned()))
+        })
+        .collect();
+    if path == "/token" {
+        let body = request.into_body().into_string().await.unwrap_or_default();
+        return respond(token(&state, &headers, &body).await);
+    }
+    let query: HashMap<String, String> =
+        url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
+            .into_owned()
+            .collect();
+    let authorization = headers.get("authorization").cloned().unwrap_or_default();
+    let token = match scheme {
+        Scheme::Bearer => authorization.strip_prefix("Bearer "),
+        Scheme::ZohoOauthtoken => authorization.strip_prefix("Zoho-oauthtoken "),
+    }
+    .unwrap_or_default()
+    .to_owned();
+    let call = Call {
+        path,
+        query,
+        headers,
+        token: token.clone(),
+    };
+    // The first use of a refreshed token: what does the database hold now?
+    let hook = {
+        let mut inner = state.lock().expect("fake state");
+        inner.calls.push(call.clone());
+        let refreshed = token.starts_with("at-refreshed-");
+        let first_use = refreshed
+            && !inner
+                .calls
+                .iter()
+                .rev()
+                .skip(1)
+                .any(|earlier| earlier.token == token);
+        if first_use {
+            inner.on_new_token.clone()
+        } else {
+            None
+        }
+    };
+    if let Some(hook) = hook {
+        let stored = hook().await;
+        state
+            .lock()
+            .expect("fake state")
+            .stored_at_first_use
+            .push(stored);
+    }
+    let mut inner = state.lock().expect("fake state");
+    if inner.expire_after == Some(inner.served) {
+        inner.access_tokens.clear();
+        inner.expire_after = None;
+    }
+    if !inner.access_tokens.contains(&token) {
+        return respond(Answer::json(401, inner.unauthorized.clone()));
+    }
+    if let Some(answer) = inner.scripted.pop_front() {
+        return respond(answer);
+    }
+    inner.served += 1;
+    drop(inner);
+    respond(router(&call))
+}
+
+async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &str) -> Answer {
+    let form: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes())
+        .into_owned()
+        .collect();
+    let delay = {
+        let mut inner = state.lock().expect("fake state");
+        inner.token_calls += 1;
+        inner.token_delay
+    };
+    tokio::time::sleep(delay).await;
+    let mut inner = state.lock().expect("fake state");
+    if let Some(error) = inner.token_error.clone() {
+        return error;
+    }
+    let client_ok = if inner.client_in_body {
+        form.get("client_id").map(String::as_str) == Some(CLIENT_ID)
+            && form.get("client_secret").map(String::as_str) == Some(CLIENT_SECRET)
+    } else {
+        let expected = format!(
+            "Basic {}",
+            STANDARD.encode(format!("{CLIENT_ID}:{CLIENT_SECRET}"))
+        );
+        headers.get("authorization") == Some(&expected)
+    };
+    if !client_ok {
+        return Answer::json(
+            401,
+            json!({"error": "invalid_client", "error_description": "client authentication failed"})
+                .to_string(),
+        );
+    }
+    if form.get("grant_type").map(String::as_str) != Some("refresh_token")
+        || form.get("refresh_token") != Some(&inner.refresh_token)
+    {
+        return Answer::json(
+            400,
+            json!({"error": "invalid_grant", "error_description": "the refresh token is invalid or was already used"})
+                .to_string(),
+        );
+    }
+    inner.issued += 1;
+    let access_token = format!("at-refreshed-{}", inner.issued);
+    inner.access_tokens.insert(access_token.clone());
+    let mut answer = json!({
+        "access_token": access_token,
+        "expires_in": 1800,
+        "token_type": "Bearer",
+    });
+    if inner.rotate {
+        inner.refresh_token = format!("rt-rotated-{}", inner.issued);
+        answer["refresh_token"] = Value::String(inner.refresh_token.clone());
+    }
+    if let Some(domain) = &inner.api_domain {
+        answer["api_domain"] = Value::String(domain.clone());
+    }
+    Answer::json(200, answer.to_string())
+}

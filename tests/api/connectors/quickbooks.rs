@@ -1,0 +1,277 @@
+//! QuickBooks Online: the query endpoint paged by STARTPOSITION and
+//! MAXRESULTS, statuses from balance against total, refresh on a 401, and
+//! verification through `companyinfo`.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use client::types::{PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use crate::connections::{new_company, new_connection};
+use crate::helpers::{TestApp, backends, json};
+
+const REALM: &str = "9130357096634567";
+const ACCESS: &str = "qbo-access-token-0001";
+const REFRESH: &str = "qbo-refresh-token-0001";
+
+/// Reads `STARTPOSITION n MAXRESULTS m` from a query and slices the fixture.
+fn page_of(fixture_text: &str, entity: &str, query: &str) -> String {
+    let words: Vec<&str> = query.split_whitespace().collect();
+    let number_after = |word: &str| {
+        words
+            .iter()
+            .position(|w| w.eq_ignore_ascii_case(word))
+            .and_then(|at| words.get(at + 1))
+            .and_then(|n| n.parse::<usize>().ok())
+    };
+    let start = number_after("STARTPOSITION").unwrap_or(1);
+    let max = number_after("MAXRESULTS").unwrap_or(100);
+    // Re-serializing goes through floats here (in the fake, not in
+    // tributary); every amount in the fixture survives that unchanged.
+    let all: Value = serde_json::from_str(fixture_text).expect("fixture JSON");
+    let records = all["QueryResponse"][entity]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let slice: Vec<Value> = records.into_iter().skip(start - 1).take(max).collect();
+    let mut response = json!({"QueryResponse": {}, "time": "2026-11-22T01:00:00.000-08:00"});
+    if !slice.is_empty() {
+        response["QueryResponse"] =
+            json!({entity: slice, "startPosition": start, "maxResults": slice.len()});
+    }
+    response.to_string()
+}
+
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        let company = format!("/v3/company/{REALM}");
+        let query = call.query.get("query").cloned().unwrap_or_default();
+        if call.path == format!("{company}/companyinfo/{REALM}") {
+            return Answer::json(200, fixture("quickbooks-online/companyinfo.json"));
+        }
+        if call.path != format!("{company}/query") {
+            return Answer::json(
+                404,
+                "{\"Fault\":{\"Error\":[{\"Message\":\"Object Not Found\",\"Detail\":\"Company not found\",\"code\":\"610\"}],\"type\":\"ValidationFault\"}}",
+            );
+        }
+        if query.starts_with("select * from Invoice") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks-online/invoices.json"),
+                    "Invoice",
+                    &query,
+                ),
+            )
+        } else if query.starts_with("select * from Customer where Active in (true, false)") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks-online/customers.json"),
+                    "Customer",
+                    &query,
+                ),
+            )
+        } else {
+            Answer::json(
+                400,
+                "{\"Fault\":{\"Error\":[{\"Message\":\"Error parsing query\",\"code\":\"4000\"}],\"type\":\"ValidationFault\"}}",
+            )
+        }
+    })
+}
+
+async fn fake() -> Fake {
+    Fake::start(
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("quickbooks-online/unauthorized.json"),
+        router(),
+    )
+    .await
+}
+
+fn body(access: &str) -> Value {
+    json!({"realmId": REALM, "accessToken": access, "refreshToken": REFRESH, "expiresIn": 3600})
+}
+
+#[tokio::test]
+async fn quickbooks_invoices_and_customers_sync_page_by_page_with_statuses_from_balances() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(2), 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        assert_eq!(
+            authorize(&app, company_id, connection_id, &body(ACCESS), false)
+                .await
+                .status(),
+            200
+        );
+        sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+
+        let page = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/invoices?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        let invoices = page["results"].as_array().cloned().unwrap_or_default();
+        assert_eq!(invoices.len(), 5);
+        let find = |number: &str| {
+            invoices
+                .iter()
+                .find(|i| i["invoiceNumber"] == number)
+                .cloned()
+                .expect("synced")
+        };
+        for (number, status) in [
+            ("1001", "Submitted"),
+            ("1002", "PartiallyPaid"),
+            ("1003", "Paid"),
+            ("1004", "Void"),
+            ("1005", "Submitted"),
+        ] {
+            assert_eq!(find(number)["status"], status, "{number}");
+        }
+        let first = find("1001");
+        assert_eq!(first["totalAmount"], "1127.81");
+        assert_eq!(first["totalTaxAmount"], "87.81");
+        assert_eq!(first["subTotal"], "1040.00");
+        assert_eq!(first["dueDate"], "2026-10-31");
+        assert_eq!(first["currency"], "USD");
+        assert_eq!(first["note"], "Thank you for your business");
+        assert_eq!(first["lineItems"].as_array().map(Vec::len), Some(1));
+        assert_eq!(find("1002")["amountDue"], "300.00");
+
+        let customers = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/customers?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        let names: Vec<(String, String)> = customers["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|c| {
+                (
+                    c["customerName"].as_str().unwrap_or_default().to_owned(),
+                    c["status"].as_str().unwrap_or_default().to_owned(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            names,
+            [
+                ("Amy's Bird Sanctuary".to_owned(), "Active".to_owned()),
+                ("Bill's Windsurf Shop".to_owned(), "Active".to_owned()),
+                ("Cool Cars".to_owned(), "Archived".to_owned()),
+                ("Diego Rodriguez".to_owned(), "Active".to_owned()),
+            ]
+        );
+        let starts: Vec<String> = fake
+            .calls()
+            .iter()
+            .filter_map(|call| call.query.get("query").cloned())
+            .filter(|query| query.contains("from Invoice"))
+            .collect();
+        assert_eq!(
+            starts,
+            [
+                "select * from Invoice STARTPOSITION 1 MAXRESULTS 2",
+                "select * from Invoice STARTPOSITION 3 MAXRESULTS 2",
+                "select * from Invoice STARTPOSITION 5 MAXRESULTS 2",
+            ]
+        );
+        assert!(
+            fake.calls()
+                .iter()
+                .all(|call| call.query.contains_key("minorversion"))
+        );
+    }
+}
+
+#[tokio::test]
+async fn quickbooks_refreshes_on_a_401_and_stores_the_new_refresh_token_first() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(2), 1)).await;
+        set_oauth_client(&app, "quickbooks-online").await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        assert_eq!(
+            authorize(&app, company_id, connection_id, &body(ACCESS), false)
+                .await
+                .status(),
+            200
+        );
+        fake.with(|inner| {
+            inner.expire_after = Some(2);
+            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        assert_eq!(fake.token_calls(), 1);
+        assert_eq!(
+            fake.with(|inner| inner.stored_at_first_use.clone()),
+            [Some("rt-rotated-1".to_owned())]
+        );
+        assert_eq!(
+            stored(&app, connection_id).await["refreshToken"],
+            "rt-rotated-1"
+        );
+        let page = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/invoices?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(page["totalResults"], 5);
+    }
+}
+
+#[tokio::test]
+async fn quickbooks_verification_reads_company_info() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let response = authorize(
+            &app,
+            company_id,
+            connection_id,
+            &body("revoked-token"),
+            true,
+        )
+        .await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("AuthenticationFailed"), "{message}");
+        let response = authorize(&app, company_id, connection_id, &body(ACCESS), true).await;
+        assert_eq!(response.status(), 200);
+        assert!(
+            fake.calls()
+                .last()
+                .is_some_and(|call| call.path.ends_with(&format!("/companyinfo/{REALM}")))
+        );
+    }
+}

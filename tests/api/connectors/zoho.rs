@@ -1,0 +1,276 @@
+//! Zoho Books: `page`/`per_page` paging with `page_context.has_more_page`,
+//! the status vocabulary, a refresh whose `api_domain` moves the API, and
+//! verification through `organizations`.
+
+use std::sync::Arc;
+
+use serde_json::{Value, json};
+
+use client::types::{PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
+use crate::connections::{new_company, new_connection};
+use crate::helpers::{TestApp, backends, json};
+
+const ORGANIZATION: &str = "10234695";
+const ACCESS: &str = "1000.zoho-access-token";
+const REFRESH: &str = "1000.zoho-refresh-token";
+
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        if call.path == "/books/v3/organizations" {
+            return Answer::json(200, fixture("zoho-books/organizations.json"));
+        }
+        if call.query.get("organization_id").map(String::as_str) != Some(ORGANIZATION) {
+            return Answer::json(
+                400,
+                "{\"code\":6041,\"message\":\"This user is not associated with the CompanyID/CompanyName:1.\"}",
+            );
+        }
+        let page = call
+            .query
+            .get("page")
+            .cloned()
+            .unwrap_or_else(|| "1".to_owned());
+        match call.path.as_str() {
+            "/books/v3/invoices" => {
+                Answer::json(200, fixture(&format!("zoho-books/invoices-{page}.json")))
+            }
+            "/books/v3/contacts" => {
+                Answer::json(200, fixture(&format!("zoho-books/contacts-{page}.json")))
+            }
+            _ => Answer::json(404, "{\"code\":5,\"message\":\"Invalid URL Passed\"}"),
+        }
+    })
+}
+
+async fn fake() -> Fake {
+    let fake = Fake::start(
+        Scheme::ZohoOauthtoken,
+        ACCESS,
+        REFRESH,
+        fixture("zoho-books/unauthorized.json"),
+        router(),
+    )
+    .await;
+    fake.with(|inner| {
+        inner.client_in_body = true;
+        inner.rotate = false;
+    });
+    fake
+}
+
+fn body(access: &str, organization: &str, expires_at: Option<&str>) -> Value {
+    let mut body = json!({"organizationId": organization, "dataCenter": "eu", "accessToken": access, "refreshToken": REFRESH});
+    match expires_at {
+        Some(at) => body["expiresAt"] = json!(at),
+        None => body["expiresIn"] = json!(3600),
+    }
+    body
+}
+
+#[tokio::test]
+async fn zoho_syncs_every_page_and_a_refresh_moves_the_api_to_its_api_domain() {
+    for backend in backends() {
+        let fake = fake().await;
+        // The configured API base is dead: only the token response's
+        // api_domain leads to the API.
+        let mut options = options_for(&fake, Some(4), 1);
+        let dead = tributary::sync::connectors::PlatformUrls {
+            api_base: Some("http://127.0.0.1:9".to_owned()),
+            token_url: Some(fake.token_url()),
+            page_size: Some(4),
+        };
+        options.connectors = tributary::sync::connectors::Connectors::for_platforms(
+            &tributary::sync::connectors::PlatformsConfig {
+                zoho_books: dead,
+                retry: super::fast_retries(),
+                ..Default::default()
+            },
+        )
+        .expect("connectors");
+        fake.with(|inner| inner.api_domain = Some(fake.url()));
+        let app = TestApp::spawn_with(backend, options).await;
+        set_oauth_client(&app, "zoho-books").await;
+        let company_id = new_company(&app, "Bowman and Co").await;
+        let connection_id = new_connection(&app, company_id, "zoho-books").await;
+        let expired = body(ACCESS, ORGANIZATION, Some("2026-01-01T00:00:00Z"));
+        assert_eq!(
+            authorize(&app, company_id, connection_id, &expired, false)
+                .await
+                .status(),
+            200
+        );
+        sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let invoices_operation = latest(&operations, "invoices");
+        assert_eq!(
+            invoices_operation.status,
+            PullStatus::Complete,
+            "{invoices_operation:?}"
+        );
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        assert_eq!(fake.token_calls(), 1);
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["apiDomain"], fake.url());
+        assert_eq!(
+            credentials["refreshToken"], REFRESH,
+            "Zoho does not rotate refresh tokens"
+        );
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+
+        let page = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/invoices?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        let invoices = page["results"].as_array().cloned().unwrap_or_default();
+        assert_eq!(invoices.len(), 7);
+        let find = |number: &str| {
+            invoices
+                .iter()
+                .find(|i| i["invoiceNumber"] == number)
+                .cloned()
+                .expect("synced")
+        };
+        for (number, status) in [
+            ("INV-000001", "Draft"),
+            ("INV-000002", "Submitted"),
+            ("INV-000003", "Submitted"),
+            ("INV-000004", "PartiallyPaid"),
+            ("INV-000005", "Paid"),
+            ("INV-000006", "Void"),
+            ("INV-000007", "PartiallyPaid"),
+        ] {
+            assert_eq!(find(number)["status"], status, "{number}");
+        }
+        assert_eq!(find("INV-000002")["totalAmount"], "1127.81");
+        assert_eq!(find("INV-000004")["amountDue"], "200.00");
+        assert_eq!(find("INV-000005")["paidOnDate"], "2026-10-25");
+        assert_eq!(find("INV-000001")["currency"], "EUR");
+
+        let customers = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/customers?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        let names: Vec<&str> = customers["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .filter_map(|c| c["customerName"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["Bowman and Co", "Lindqvist GmbH", "Ortega Textiles"]
+        );
+        let calls = fake.calls();
+        assert!(
+            calls
+                .iter()
+                .all(|call| call.headers.get("authorization").map(String::as_str)
+                    == Some("Zoho-oauthtoken at-refreshed-1"))
+        );
+        assert!(calls.iter().any(|call| call.path == "/books/v3/invoices"
+            && call.query.get("page").map(String::as_str) == Some("2")
+            && call.query.get("per_page").map(String::as_str) == Some("4")));
+    }
+}
+
+#[tokio::test]
+async fn zoho_verification_checks_the_organization() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
+        let company_id = new_company(&app, "Bowman and Co").await;
+        let connection_id = new_connection(&app, company_id, "zoho-books").await;
+        let response = authorize(
+            &app,
+            company_id,
+            connection_id,
+            &body(ACCESS, "99999", None),
+            true,
+        )
+        .await;
+        assert_eq!(response.status(), 422);
+        assert!(
+            json(response).await["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("organization 99999")
+        );
+        let response = authorize(
+            &app,
+            company_id,
+            connection_id,
+            &body("1000.wrong", ORGANIZATION, None),
+            true,
+        )
+        .await;
+        assert_eq!(response.status(), 422);
+        assert!(
+            json(response).await["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("You are not authorized")
+        );
+        let response = authorize(
+            &app,
+            company_id,
+            connection_id,
+            &body(ACCESS, ORGANIZATION, None),
+            true,
+        )
+        .await;
+        assert_eq!(response.status(), 200);
+    }
+}
+
+#[tokio::test]
+async fn zohos_invalid_code_answered_with_200_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "zoho-books").await;
+        // Zoho answers a revoked refresh token with 200 and an error field.
+        fake.with(|inner| {
+            inner.token_error = Some(Answer::json(200, "{\"error\":\"invalid_code\"}"))
+        });
+        let company_id = new_company(&app, "Bowman and Co").await;
+        let connection_id = new_connection(&app, company_id, "zoho-books").await;
+        let expired = body(ACCESS, ORGANIZATION, Some("2026-01-01T00:00:00Z"));
+        assert_eq!(
+            authorize(&app, company_id, connection_id, &expired, false)
+                .await
+                .status(),
+            200
+        );
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("invalid_code")
+        );
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(
+            connection.status,
+            client::types::ConnectionStatus::Deauthorized
+        );
+    }
+}
