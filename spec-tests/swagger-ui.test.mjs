@@ -58,6 +58,9 @@ before(async () => {
   });
   await page.goto(`${url}/docs`);
   await page.locator('.swagger-ui .info .title').waitFor();
+  // What a reader sees first: title, description, the first tags.
+  mkdirSync(screenshots, { recursive: true });
+  await page.screenshot({ path: join(screenshots, 'swagger-ui-top.png') });
 });
 
 after(async () => {

@@ -11,6 +11,11 @@
 //! - media types are keyed `application/json` (poem-openapi writes
 //!   `application/json; charset=utf-8`, which client generators such as
 //!   progenitor do not recognise as JSON).
+//!
+//! and a few shapes that third-party tools (redocly, openapi-python-client,
+//! optic, schemathesis; see `spec-tests/`) need: described references as
+//! plain `$ref`s, a `type` on the free-form `authorizationSchema`, and an
+//! explicit empty `security` on operations that take no API key.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
