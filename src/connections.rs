@@ -311,11 +311,16 @@ pub async fn authorize(
         Err(ApiError::Validation { message, errors }) => {
             // A well-formed body for the wrong platform deserves a sentence
             // saying so rather than a list of fields.
-            if let Some(other) = integrations::platform_of_body(&body, integration.platform_key) {
+            let others = integrations::platforms_of_body(&body, integration.platform_key);
+            if !others.is_empty() {
+                let other = others
+                    .iter()
+                    .map(|other| other.name)
+                    .collect::<Vec<_>>()
+                    .join(" or ");
                 return Err(ApiError::Conflict(format!(
                     "This body is a {other} authorization, but connection {connection_id} is to {this}: send the \
                      fields of {schema} (GET /integrations/{key}), or create a connection to {other}.",
-                    other = other.name,
                     this = integration.name,
                     schema = body_kind.schema_name(),
                     key = integration.platform_key,

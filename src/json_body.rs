@@ -106,9 +106,12 @@ impl Payload for AuthorizationPayload {
         MetaSchemaRef::Inline(Box::new(MetaSchema {
             description: Some(
                 "The authorization body of the connection's platform: the schema named by the \
-                 integration's `authorizationSchemaName`.",
+                 integration's `authorizationSchemaName`. Listed with `anyOf`, not `oneOf`: some \
+                 platforms' bodies have the same shape (a FreshBooks body is also a valid NetSuite \
+                 one), and the connection's platform, not the body, decides which applies.",
             ),
-            one_of: crate::integrations::authorization_schema_names()
+            // `oneOf` would reject every body valid for two platforms.
+            any_of: crate::integrations::authorization_schema_names()
                 .into_iter()
                 .map(MetaSchemaRef::Reference)
                 .collect(),

@@ -21,7 +21,14 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
     let json = spec::json()?;
     // poem-openapi embeds its own rendering of the document in the page;
     // swap in the published contract so the explorer shows exactly it.
-    let docs = service.swagger_ui_html().replace(&service.spec(), &json);
+    // The browser tab names the product, not the viewer.
+    let docs = service
+        .swagger_ui_html()
+        .replace(&service.spec(), &json)
+        .replace(
+            "<title>Swagger UI</title>",
+            &format!("<title>{} API reference</title>", api::TITLE),
+        );
     let routes = Arc::new(
         RouteTable::from_meta(<api::Api as OpenApi>::meta())
             .with_get_route("/docs")

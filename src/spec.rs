@@ -11,6 +11,11 @@
 //! - media types are keyed `application/json` (poem-openapi writes
 //!   `application/json; charset=utf-8`, which client generators such as
 //!   progenitor do not recognise as JSON).
+//!
+//! and a few shapes that third-party tools (redocly, openapi-python-client,
+//! optic, schemathesis; see `spec-tests/`) need: described references as
+//! plain `$ref`s, a `type` on the free-form `authorizationSchema`, and an
+//! explicit empty `security` on operations that take no API key.
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -31,6 +36,9 @@ pub fn document() -> anyhow::Result<Value> {
     normalize_media_types(&mut document);
     normalize_header_names(&mut document);
     constrain_values(&mut document);
+    plain_references(&mut document);
+    type_free_form_values(&mut document);
+    declare_open_operations(&mut document);
     Ok(document)
 }
 
@@ -206,6 +214,80 @@ fn constrain_values(document: &mut Value) {
             crate::validation::ACCEPTS.to_owned(),
             json!("a platformKey listed by GET /integrations"),
         );
+    }
+}
+
+/// poem-openapi wraps a property whose type is a named schema in
+/// `allOf: [{$ref}, {description}]` to give it a description. Tools choke
+/// on that: openapi-python-client cannot take `allOf` of an enum and drops
+/// the whole model; optic reports each as an invalid `allOf` variant. So
+/// such a property becomes a plain `$ref`, described by the schema it names.
+fn plain_references(document: &mut Value) {
+    let Some(schemas) = document
+        .pointer_mut("/components/schemas")
+        .and_then(Value::as_object_mut)
+    else {
+        return;
+    };
+    for property in schemas
+        .values_mut()
+        .filter_map(|schema| schema.get_mut("properties"))
+        .filter_map(Value::as_object_mut)
+        .flat_map(|properties| properties.values_mut())
+    {
+        if let Some(reference) = described_reference(property) {
+            *property = json!({ "$ref": reference });
+        }
+    }
+}
+
+/// The schema an `allOf: [{$ref}, {description}...]` wrapper refers to, if
+/// `property` is exactly such a wrapper.
+fn described_reference(property: &Value) -> Option<String> {
+    let object = property.as_object()?;
+    if object
+        .keys()
+        .any(|key| key != "allOf" && key != "description")
+    {
+        return None;
+    }
+    let (first, rest) = object.get("allOf")?.as_array()?.split_first()?;
+    let reference = first.get("$ref")?.as_str()?;
+    let only_descriptions = rest.iter().all(|part| {
+        part.as_object()
+            .is_some_and(|part| part.keys().all(|key| key == "description"))
+    });
+    only_descriptions.then(|| reference.to_owned())
+}
+
+/// `Nullable<serde_json::Value>` comes out of poem-openapi with no `type`;
+/// the only such value, an integration's `authorizationSchema`, is always a
+/// JSON object (a JSON Schema), so the spec says so.
+fn type_free_form_values(document: &mut Value) {
+    if let Some(schema) = document
+        .pointer_mut("/components/schemas/IntegrationDetails/properties/authorizationSchema")
+        .and_then(Value::as_object_mut)
+        && !schema.contains_key("type")
+    {
+        schema.insert("type".to_owned(), json!("object"));
+    }
+}
+
+/// Operations that take no API key (`GET /healthz`) say so with an empty
+/// `security` list, so no tool mistakes them for forgotten ones.
+fn declare_open_operations(document: &mut Value) {
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for operation in paths
+        .values_mut()
+        .filter_map(Value::as_object_mut)
+        .flat_map(|item| item.values_mut())
+        .filter_map(Value::as_object_mut)
+    {
+        operation
+            .entry("security")
+            .or_insert_with(|| Value::Array(Vec::new()));
     }
 }
 

@@ -6,8 +6,8 @@ use std::sync::Arc;
 use sea_orm::DatabaseConnection;
 
 use crate::crypto::Keyring;
-use crate::sync::store::PageReads;
 use crate::sync::connectors::Connectors;
+use crate::sync::store::PageReads;
 
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]

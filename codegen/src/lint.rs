@@ -9,7 +9,8 @@ const METHODS: &[&str] = &[
 /// Every rule the spec breaks, one sentence each; empty when it is clean.
 ///
 /// - every operation: a camelCase `operationId`, a summary, exactly one tag;
-/// - every response and every schema property: a description;
+/// - every response and every schema property: a description (a property
+///   that is only a `$ref` takes the referenced schema's, which must have one);
 /// - paged lists: `page`/`pageSize` operations answer a `Paged_<T>` schema,
 ///   and every `Paged_<T>` has the one envelope;
 /// - statuses: authenticated operations declare 401 and 500; operations with
@@ -36,7 +37,7 @@ pub fn lint(document: &Value) -> Vec<String> {
         .and_then(Value::as_object)
         .unwrap_or(&empty);
     for (name, schema) in schemas {
-        lint_schema(name, schema, &mut problems);
+        lint_schema(name, schema, schemas, &mut problems);
     }
     problems
 }
@@ -125,14 +126,29 @@ fn lint_operation(at: &str, operation: &Value, problems: &mut Vec<String>) {
     }
 }
 
-fn lint_schema(name: &str, schema: &Value, problems: &mut Vec<String>) {
-    let properties = schema.get("properties").and_then(Value::as_object);
-    for (property, definition) in properties.into_iter().flatten() {
-        if definition
+fn lint_schema(
+    name: &str,
+    schema: &Value,
+    schemas: &Map<String, Value>,
+    problems: &mut Vec<String>,
+) {
+    let described = |definition: &Value| {
+        definition
             .get("description")
             .and_then(Value::as_str)
-            .is_none_or(str::is_empty)
-        {
+            .is_some_and(|text| !text.is_empty())
+    };
+    let properties = schema.get("properties").and_then(Value::as_object);
+    for (property, definition) in properties.into_iter().flatten() {
+        // OpenAPI 3.0 ignores keywords beside `$ref`: a plain reference is
+        // described by the schema it names.
+        let definition = definition
+            .get("$ref")
+            .and_then(Value::as_str)
+            .and_then(|reference| reference.strip_prefix("#/components/schemas/"))
+            .and_then(|target| schemas.get(target))
+            .unwrap_or(definition);
+        if !described(definition) {
             problems.push(format!(
                 "schema {name}: property `{property}` has no description"
             ));

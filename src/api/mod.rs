@@ -3,7 +3,7 @@
 //!
 //! Handlers stay thin: extract, call the domain module, map the result.
 
-use poem_openapi::{ExtraHeader, OpenApiService, Tags};
+use poem_openapi::{ExtraHeader, LicenseObject, OpenApiService, ServerObject, Tags};
 
 pub mod companies;
 pub mod connections;
@@ -55,6 +55,13 @@ pub fn service() -> OpenApiService<Api, ()> {
         env!("CARGO_PKG_VERSION"),
     )
     .description(DESCRIPTION)
+    .license(LicenseObject::new("Apache-2.0").url("https://www.apache.org/licenses/LICENSE-2.0"))
+    // Relative: the API is wherever this document is served from, so Swagger
+    // UI calls the server it was loaded from and clients take a base URL.
+    .server(
+        ServerObject::new("/")
+            .description("The server this document is served from; paths are relative to it."),
+    )
     .extra_response_header::<String, _>(ExtraHeader::new("X-Correlation-Id").description(
         "The request's correlation id: yours if you sent a valid one, else a new one.",
     ))

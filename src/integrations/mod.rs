@@ -161,16 +161,18 @@ fn matches<T: JsonSchema>(body: &Value) -> bool {
     checker_of::<T>().is_ok_and(|checker| checker.field_errors(body).is_empty())
 }
 
-/// The other platform whose authorization body `body` is, if exactly one.
-pub fn platform_of_body(body: &Value, except: &str) -> Option<&'static Integration> {
-    let mut matching = all().iter().filter(|integration| {
-        integration.platform_key != except
-            && integration
-                .authorization
-                .is_some_and(|kind| kind.matches(body))
-    });
-    let first = matching.next()?;
-    matching.next().is_none().then_some(first)
+/// The other platforms whose authorization body `body` is: usually one, but
+/// some bodies have the same shape (FreshBooks and NetSuite).
+pub fn platforms_of_body(body: &Value, except: &str) -> Vec<&'static Integration> {
+    all()
+        .iter()
+        .filter(|integration| {
+            integration.platform_key != except
+                && integration
+                    .authorization
+                    .is_some_and(|kind| kind.matches(body))
+        })
+        .collect()
 }
 
 fn accept<T: AuthorizationBody>(
@@ -228,14 +230,16 @@ pub fn openapi_components() -> Map<String, Value> {
         (body.add_openapi_schema)(&mut generator);
     }
     let mut components = generator.take_definitions(true);
-    components.values_mut().for_each(drop_null_alternatives);
+    components.values_mut().for_each(nullable_alternatives);
     components
 }
 
 /// schemars writes an optional field whose schema has no `type` as
-/// `anyOf: [schema, {nullable: true, enum: [null]}]`. In a request body an
-/// optional field is simply left out, so the spec keeps only `schema`.
-fn drop_null_alternatives(value: &mut Value) {
+/// `anyOf: [schema, {nullable: true, enum: [null]}]`. The body's validation
+/// (the draft-7 schema) accepts null there, as for every optional field, so
+/// the spec says so the plain OpenAPI 3.0 way: `schema` with
+/// `nullable: true`, as schemars already writes fields that have a `type`.
+fn nullable_alternatives(value: &mut Value) {
     match value {
         Value::Object(object) => {
             let is_null_alternative =
@@ -253,10 +257,11 @@ fn drop_null_alternatives(value: &mut Value) {
                 for (key, inner_value) in inner {
                     object.entry(key).or_insert(inner_value);
                 }
+                object.insert("nullable".to_owned(), Value::Bool(true));
             }
-            object.values_mut().for_each(drop_null_alternatives);
+            object.values_mut().for_each(nullable_alternatives);
         }
-        Value::Array(items) => items.iter_mut().for_each(drop_null_alternatives),
+        Value::Array(items) => items.iter_mut().for_each(nullable_alternatives),
         _ => {}
     }
 }

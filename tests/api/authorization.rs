@@ -528,6 +528,23 @@ async fn authorizing_and_deleting_at_once_never_answers_500() {
 }
 
 #[tokio::test]
+async fn a_body_of_two_other_platforms_answers_409_naming_them_both() {
+    // FreshBooks and NetSuite bodies share a shape, so this one is either.
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Acme").await;
+        let connection_id = new_connection(app, company_id, "sandbox").await;
+        let either = json!({"accountId": "abc123", "accessToken": "LEAK-a", "refreshToken": "LEAK-r", "expiresIn": 60});
+        let response = put_authorization(app, company_id, connection_id, &either).await;
+        assert_eq!(response.status(), 409);
+        let text = response.text().await.expect("text");
+        assert!(text.contains("FreshBooks or Oracle NetSuite authorization"), "{text}");
+        assert!(!text.contains("LEAK"));
+        assert_eq!(count_rows(app, "connection_credential").await, 0);
+    })
+    .await;
+}
+
+#[tokio::test]
 async fn another_platforms_body_answers_409_naming_both_platforms() {
     for_each_database(async |app| {
         let company_id = new_company(app, "Acme").await;
