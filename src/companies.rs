@@ -12,6 +12,7 @@ use entity::company;
 use crate::auth::Tenant;
 use crate::error::{ApiError, FieldError};
 use crate::paging::PageRequest;
+use crate::sync::store::{self, StagingOf};
 use crate::types::Timestamp;
 
 /// Longest accepted company name, in characters, after trimming.
@@ -149,6 +150,7 @@ pub async fn delete(
     if deleted.rows_affected == 0 {
         return Err(not_found(company_id));
     }
+    store::delete_staging(db, StagingOf::Company(company_id)).await?;
     Ok(())
 }
 

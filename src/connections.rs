@@ -22,6 +22,7 @@ use crate::oauth_clients;
 use crate::paging::PageRequest;
 use crate::sync::connectors::oauth::{self, RefreshError};
 use crate::sync::connectors::{ConnectorError, Connectors};
+use crate::sync::store::{self, StagingOf};
 use crate::types::Timestamp;
 
 /// Where a connection stands.
@@ -284,6 +285,7 @@ pub async fn delete(
     if deleted.rows_affected == 0 {
         return Err(not_found(connection_id));
     }
+    store::delete_staging(db, StagingOf::Connection(connection_id)).await?;
     Ok(())
 }
 

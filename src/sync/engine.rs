@@ -363,6 +363,7 @@ impl Engine {
         *staged = Some(staging.generation);
 
         let staging_started = std::time::Instant::now();
+        let mut fetching = std::time::Duration::ZERO;
         let mut cursor = None;
         let mut fetched: i64 = 0;
         loop {
@@ -372,9 +373,11 @@ impl Engine {
             if self.stopping() {
                 return Err(RunError::Interrupted);
             }
+            let fetch_started = std::time::Instant::now();
             let page = tokens
                 .fetch(self, connector.as_ref(), data_type, cursor.take())
                 .await?;
+            fetching += fetch_started.elapsed();
             fetched += page.records.len() as i64;
             let progress = match page.total {
                 Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
@@ -463,6 +466,7 @@ impl Engine {
             pull_operation_id = %operation.id,
             data_type = store::data_type_name(data_type),
             records = published,
+            fetch_ms = fetching.as_millis() as u64,
             staging_ms = staged_in.as_millis() as u64,
             publish_ms = published_in.as_millis() as u64,
             cleanup_ms = cleanup_started.elapsed().as_millis() as u64,
@@ -481,6 +485,13 @@ impl Engine {
         progress: i32,
     ) -> Result<sea_orm::DatabaseTransaction, RunError> {
         let txn = self.db.begin().await?;
+        if txn.get_database_backend() == DbBackend::Postgres {
+            // A staged page need not reach the disk before the next one is
+            // fetched: after a crash the run restarts and discards its
+            // staging anyway (unlogged on PostgreSQL). The swap stays durable.
+            txn.execute_unprepared("SET LOCAL synchronous_commit = off")
+                .await?;
+        }
         let held = pull_operation::Entity::update_many()
             .col_expr(pull_operation::Column::RecordsFetched, fetched.into())
             .col_expr(pull_operation::Column::Progress, progress.into())

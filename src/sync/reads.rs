@@ -16,7 +16,7 @@ use uuid::Uuid;
 use entity::{customer, invoice};
 
 use super::records::InvoiceStatus;
-use super::store::{self, Visible, data_type_name};
+use super::store::{self, PageReads, Visible, data_type_name};
 use crate::auth::Tenant;
 use crate::companies;
 use crate::error::ApiError;
@@ -65,9 +65,16 @@ pub async fn invoices(
     status: Option<InvoiceStatus>,
     page: PageRequest,
 ) -> Result<(Vec<invoice::Model>, u64), ApiError> {
+    let status = status.map(InvoiceStatus::as_str);
+    if state.page_reads == PageReads::Ordinals
+        && let Some(found) =
+            store::invoices_page_of_one(&state.db, tenant.client_id, company_id, status, page)
+                .await?
+    {
+        return Ok(found);
+    }
     let txn = snapshot(&state.db).await?;
     let visible = generations(&txn, tenant, company_id, DataType::Invoices).await?;
-    let status = status.map(InvoiceStatus::as_str);
     let found = store::invoices_page(&txn, &visible, status, page, state.page_reads).await?;
     txn.commit().await?;
     Ok(found)

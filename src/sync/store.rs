@@ -16,13 +16,14 @@
 
 use std::collections::HashMap;
 
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, Iterable, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Select, Set, Statement,
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, FromQueryResult, Iterable,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Select, Set, Statement,
 };
+use serde::Serialize;
 use uuid::Uuid;
 
 use entity::{
@@ -30,10 +31,11 @@ use entity::{
 };
 
 use super::connectors::Records;
-use super::records::{Customer, Invoice};
+use super::records::{Customer, Invoice, LineItem};
 use crate::error::ApiError;
 use crate::integrations::DataType;
 use crate::paging::PageRequest;
+use crate::types::Timestamp;
 
 /// Rows per insert statement (well under SQLite's and PostgreSQL's parameter limits).
 const INSERT_BATCH: usize = 500;
@@ -130,11 +132,18 @@ pub struct Staging {
 /// Writes one page of records into the staging tables. A record the
 /// platform sent twice (page-numbered paging over data that changes during
 /// the sync) is kept once, as last sent.
+///
+/// On PostgreSQL the page goes as one JSON parameter that the server
+/// expands with `json_to_recordset`: one short statement per page instead
+/// of twenty bound values per row, which is most of a large sync's time.
 pub async fn stage(
     db: &impl ConnectionTrait,
     staging: Staging,
     records: Records,
 ) -> Result<(), ApiError> {
+    if db.get_database_backend() == DbBackend::Postgres {
+        return stage_as_json(db, staging, records).await;
+    }
     match records {
         Records::Invoices(invoices) => {
             let invoices = last_of_each(invoices, |record| &record.invoice_id);
@@ -192,6 +201,141 @@ pub async fn stage(
     }
     Ok(())
 }
+
+/// A staged invoice as PostgreSQL's `json_to_recordset` reads it.
+#[derive(Serialize)]
+struct InvoiceJson<'a> {
+    invoice_id: &'a str,
+    invoice_number: Option<&'a str>,
+    customer_id: Option<&'a str>,
+    customer_name: Option<&'a str>,
+    issue_date: NaiveDate,
+    due_date: Option<NaiveDate>,
+    paid_on_date: Option<NaiveDate>,
+    currency: &'a str,
+    sub_total: i64,
+    total_tax_amount: i64,
+    total_amount: i64,
+    amount_due: i64,
+    status: &'static str,
+    line_items: &'a [LineItem],
+    note: Option<&'a str>,
+    source_modified_date: Option<Timestamp>,
+}
+
+/// A staged customer as PostgreSQL's `json_to_recordset` reads it.
+#[derive(Serialize)]
+struct CustomerJson<'a> {
+    customer_id: &'a str,
+    customer_name: &'a str,
+    email_address: Option<&'a str>,
+    phone: Option<&'a str>,
+    default_currency: Option<&'a str>,
+    status: &'static str,
+    source_modified_date: Option<Timestamp>,
+}
+
+async fn stage_as_json(
+    db: &impl ConnectionTrait,
+    staging: Staging,
+    records: Records,
+) -> Result<(), ApiError> {
+    let (sql, rows) = match records {
+        Records::Invoices(invoices) => {
+            let invoices = last_of_each(invoices, |record| &record.invoice_id);
+            let rows: Vec<InvoiceJson> = invoices
+                .iter()
+                .map(|record| InvoiceJson {
+                    invoice_id: &record.invoice_id,
+                    invoice_number: record.invoice_number.as_deref(),
+                    customer_id: record.customer_id.as_deref(),
+                    customer_name: record.customer_name.as_deref(),
+                    issue_date: record.issue_date,
+                    due_date: record.due_date,
+                    paid_on_date: record.paid_on_date,
+                    currency: &record.currency,
+                    sub_total: record.sub_total.0,
+                    total_tax_amount: record.total_tax_amount.0,
+                    total_amount: record.total_amount.0,
+                    amount_due: record.amount_due.0,
+                    status: record.status.as_str(),
+                    line_items: &record.line_items,
+                    note: record.note.as_deref(),
+                    source_modified_date: record.source_modified_date.map(Timestamp),
+                })
+                .collect();
+            let rows = serde_json::to_string(&rows).map_err(ApiError::internal)?;
+            (STAGE_INVOICES_FROM_JSON, rows)
+        }
+        Records::Customers(customers) => {
+            let customers = last_of_each(customers, |record| &record.customer_id);
+            let rows: Vec<CustomerJson> = customers
+                .iter()
+                .map(|record| CustomerJson {
+                    customer_id: &record.customer_id,
+                    customer_name: &record.customer_name,
+                    email_address: record.email_address.as_deref(),
+                    phone: record.phone.as_deref(),
+                    default_currency: record.default_currency.as_deref(),
+                    status: record.status.as_str(),
+                    source_modified_date: record.source_modified_date.map(Timestamp),
+                })
+                .collect();
+            let rows = serde_json::to_string(&rows).map_err(ApiError::internal)?;
+            (STAGE_CUSTOMERS_FROM_JSON, rows)
+        }
+    };
+    db.execute_raw(Statement::from_sql_and_values(
+        DbBackend::Postgres,
+        sql,
+        [
+            staging.connection_id.into(),
+            staging.generation.into(),
+            staging.company_id.into(),
+            staging.modified.into(),
+            rows.into(),
+        ],
+    ))
+    .await?;
+    Ok(())
+}
+
+/// `$1` connection, `$2` generation, `$3` company, `$4` modified, `$5` the rows.
+const STAGE_INVOICES_FROM_JSON: &str = "INSERT INTO invoice_staging (connection_id, generation, \
+     company_id, modified_date, invoice_id, invoice_number, customer_id, customer_name, issue_date, \
+     due_date, paid_on_date, currency, sub_total, total_tax_amount, total_amount, amount_due, status, \
+     line_items, note, source_modified_date) \
+     SELECT $1, $2, $3, $4, invoice_id, invoice_number, customer_id, customer_name, issue_date, \
+     due_date, paid_on_date, currency, sub_total, total_tax_amount, total_amount, amount_due, status, \
+     line_items::text, note, source_modified_date \
+     FROM json_to_recordset($5::json) AS page(invoice_id text, invoice_number text, customer_id text, \
+     customer_name text, issue_date date, due_date date, paid_on_date date, currency text, \
+     sub_total bigint, total_tax_amount bigint, total_amount bigint, amount_due bigint, status text, \
+     line_items json, note text, source_modified_date timestamptz) \
+     ON CONFLICT (connection_id, generation, invoice_id) DO UPDATE SET \
+     company_id = excluded.company_id, modified_date = excluded.modified_date, \
+     invoice_number = excluded.invoice_number, customer_id = excluded.customer_id, \
+     customer_name = excluded.customer_name, issue_date = excluded.issue_date, \
+     due_date = excluded.due_date, paid_on_date = excluded.paid_on_date, \
+     currency = excluded.currency, sub_total = excluded.sub_total, \
+     total_tax_amount = excluded.total_tax_amount, total_amount = excluded.total_amount, \
+     amount_due = excluded.amount_due, status = excluded.status, line_items = excluded.line_items, \
+     note = excluded.note, source_modified_date = excluded.source_modified_date";
+
+/// `$1` connection, `$2` generation, `$3` company, `$4` modified, `$5` the rows.
+const STAGE_CUSTOMERS_FROM_JSON: &str = "INSERT INTO customer_staging (connection_id, generation, \
+     company_id, modified_date, customer_id, customer_name, email_address, phone, default_currency, \
+     status, source_modified_date) \
+     SELECT $1, $2, $3, $4, customer_id, customer_name, email_address, phone, default_currency, \
+     status, source_modified_date \
+     FROM json_to_recordset($5::json) AS page(customer_id text, customer_name text, \
+     email_address text, phone text, default_currency text, status text, \
+     source_modified_date timestamptz) \
+     ON CONFLICT (connection_id, generation, customer_id) DO UPDATE SET \
+     company_id = excluded.company_id, modified_date = excluded.modified_date, \
+     customer_name = excluded.customer_name, email_address = excluded.email_address, \
+     phone = excluded.phone, default_currency = excluded.default_currency, \
+     status = excluded.status, source_modified_date = excluded.source_modified_date";
 
 /// The records with repeated ids reduced to the last one sent, in first-seen
 /// order (one insert statement may not touch a row twice).
@@ -289,6 +433,12 @@ pub async fn number_staged(
              FROM customer_staging WHERE connection_id = $1 AND generation = $2"
         ),
     };
+    if db.get_database_backend() == DbBackend::Postgres {
+        // The two window sorts of a large sync fit in memory instead of
+        // spilling to disk (this transaction only).
+        db.execute_unprepared("SET LOCAL work_mem = '256MB'")
+            .await?;
+    }
     let moved = db
         .execute_raw(Statement::from_sql_and_values(
             db.get_database_backend(),
@@ -352,6 +502,48 @@ pub async fn clear_staging(
         DataType::Customers => {
             customer_staging::Entity::delete_many()
                 .filter(customer_staging::Column::ConnectionId.eq(connection_id))
+                .exec(db)
+                .await?;
+        }
+    }
+    Ok(())
+}
+
+/// Whose staged rows [`delete_staging`] deletes.
+#[derive(Debug, Clone, Copy)]
+pub enum StagingOf {
+    /// One connection's.
+    Connection(Uuid),
+    /// Every connection's of a company.
+    Company(Uuid),
+}
+
+/// Deletes staged rows of a deleted connection or company (the staging
+/// tables have no foreign key to cascade from). Run after the delete: a
+/// sync still running for them can stage nothing more, as its next write
+/// finds its pull operation gone.
+pub async fn delete_staging(
+    db: &impl ConnectionTrait,
+    of: StagingOf,
+) -> Result<(), sea_orm::DbErr> {
+    match of {
+        StagingOf::Connection(id) => {
+            invoice_staging::Entity::delete_many()
+                .filter(invoice_staging::Column::ConnectionId.eq(id))
+                .exec(db)
+                .await?;
+            customer_staging::Entity::delete_many()
+                .filter(customer_staging::Column::ConnectionId.eq(id))
+                .exec(db)
+                .await?;
+        }
+        StagingOf::Company(id) => {
+            invoice_staging::Entity::delete_many()
+                .filter(invoice_staging::Column::CompanyId.eq(id))
+                .exec(db)
+                .await?;
+            customer_staging::Entity::delete_many()
+                .filter(customer_staging::Column::CompanyId.eq(id))
                 .exec(db)
                 .await?;
         }
@@ -526,6 +718,80 @@ pub async fn invoices_page(
     }
 }
 
+/// [`invoices_page`] for the common case of a company whose invoices come
+/// from one connection, in one statement (a statement reads one snapshot,
+/// so no transaction is needed): the visible generation, the total and the
+/// page's rows together. `None` when the company has no visible invoices
+/// or several connections' worth; the caller then takes the general path.
+pub async fn invoices_page_of_one(
+    db: &impl ConnectionTrait,
+    client_id: Uuid,
+    company_id: Uuid,
+    status: Option<&str>,
+    page: PageRequest,
+) -> Result<Option<(Vec<invoice::Model>, u64)>, sea_orm::DbErr> {
+    let (after, through) = ordinal_range(page);
+    // (the total, which rows of the generation, their order)
+    let (total, join, order) = match status {
+        None => (
+            "v.record_count",
+            "i.ordinal > $3 AND i.ordinal <= $4",
+            "i.ordinal",
+        ),
+        Some(_) => (
+            "(SELECT x.status_ordinal FROM invoice x WHERE x.connection_id = v.connection_id \
+              AND x.generation = v.generation AND x.status = $5 \
+              ORDER BY x.status_ordinal DESC LIMIT 1)",
+            "i.status = $5 AND i.status_ordinal > $3 AND i.status_ordinal <= $4",
+            "i.status_ordinal",
+        ),
+    };
+    let sql = format!(
+        "WITH v AS (SELECT dg.connection_id, dg.generation, dg.record_count \
+                    FROM data_generation dg \
+                    JOIN connection c ON c.id = dg.connection_id \
+                    JOIN company co ON co.id = c.company_id \
+                    WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = 'invoices') \
+         SELECT (SELECT count(*) FROM v) AS visible_connections, {total} AS visible_total, i.* \
+         FROM v LEFT JOIN invoice i ON i.connection_id = v.connection_id \
+              AND i.generation = v.generation AND {join} \
+         ORDER BY v.connection_id, {order}"
+    );
+    let mut values: Vec<sea_orm::Value> = vec![
+        company_id.into(),
+        client_id.into(),
+        (after as i64).into(),
+        (through as i64).into(),
+    ];
+    if let Some(status) = status {
+        values.push(status.into());
+    }
+    let found = db
+        .query_all_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            values,
+        ))
+        .await?;
+    let Some(first) = found.first() else {
+        return Ok(None);
+    };
+    let connections: i64 = first.try_get("", "visible_connections")?;
+    if connections != 1 {
+        return Ok(None);
+    }
+    let total: Option<i64> = first.try_get("", "visible_total")?;
+    let mut rows = Vec::with_capacity(found.len());
+    for row in &found {
+        // The one row of an empty page carries the visible generation only.
+        let invoice_id: Option<String> = row.try_get("", "invoice_id")?;
+        if invoice_id.is_some() {
+            rows.push(invoice::Model::from_query_result(row, "")?);
+        }
+    }
+    Ok(Some((rows, total.unwrap_or(0) as u64)))
+}
+
 /// How many of one connection's visible invoices match the status filter:
 /// the highest status ordinal, one index lookup.
 async fn invoices_of_status(
@@ -533,15 +799,20 @@ async fn invoices_of_status(
     one: &Visible,
     with_status: impl Fn(Select<invoice::Entity>) -> Select<invoice::Entity>,
 ) -> Result<u64, sea_orm::DbErr> {
-    let highest: Option<Option<i64>> = with_status(invoice::Entity::find())
+    // `ORDER BY … DESC LIMIT 1` rather than `max()`: the planner turns
+    // `max()` into this index descent only when its statistics are fresh,
+    // and right after a sync's bulk insert they are not.
+    let highest: Option<i64> = with_status(invoice::Entity::find())
         .select_only()
-        .column_as(invoice::Column::StatusOrdinal.max(), "highest")
+        .column(invoice::Column::StatusOrdinal)
         .filter(invoice::Column::ConnectionId.eq(one.connection_id))
         .filter(invoice::Column::Generation.eq(one.generation))
+        .order_by_desc(invoice::Column::StatusOrdinal)
+        .limit(1)
         .into_tuple()
         .one(db)
         .await?;
-    Ok(highest.flatten().unwrap_or(0) as u64)
+    Ok(highest.unwrap_or(0) as u64)
 }
 
 /// One page of a company's customers, by name (ties by connection, then id),
