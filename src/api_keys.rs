@@ -6,6 +6,10 @@
 //! by digest reveals nothing about the key through timing, and the final
 //! comparison is constant-time anyway.
 
+use std::collections::HashMap;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
@@ -170,9 +174,15 @@ pub async fn client_for_key(
     db: &impl ConnectionTrait,
     key: &str,
 ) -> Result<Option<Uuid>, sea_orm::DbErr> {
-    let presented = digest(key);
+    client_for_digest(db, &digest(key)).await
+}
+
+async fn client_for_digest(
+    db: &impl ConnectionTrait,
+    presented: &str,
+) -> Result<Option<Uuid>, sea_orm::DbErr> {
     let stored = api_key::Entity::find()
-        .filter(api_key::Column::KeyHash.eq(presented.as_str()))
+        .filter(api_key::Column::KeyHash.eq(presented))
         .one(db)
         .await?;
     Ok(stored
@@ -180,9 +190,100 @@ pub async fn client_for_key(
         .map(|row| row.client_id))
 }
 
+/// How long a verified key is trusted without asking the database again.
+pub const KEY_CACHE_TTL: Duration = Duration::from_secs(60);
+/// The most keys remembered; reaching it forgets them all.
+pub const KEY_CACHE_CAPACITY: usize = 10_000;
+
+/// Keys recently found valid, by digest, with their client, so a client's
+/// requests do not each pay a database round trip before their own work.
+///
+/// Keys cannot be revoked or moved to another client today, so an entry
+/// cannot go stale; entries lapse after [`KEY_CACHE_TTL`] all the same, so
+/// a revocation added later takes effect within it. Unknown keys are never
+/// remembered (a stream of bad keys cannot fill the cache), and the cache
+/// holds at most [`KEY_CACHE_CAPACITY`] keys.
+#[derive(Debug, Default)]
+pub struct KeyCache {
+    entries: Mutex<HashMap<String, (Uuid, Instant)>>,
+}
+
+impl KeyCache {
+    /// The client owning `key`, from the cache or the database.
+    pub async fn client_for_key(
+        &self,
+        db: &impl ConnectionTrait,
+        key: &str,
+    ) -> Result<Option<Uuid>, sea_orm::DbErr> {
+        let presented = digest(key);
+        if let Some(client) = self.remembered(&presented, Instant::now()) {
+            return Ok(Some(client));
+        }
+        let found = client_for_digest(db, &presented).await?;
+        if let Some(client) = found {
+            self.remember(presented, client, Instant::now());
+        }
+        Ok(found)
+    }
+
+    fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Uuid, Instant)>> {
+        // A panic while holding the lock leaves a map that is still valid.
+        self.entries
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
+    fn remembered(&self, digest: &str, now: Instant) -> Option<Uuid> {
+        let mut entries = self.entries();
+        match entries.get(digest) {
+            Some((client, verified)) if now.duration_since(*verified) < KEY_CACHE_TTL => {
+                Some(*client)
+            }
+            Some(_) => {
+                entries.remove(digest);
+                None
+            }
+            None => None,
+        }
+    }
+
+    fn remember(&self, digest: String, client: Uuid, now: Instant) {
+        let mut entries = self.entries();
+        if entries.len() >= KEY_CACHE_CAPACITY {
+            entries.clear();
+        }
+        entries.insert(digest, (client, now));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_key_cache_forgets_after_its_ttl_and_at_capacity() {
+        let cache = KeyCache::default();
+        let client = Uuid::from_u128(1);
+        let start = Instant::now();
+        cache.remember(digest("k"), client, start);
+        assert_eq!(
+            cache.remembered(&digest("k"), start + Duration::from_secs(59)),
+            Some(client)
+        );
+        assert_eq!(cache.remembered(&digest("k"), start + KEY_CACHE_TTL), None);
+        assert_eq!(
+            cache.remembered(&digest("k"), start),
+            None,
+            "the lapsed entry is gone"
+        );
+        for index in 0..KEY_CACHE_CAPACITY {
+            cache.remember(digest(&index.to_string()), client, start);
+        }
+        assert_eq!(cache.entries().len(), KEY_CACHE_CAPACITY);
+        cache.remember(digest("one more"), client, start);
+        assert_eq!(cache.entries().len(), 1);
+        assert_eq!(cache.remembered(&digest("one more"), start), Some(client));
+    }
 
     #[test]
     fn generated_keys_are_distinct_and_prefixed() {

@@ -16,7 +16,6 @@ use poem_openapi::registry::{MetaSecurityScheme, Registry};
 use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions};
 use uuid::Uuid;
 
-use crate::api_keys;
 use crate::error::ApiError;
 use crate::state::AppState;
 
@@ -110,7 +109,9 @@ impl<'a> ApiExtractor<'a> for Tenant {
         let state = request
             .data::<AppState>()
             .ok_or_else(|| ApiError::internal(anyhow::anyhow!("AppState missing from request")))?;
-        let client_id = api_keys::client_for_key(&state.db, &key)
+        let client_id = state
+            .key_cache
+            .client_for_key(&state.db, &key)
             .await
             .map_err(ApiError::from)?
             .ok_or(ApiError::Unauthorized(UNKNOWN_KEY))?;

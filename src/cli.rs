@@ -333,6 +333,7 @@ async fn serve(
         keyring,
         sync_wake,
         page_reads,
+        key_cache: Arc::default(),
         connectors,
     })?;
     tracing::info!(

@@ -5,6 +5,7 @@ use std::sync::Arc;
 
 use sea_orm::DatabaseConnection;
 
+use crate::api_keys::KeyCache;
 use crate::crypto::Keyring;
 use crate::sync::connectors::Connectors;
 use crate::sync::store::PageReads;
@@ -20,6 +21,8 @@ pub struct AppState {
     pub sync_wake: Arc<tokio::sync::Notify>,
     /// How list pages of synced data are read (ordinals, except in the benchmark's naive mode).
     pub page_reads: PageReads,
+    /// API keys recently verified, so requests skip the lookup.
+    pub key_cache: Arc<KeyCache>,
     /// The platforms' connectors, for verifying tokens at migration.
     pub connectors: Connectors,
 }

@@ -288,6 +288,10 @@ impl BackendReport {
             });
         }
         for name in ["last page", "last page, status=paid"] {
+            if !postgres {
+                // The issue sets this target at a million rows, on PostgreSQL.
+                continue;
+            }
             if let Some(case) = self.case(name)
                 && let Some(naive) = case.naive_api
             {

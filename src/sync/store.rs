@@ -731,28 +731,29 @@ pub async fn invoices_page_of_one(
     page: PageRequest,
 ) -> Result<Option<(Vec<invoice::Model>, u64)>, sea_orm::DbErr> {
     let (after, through) = ordinal_range(page);
-    // (the total, which rows of the generation, their order)
+    // (the total, which rows of the generation, their order); the total is
+    // computed once per visible connection, in `v`, not once per row.
     let (total, join, order) = match status {
         None => (
-            "v.record_count",
+            "dg.record_count",
             "i.ordinal > $3 AND i.ordinal <= $4",
             "i.ordinal",
         ),
         Some(_) => (
-            "(SELECT x.status_ordinal FROM invoice x WHERE x.connection_id = v.connection_id \
-              AND x.generation = v.generation AND x.status = $5 \
+            "(SELECT x.status_ordinal FROM invoice x WHERE x.connection_id = dg.connection_id \
+              AND x.generation = dg.generation AND x.status = $5 \
               ORDER BY x.status_ordinal DESC LIMIT 1)",
             "i.status = $5 AND i.status_ordinal > $3 AND i.status_ordinal <= $4",
             "i.status_ordinal",
         ),
     };
     let sql = format!(
-        "WITH v AS (SELECT dg.connection_id, dg.generation, dg.record_count \
+        "WITH v AS (SELECT dg.connection_id, dg.generation, {total} AS visible_total \
                     FROM data_generation dg \
                     JOIN connection c ON c.id = dg.connection_id \
                     JOIN company co ON co.id = c.company_id \
                     WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = 'invoices') \
-         SELECT (SELECT count(*) FROM v) AS visible_connections, {total} AS visible_total, i.* \
+         SELECT (SELECT count(*) FROM v) AS visible_connections, v.visible_total, i.* \
          FROM v LEFT JOIN invoice i ON i.connection_id = v.connection_id \
               AND i.generation = v.generation AND {join} \
          ORDER BY v.connection_id, {order}"

@@ -306,6 +306,7 @@ async fn start_instance(
         keyring,
         sync_wake,
         page_reads: tributary::sync::store::PageReads::default(),
+        key_cache: Arc::default(),
         connectors: options.connectors,
     })
     .expect("the app builds");
