@@ -2,8 +2,8 @@
 //! table, always scoped to the calling tenant.
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, IntoActiveModel, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -138,19 +138,23 @@ pub async fn replace(
 
 /// Deletes the tenant's company.
 pub async fn delete(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
 ) -> Result<(), ApiError> {
+    // One transaction: the staging tables have no foreign key to cascade
+    // from, so their rows go with the company or not at all.
+    let txn = db.begin().await?;
     let deleted = company::Entity::delete_many()
         .filter(company::Column::Id.eq(company_id))
         .filter(company::Column::ClientId.eq(tenant.client_id))
-        .exec(db)
+        .exec(&txn)
         .await?;
     if deleted.rows_affected == 0 {
         return Err(not_found(company_id));
     }
-    store::delete_staging(db, StagingOf::Company(company_id)).await?;
+    store::delete_staging(&txn, StagingOf::Company(company_id)).await?;
+    txn.commit().await?;
     Ok(())
 }
 

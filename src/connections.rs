@@ -271,21 +271,25 @@ pub async fn unlink(
 /// Deletes a connection; the database cascades to its stored tokens and
 /// synced data. One scoped DELETE: no read-then-write race.
 pub async fn delete(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
 ) -> Result<(), ApiError> {
     companies::find(db, tenant, company_id).await?;
+    // One transaction: the staging tables have no foreign key to cascade
+    // from, so their rows go with the connection or not at all.
+    let txn = db.begin().await?;
     let deleted = connection::Entity::delete_many()
         .filter(connection::Column::Id.eq(connection_id))
         .filter(connection::Column::CompanyId.eq(company_id))
-        .exec(db)
+        .exec(&txn)
         .await?;
     if deleted.rows_affected == 0 {
         return Err(not_found(connection_id));
     }
-    store::delete_staging(db, StagingOf::Connection(connection_id)).await?;
+    store::delete_staging(&txn, StagingOf::Connection(connection_id)).await?;
+    txn.commit().await?;
     Ok(())
 }
 

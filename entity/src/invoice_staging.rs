@@ -55,12 +55,12 @@ pub struct Model {
 /// Tables an invoice refers to.
 #[derive(Copy, Clone, Debug, EnumIter, DeriveRelation)]
 pub enum Relation {
-    /// The connection it came from.
+    /// The connection it came from. The table has no foreign key (checking
+    /// one per staged row slowed syncs); deletes clean staging explicitly.
     #[sea_orm(
         belongs_to = "super::connection::Entity",
         from = "Column::ConnectionId",
-        to = "super::connection::Column::Id",
-        on_delete = "Cascade"
+        to = "super::connection::Column::Id"
     )]
     Connection,
 }

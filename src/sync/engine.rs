@@ -10,9 +10,12 @@
 //!   RFC 3339 form, whose text order is time order.)
 //! - **Leases and fencing.** A running operation's lease is renewed on a
 //!   heartbeat. Every write of a run (each staged page, the swap, the final
-//!   status, the discard of its staging) happens in a transaction that first
-//!   re-asserts this worker's lease, so a worker that stalled past its lease
-//!   cannot touch what the worker that took over is doing.
+//!   status, the discard of its staging) happens in a transaction that
+//!   re-asserts this worker's lease before it commits (first thing, except
+//!   in the swap, which numbers the staged rows before taking the
+//!   operation's row lock and rolls everything back if the lease is lost),
+//!   so a worker that stalled past its lease cannot touch what the worker
+//!   that took over is doing.
 //! - **Never stuck.** An operation whose worker died is taken over when its
 //!   lease lapses, and failed after [`EngineConfig::max_attempts`] claims; a
 //!   panicking run ends `Failed`; on shutdown, workers put their operation
@@ -356,7 +359,7 @@ impl Engine {
         };
         // Leftovers of abandoned attempts (never published) go first.
         let txn = self.fenced(worker, operation.id, 0, 0).await?;
-        store::clear_staging(&txn, connection.id, data_type).await?;
+        store::clear_staging(&txn, connection.id, data_type, None).await?;
         store::delete_generations(&txn, connection.id, data_type, Generations::Above(current))
             .await?;
         txn.commit().await?;
@@ -453,7 +456,14 @@ impl Engine {
         // Readers moved to the new generation; only older ones go (a later
         // sync may already be staging a newer one), and the moved staging.
         let superseded = Generations::Below(staging.generation);
-        let cleared = match store::clear_staging(&self.db, connection.id, data_type).await {
+        let cleared = match store::clear_staging(
+            &self.db,
+            connection.id,
+            data_type,
+            Some(staging.generation),
+        )
+        .await
+        {
             Ok(()) => {
                 store::delete_generations(&self.db, connection.id, data_type, superseded).await
             }

@@ -1,11 +1,12 @@
 //! Reading a company's synced data: the tenant check, the "not synced
 //! yet" answer, and the pages.
 //!
-//! Each read runs in one read-only snapshot (REPEATABLE READ on
-//! PostgreSQL; a read transaction on SQLite, whose WAL gives it a
-//! snapshot): the current generation, the count and the page all come from
-//! the same moment, so a sync publishing and deleting generations between
-//! them cannot yield an empty or mixed page.
+//! Each read sees one snapshot, so a sync publishing and deleting
+//! generations meanwhile cannot yield an empty or mixed page: the invoices
+//! of a company with one connection come from one SQL statement (its own
+//! snapshot); every other read runs in a read-only transaction (REPEATABLE
+//! READ on PostgreSQL; a read transaction on SQLite, whose WAL gives it a
+//! snapshot) in which the generation, the count and the page are read.
 
 use sea_orm::{
     AccessMode, DatabaseConnection, DatabaseTransaction, DbBackend, IsolationLevel,

@@ -486,24 +486,32 @@ pub async fn publish(
     Ok(())
 }
 
-/// Deletes every staged (unpublished) row of a connection's data type.
+/// Deletes the staged (unpublished) rows of a connection's data type, of
+/// every generation up to `through` (all of them when `None`). A run that
+/// has just published passes its own generation: the next run may already
+/// be staging the one after.
 pub async fn clear_staging(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,
+    through: Option<i64>,
 ) -> Result<(), sea_orm::DbErr> {
     match data_type {
         DataType::Invoices => {
-            invoice_staging::Entity::delete_many()
-                .filter(invoice_staging::Column::ConnectionId.eq(connection_id))
-                .exec(db)
-                .await?;
+            let mut delete = invoice_staging::Entity::delete_many()
+                .filter(invoice_staging::Column::ConnectionId.eq(connection_id));
+            if let Some(through) = through {
+                delete = delete.filter(invoice_staging::Column::Generation.lte(through));
+            }
+            delete.exec(db).await?;
         }
         DataType::Customers => {
-            customer_staging::Entity::delete_many()
-                .filter(customer_staging::Column::ConnectionId.eq(connection_id))
-                .exec(db)
-                .await?;
+            let mut delete = customer_staging::Entity::delete_many()
+                .filter(customer_staging::Column::ConnectionId.eq(connection_id));
+            if let Some(through) = through {
+                delete = delete.filter(customer_staging::Column::Generation.lte(through));
+            }
+            delete.exec(db).await?;
         }
     }
     Ok(())
@@ -754,8 +762,8 @@ pub async fn invoices_page_of_one(
                     JOIN company co ON co.id = c.company_id \
                     WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = 'invoices') \
          SELECT (SELECT count(*) FROM v) AS visible_connections, v.visible_total, i.* \
-         FROM v LEFT JOIN invoice i ON i.connection_id = v.connection_id \
-              AND i.generation = v.generation AND {join} \
+         FROM v LEFT JOIN invoice i ON (SELECT count(*) FROM v) = 1 \
+              AND i.connection_id = v.connection_id AND i.generation = v.generation AND {join} \
          ORDER BY v.connection_id, {order}"
     );
     let mut values: Vec<sea_orm::Value> = vec![

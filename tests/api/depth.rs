@@ -15,7 +15,7 @@ use tributary::sync::connectors::sandbox::Dataset;
 use tributary::sync::connectors::{Connector, ConnectorError, Page, Records};
 use tributary::sync::records::InvoiceStatus;
 
-use crate::connections::new_company;
+use crate::connections::{count_rows, new_company};
 use crate::helpers::{AppOptions, TestApp, backends, json};
 use crate::sync::{sandbox_connection, settled};
 
@@ -56,7 +56,13 @@ async fn assert_pages_are_slices(
     company_id: Uuid,
     expected: &[(Place, InvoiceStatus)],
 ) {
-    for status in [None, Some(InvoiceStatus::Paid), Some(InvoiceStatus::Void)] {
+    // `Unknown` matches nothing: the sandbox never sends it.
+    for status in [
+        None,
+        Some(InvoiceStatus::Paid),
+        Some(InvoiceStatus::Void),
+        Some(InvoiceStatus::Unknown),
+    ] {
         let list: Vec<&Place> = expected
             .iter()
             .filter(|(_, of)| status.is_none_or(|wanted| *of == wanted))
@@ -142,6 +148,19 @@ async fn assert_customer_pages_concatenate(app: &TestApp, company_id: Uuid) {
     );
 }
 
+/// The engine clears a run's staging right after completing it.
+async fn staging_is_cleared(app: &TestApp) {
+    for _ in 0..100 {
+        let left =
+            count_rows(app, "invoice_staging").await + count_rows(app, "customer_staging").await;
+        if left == 0 {
+            return;
+        }
+        tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+    }
+    panic!("staged rows were left behind after the sync completed");
+}
+
 #[tokio::test]
 async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
     for backend in backends() {
@@ -150,6 +169,7 @@ async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
         let first = sandbox_connection(&app, company_id, 1234, 7).await;
         app.client.sync_all_data(&company_id).await.expect("queued");
         settled(&app.client, company_id).await;
+        staging_is_cleared(&app).await;
         let mut sources = vec![(
             first,
             Dataset {
@@ -253,6 +273,7 @@ async fn a_record_the_platform_sends_twice_is_listed_once_as_last_sent() {
 #[tokio::test]
 async fn the_ordinals_migration_numbers_rows_synced_before_it() {
     use migration::MigratorTrait;
+    use sea_orm::ConnectionTrait;
 
     for backend in backends() {
         let app = TestApp::spawn_with(backend, AppOptions::working(2)).await;
@@ -263,9 +284,25 @@ async fn the_ordinals_migration_numbers_rows_synced_before_it() {
         settled(&app.client, company_id).await;
 
         // Back to the schema before the ordinals (the data stays), then up again.
-        migration::Migrator::down(&app.db, Some(1))
+        let names: Vec<String> = migration::Migrator::migrations()
+            .iter()
+            .map(|step| step.name().to_owned())
+            .collect();
+        let ordinals = names
+            .iter()
+            .position(|name| name == "m20261122_000004_dense_ordinals")
+            .expect("the ordinals migration is listed");
+        let steps_back = (names.len() - ordinals) as u32;
+        migration::Migrator::down(&app.db, Some(steps_back))
             .await
-            .expect("the ordinals migration reverts");
+            .expect("the ordinals migration and those after it revert");
+        assert!(
+            app.db
+                .execute_unprepared("SELECT ordinal FROM invoice")
+                .await
+                .is_err(),
+            "the ordinals are gone before the migration runs again"
+        );
         migration::Migrator::up(&app.db, None)
             .await
             .expect("the ordinals migration applies to existing rows");
