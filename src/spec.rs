@@ -144,7 +144,7 @@ fn normalize_media_types(value: &mut Value) {
 /// Says in the spec exactly which values the server accepts where the
 /// handler, not poem-openapi, checks them: `dataType` (an enum), the
 /// case-insensitive `status` filters (a pattern), and `platformKey` (the
-/// catalogue's keys).
+/// catalogue's keys; for OAuth clients, those with self-service migration).
 fn constrain_values(document: &mut Value) {
     use crate::integrations::{self, DataType};
     use crate::sync::operations::PullStatus;
@@ -156,6 +156,13 @@ fn constrain_values(document: &mut Value) {
         .into();
     let invoice_statuses: Vec<&str> = InvoiceStatus::ALL.iter().map(|s| s.as_str()).collect();
     let pull_statuses: Vec<&str> = PullStatus::ALL.iter().map(|s| s.as_str()).collect();
+    // Only platforms with self-service migration have OAuth clients: tributary
+    // refreshes no other platform's tokens.
+    let self_service: Vec<&str> = integrations::all()
+        .iter()
+        .filter(|integration| integration.authorization.is_some())
+        .map(|integration| integration.platform_key)
+        .collect();
     if let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) {
         for operation in paths
             .values_mut()
@@ -198,6 +205,9 @@ fn constrain_values(document: &mut Value) {
                             "pattern".to_owned(),
                             json!(case_insensitive(&pull_statuses)),
                         );
+                    }
+                    ("setOauthClient" | "getOauthClient" | "deleteOauthClient", "platformKey") => {
+                        schema.insert("enum".to_owned(), json!(self_service));
                     }
                     _ => {}
                 }
