@@ -49,10 +49,13 @@ fn platform(platform_key: &str) -> Result<&'static Integration, ApiError> {
             "No integration with platformKey `{platform_key}`; GET /integrations lists them."
         ))
     })?;
+    // The OAuth-client resource exists only for platforms whose tokens
+    // tributary refreshes: for the others it is not found (not a 422: the
+    // answer depends on the path alone, never on the body or on state).
     if !integration.self_service_migration() {
-        return Err(ApiError::Unprocessable(format!(
-            "{} does not support self-service token migration, so tributary never refreshes its tokens \
-             and has no use for an OAuth client.",
+        return Err(ApiError::NotFound(format!(
+            "{} has no OAuth client resource: it does not support self-service token migration, so \
+             tributary never refreshes its tokens.",
             integration.name
         )));
     }

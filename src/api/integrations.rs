@@ -136,12 +136,10 @@ pub enum DeletedOAuthClient {
 }
 
 type ListErrors = ErrorResponses<{ status::AUTHENTICATED | status::BAD_REQUEST }>;
-type OAuthClientErrors = ErrorResponses<
-    { status::AUTHENTICATED | status::BAD_REQUEST | status::NOT_FOUND | status::UNPROCESSABLE },
->;
-type SetOAuthClientErrors = ErrorResponses<
-    { status::AUTHENTICATED | status::JSON_BODY | status::NOT_FOUND | status::UNPROCESSABLE },
->;
+type OAuthClientErrors =
+    ErrorResponses<{ status::AUTHENTICATED | status::BAD_REQUEST | status::NOT_FOUND }>;
+type SetOAuthClientErrors =
+    ErrorResponses<{ status::AUTHENTICATED | status::JSON_BODY | status::NOT_FOUND }>;
 type ReadErrors =
     ErrorResponses<{ status::AUTHENTICATED | status::BAD_REQUEST | status::NOT_FOUND }>;
 
@@ -226,8 +224,8 @@ impl IntegrationsApi {
     /// platform (replacing any earlier one). tributary uses it to refresh the
     /// tokens you migrated for this platform's connections: before an access
     /// token expires, and when the platform rejects one. The secret is
-    /// encrypted at rest and never returned. 422 for platforms without
-    /// self-service token migration.
+    /// encrypted at rest and never returned. Only platforms with self-service
+    /// token migration have this resource (404 for the others).
     #[oai(
         path = "/integrations/:platformKey/oauth-client",
         method = "put",
