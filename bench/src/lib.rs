@@ -47,7 +47,7 @@ pub struct Config {
 }
 
 /// The page cases, in table order: (name, page size, status, which page).
-const CASES: [(&str, u64, Option<&str>, Which); 8] = [
+const CASES: [(&str, u64, Option<&'static str>, Which); 8] = [
     ("page 1", 100, None, Which::First),
     ("middle page", 100, None, Which::Middle),
     ("last page", 100, None, Which::Last),
@@ -182,6 +182,7 @@ async fn measure(
         cases.push(CaseResult {
             name,
             page_size,
+            status,
             page,
             total,
             path,
@@ -209,10 +210,6 @@ async fn measure(
         let naive_server = Server::start(&naive_spec, &log).await?;
         for case in &mut cases {
             eprintln!("[{backend}] naive {}", case.name);
-            let status = CASES
-                .iter()
-                .find(|(name, ..)| *name == case.name)
-                .and_then(|(_, _, status, _)| *status);
             case.naive_api = Some(load::wrk(
                 &format!("{}{}", naive_server.base_url, case.path),
                 1,
@@ -222,7 +219,7 @@ async fn measure(
             if let Some(visible) = &visible {
                 case.naive_sql = Some(sql::pgbench(
                     database_url,
-                    &sql::page_script(visible, case.page, case.page_size, status, true),
+                    &sql::page_script(visible, case.page, case.page_size, case.status, true),
                     config.case_duration,
                     &config.workdir,
                 )?);

@@ -15,6 +15,8 @@ pub struct CaseResult {
     pub name: &'static str,
     /// `pageSize`.
     pub page_size: u64,
+    /// The `status` filter, if any.
+    pub status: Option<&'static str>,
     /// `page`.
     pub page: u64,
     /// `totalResults` of the list.
@@ -286,21 +288,18 @@ impl BackendReport {
                 figure: mib(self.memory.peak_rss),
                 met: self.memory.peak_rss < 200_000_000,
             });
-        }
-        for name in ["last page", "last page, status=paid"] {
-            if !postgres {
-                // The issue sets this target at a million rows, on PostgreSQL.
-                continue;
-            }
-            if let Some(case) = self.case(name)
-                && let Some(naive) = case.naive_api
-            {
-                let gain = ratio(naive.median, case.api.median);
-                checks.push(Check {
-                    target: format!("versus naive: {name} ≥ 20× faster"),
-                    figure: format!("{gain:.1}×"),
-                    met: gain >= 20.0,
-                });
+            // The issue sets this target at a million rows, on PostgreSQL.
+            for name in ["last page", "last page, status=paid"] {
+                if let Some(case) = self.case(name)
+                    && let Some(naive) = case.naive_api
+                {
+                    let gain = ratio(naive.median, case.api.median);
+                    checks.push(Check {
+                        target: format!("versus naive: {name} ≥ 20× faster"),
+                        figure: format!("{gain:.1}×"),
+                        met: gain >= 20.0,
+                    });
+                }
             }
         }
         checks

@@ -618,23 +618,21 @@ pub async fn visible_generations(
         .collect())
 }
 
-/// Rows of the visible generations whose ordinal is at most `bound` (all
-/// of them when `bound` is `None`).
+/// Rows of the visible generations whose ordinal is at most `bound`.
 fn visible_up_to(
     connection: impl ColumnTrait,
     generation: impl ColumnTrait,
     ordinal: impl ColumnTrait,
     visible: &[Visible],
-    bound: Option<u64>,
+    bound: u64,
 ) -> Condition {
     visible.iter().fold(Condition::any(), |any, current| {
-        let mut one = Condition::all()
-            .add(connection.eq(current.connection_id))
-            .add(generation.eq(current.generation));
-        if let Some(bound) = bound {
-            one = one.add(ordinal.lte(bound));
-        }
-        any.add(one)
+        any.add(
+            Condition::all()
+                .add(connection.eq(current.connection_id))
+                .add(generation.eq(current.generation))
+                .add(ordinal.lte(bound)),
+        )
     })
 }
 
@@ -647,12 +645,12 @@ fn ordinal_range(page: PageRequest) -> (u64, u64) {
 /// One page of a company's invoices, newest issue date first (ties by
 /// connection, then invoice id), optionally of one status, and the total.
 ///
-/// With one connection, the page is the range of ordinals it covers and
-/// the total is the generation's count (or, by status, the highest status
-/// ordinal): index lookups whatever the page number. Several connections
-/// are merged by their common order: the first `offset + limit` rows of the
-/// merge come from the first `offset + limit` of each connection, so each
-/// contributes a bounded prefix.
+/// A company with one connection is read by [`invoices_page_of_one`]; this
+/// reads the rest (and the naive build). The total is each generation's
+/// count (or, by status, its highest status ordinal). Connections are merged
+/// by their common order: the first `offset + limit` rows of the merge come
+/// from the first `offset + limit` of each connection, so each contributes a
+/// prefix, bounded by the depth.
 pub async fn invoices_page(
     db: &impl ConnectionTrait,
     visible: &[Visible],
@@ -668,23 +666,8 @@ pub async fn invoices_page(
         Some(status) => query.filter(invoice::Column::Status.eq(status)),
         None => query,
     };
-    let (after, through) = ordinal_range(page);
+    let (_, through) = ordinal_range(page);
     match (visible, reads) {
-        ([one], PageReads::Ordinals) => {
-            let rows = with_status(invoice::Entity::find())
-                .filter(invoice::Column::ConnectionId.eq(one.connection_id))
-                .filter(invoice::Column::Generation.eq(one.generation))
-                .filter(ordinal.gt(after))
-                .filter(ordinal.lte(through))
-                .order_by_asc(ordinal)
-                .all(db)
-                .await?;
-            let total = match status {
-                None => one.record_count as u64,
-                Some(_) => invoices_of_status(db, one, with_status).await?,
-            };
-            Ok((rows, total))
-        }
         ([one], PageReads::OffsetAndCount) => {
             let query = with_status(invoice::Entity::find())
                 .filter(invoice::Column::ConnectionId.eq(one.connection_id))
@@ -712,7 +695,7 @@ pub async fn invoices_page(
                     invoice::Column::Generation,
                     ordinal,
                     visible,
-                    Some(through),
+                    through,
                 ))
                 .order_by_desc(invoice::Column::IssueDate)
                 .order_by_asc(invoice::Column::ConnectionId)
@@ -866,7 +849,7 @@ pub async fn customers_page(
                     customer::Column::Generation,
                     customer::Column::Ordinal,
                     visible,
-                    Some(through),
+                    through,
                 ))
                 .order_by_asc(customer::Column::CustomerName)
                 .order_by_asc(customer::Column::ConnectionId)

@@ -14,6 +14,7 @@ use tributary::integrations::DataType;
 use tributary::sync::connectors::sandbox::Dataset;
 use tributary::sync::connectors::{Connector, ConnectorError, Page, Records};
 use tributary::sync::records::InvoiceStatus;
+use tributary::sync::store::PageReads;
 
 use crate::connections::{count_rows, new_company};
 use crate::helpers::{AppOptions, TestApp, backends, json};
@@ -331,5 +332,55 @@ async fn the_ordinals_migration_numbers_rows_synced_before_it() {
             .await
             .expect("deleted");
         assert_pages_are_slices(&app, company_id, &expected_invoices(&sources[..1])).await;
+    }
+}
+
+/// The benchmark compares the ordinal reads with the naive build's `OFFSET` +
+/// `COUNT(*)`: both must answer every page identically, or the ratio means
+/// nothing.
+#[tokio::test]
+async fn the_naive_build_answers_every_page_as_the_ordinals_do() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(backend, AppOptions::working(2)).await;
+        let company_id = new_company(&app, "Naive").await;
+        let first = sandbox_connection(&app, company_id, 321, 5).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        settled(&app.client, company_id).await;
+        let naive = app
+            .another_instance(AppOptions {
+                page_reads: PageReads::OffsetAndCount,
+                ..AppOptions::idle()
+            })
+            .await;
+        let sources = [(
+            first,
+            Dataset {
+                seed: 5,
+                invoice_count: 321,
+            },
+        )];
+        let expected = expected_invoices(&sources);
+        assert_pages_are_slices(&app, company_id, &expected).await;
+        for path in [
+            "invoices?page=1&pageSize=7",
+            "invoices?page=46&pageSize=7",
+            "invoices?page=47&pageSize=7",
+            "invoices?page=3&pageSize=50&status=Paid",
+            "invoices?page=2&pageSize=100&status=Unknown",
+            "customers?page=2&pageSize=9",
+        ] {
+            let path = format!("/companies/{company_id}/data/{path}");
+            let ours = json(app.get(&path).await).await;
+            let theirs = json(
+                app.raw()
+                    .get(format!("http://{naive}{path}"))
+                    .header("authorization", app.authorization())
+                    .send()
+                    .await
+                    .expect("answered"),
+            )
+            .await;
+            assert_eq!(theirs, ours, "{path}");
+        }
     }
 }

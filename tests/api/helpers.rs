@@ -18,6 +18,7 @@ use tributary::crypto::{self, Keyring};
 use tributary::state::AppState;
 use tributary::sync::connectors::{Connector, Connectors};
 use tributary::sync::engine::{Engine, EngineConfig};
+use tributary::sync::store::PageReads;
 use tributary::{api_keys, db, server};
 
 /// The variable that enables the PostgreSQL runs.
@@ -91,6 +92,8 @@ pub struct AppOptions {
     pub connectors: Connectors,
     /// The engine's settings (workers, leases).
     pub engine: EngineConfig,
+    /// How list pages are read (the benchmark's naive build reads with `OFFSET`).
+    pub page_reads: PageReads,
 }
 
 impl AppOptions {
@@ -134,6 +137,7 @@ impl Default for AppOptions {
                 poll: std::time::Duration::from_millis(100),
                 ..EngineConfig::default()
             },
+            page_reads: PageReads::Ordinals,
         }
     }
 }
@@ -305,7 +309,7 @@ async fn start_instance(
         db,
         keyring,
         sync_wake,
-        page_reads: tributary::sync::store::PageReads::default(),
+        page_reads: options.page_reads,
         key_cache: Arc::default(),
         connectors: options.connectors,
     })

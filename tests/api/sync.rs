@@ -539,6 +539,7 @@ async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
                 poll: Duration::from_millis(20),
                 ..EngineConfig::default()
             },
+            ..AppOptions::default()
         };
         let app = TestApp::spawn_with(backend, options()).await;
         let second = app.another_instance(options()).await;

@@ -51,6 +51,7 @@ pub fn options_for(fake: &fake::Fake, page_size: Option<u64>, workers: usize) ->
             poll: Duration::from_millis(20),
             ..EngineConfig::default()
         },
+        ..AppOptions::default()
     }
 }
 
