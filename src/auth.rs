@@ -17,7 +17,7 @@ use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions};
 use uuid::Uuid;
 
 use crate::error::ApiError;
-use crate::state::AppState;
+use crate::http::state::AppState;
 
 /// The security scheme's name in the spec.
 pub const SCHEME_NAME: &str = "apiKey";

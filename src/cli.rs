@@ -13,13 +13,14 @@ use clap::{Args, Parser, Subcommand};
 
 use crate::crypto::{self, Keyring};
 use crate::db::{self, DEFAULT_DATABASE_URL};
-use crate::state::AppState;
+use crate::http::server;
+use crate::http::state::AppState;
 use crate::sync::connectors::http::RetryPolicy;
 use crate::sync::connectors::{self, Connectors, PlatformUrls, PlatformsConfig};
 use crate::sync::engine::{Engine, EngineConfig};
 use crate::sync::store::PageReads;
 use crate::telemetry::{self, LogFormat};
-use crate::{api_keys, connections, oauth_clients, server};
+use crate::{api_keys, connections, oauth_clients};
 
 /// tributary: companies, data connections and synced data behind one API.
 #[derive(Parser)]

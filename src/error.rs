@@ -18,7 +18,7 @@ use poem_openapi::registry::{MetaHeader, MetaMediaType, MetaResponse, MetaRespon
 use poem_openapi::types::Type;
 use poem_openapi::{ApiResponse, Object};
 
-use crate::http::RouteTable;
+use crate::http::middleware::RouteTable;
 use crate::paging;
 
 const UUID_RULE: &str = "must be a UUID such as 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";

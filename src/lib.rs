@@ -5,12 +5,11 @@
 //!
 //! # Layout
 //! - [`cli`]: the `tributary` command (`serve`, `migrate`, `api-key create`).
-//! - [`server`]: assembles routes, docs and middleware; serves with graceful shutdown.
-//! - [`http`]: per-request plumbing: correlation ids, access log, body limit, error rendering.
-//! - [`api`]: poem-openapi endpoints, one file per resource; thin handlers.
-//! - [`spec`]: the OpenAPI document (served, and committed as `openapi.yaml`).
+//! - [`http`]: the server, the middleware (correlation ids, access log, body limit, error
+//!   rendering), the poem-openapi endpoints (one file per resource), the request and response
+//!   payloads, and the OpenAPI document (served, and committed as `openapi.yaml`).
 //! - [`error`]: the one error type, its JSON body, and its mapping to HTTP.
-//! - [`json_body`] and [`validation`]: request bodies checked against the spec's own schemas.
+//! - [`validation`]: request bodies checked against the spec's own schemas.
 //! - [`paging`]: the generic `Paged<T>` envelope and its link rules.
 //! - [`auth`] and [`api_keys`]: Basic authentication to a tenant; key storage.
 //! - [`companies`] and [`connections`]: company and connection rules and queries; token migration.
@@ -21,11 +20,10 @@
 //! - [`crypto`]: AES-256-GCM sealing of stored tokens; the keyring.
 //! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
 //! - [`types`]: JSON value types (`Nullable<T>`, `Timestamp`).
-//! - [`state`], [`telemetry`]: small shared pieces.
+//! - [`telemetry`]: log set-up.
 //!
 //! Tables are defined by the `entity` and `migration` crates.
 
-pub mod api;
 pub mod api_keys;
 pub mod auth;
 pub mod cli;
@@ -36,13 +34,8 @@ pub mod db;
 pub mod error;
 pub mod http;
 pub mod integrations;
-pub mod json_body;
-pub mod json_response;
 pub mod oauth_clients;
 pub mod paging;
-pub mod server;
-pub mod spec;
-pub mod state;
 pub mod sync;
 pub mod telemetry;
 pub mod types;

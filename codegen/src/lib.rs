@@ -23,12 +23,12 @@ pub fn spec_path() -> PathBuf {
 
 /// The spec as the code describes it, exactly as it should be committed.
 pub fn render() -> anyhow::Result<String> {
-    tributary::spec::yaml()
+    tributary::http::spec::yaml()
 }
 
 /// The spec as a JSON value, for linting.
 pub fn document() -> anyhow::Result<Value> {
-    tributary::spec::document()
+    tributary::http::spec::document()
 }
 
 /// A unified diff from `committed` to `generated`; `None` when equal.

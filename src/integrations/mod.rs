@@ -373,11 +373,13 @@ mod tests {
 
     #[test]
     fn each_sample_body_matches_exactly_one_published_schema() -> anyhow::Result<()> {
-        let document = crate::spec::document()?;
+        let document = crate::http::spec::document()?;
         let names = authorization_schema_names();
         let checkers = names
             .iter()
-            .map(|name| crate::validation::compile(crate::spec::json_schema_for(&document, name)?))
+            .map(|name| {
+                crate::validation::compile(crate::http::spec::json_schema_for(&document, name)?)
+            })
             .collect::<anyhow::Result<Vec<_>>>()?;
         let tokens = json!({"accessToken": "a", "refreshToken": "r", "expiresIn": 60});
         let with = |fields: Value| {

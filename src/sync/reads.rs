@@ -21,9 +21,9 @@ use super::store::{self, PageReads, Visible, data_type_name};
 use crate::auth::Tenant;
 use crate::companies;
 use crate::error::ApiError;
+use crate::http::state::AppState;
 use crate::integrations::DataType;
 use crate::paging::PageRequest;
-use crate::state::AppState;
 
 async fn generations(
     db: &impl sea_orm::ConnectionTrait,

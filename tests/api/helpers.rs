@@ -15,11 +15,12 @@ use poem::listener::Acceptor;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
 use tributary::crypto::{self, Keyring};
-use tributary::state::AppState;
+use tributary::http::server;
+use tributary::http::state::AppState;
 use tributary::sync::connectors::{Connector, Connectors};
 use tributary::sync::engine::{Engine, EngineConfig};
 use tributary::sync::store::PageReads;
-use tributary::{api_keys, db, server};
+use tributary::{api_keys, db};
 
 /// The variable that enables the PostgreSQL runs.
 pub const POSTGRES_URL_VAR: &str = "TRIBUTARY_TEST_POSTGRES_URL";

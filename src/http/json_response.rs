@@ -63,7 +63,7 @@ mod tests {
     use rust_decimal::Decimal;
     use uuid::Uuid;
 
-    use crate::api::data::{Customer, CustomerRef, Invoice, InvoiceLineItem};
+    use crate::http::api::data::{Customer, CustomerRef, Invoice, InvoiceLineItem};
     use crate::paging::{ListLocation, PageRequest, Paged};
     use crate::sync::records::{CustomerStatus, InvoiceStatus};
     use crate::types::{Amount, Nullable, Timestamp};

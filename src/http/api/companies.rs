@@ -7,13 +7,13 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 use uuid::Uuid;
 
-use crate::api::ApiTags;
 use crate::auth::Tenant;
 use crate::companies::{self, CompanyFields};
 use crate::error::{ErrorResponses, status};
-use crate::json_body::JsonBody;
+use crate::http::api::ApiTags;
+use crate::http::json_body::JsonBody;
+use crate::http::state::AppState;
 use crate::paging::{self, ListLocation, PageRequest, Paged};
-use crate::state::AppState;
 use crate::types::{Nullable, Timestamp};
 
 /// Company endpoints.

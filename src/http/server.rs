@@ -9,10 +9,10 @@ use poem::web::Html;
 use poem::{Endpoint, EndpointExt, Response, Route, get};
 use poem_openapi::OpenApi;
 
-use crate::api;
-use crate::http::{RouteTable, around_every_request};
-use crate::spec;
-use crate::state::AppState;
+use crate::http::api;
+use crate::http::middleware::{RouteTable, around_every_request};
+use crate::http::spec;
+use crate::http::state::AppState;
 
 /// The whole application: the API, its docs and spec, and the middleware.
 pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {

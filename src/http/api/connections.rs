@@ -8,15 +8,15 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Enum, Object, OpenApi};
 use uuid::Uuid;
 
-use crate::api::ApiTags;
 use crate::auth::Tenant;
 use crate::connections::{self, ConnectionStatus, ConnectionView, CredentialFacts};
 use crate::error::{ApiError, ErrorResponses, status};
+use crate::http::api::ApiTags;
+use crate::http::json_body::AuthorizationPayload;
+use crate::http::json_body::JsonBody;
+use crate::http::state::AppState;
 use crate::integrations::{self, SourceType};
-use crate::json_body::AuthorizationPayload;
-use crate::json_body::JsonBody;
 use crate::paging::{self, ListLocation, PageRequest, Paged};
-use crate::state::AppState;
 use crate::types::{Nullable, Timestamp};
 
 /// Connection endpoints.

@@ -5,9 +5,9 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 use sea_orm::ConnectionTrait;
 
-use crate::api::ApiTags;
 use crate::error::{ApiError, ErrorResponses, status};
-use crate::state::AppState;
+use crate::http::api::ApiTags;
+use crate::http::state::AppState;
 
 /// Health endpoints.
 pub struct HealthApi;

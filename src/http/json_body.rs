@@ -16,7 +16,8 @@ use poem_openapi::types::{ParseFromJSON, Type};
 use serde_json::Value;
 
 use crate::error::{ApiError, FieldError};
-use crate::{spec, validation};
+use crate::http::spec;
+use crate::validation;
 
 /// A JSON request body of type `T`, validated against its published schema.
 #[derive(Debug, Clone)]
@@ -125,7 +126,7 @@ impl Payload for AuthorizationPayload {
     fn register(registry: &mut Registry) {
         for name in crate::integrations::authorization_schema_names() {
             registry.schemas.entry(name).or_insert(MetaSchema {
-                description: Some(crate::spec::AUTHORIZATION_PLACEHOLDER),
+                description: Some(crate::http::spec::AUTHORIZATION_PLACEHOLDER),
                 ..MetaSchema::new("object")
             });
         }

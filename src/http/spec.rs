@@ -23,7 +23,7 @@ use std::sync::OnceLock;
 use anyhow::Context;
 use serde_json::{Map, Value, json};
 
-use crate::api;
+use crate::http::api;
 
 const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 

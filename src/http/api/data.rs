@@ -15,13 +15,13 @@ use uuid::Uuid;
 
 use entity::{customer, invoice, pull_operation};
 
-use crate::api::ApiTags;
 use crate::auth::Tenant;
 use crate::error::{ApiError, ErrorResponses, FieldError, status};
+use crate::http::api::ApiTags;
+use crate::http::json_response::SerdeJson;
+use crate::http::state::AppState;
 use crate::integrations::DataType;
-use crate::json_response::SerdeJson;
 use crate::paging::{self, ListLocation, PageRequest, Paged};
-use crate::state::AppState;
 use crate::sync::operations::{self, HistoryFilter, PullStatus};
 use crate::sync::reads;
 use crate::sync::records::{CustomerStatus, InvoiceStatus, LineItem, Money};

@@ -7,14 +7,14 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
-use crate::api::ApiTags;
 use crate::auth::Tenant;
 use crate::error::{ApiError, ErrorResponses, status};
+use crate::http::api::ApiTags;
+use crate::http::json_body::JsonBody;
+use crate::http::state::AppState;
 use crate::integrations::{self, DataType, SourceType};
-use crate::json_body::JsonBody;
 use crate::oauth_clients::{self, OAuthClientFacts};
 use crate::paging::{self, ListLocation, PageRequest, Paged};
-use crate::state::AppState;
 use crate::types::{Nullable, Timestamp};
 
 /// Integration endpoints.

@@ -1,0 +1,10 @@
+//! The HTTP layer: the server, the middleware around every request, the
+//! API handlers, the request and response payloads, and the OpenAPI document.
+
+pub mod api;
+pub mod json_body;
+pub mod json_response;
+pub mod middleware;
+pub mod server;
+pub mod spec;
+pub mod state;
