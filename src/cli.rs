@@ -15,8 +15,9 @@ use crate::crypto::{self, Keyring};
 use crate::db::{self, DEFAULT_DATABASE_URL};
 use crate::http::server;
 use crate::http::state::AppState;
-use crate::sync::connectors::http::RetryPolicy;
-use crate::sync::connectors::{self, Connectors, PlatformUrls, PlatformsConfig};
+use crate::platforms::connector::{Connectors, PlatformUrls, PlatformsConfig};
+use crate::platforms::kit::http::RetryPolicy;
+use crate::platforms::{quickbooks_online, xero};
 use crate::sync::engine::{Engine, EngineConfig};
 use crate::sync::store::PageReads;
 use crate::telemetry::{self, LogFormat};
@@ -95,16 +96,16 @@ struct ServeOptions {
 #[derive(Args)]
 struct PlatformOptions {
     /// Xero API base URL.
-    #[arg(long, global = true, env = "TRIBUTARY_XERO_API_BASE", default_value = connectors::xero::API_BASE)]
+    #[arg(long, global = true, env = "TRIBUTARY_XERO_API_BASE", default_value = xero::connector::API_BASE)]
     xero_api_base: String,
     /// Xero OAuth token endpoint.
-    #[arg(long, global = true, env = "TRIBUTARY_XERO_TOKEN_URL", default_value = connectors::xero::TOKEN_URL)]
+    #[arg(long, global = true, env = "TRIBUTARY_XERO_TOKEN_URL", default_value = xero::connector::TOKEN_URL)]
     xero_token_url: String,
     /// QuickBooks Online API base URL (default: Intuit's production or sandbox host, as each connection says).
     #[arg(long, global = true, env = "TRIBUTARY_QUICKBOOKS_ONLINE_API_BASE")]
     quickbooks_online_api_base: Option<String>,
     /// QuickBooks Online OAuth token endpoint.
-    #[arg(long, global = true, env = "TRIBUTARY_QUICKBOOKS_ONLINE_TOKEN_URL", default_value = connectors::quickbooks::TOKEN_URL)]
+    #[arg(long, global = true, env = "TRIBUTARY_QUICKBOOKS_ONLINE_TOKEN_URL", default_value = quickbooks_online::connector::TOKEN_URL)]
     quickbooks_online_token_url: String,
     /// Zoho Books API base URL (default: the organization's data centre, or the `api_domain` Zoho gives).
     #[arg(long, global = true, env = "TRIBUTARY_ZOHO_BOOKS_API_BASE")]

@@ -17,11 +17,12 @@ use crate::auth::Tenant;
 use crate::companies;
 use crate::crypto::{Keyring, Sealed};
 use crate::error::{ApiError, FieldError};
-use crate::integrations::{self, AcceptedAuthorization, Integration};
 use crate::oauth_clients;
 use crate::paging::PageRequest;
-use crate::sync::connectors::oauth::{self, RefreshError};
-use crate::sync::connectors::{ConnectorError, Connectors};
+use crate::platforms::authorization::AcceptedAuthorization;
+use crate::platforms::connector::{ConnectorError, Connectors};
+use crate::platforms::kit::oauth::{self, RefreshError};
+use crate::platforms::{self, Integration};
 use crate::sync::store::{self, StagingOf};
 use crate::types::Timestamp;
 
@@ -109,7 +110,7 @@ fn not_found(connection_id: Uuid) -> ApiError {
 }
 
 fn integration_of(row: &connection::Model) -> Result<&'static Integration, ApiError> {
-    integrations::find(&row.platform_key).ok_or_else(|| {
+    platforms::find(&row.platform_key).ok_or_else(|| {
         ApiError::internal(anyhow::anyhow!(
             "stored platform key {:?} is not in the catalogue",
             row.platform_key
@@ -125,7 +126,7 @@ pub async fn create(
     platform_key: &str,
 ) -> Result<ConnectionView, ApiError> {
     companies::find(db, tenant, company_id).await?;
-    if integrations::find(platform_key).is_none() {
+    if platforms::find(platform_key).is_none() {
         return Err(ApiError::validation(vec![FieldError::new(
             "platformKey",
             format!(
@@ -317,7 +318,8 @@ pub async fn authorize(
         Err(ApiError::Validation { message, errors }) => {
             // A well-formed body for the wrong platform deserves a sentence
             // saying so rather than a list of fields.
-            let others = integrations::platforms_of_body(&body, integration.platform_key);
+            let others =
+                platforms::authorization::platforms_of_body(&body, integration.platform_key);
             if !others.is_empty() {
                 let other = others
                     .iter()

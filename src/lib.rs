@@ -13,9 +13,8 @@
 //! - [`paging`]: the generic `Paged<T>` envelope and its link rules.
 //! - [`auth`] and [`api_keys`]: Basic authentication to a tenant; key storage.
 //! - [`companies`] and [`connections`]: company and connection rules and queries; token migration.
-//! - [`integrations`]: the platform catalogue and each platform's authorization body.
-//! - [`sync`]: pull operations, the sync engine, connectors (sandbox, Xero, QuickBooks Online, Zoho Books),
-//!   token refresh, and the synced records.
+//! - [`platforms`]: the catalogue; per platform, its authorization body and connector.
+//! - [`sync`]: pull operations, the sync engine, token refresh, and the synced records.
 //! - [`oauth_clients`]: tenants' own OAuth applications, used to refresh migrated tokens.
 //! - [`crypto`]: AES-256-GCM sealing of stored tokens; the keyring.
 //! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
@@ -33,9 +32,9 @@ pub mod crypto;
 pub mod db;
 pub mod error;
 pub mod http;
-pub mod integrations;
 pub mod oauth_clients;
 pub mod paging;
+pub mod platforms;
 pub mod sync;
 pub mod telemetry;
 pub mod types;

@@ -13,8 +13,8 @@ use entity::oauth_client;
 use crate::auth::Tenant;
 use crate::crypto::{Keyring, Sealed};
 use crate::error::ApiError;
-use crate::integrations::{self, Integration};
-use crate::sync::connectors::oauth::OAuthClient;
+use crate::platforms::kit::oauth::OAuthClient;
+use crate::platforms::{self, Integration};
 use crate::types::Timestamp;
 
 /// What may be shown about a stored OAuth client.
@@ -44,7 +44,7 @@ pub fn binding(tenant_client_id: Uuid, platform_key: &str) -> String {
 }
 
 fn platform(platform_key: &str) -> Result<&'static Integration, ApiError> {
-    let integration = integrations::find(platform_key).ok_or_else(|| {
+    let integration = platforms::find(platform_key).ok_or_else(|| {
         ApiError::NotFound(format!(
             "No integration with platformKey `{platform_key}`; GET /integrations lists them."
         ))

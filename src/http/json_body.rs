@@ -112,7 +112,7 @@ impl Payload for AuthorizationPayload {
                  one), and the connection's platform, not the body, decides which applies.",
             ),
             // `oneOf` would reject every body valid for two platforms.
-            any_of: crate::integrations::authorization_schema_names()
+            any_of: crate::platforms::authorization::authorization_schema_names()
                 .into_iter()
                 .map(MetaSchemaRef::Reference)
                 .collect(),
@@ -124,7 +124,7 @@ impl Payload for AuthorizationPayload {
     /// each platform schema is registered as a placeholder here; `spec`
     /// replaces the placeholders with the schemas schemars generates.
     fn register(registry: &mut Registry) {
-        for name in crate::integrations::authorization_schema_names() {
+        for name in crate::platforms::authorization::authorization_schema_names() {
             registry.schemas.entry(name).or_insert(MetaSchema {
                 description: Some(crate::http::spec::AUTHORIZATION_PLACEHOLDER),
                 ..MetaSchema::new("object")

@@ -93,7 +93,7 @@ fn merge_authorization_schemas(document: &mut Value) -> anyhow::Result<()> {
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
         .context("the document has no schemas")?;
-    for (name, schema) in crate::integrations::openapi_components() {
+    for (name, schema) in crate::platforms::authorization::openapi_components() {
         let is_placeholder = |existing: &Value| {
             existing.get("description").and_then(Value::as_str) == Some(AUTHORIZATION_PLACEHOLDER)
         };
@@ -146,7 +146,7 @@ fn normalize_media_types(value: &mut Value) {
 /// case-insensitive `status` filters (a pattern), and `platformKey` (the
 /// catalogue's keys; for OAuth clients, those with self-service migration).
 fn constrain_values(document: &mut Value) {
-    use crate::integrations::{self, DataType};
+    use crate::platforms::{self, DataType};
     use crate::sync::operations::PullStatus;
     use crate::sync::records::InvoiceStatus;
     use crate::sync::store::data_type_name;
@@ -158,7 +158,7 @@ fn constrain_values(document: &mut Value) {
     let pull_statuses: Vec<&str> = PullStatus::ALL.iter().map(|s| s.as_str()).collect();
     // Only platforms with self-service migration have OAuth clients: tributary
     // refreshes no other platform's tokens.
-    let self_service: Vec<&str> = integrations::all()
+    let self_service: Vec<&str> = platforms::all()
         .iter()
         .filter(|integration| integration.authorization.is_some())
         .map(|integration| integration.platform_key)
@@ -214,7 +214,7 @@ fn constrain_values(document: &mut Value) {
             }
         }
     }
-    let keys: Vec<&str> = integrations::all().iter().map(|i| i.platform_key).collect();
+    let keys: Vec<&str> = platforms::all().iter().map(|i| i.platform_key).collect();
     if let Some(platform_key) =
         document.pointer_mut("/components/schemas/ConnectionInput/properties/platformKey")
         && let Some(schema) = platform_key.as_object_mut()

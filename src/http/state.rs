@@ -7,7 +7,7 @@ use sea_orm::DatabaseConnection;
 
 use crate::api_keys::KeyCache;
 use crate::crypto::Keyring;
-use crate::sync::connectors::Connectors;
+use crate::platforms::connector::Connectors;
 use crate::sync::store::PageReads;
 
 /// Shared application state, attached to every request with `.data(...)`.

@@ -40,14 +40,14 @@ use uuid::Uuid;
 
 use entity::{company, connection, pull_operation};
 
-use super::connectors::oauth::{self, TokenEndpoint};
-use super::connectors::{Connector, ConnectorError, Connectors, Page};
 use super::operations::PullStatus;
 use super::refresh::{self, RefreshFailure};
 use super::store::{self, Generations, Staging, parse_data_type};
 use crate::connections::{self, ConnectionStatus};
 use crate::crypto::Keyring;
-use crate::integrations::{self, DataType};
+use crate::platforms::connector::{Connector, ConnectorError, Connectors, Page};
+use crate::platforms::kit::oauth::{self, TokenEndpoint};
+use crate::platforms::{self, DataType};
 use crate::types::Timestamp;
 
 /// How the engine runs.
@@ -314,7 +314,7 @@ impl Engine {
                 connection.status
             )));
         }
-        let integration = integrations::find(&connection.platform_key).ok_or_else(|| {
+        let integration = platforms::find(&connection.platform_key).ok_or_else(|| {
             RunError::Failed(format!("Unknown platform {:?}.", connection.platform_key))
         })?;
         let connector = self

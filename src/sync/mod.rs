@@ -4,13 +4,11 @@
 //!
 //! - [`operations`]: queuing syncs, history, data status.
 //! - [`engine`]: workers, leases, claiming, running an operation.
-//! - [`connectors`]: the `Connector` trait and the platforms' connectors.
 //! - [`refresh`]: refreshing a connection's tokens, one refresh at a time.
 //! - [`reads`]: a company's synced data, page by page.
 //! - [`store`]: staged generations, the swap, and the read queries.
 //! - [`records`]: invoices, customers and exact money.
 
-pub mod connectors;
 pub mod engine;
 pub mod operations;
 pub mod reads;

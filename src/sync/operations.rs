@@ -14,8 +14,8 @@ use crate::auth::Tenant;
 use crate::companies;
 use crate::connections::ConnectionStatus;
 use crate::error::{ApiError, FieldError};
-use crate::integrations::{self, DataType};
 use crate::paging::PageRequest;
+use crate::platforms::{self, DataType};
 use crate::types::Timestamp;
 
 /// Where a pull operation stands.
@@ -118,7 +118,7 @@ async fn queue(
         .await?;
     let mut targets = Vec::new();
     for connection in &linked {
-        let integration = integrations::find(&connection.platform_key).ok_or_else(|| {
+        let integration = platforms::find(&connection.platform_key).ok_or_else(|| {
             ApiError::internal(anyhow::anyhow!(
                 "stored platform key {:?} is not in the catalogue",
                 connection.platform_key

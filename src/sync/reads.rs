@@ -22,8 +22,8 @@ use crate::auth::Tenant;
 use crate::companies;
 use crate::error::ApiError;
 use crate::http::state::AppState;
-use crate::integrations::DataType;
 use crate::paging::PageRequest;
+use crate::platforms::DataType;
 
 async fn generations(
     db: &impl sea_orm::ConnectionTrait,

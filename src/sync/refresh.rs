@@ -22,11 +22,11 @@ use uuid::Uuid;
 
 use entity::connection_credential;
 
-use super::connectors::ConnectorError;
-use super::connectors::oauth::{self, TokenEndpoint};
 use crate::connections::credential_binding;
 use crate::crypto::{Keyring, Sealed};
 use crate::oauth_clients;
+use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::oauth::{self, TokenEndpoint};
 
 /// Access tokens expiring within this are refreshed before use.
 pub const REFRESH_AHEAD: chrono::Duration = chrono::Duration::minutes(5);

@@ -30,11 +30,11 @@ use entity::{
     company, connection, customer, customer_staging, data_generation, invoice, invoice_staging,
 };
 
-use super::connectors::Records;
 use super::records::{Customer, Invoice, LineItem};
 use crate::error::ApiError;
-use crate::integrations::DataType;
 use crate::paging::PageRequest;
+use crate::platforms::DataType;
+use crate::platforms::connector::Records;
 use crate::types::Timestamp;
 
 /// Rows per insert statement (well under SQLite's and PostgreSQL's parameter limits).

@@ -7,7 +7,7 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tributary::sync::connectors::sandbox::Dataset;
+use tributary::platforms::sandbox::connector::Dataset;
 use tributary::sync::records::InvoiceStatus;
 
 use crate::helpers::POSTGRES_URL_VAR;

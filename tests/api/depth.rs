@@ -10,9 +10,9 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use uuid::Uuid;
 
-use tributary::integrations::DataType;
-use tributary::sync::connectors::sandbox::Dataset;
-use tributary::sync::connectors::{Connector, ConnectorError, Page, Records};
+use tributary::platforms::DataType;
+use tributary::platforms::connector::{Connector, ConnectorError, Page, Records};
+use tributary::platforms::sandbox::connector::Dataset;
 use tributary::sync::records::InvoiceStatus;
 use tributary::sync::store::PageReads;
 

@@ -17,7 +17,7 @@ use sea_orm::{ConnectionTrait, DatabaseConnection};
 use tributary::crypto::{self, Keyring};
 use tributary::http::server;
 use tributary::http::state::AppState;
-use tributary::sync::connectors::{Connector, Connectors};
+use tributary::platforms::connector::{Connector, Connectors};
 use tributary::sync::engine::{Engine, EngineConfig};
 use tributary::sync::store::PageReads;
 use tributary::{api_keys, db};

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use client::types::{PullOperation, PullStatus};
-use tributary::integrations::DataType;
-use tributary::sync::connectors::sandbox::{Dataset, SandboxConnector};
-use tributary::sync::connectors::{Connector, ConnectorError, Connectors, Page};
+use tributary::platforms::DataType;
+use tributary::platforms::connector::{Connector, ConnectorError, Connectors, Page};
+use tributary::platforms::sandbox::connector::{Dataset, SandboxConnector};
 use tributary::sync::engine::EngineConfig;
 use tributary::sync::records::InvoiceStatus;
 

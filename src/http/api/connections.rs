@@ -15,8 +15,8 @@ use crate::http::api::ApiTags;
 use crate::http::json_body::AuthorizationPayload;
 use crate::http::json_body::JsonBody;
 use crate::http::state::AppState;
-use crate::integrations::{self, SourceType};
 use crate::paging::{self, ListLocation, PageRequest, Paged};
+use crate::platforms::{self, SourceType};
 use crate::types::{Nullable, Timestamp};
 
 /// Connection endpoints.
@@ -73,7 +73,7 @@ impl TryFrom<ConnectionView> for Connection {
 
     fn try_from(view: ConnectionView) -> Result<Self, ApiError> {
         let row = view.connection;
-        let integration = integrations::find(&row.platform_key).ok_or_else(|| {
+        let integration = platforms::find(&row.platform_key).ok_or_else(|| {
             ApiError::internal(anyhow::anyhow!(
                 "stored platform key {:?} is not in the catalogue",
                 row.platform_key

@@ -12,9 +12,9 @@ use crate::error::{ApiError, ErrorResponses, status};
 use crate::http::api::ApiTags;
 use crate::http::json_body::JsonBody;
 use crate::http::state::AppState;
-use crate::integrations::{self, DataType, SourceType};
 use crate::oauth_clients::{self, OAuthClientFacts};
 use crate::paging::{self, ListLocation, PageRequest, Paged};
+use crate::platforms::{self, DataType, SourceType};
 use crate::types::{Nullable, Timestamp};
 
 /// Integration endpoints.
@@ -51,8 +51,8 @@ pub struct IntegrationDetails {
     pub authorization_schema: Nullable<serde_json::Value>,
 }
 
-impl From<&integrations::Integration> for Integration {
-    fn from(integration: &integrations::Integration) -> Self {
+impl From<&platforms::Integration> for Integration {
+    fn from(integration: &platforms::Integration) -> Self {
         Self {
             platform_key: integration.platform_key.to_owned(),
             name: integration.name.to_owned(),
@@ -170,7 +170,7 @@ impl IntegrationsApi {
         page_size: Query<i32>,
     ) -> Result<IntegrationPage, ListErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;
-        let catalogue = integrations::all();
+        let catalogue = platforms::all();
         let results = page
             .slice(catalogue)
             .iter()
@@ -203,7 +203,7 @@ impl IntegrationsApi {
         #[oai(name = "platformKey")]
         platform_key: Path<String>,
     ) -> Result<IntegrationFound, ReadErrors> {
-        let integration = integrations::find(&platform_key.0).ok_or_else(|| {
+        let integration = platforms::find(&platform_key.0).ok_or_else(|| {
             ApiError::NotFound(format!(
                 "No integration with platformKey `{}`; GET /integrations lists them.",
                 platform_key.0

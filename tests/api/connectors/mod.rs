@@ -14,8 +14,8 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use client::types::{PullOperation, QueueDataTypeDataType};
-use tributary::sync::connectors::http::RetryPolicy;
-use tributary::sync::connectors::{Connectors, PlatformUrls, PlatformsConfig};
+use tributary::platforms::connector::{Connectors, PlatformUrls, PlatformsConfig};
+use tributary::platforms::kit::http::RetryPolicy;
 use tributary::sync::engine::EngineConfig;
 
 use crate::helpers::{AppOptions, TestApp};

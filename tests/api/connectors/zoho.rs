@@ -77,13 +77,13 @@ async fn zoho_syncs_every_page_and_a_refresh_moves_the_api_to_its_api_domain() {
         // The configured API base is dead: only the token response's
         // api_domain leads to the API.
         let mut options = options_for(&fake, Some(4), 1);
-        let dead = tributary::sync::connectors::PlatformUrls {
+        let dead = tributary::platforms::connector::PlatformUrls {
             api_base: Some("http://127.0.0.1:9".to_owned()),
             token_url: Some(fake.token_url()),
             page_size: Some(4),
         };
-        options.connectors = tributary::sync::connectors::Connectors::for_platforms(
-            &tributary::sync::connectors::PlatformsConfig {
+        options.connectors = tributary::platforms::connector::Connectors::for_platforms(
+            &tributary::platforms::connector::PlatformsConfig {
                 zoho_books: dead,
                 retry: super::fast_retries(),
                 ..Default::default()

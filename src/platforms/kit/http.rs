@@ -10,7 +10,7 @@ use reqwest::StatusCode;
 use reqwest::header::{HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
-use super::ConnectorError;
+use crate::platforms::connector::ConnectorError;
 
 /// How calls to a platform are retried.
 #[derive(Debug, Clone)]

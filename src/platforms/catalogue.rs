@@ -8,7 +8,28 @@
 //! (tokens belong to the integrator, not to each end customer) support
 //! neither.
 
-use super::bodies::*;
+use super::amazon_seller_central::AmazonSellerCentralAuthorization;
+use super::bigcommerce::BigCommerceAuthorization;
+use super::dynamics_365_business_central::BusinessCentralAuthorization;
+use super::ebay::EbayAuthorization;
+use super::exact_online::ExactOnlineAuthorization;
+use super::freeagent::FreeAgentAuthorization;
+use super::freshbooks::FreshBooksAuthorization;
+use super::mollie::MollieAuthorization;
+use super::myob::MyobAuthorization;
+use super::netsuite::NetSuiteAuthorization;
+use super::paypal::PayPalAuthorization;
+use super::plaid::PlaidAuthorization;
+use super::quickbooks_online::QuickBooksOnlineAuthorization;
+use super::sage_business_cloud::SageBusinessCloudAuthorization;
+use super::sandbox::SandboxAuthorization;
+use super::shopify::ShopifyAuthorization;
+use super::square::SquareAuthorization;
+use super::stripe::StripeAuthorization;
+use super::truelayer::TrueLayerAuthorization;
+use super::xero::XeroAuthorization;
+use super::zettle::ZettleAuthorization;
+use super::zoho_books::ZohoBooksAuthorization;
 use super::{BodyKind, DataType, Integration, SourceType};
 
 const SALES: &[DataType] = &[DataType::Invoices, DataType::Customers];

@@ -13,8 +13,8 @@ use oauth2::{
 };
 use serde_json::Value;
 
-use super::ConnectorError;
 use super::http::{PlatformHttp, scrub};
+use crate::platforms::connector::ConnectorError;
 
 /// How the OAuth client authenticates at the token endpoint.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

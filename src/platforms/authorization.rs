@@ -1,73 +1,74 @@
-//! The integrations catalogue: every platform tributary connects to, what it
-//! supports, and how its authorization body is described, validated and
-//! reduced to the facts and sealed payload we store.
-//!
-//! - [`catalogue`]: the list of platforms.
-//! - [`bodies`]: one authorization body type per self-service platform.
-//! - [`tokens`] and [`numbers`]: the parts bodies share.
-
-pub mod bodies;
-mod catalogue;
-pub mod numbers;
-pub mod tokens;
+//! Authorization bodies: what every platform's body tells us, how a body
+//! type is described (JSON Schema), validated and reduced to the facts and
+//! sealed payload we store, and the parts several bodies share.
 
 use chrono::{DateTime, Utc};
-use poem_openapi::Enum;
 use schemars::generate::SchemaSettings;
 use schemars::{JsonSchema, SchemaGenerator};
+use serde::Deserialize;
 use serde_json::{Map, Value};
 
+use super::tokens::Expiry;
+use super::{Integration, all};
 use crate::error::{ApiError, FieldError};
 use crate::validation;
-use bodies::AuthorizationBody;
-use tokens::Expiry;
 
-pub use catalogue::{all, find};
-
-/// The kind of platform, as the reference product classifies connections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
-pub enum SourceType {
-    /// Accounting and invoicing software.
-    Accounting,
-    /// Commerce: shops, payments, marketplaces.
-    Commerce,
-    /// Banking and open-banking data.
-    Banking,
+/// What every authorization body tells us beyond its tokens.
+pub trait AuthorizationBody: serde::de::DeserializeOwned + JsonSchema {
+    /// The platform's organization identifier, shown on the connection.
+    fn organization_id(&self) -> String;
+    /// When the access token expires; an error names the field at fault.
+    fn expiry(&self, now: DateTime<Utc>) -> Result<Expiry, FieldError>;
 }
 
-/// The kinds of data a sync can fetch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
-#[oai(rename_all = "camelCase")]
-pub enum DataType {
-    /// Sales invoices.
-    Invoices,
-    /// Customers that invoices refer to.
-    Customers,
+/// Which of a platform's environments the tokens belong to.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum Environment {
+    /// Live data (the default).
+    #[default]
+    Production,
+    /// The platform's developer sandbox.
+    Sandbox,
 }
 
-/// One platform of the catalogue.
-#[derive(Debug)]
-pub struct Integration {
-    /// Lower-case, readable key (`xero`, `quickbooks-online`).
-    pub platform_key: &'static str,
-    /// The platform's name.
-    pub name: &'static str,
-    /// What kind of platform it is.
-    pub source_type: SourceType,
-    /// Whether the support team runs managed migrations from it.
-    pub managed_migration: bool,
-    /// The data types a sync of it can fetch.
-    pub data_types: &'static [DataType],
-    /// Its authorization body, when it supports self-service migration.
-    pub authorization: Option<BodyKind>,
+/// An authorization body made of an organization identifier and
+/// [`ExpiringTokens`](super::tokens::ExpiringTokens).
+macro_rules! expiring_token_body {
+    ($body:ty => $organization:ident) => {
+        impl $crate::platforms::authorization::AuthorizationBody for $body {
+            fn organization_id(&self) -> String {
+                self.$organization.to_string()
+            }
+            fn expiry(
+                &self,
+                now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<$crate::platforms::tokens::Expiry, $crate::error::FieldError> {
+                self.tokens.expiry(now)
+            }
+        }
+    };
 }
+pub(crate) use expiring_token_body;
 
-impl Integration {
-    /// Whether `PUT .../authorization` accepts tokens for it.
-    pub fn self_service_migration(&self) -> bool {
-        self.authorization.is_some()
-    }
+/// An authorization body made of an organization identifier and a
+/// [`LongLivedToken`](super::tokens::LongLivedToken).
+macro_rules! long_lived_token_body {
+    ($body:ty => $organization:ident) => {
+        impl $crate::platforms::authorization::AuthorizationBody for $body {
+            fn organization_id(&self) -> String {
+                self.$organization.to_string()
+            }
+            fn expiry(
+                &self,
+                _now: chrono::DateTime<chrono::Utc>,
+            ) -> Result<$crate::platforms::tokens::Expiry, $crate::error::FieldError> {
+                Ok($crate::platforms::tokens::Expiry::Never)
+            }
+        }
+    };
 }
+pub(crate) use long_lived_token_body;
 
 /// A platform's authorization body type, as plain functions so the
 /// catalogue can be a static table.
@@ -278,6 +279,7 @@ pub fn authorization_schema_names() -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::platforms::find;
     use serde_json::json;
 
     fn accept_for(platform_key: &str, body: Value) -> Result<AcceptedAuthorization, ApiError> {

@@ -9,9 +9,9 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Connector, ConnectorError, Page, Records};
-use crate::integrations::DataType;
-use crate::integrations::numbers::{InvoiceCount, Seed};
+use crate::platforms::DataType;
+use crate::platforms::connector::{Connector, ConnectorError, Page, Records};
+use crate::platforms::numbers::{InvoiceCount, Seed};
 use crate::sync::records::{Customer, CustomerStatus, Invoice, InvoiceStatus, LineItem, Money};
 
 /// Records per page.

@@ -2,18 +2,9 @@
 //! a data type page by page, given the connection's opened credentials, says
 //! how its tokens are refreshed, and can prove a set of tokens works.
 //!
-//! - [`sandbox`]: synthetic data. [`xero`], [`quickbooks`], [`zoho`]: the
-//!   platforms' documented APIs.
-//! - [`http`]: the shared client (timeouts, retries, error messages);
-//!   [`oauth`]: the refresh-token grant; [`json`]: exact amounts and dates.
-
-pub mod http;
-pub mod json;
-pub mod oauth;
-pub mod quickbooks;
-pub mod sandbox;
-pub mod xero;
-pub mod zoho;
+//! The connectors live in their platforms' folders: the sandbox's
+//! synthetic data, and Xero, QuickBooks Online and Zoho Books through
+//! their documented APIs; [`super::kit`] holds what they share.
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -22,8 +13,10 @@ use std::time::Duration;
 use futures_util::future::BoxFuture;
 use serde_json::Value;
 
-use super::records::{Customer, Invoice};
-use crate::integrations::DataType;
+use super::kit::http;
+use super::{quickbooks_online, sandbox, xero, zoho_books};
+use crate::platforms::DataType;
+use crate::sync::records::{Customer, Invoice};
 
 /// One page of records.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -89,7 +82,7 @@ pub trait Connector: Send + Sync {
 
     /// Where and how this connection's tokens are refreshed; `None` when
     /// they are not (tokens that never expire, or no connector support).
-    fn token_endpoint(&self, _credentials: &Value) -> Option<oauth::TokenEndpoint> {
+    fn token_endpoint(&self, _credentials: &Value) -> Option<super::kit::oauth::TokenEndpoint> {
         None
     }
 
@@ -156,7 +149,7 @@ impl Connectors {
             Ok(connectors) => connectors,
             Err(error) => {
                 tracing::error!(error = %error, "the HTTP client failed to start; only the sandbox syncs");
-                Self::default().with("sandbox", Arc::new(sandbox::SandboxConnector))
+                Self::default().with("sandbox", Arc::new(sandbox::connector::SandboxConnector))
             }
         }
     }
@@ -165,21 +158,27 @@ impl Connectors {
     pub fn for_platforms(config: &PlatformsConfig) -> anyhow::Result<Self> {
         let http = http::PlatformHttp::new(config.timeout, config.retry.clone())?;
         Ok(Self::default()
-            .with("sandbox", Arc::new(sandbox::SandboxConnector))
+            .with("sandbox", Arc::new(sandbox::connector::SandboxConnector))
             .with(
                 "xero",
-                Arc::new(xero::XeroConnector::new(&config.xero, http.clone())),
+                Arc::new(xero::connector::XeroConnector::new(
+                    &config.xero,
+                    http.clone(),
+                )),
             )
             .with(
                 "quickbooks-online",
-                Arc::new(quickbooks::QuickBooksConnector::new(
+                Arc::new(quickbooks_online::connector::QuickBooksConnector::new(
                     &config.quickbooks_online,
                     http.clone(),
                 )),
             )
             .with(
                 "zoho-books",
-                Arc::new(zoho::ZohoBooksConnector::new(&config.zoho_books, http)),
+                Arc::new(zoho_books::connector::ZohoBooksConnector::new(
+                    &config.zoho_books,
+                    http,
+                )),
             ))
     }
 

@@ -9,11 +9,11 @@ use futures_util::future::BoxFuture;
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::http::PlatformHttp;
-use super::json::{self, Amount};
-use super::oauth::{self, ClientAuth, TokenEndpoint};
-use super::{Connector, ConnectorError, Page, PlatformUrls, Records};
-use crate::integrations::DataType;
+use crate::platforms::DataType;
+use crate::platforms::connector::{Connector, ConnectorError, Page, PlatformUrls, Records};
+use crate::platforms::kit::http::PlatformHttp;
+use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::oauth::{self, ClientAuth, TokenEndpoint};
 use crate::sync::records::{Customer, CustomerStatus, Invoice, InvoiceStatus, Money};
 
 /// Records asked for per page by default (the API's maximum is 200).

@@ -1,0 +1,35 @@
+//! Amazon Seller Central: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// Selling Partner API regions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum AmazonRegion {
+    /// North America: sellingpartnerapi-na.amazon.com.
+    Na,
+    /// Europe: sellingpartnerapi-eu.amazon.com.
+    Eu,
+    /// Far East: sellingpartnerapi-fe.amazon.com.
+    Fe,
+}
+
+/// Amazon Seller Central (Selling Partner API): a connection to one selling partner.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct AmazonSellerCentralAuthorization {
+    /// The selling partner id (`selling_partner_id` on the authorization redirect).
+    #[schemars(regex(pattern = r"^[A-Z0-9]{1,32}$"))]
+    pub selling_partner_id: String,
+    /// The Selling Partner API region of the seller's marketplaces.
+    pub region: AmazonRegion,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(AmazonSellerCentralAuthorization => selling_partner_id);

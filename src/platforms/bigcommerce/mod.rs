@@ -1,0 +1,21 @@
+//! BigCommerce: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::long_lived_token_body;
+use crate::platforms::tokens::LongLivedToken;
+
+/// BigCommerce: a connection to one store. App tokens do not expire.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BigCommerceAuthorization {
+    /// The store hash (from `context: stores/{store_hash}` in the token response), used in `/stores/{storeHash}/v3`.
+    #[schemars(regex(pattern = r"^[a-z0-9]{1,32}$"))]
+    pub store_hash: String,
+    /// The OAuth token (its field sits directly in this object).
+    #[serde(flatten)]
+    pub token: LongLivedToken,
+}
+
+long_lived_token_body!(BigCommerceAuthorization => store_hash);

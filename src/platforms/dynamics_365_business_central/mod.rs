@@ -1,0 +1,27 @@
+//! Dynamics 365 Business Central: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// Dynamics 365 Business Central: a connection to one company of one environment.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct BusinessCentralAuthorization {
+    /// The Microsoft Entra tenant (directory) id or domain that owns the environment.
+    #[schemars(length(min = 1, max = 256))]
+    pub tenant_id: String,
+    /// The environment name, e.g. `production`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
+    pub environment_name: String,
+    /// The company id (`id` in `GET .../api/v2.0/companies`).
+    pub company_id: Uuid,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(BusinessCentralAuthorization => company_id);

@@ -1,0 +1,21 @@
+//! eBay: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// eBay: a connection to one eBay user (eBay tokens are per user).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct EbayAuthorization {
+    /// The user's immutable id (`userId` from the Commerce Identity API `getUser`).
+    #[schemars(length(min = 1, max = 256))]
+    pub user_id: String,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(EbayAuthorization => user_id);

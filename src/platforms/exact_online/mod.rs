@@ -1,0 +1,43 @@
+//! Exact Online: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::numbers::WholeNumber;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// Exact Online's country sites: tokens and data live on one of them.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
+#[serde(rename_all = "lowercase")]
+pub enum ExactRegion {
+    /// start.exactonline.nl
+    Nl,
+    /// start.exactonline.be
+    Be,
+    /// start.exactonline.de
+    De,
+    /// start.exactonline.fr
+    Fr,
+    /// start.exactonline.es
+    Es,
+    /// start.exactonline.co.uk
+    Uk,
+    /// start.exactonline.com (United States)
+    Us,
+}
+
+/// Exact Online: a connection to one division (administration).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExactOnlineAuthorization {
+    /// The division number (`CurrentDivision` in `GET /api/v1/current/Me`), used in paths `/api/v1/{division}/...`.
+    pub division: WholeNumber,
+    /// The country site the division lives on.
+    pub region: ExactRegion,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(ExactOnlineAuthorization => division);

@@ -1,0 +1,24 @@
+//! FreeAgent: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::{Environment, expiring_token_body};
+use crate::platforms::tokens::ExpiringTokens;
+
+/// FreeAgent: a connection to one FreeAgent company (tokens are per company).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct FreeAgentAuthorization {
+    /// The company's FreeAgent subdomain (`subdomain` in `GET /v2/company`), e.g. `acme` for acme.freeagent.com.
+    #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9-]{0,62}$"))]
+    pub subdomain: String,
+    /// `production` (default) or `sandbox` (api.sandbox.freeagent.com).
+    #[serde(default)]
+    pub environment: Environment,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(FreeAgentAuthorization => subdomain);

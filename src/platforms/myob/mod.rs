@@ -1,0 +1,24 @@
+//! MYOB Business: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// MYOB Business (AccountRight): a connection to one company file.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct MyobAuthorization {
+    /// The company file id (`Id` in `GET https://api.myob.com/accountright/`).
+    pub company_file_id: Uuid,
+    /// The company file URI (`Uri` in the same list), e.g. `https://arl2.api.myob.com/accountright/<id>`.
+    #[schemars(url, length(max = 2048))]
+    pub company_file_uri: String,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(MyobAuthorization => company_file_id);

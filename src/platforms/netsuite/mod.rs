@@ -1,0 +1,21 @@
+//! Oracle NetSuite: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// Oracle NetSuite: a connection to one NetSuite account.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct NetSuiteAuthorization {
+    /// The account id (e.g. `1234567` or `1234567_SB1` for a sandbox), as in `https://<accountId>.suitetalk.api.netsuite.com`.
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
+    pub account_id: String,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(NetSuiteAuthorization => account_id);

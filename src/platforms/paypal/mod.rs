@@ -1,0 +1,24 @@
+//! PayPal: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::{Environment, expiring_token_body};
+use crate::platforms::tokens::ExpiringTokens;
+
+/// PayPal: a connection to one merchant account.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct PayPalAuthorization {
+    /// The merchant's payer id (13 characters, `payer_id` of the account).
+    #[schemars(regex(pattern = r"^[A-Z0-9]{13}$"))]
+    pub payer_id: String,
+    /// `production` (default) or `sandbox`.
+    #[serde(default)]
+    pub environment: Environment,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(PayPalAuthorization => payer_id);

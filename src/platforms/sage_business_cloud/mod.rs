@@ -1,0 +1,21 @@
+//! Sage Business Cloud Accounting: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// Sage Business Cloud Accounting: a connection to one Sage business.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SageBusinessCloudAuthorization {
+    /// The business id (`id` in `GET /v3.1/businesses`, 32 hexadecimal characters), sent as the `X-Business` header.
+    #[schemars(regex(pattern = r"^[0-9a-f]{32}$"))]
+    pub business_id: String,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(SageBusinessCloudAuthorization => business_id);

@@ -1,0 +1,44 @@
+//! the synthetic sandbox platform: its authorization body and its connector.
+
+pub mod connector;
+
+use chrono::{DateTime, Utc};
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::error::FieldError;
+use crate::platforms::authorization::AuthorizationBody;
+use crate::platforms::numbers::{InvoiceCount, Seconds, Seed};
+use crate::platforms::tokens::{Expiry, Secret, expiry};
+
+/// tributary's synthetic platform, for demos, tests and benchmarks: its
+/// data is generated from `seed` and `invoiceCount`.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SandboxAuthorization {
+    /// An identifier you choose for the synthetic organization, starting with `sbx-` (so a sandbox body is never mistaken for a real platform's).
+    #[schemars(regex(pattern = r"^sbx-[A-Za-z0-9._-]{1,60}$"))]
+    pub organization_id: String,
+    /// Any non-empty string; the sandbox accepts every token.
+    pub access_token: Secret,
+    /// Optional refresh token.
+    pub refresh_token: Option<Secret>,
+    /// Optional seconds until the access token expires.
+    pub expires_in: Option<Seconds>,
+    /// How many invoices the synthetic organization has (default 250).
+    #[schemars(extend("default" = 250))]
+    pub invoice_count: Option<InvoiceCount>,
+    /// The seed of the synthetic data: the same seed always yields the same data (default 0).
+    #[schemars(extend("default" = 0))]
+    pub seed: Option<Seed>,
+}
+
+impl AuthorizationBody for SandboxAuthorization {
+    fn organization_id(&self) -> String {
+        self.organization_id.clone()
+    }
+
+    fn expiry(&self, now: DateTime<Utc>) -> Result<Expiry, FieldError> {
+        expiry(self.expires_in, None, false, now)
+    }
+}

@@ -1,0 +1,24 @@
+//! Square: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::{Environment, expiring_token_body};
+use crate::platforms::tokens::ExpiringTokens;
+
+/// Square: a connection to one seller (merchant).
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct SquareAuthorization {
+    /// The seller's merchant id (`merchant_id` in the ObtainToken response).
+    #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]
+    pub merchant_id: String,
+    /// `production` (default) or `sandbox` (connect.squareupsandbox.com).
+    #[serde(default)]
+    pub environment: Environment,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(SquareAuthorization => merchant_id);

@@ -1,0 +1,24 @@
+//! Stripe: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::long_lived_token_body;
+use crate::platforms::tokens::{LongLivedToken, Secret};
+
+/// Stripe (Connect OAuth): a connection to one connected account. Connect
+/// access tokens do not expire.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct StripeAuthorization {
+    /// The connected account id (`stripe_user_id` in the OAuth token response), `acct_...`.
+    #[schemars(regex(pattern = r"^acct_[A-Za-z0-9]{1,64}$"))]
+    pub stripe_user_id: String,
+    /// The OAuth token (its field sits directly in this object).
+    #[serde(flatten)]
+    pub token: LongLivedToken,
+    /// The refresh token from the same response, if you kept it.
+    pub refresh_token: Option<Secret>,
+}
+
+long_lived_token_body!(StripeAuthorization => stripe_user_id);

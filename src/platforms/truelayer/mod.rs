@@ -1,0 +1,27 @@
+//! TrueLayer: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+
+use crate::platforms::authorization::{Environment, expiring_token_body};
+use crate::platforms::tokens::ExpiringTokens;
+
+/// TrueLayer (Data API): a connection to one end user's bank via one provider.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct TrueLayerAuthorization {
+    /// The connection's credentials id (`credentials_id` in `GET /data/v1/me`): one per end user and bank.
+    #[schemars(length(min = 1, max = 256))]
+    pub credentials_id: String,
+    /// The provider id of the bank (`provider.provider_id` in the same answer, e.g. `ob-monzo`).
+    #[schemars(regex(pattern = r"^[a-z0-9-]{1,64}$"))]
+    pub provider_id: String,
+    /// `production` (default) or `sandbox` (truelayer-sandbox.com).
+    #[serde(default)]
+    pub environment: Environment,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(TrueLayerAuthorization => credentials_id);

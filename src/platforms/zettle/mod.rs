@@ -1,0 +1,21 @@
+//! Zettle by PayPal: its authorization body.
+
+use schemars::JsonSchema;
+use serde::Deserialize;
+use uuid::Uuid;
+
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::tokens::ExpiringTokens;
+
+/// Zettle: a connection to one Zettle organization.
+#[derive(Debug, Clone, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ZettleAuthorization {
+    /// The organization's UUID (`organizationUuid` in `GET https://oauth.zettle.com/users/self`).
+    pub organization_uuid: Uuid,
+    /// The OAuth tokens (their fields sit directly in this object).
+    #[serde(flatten)]
+    pub tokens: ExpiringTokens,
+}
+
+expiring_token_body!(ZettleAuthorization => organization_uuid);
