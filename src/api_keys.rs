@@ -23,7 +23,7 @@ use uuid::Uuid;
 
 use entity::{api_key, client};
 
-use crate::types::Timestamp;
+use crate::timestamp::Timestamp;
 
 /// The client the bootstrap key and the first-run key belong to.
 pub const DEFAULT_CLIENT: &str = "default";

@@ -9,11 +9,11 @@ use uuid::Uuid;
 
 use entity::company;
 
-use crate::auth::Tenant;
-use crate::error::{ApiError, FieldError};
+use crate::error::{Error, FieldError};
 use crate::paging::PageRequest;
 use crate::sync::store::{self, StagingOf};
-use crate::types::Timestamp;
+use crate::tenant::Tenant;
+use crate::timestamp::Timestamp;
 
 /// Longest accepted company name, in characters, after trimming.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -29,7 +29,7 @@ pub struct CompanyFields {
 
 impl CompanyFields {
     /// Trims the name and checks both lengths; every problem is reported.
-    pub fn parse(name: &str, description: Option<String>) -> Result<Self, ApiError> {
+    pub fn parse(name: &str, description: Option<String>) -> Result<Self, Error> {
         let name = name.trim();
         let mut errors = Vec::new();
         let name_chars = name.chars().count();
@@ -59,13 +59,13 @@ impl CompanyFields {
                 description,
             })
         } else {
-            Err(ApiError::validation(errors))
+            Err(Error::Invalid(errors))
         }
     }
 }
 
-fn not_found(company_id: Uuid) -> ApiError {
-    ApiError::NotFound(format!("No company with id {company_id}."))
+fn not_found(company_id: Uuid) -> Error {
+    Error::not_found(format!("No company with id {company_id}."))
 }
 
 /// Creates a company for `tenant`.
@@ -73,7 +73,7 @@ pub async fn create(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     fields: CompanyFields,
-) -> Result<company::Model, ApiError> {
+) -> Result<company::Model, Error> {
     let company = company::ActiveModel {
         id: Set(Uuid::now_v7()),
         client_id: Set(tenant.client_id),
@@ -92,7 +92,7 @@ pub async fn find(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
-) -> Result<company::Model, ApiError> {
+) -> Result<company::Model, Error> {
     company::Entity::find_by_id(company_id)
         .filter(company::Column::ClientId.eq(tenant.client_id))
         .one(db)
@@ -105,7 +105,7 @@ pub async fn list(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     page: PageRequest,
-) -> Result<(Vec<company::Model>, u64), ApiError> {
+) -> Result<(Vec<company::Model>, u64), Error> {
     let of_tenant = company::Entity::find().filter(company::Column::ClientId.eq(tenant.client_id));
     let total = of_tenant.clone().count(db).await?;
     let rows = of_tenant
@@ -124,7 +124,7 @@ pub async fn replace(
     tenant: Tenant,
     company_id: Uuid,
     fields: CompanyFields,
-) -> Result<company::Model, ApiError> {
+) -> Result<company::Model, Error> {
     let mut company = find(db, tenant, company_id).await?.into_active_model();
     company.name = Set(fields.name);
     company.description = Set(fields.description);
@@ -141,7 +141,7 @@ pub async fn delete(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     // One transaction: the staging tables have no foreign key to cascade
     // from, so their rows go with the company or not at all.
     let txn = db.begin().await?;
@@ -173,9 +173,7 @@ mod tests {
 
     #[test]
     fn every_invalid_field_is_reported() {
-        let Err(ApiError::Validation { errors, .. }) =
-            CompanyFields::parse("", Some("x".repeat(2001)))
-        else {
+        let Err(Error::Invalid(errors)) = CompanyFields::parse("", Some("x".repeat(2001))) else {
             panic!("expected a validation error");
         };
         let fields: Vec<_> = errors.iter().map(|e| e.item_id.as_str()).collect();

@@ -13,10 +13,9 @@ use uuid::Uuid;
 
 use entity::{connection, connection_credential};
 
-use crate::auth::Tenant;
 use crate::companies;
 use crate::crypto::{Keyring, Sealed};
-use crate::error::{ApiError, FieldError};
+use crate::error::{Error, FieldError, Problem, Remedy};
 use crate::oauth_clients;
 use crate::paging::PageRequest;
 use crate::platforms::authorization::AcceptedAuthorization;
@@ -24,7 +23,8 @@ use crate::platforms::connector::{ConnectorError, Connectors};
 use crate::platforms::kit::oauth::{self, RefreshError};
 use crate::platforms::{self, Integration};
 use crate::sync::store::{self, StagingOf};
-use crate::types::Timestamp;
+use crate::tenant::Tenant;
+use crate::timestamp::Timestamp;
 
 /// Where a connection stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
@@ -51,7 +51,7 @@ impl ConnectionStatus {
     }
 
     /// Reads the stored form.
-    pub fn parse(stored: &str) -> Result<Self, ApiError> {
+    pub fn parse(stored: &str) -> Result<Self, Error> {
         [
             Self::PendingAuth,
             Self::Linked,
@@ -61,7 +61,7 @@ impl ConnectionStatus {
         .into_iter()
         .find(|status| status.as_str() == stored)
         .ok_or_else(|| {
-            ApiError::internal(anyhow::anyhow!(
+            Error::internal(anyhow::anyhow!(
                 "unknown stored connection status {stored:?}"
             ))
         })
@@ -103,15 +103,15 @@ pub fn credential_binding(connection_id: Uuid) -> String {
     format!("tributary/connection-credential/{connection_id}")
 }
 
-fn not_found(connection_id: Uuid) -> ApiError {
-    ApiError::NotFound(format!(
+fn not_found(connection_id: Uuid) -> Error {
+    Error::not_found(format!(
         "No connection with id {connection_id} in this company."
     ))
 }
 
-fn integration_of(row: &connection::Model) -> Result<&'static Integration, ApiError> {
+fn integration_of(row: &connection::Model) -> Result<&'static Integration, Error> {
     platforms::find(&row.platform_key).ok_or_else(|| {
-        ApiError::internal(anyhow::anyhow!(
+        Error::internal(anyhow::anyhow!(
             "stored platform key {:?} is not in the catalogue",
             row.platform_key
         ))
@@ -124,15 +124,16 @@ pub async fn create(
     tenant: Tenant,
     company_id: Uuid,
     platform_key: &str,
-) -> Result<ConnectionView, ApiError> {
+) -> Result<ConnectionView, Error> {
     companies::find(db, tenant, company_id).await?;
     if platforms::find(platform_key).is_none() {
-        return Err(ApiError::validation(vec![FieldError::new(
-            "platformKey",
-            format!(
-                "`{platform_key}` is not a known platform; GET /integrations lists the valid keys"
-            ),
-        )]));
+        return Err(Error::Invalid(vec![
+            FieldError::new(
+                "platformKey",
+                format!("`{platform_key}` is not a known platform"),
+            )
+            .with_remedy(Remedy::ListPlatforms),
+        ]));
     }
     let connection = connection::ActiveModel {
         id: Set(Uuid::now_v7()),
@@ -155,7 +156,7 @@ async fn find_row(
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
-) -> Result<connection::Model, ApiError> {
+) -> Result<connection::Model, Error> {
     companies::find(db, tenant, company_id).await?;
     connection_of_company(db, company_id, connection_id).await
 }
@@ -165,7 +166,7 @@ async fn connection_of_company(
     db: &impl ConnectionTrait,
     company_id: Uuid,
     connection_id: Uuid,
-) -> Result<connection::Model, ApiError> {
+) -> Result<connection::Model, Error> {
     connection::Entity::find_by_id(connection_id)
         .filter(connection::Column::CompanyId.eq(company_id))
         .one(db)
@@ -176,7 +177,7 @@ async fn connection_of_company(
 async fn view_of(
     db: &impl ConnectionTrait,
     connection: connection::Model,
-) -> Result<ConnectionView, ApiError> {
+) -> Result<ConnectionView, Error> {
     let credential = connection_credential::Entity::find_by_id(connection.id)
         .one(db)
         .await?
@@ -193,7 +194,7 @@ pub async fn find(
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
-) -> Result<ConnectionView, ApiError> {
+) -> Result<ConnectionView, Error> {
     let row = find_row(db, tenant, company_id, connection_id).await?;
     view_of(db, row).await
 }
@@ -204,7 +205,7 @@ pub async fn list(
     tenant: Tenant,
     company_id: Uuid,
     page: PageRequest,
-) -> Result<(Vec<ConnectionView>, u64), ApiError> {
+) -> Result<(Vec<ConnectionView>, u64), Error> {
     companies::find(db, tenant, company_id).await?;
     let of_company =
         connection::Entity::find().filter(connection::Column::CompanyId.eq(company_id));
@@ -246,7 +247,7 @@ pub async fn unlink(
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
-) -> Result<ConnectionView, ApiError> {
+) -> Result<ConnectionView, Error> {
     companies::find(db, tenant, company_id).await?;
     let updated = connection::Entity::update_many()
         .col_expr(
@@ -261,7 +262,7 @@ pub async fn unlink(
     let row = connection_of_company(db, company_id, connection_id).await?;
     if updated.rows_affected == 0 {
         let status = ConnectionStatus::parse(&row.status)?;
-        return Err(ApiError::Conflict(format!(
+        return Err(Error::conflict(format!(
             "Only a Linked connection can be unlinked; this one is {}.",
             status.as_str()
         )));
@@ -276,7 +277,7 @@ pub async fn delete(
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     companies::find(db, tenant, company_id).await?;
     // One transaction: the staging tables have no foreign key to cascade
     // from, so their rows go with the connection or not at all.
@@ -306,16 +307,16 @@ pub async fn authorize(
     connection_id: Uuid,
     body: serde_json::Value,
     verify: Option<&Connectors>,
-) -> Result<ConnectionView, ApiError> {
+) -> Result<ConnectionView, Error> {
     let row = find_row(db, tenant, company_id, connection_id).await?;
     let integration = integration_of(&row)?;
     let Some(body_kind) = integration.authorization else {
-        return Err(ApiError::Unprocessable(no_self_service(integration)));
+        return Err(Error::unprocessable(no_self_service(integration)));
     };
     let now = Timestamp::now();
     let accepted = match body_kind.accept(body.clone(), now) {
         Ok(accepted) => accepted,
-        Err(ApiError::Validation { message, errors }) => {
+        Err(Error::Invalid(errors)) => {
             // A well-formed body for the wrong platform deserves a sentence
             // saying so rather than a list of fields.
             let others =
@@ -326,15 +327,19 @@ pub async fn authorize(
                     .map(|other| other.name)
                     .collect::<Vec<_>>()
                     .join(" or ");
-                return Err(ApiError::Conflict(format!(
-                    "This body is a {other} authorization, but connection {connection_id} is to {this}: send the \
-                     fields of {schema} (GET /integrations/{key}), or create a connection to {other}.",
-                    this = integration.name,
-                    schema = body_kind.schema_name(),
-                    key = integration.platform_key,
-                )));
+                return Err(Error::Conflict(
+                    Problem::new(format!(
+                        "This body is a {other} authorization, but connection {connection_id} is to {this}: send \
+                         the fields of {schema}, or create a connection to {other}.",
+                        this = integration.name,
+                        schema = body_kind.schema_name(),
+                    ))
+                    .with_remedy(Remedy::ReadAuthorizationSchema {
+                        platform_key: integration.platform_key.to_owned(),
+                    }),
+                ));
             }
-            return Err(ApiError::Validation { message, errors });
+            return Err(Error::Invalid(errors));
         }
         Err(error) => return Err(error),
     };
@@ -342,10 +347,10 @@ pub async fn authorize(
     if let Some(connectors) = verify {
         verify_tokens(db, keyring, tenant, integration, connectors, &mut accepted).await?;
     }
-    let plaintext = serde_json::to_vec(&accepted.sealed_body).map_err(ApiError::internal)?;
+    let plaintext = serde_json::to_vec(&accepted.sealed_body).map_err(Error::internal)?;
     let sealed = keyring
         .seal(&plaintext, &credential_binding(connection_id))
-        .map_err(ApiError::internal)?;
+        .map_err(Error::internal)?;
 
     let txn = db.begin().await?;
     // The transaction starts with its write, so SQLite takes the write lock
@@ -389,10 +394,10 @@ async fn verify_tokens(
     integration: &Integration,
     connectors: &Connectors,
     accepted: &mut AcceptedAuthorization,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let name = integration.name;
     let cannot_verify = || {
-        ApiError::Unprocessable(format!(
+        Error::unprocessable(format!(
             "tributary cannot verify {name} tokens yet (it has no connector for {name}); send them \
              without `verify`."
         ))
@@ -407,29 +412,33 @@ async fn verify_tokens(
     let expired = accepted.access_token_expires_at.is_some_and(|at| at <= now);
     if expired && let Some(endpoint) = connector.token_endpoint(body) {
         let refresh_token = oauth::refresh_token(body).ok_or_else(|| {
-            ApiError::Unprocessable(
+            Error::unprocessable(
                 "The access token has already expired and no refresh token was given. Nothing was stored."
                     .to_owned(),
             )
         })?;
         let client = oauth_clients::open(db, keyring, tenant.client_id, integration.platform_key)
             .await
-            .map_err(ApiError::internal)?
+            .map_err(Error::internal)?
             .ok_or_else(|| {
-                ApiError::Unprocessable(format!(
-                    "The access token has already expired, so verifying needs a refresh with your OAuth \
-                     application: PUT /integrations/{}/oauth-client first. Nothing was stored.",
-                    integration.platform_key
-                ))
+                Error::Unprocessable(
+                    Problem::new(
+                        "The access token has already expired, so verifying needs a refresh with your OAuth \
+                         application, and none is stored. Nothing was stored.",
+                    )
+                    .with_remedy(Remedy::SetOAuthClient {
+                        platform_key: integration.platform_key.to_owned(),
+                    }),
+                )
             })?;
         let refreshed = oauth::refresh(&endpoint, &client, refresh_token)
             .await
             .map_err(|error| match error {
-                RefreshError::Unavailable(message) => {
-                    ApiError::Unavailable(format!("{message}. Nothing was stored; try again."))
-                }
+                RefreshError::Unavailable(message) => Error::Unavailable(Problem::new(format!(
+                    "{message}. Nothing was stored; try again."
+                ))),
                 RefreshError::Rejected(message) | RefreshError::Failed(message) => {
-                    ApiError::Unprocessable(format!("{message}. Nothing was stored."))
+                    Error::unprocessable(format!("{message}. Nothing was stored."))
                 }
             })?;
         accepted.sealed_body = oauth::apply(body, &refreshed, now);
@@ -438,12 +447,12 @@ async fn verify_tokens(
     }
     let check = connector.verify(body).ok_or_else(cannot_verify)?;
     check.await.map_err(|error| match error {
-        ConnectorError::Unavailable(message) => {
-            ApiError::Unavailable(format!("{message}. Nothing was stored; try again."))
-        }
+        ConnectorError::Unavailable(message) => Error::Unavailable(Problem::new(format!(
+            "{message}. Nothing was stored; try again."
+        ))),
         ConnectorError::Auth(message)
         | ConnectorError::Expired(message)
-        | ConnectorError::Failed(message) => ApiError::Unprocessable(format!(
+        | ConnectorError::Failed(message) => Error::unprocessable(format!(
             "{name} did not accept the tokens: {message}. Nothing was stored."
         )),
     })
@@ -472,7 +481,7 @@ async fn store_credential(
     access_token_expires_at: Option<DateTime<Utc>>,
     updated: DateTime<Utc>,
     sealed: Sealed,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let credential = connection_credential::ActiveModel {
         connection_id: Set(connection_id),
         organization_id: Set(organization_id.to_owned()),

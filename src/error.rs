@@ -1,72 +1,97 @@
-//! The one error type of the API, its JSON body, and the single place where
-//! every failure (ours or the framework's) becomes an HTTP response.
-//!
-//! Handlers and domain code return [`ApiError`]. Errors raised by poem and
-//! poem-openapi before a handler runs (a malformed parameter, a wrong content
-//! type, an unknown route) reach [`ApiError::from_poem`] in the outermost
-//! middleware, so every error response has the same body and headers.
-//!
-//! On the spec side, [`ErrorResponses`] declares on each operation exactly
-//! the statuses it can return, all sharing the one [`ErrorBody`] schema.
+//! What went wrong, in the domain's own terms: the one error type domain
+//! code returns. It knows nothing of HTTP: the HTTP layer maps each variant
+//! to a status, and words each [`Remedy`] (which operation to call) for the
+//! client, in one place (`http::error`).
 
-use poem::http::{HeaderValue, Method, StatusCode, header};
-use poem::{IntoResponse, Response};
-use poem_openapi::error::{
-    AuthorizationError, ContentTypeError, ParseParamError, ParsePathError, ParseRequestPayloadError,
-};
-use poem_openapi::registry::{MetaHeader, MetaMediaType, MetaResponse, MetaResponses, Registry};
-use poem_openapi::types::Type;
-use poem_openapi::{ApiResponse, Object};
+use serde::{Deserialize, Serialize};
+use uuid::Uuid;
 
-use crate::http::middleware::RouteTable;
-use crate::paging;
-
-const UUID_RULE: &str = "must be a UUID such as 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
-
-/// What went wrong, in terms the API answers with.
-///
-/// Each variant documents the status it maps to; the mapping itself is in
-/// [`ApiError::status`].
+/// Why a domain operation did not happen.
 #[derive(Debug, thiserror::Error)]
-pub enum ApiError {
-    /// 400: input failed validation; one item per problem.
-    #[error("{message}")]
-    Validation {
-        /// The sentence shown to the caller.
-        message: String,
-        /// One entry per field or parameter at fault.
-        errors: Vec<FieldError>,
-    },
-    /// 401: missing, malformed or unknown credentials.
+pub enum Error {
+    /// The input breaks a rule: one item per field or parameter at fault.
+    #[error("invalid input ({} problem(s))", .0.len())]
+    Invalid(Vec<FieldError>),
+    /// The addressed thing does not exist, or belongs to another client.
     #[error("{0}")]
-    Unauthorized(&'static str),
-    /// 404: the addressed resource does not exist or belongs to another client.
+    NotFound(Problem),
+    /// The request conflicts with the current state of what it addresses.
     #[error("{0}")]
-    NotFound(String),
-    /// 405: the path exists, the method does not; carries the `Allow` list.
-    #[error("method not allowed")]
-    MethodNotAllowed(Vec<Method>),
-    /// 409: the request conflicts with the resource's current state.
+    Conflict(Problem),
+    /// Well-formed, but it cannot be carried out for what it addresses.
     #[error("{0}")]
-    Conflict(String),
-    /// 422: the request is well-formed but cannot be carried out for this resource.
+    Unprocessable(Problem),
+    /// Something we depend on (a platform being asked to verify tokens) is not answering.
     #[error("{0}")]
-    Unprocessable(String),
-    /// 413: the request body is larger than the limit.
-    #[error("The request body is larger than the limit of {limit} bytes (1 MiB).")]
-    PayloadTooLarge {
-        /// The limit in bytes.
-        limit: usize,
-    },
-    /// 415: the body is not `application/json`.
-    #[error("{0}")]
-    UnsupportedMediaType(String),
-    /// 503: a dependency (the database) is not answering.
-    #[error("{0}")]
-    Unavailable(String),
-    /// 500: a bug or an unexpected failure; the cause is logged, never sent.
+    Unavailable(Problem),
+    /// A bug or an unexpected failure (the database, the keyring); logged, never shown.
     #[error("internal error: {0:#}")]
     Internal(anyhow::Error),
+}
+
+impl Error {
+    /// One invalid field.
+    pub fn invalid(item_id: impl Into<String>, message: impl Into<String>) -> Self {
+        Self::Invalid(vec![FieldError::new(item_id, message)])
+    }
+
+    /// Wraps an unexpected failure.
+    pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
+        Self::Internal(cause.into())
+    }
+
+    /// A missing thing, in a sentence.
+    pub fn not_found(message: impl Into<String>) -> Self {
+        Self::NotFound(Problem::new(message))
+    }
+
+    /// A conflict with the current state, in a sentence.
+    pub fn conflict(message: impl Into<String>) -> Self {
+        Self::Conflict(Problem::new(message))
+    }
+
+    /// A request that cannot be carried out, in a sentence.
+    pub fn unprocessable(message: impl Into<String>) -> Self {
+        Self::Unprocessable(Problem::new(message))
+    }
+}
+
+impl From<sea_orm::DbErr> for Error {
+    fn from(error: sea_orm::DbErr) -> Self {
+        Self::internal(error)
+    }
+}
+
+/// What went wrong, in sentences a person can act on, and what to do
+/// about it when that is an operation of the API.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Problem {
+    /// One or more complete sentences; no URLs.
+    pub message: String,
+    /// What the client can do about it.
+    pub remedy: Option<Remedy>,
+}
+
+impl Problem {
+    /// A problem without a remedy.
+    pub fn new(message: impl Into<String>) -> Self {
+        Self {
+            message: message.into(),
+            remedy: None,
+        }
+    }
+
+    /// The problem, and what to do about it.
+    pub fn with_remedy(mut self, remedy: Remedy) -> Self {
+        self.remedy = Some(remedy);
+        self
+    }
+}
+
+impl std::fmt::Display for Problem {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.message)
+    }
 }
 
 /// One problem with one field or parameter.
@@ -76,6 +101,8 @@ pub struct FieldError {
     pub item_id: String,
     /// What is wrong and what is allowed.
     pub message: String,
+    /// Where the allowed values are listed, when an operation lists them.
+    pub remedy: Option<Remedy>,
 }
 
 impl FieldError {
@@ -84,383 +111,46 @@ impl FieldError {
         Self {
             item_id: item_id.into(),
             message: message.into(),
-        }
-    }
-}
-
-impl ApiError {
-    /// A 400 for a list of field problems (at least one).
-    pub fn validation(errors: Vec<FieldError>) -> Self {
-        let message = match errors.as_slice() {
-            [only] => format!("Invalid `{}`: {}", only.item_id, only.message),
-            _ => "The request has invalid fields; see `validation.errors`.".to_owned(),
-        };
-        Self::Validation { message, errors }
-    }
-
-    /// Wraps an unexpected failure as a 500.
-    pub fn internal(cause: impl Into<anyhow::Error>) -> Self {
-        Self::Internal(cause.into())
-    }
-
-    /// The HTTP status of this error.
-    pub fn status(&self) -> StatusCode {
-        match self {
-            Self::Validation { .. } => StatusCode::BAD_REQUEST,
-            Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
-            Self::NotFound(_) => StatusCode::NOT_FOUND,
-            Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Conflict(_) => StatusCode::CONFLICT,
-            Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
-            Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
-            Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
-            Self::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
+            remedy: None,
         }
     }
 
-    /// Maps any error that reached the outermost middleware for `path` to
-    /// an `ApiError`; `routes` names path parameters and the methods a path
-    /// takes.
-    pub fn from_poem(error: poem::Error, routes: &RouteTable, path: &str) -> Self {
-        let error = match error.downcast::<ApiError>() {
-            Ok(ours) => return ours,
-            Err(other) => other,
-        };
-        let parameter = error
-            .downcast_ref::<ParseParamError>()
-            .map(|param| (param.name, param.reason.as_str()))
-            .or_else(|| {
-                error
-                    .downcast_ref::<ParsePathError>()
-                    .map(|param| (param.name, param.reason.as_str()))
-            });
-        if let Some((internal_name, reason)) = parameter {
-            let name = routes
-                .parameter_name(path, internal_name)
-                .unwrap_or_else(|| internal_name.to_owned());
-            let message = match paging::parameter_rule(&name) {
-                Some(rule) => rule.to_owned(),
-                None if name.ends_with("Id") => UUID_RULE.to_owned(),
-                None => reason.to_owned(),
-            };
-            return Self::validation(vec![FieldError::new(name, message)]);
-        }
-        // Every body is read by `json_body`, which names its fields; this is
-        // a fallback, and poem's reason may quote the input, so it is not shown.
-        if error.is::<ParseRequestPayloadError>() {
-            return Self::validation(vec![FieldError::new(
-                "body",
-                "could not be read as the expected JSON",
-            )]);
-        }
-        if let Some(content_type) = error.downcast_ref::<ContentTypeError>() {
-            return Self::UnsupportedMediaType(format!(
-                "{content_type}; send the body as `application/json`."
-            ));
-        }
-        if error.is::<AuthorizationError>() {
-            return Self::Unauthorized(crate::auth::MISSING_CREDENTIALS);
-        }
-        if error.is::<poem::error::NotFoundError>() {
-            return Self::NotFound(
-                "No such route. The API's operations are listed at /openapi.yaml and /docs."
-                    .to_owned(),
-            );
-        }
-        if error.is::<poem::error::ParsePathError>() {
-            // The path's percent-encoding did not decode (`/companies/%FF`).
-            let name = routes
-                .path_parameters(path)
-                .into_iter()
-                .next()
-                .unwrap_or_else(|| "path".to_owned());
-            return Self::validation(vec![FieldError::new(
-                name,
-                "is not valid percent-encoded UTF-8",
-            )]);
-        }
-        if error.is::<poem::error::MethodNotAllowedError>() {
-            return Self::MethodNotAllowed(routes.methods(path));
-        }
-        let status = error.status();
-        if status.is_server_error() {
-            let message = error.to_string();
-            return Self::Internal(anyhow::Error::from(error).context(message));
-        }
-        // Poem's remaining client errors are all request-shape problems; they
-        // answer 400 so the body stays the documented one.
-        Self::Validation {
-            message: format!("The request could not be processed: {error}"),
-            errors: Vec::new(),
-        }
-    }
-
-    /// Renders the error as the documented JSON body.
-    ///
-    /// Internal causes are logged here, with the correlation id, and replaced
-    /// by a generic sentence in the body.
-    pub fn into_response(self, correlation_id: &str) -> Response {
-        let status = self.status();
-        let (message, validation) = match &self {
-            Self::Validation { message, errors } => (
-                message.clone(),
-                Some(Validation {
-                    errors: errors
-                        .iter()
-                        .map(|error| ValidationItem {
-                            item_id: error.item_id.clone(),
-                            message: error.message.clone(),
-                        })
-                        .collect(),
-                }),
-            ),
-            Self::MethodNotAllowed(allow) => (
-                format!(
-                    "This path does not take that method; it takes {}.",
-                    join_methods(allow, ", ")
-                ),
-                None,
-            ),
-            Self::Internal(cause) => {
-                tracing::error!(
-                    correlation_id,
-                    error = format!("{cause:#}"),
-                    "internal error"
-                );
-                (
-                    "Something went wrong on our side. Quote the correlation id if you contact support."
-                        .to_owned(),
-                    None,
-                )
-            }
-            other => (other.to_string(), None),
-        };
-        let body = ErrorBody {
-            status_code: status.as_u16(),
-            error: message,
-            correlation_id: correlation_id.to_owned(),
-            validation,
-            can_be_retried: matches!(
-                status,
-                StatusCode::INTERNAL_SERVER_ERROR | StatusCode::SERVICE_UNAVAILABLE
-            ),
-        };
-        let mut response = poem_openapi::payload::Json(body).into_response();
-        response.set_status(status);
-        match &self {
-            Self::Unauthorized(_) => {
-                response.headers_mut().insert(
-                    header::WWW_AUTHENTICATE,
-                    HeaderValue::from_static(crate::auth::WWW_AUTHENTICATE),
-                );
-            }
-            Self::MethodNotAllowed(allow) => {
-                if let Ok(value) = HeaderValue::from_str(&join_methods(allow, ", ")) {
-                    response.headers_mut().insert(header::ALLOW, value);
-                }
-            }
-            _ => {}
-        }
-        response
+    /// The problem, and where the allowed values are.
+    pub fn with_remedy(mut self, remedy: Remedy) -> Self {
+        self.remedy = Some(remedy);
+        self
     }
 }
 
-fn join_methods(methods: &[Method], separator: &str) -> String {
-    methods
-        .iter()
-        .map(Method::as_str)
-        .collect::<Vec<_>>()
-        .join(separator)
-}
-
-impl poem::error::ResponseError for ApiError {
-    fn status(&self) -> StatusCode {
-        ApiError::status(self)
-    }
-}
-
-impl From<sea_orm::DbErr> for ApiError {
-    fn from(error: sea_orm::DbErr) -> Self {
-        Self::internal(error)
-    }
-}
-
-/// The body of every error response.
-#[derive(Debug, Clone, Object)]
-#[oai(rename_all = "camelCase")]
-pub struct ErrorBody {
-    /// The HTTP status code, repeated for clients that only keep the body.
-    pub status_code: u16,
-    /// What went wrong, as a sentence a person can act on.
-    pub error: String,
-    /// The request's correlation id (also in the `X-Correlation-Id` header); quote it to support.
-    pub correlation_id: String,
-    /// Present on 400 responses: one item per invalid field or parameter.
-    #[oai(skip_serializing_if_is_none)]
-    pub validation: Option<Validation>,
-    /// Whether sending the same request again later may succeed.
-    pub can_be_retried: bool,
-}
-
-/// Validation problems of a rejected request.
-#[derive(Debug, Clone, Object)]
-#[oai(rename_all = "camelCase")]
-pub struct Validation {
-    /// One item per invalid field or parameter.
-    pub errors: Vec<ValidationItem>,
-}
-
-/// One invalid field or parameter.
-#[derive(Debug, Clone, Object)]
-#[oai(rename_all = "camelCase")]
-pub struct ValidationItem {
-    /// The field or parameter at fault, as named in the request.
-    pub item_id: String,
-    /// What is wrong and what is allowed.
-    pub message: String,
-}
-
-/// Bit flags naming the error statuses an operation declares; combine with `|`.
-pub mod status {
-    /// 400 Bad Request.
-    pub const BAD_REQUEST: u32 = 1 << 0;
-    /// 401 Unauthorized.
-    pub const UNAUTHORIZED: u32 = 1 << 1;
-    /// 404 Not Found.
-    pub const NOT_FOUND: u32 = 1 << 2;
-    /// 409 Conflict.
-    pub const CONFLICT: u32 = 1 << 3;
-    /// 413 Payload Too Large.
-    pub const PAYLOAD_TOO_LARGE: u32 = 1 << 4;
-    /// 415 Unsupported Media Type.
-    pub const UNSUPPORTED_MEDIA_TYPE: u32 = 1 << 5;
-    /// 503 Service Unavailable.
-    pub const UNAVAILABLE: u32 = 1 << 6;
-    /// 500 Internal Server Error.
-    pub const INTERNAL: u32 = 1 << 7;
-    /// 422 Unprocessable Entity.
-    pub const UNPROCESSABLE: u32 = 1 << 8;
-
-    /// What every authenticated operation can answer.
-    pub const AUTHENTICATED: u32 = UNAUTHORIZED | INTERNAL;
-    /// What an operation taking a JSON body can answer on top of that.
-    pub const JSON_BODY: u32 = BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE;
-}
-
-/// The status table behind [`ErrorResponses`]: flag, code, and description.
-const DECLARED_STATUSES: &[(u32, u16, &str)] = &[
-    (
-        status::BAD_REQUEST,
-        400,
-        "The request is invalid: a malformed parameter, path id or JSON body. `validation.errors` names each field at fault.",
-    ),
-    (
-        status::UNAUTHORIZED,
-        401,
-        "Missing, malformed or unknown API key. Send `Authorization: Basic <base64(API key)>`.",
-    ),
-    (
-        status::NOT_FOUND,
-        404,
-        "No such resource for this API key's client (ids of other clients answer the same).",
-    ),
-    (
-        status::CONFLICT,
-        409,
-        "The request conflicts with the resource's current state.",
-    ),
-    (
-        status::UNPROCESSABLE,
-        422,
-        "The request is valid but cannot be carried out for this resource; the error says why and what to do instead.",
-    ),
-    (
-        status::PAYLOAD_TOO_LARGE,
-        413,
-        "The request body is larger than 1 MiB.",
-    ),
-    (
-        status::UNSUPPORTED_MEDIA_TYPE,
-        415,
-        "The request body is not `application/json`.",
-    ),
-    (
-        status::UNAVAILABLE,
-        503,
-        "A dependency (the database, or a platform being asked to verify tokens) is not answering; try again later.",
-    ),
-    (
-        status::INTERNAL,
-        500,
-        "Unexpected failure on our side; the body carries a correlation id to quote.",
-    ),
-];
-
-/// The error half of an operation's result: renders an [`ApiError`] and
-/// declares in the spec exactly the statuses in the bit set `STATUSES`.
+/// What a client can do about a problem, as an operation of the API: the
+/// domain names the action, the HTTP layer words it with its method and path.
 ///
-/// Example: `ErrorResponses<{ status::AUTHENTICATED | status::NOT_FOUND }>`.
-#[derive(Debug)]
-pub struct ErrorResponses<const STATUSES: u32>(pub ApiError);
-
-impl<const STATUSES: u32> From<ApiError> for ErrorResponses<STATUSES> {
-    fn from(error: ApiError) -> Self {
-        Self(error)
-    }
-}
-
-impl<const STATUSES: u32> From<ErrorResponses<STATUSES>> for poem::Error {
-    fn from(error: ErrorResponses<STATUSES>) -> Self {
-        poem::Error::from(error.0)
-    }
-}
-
-impl<const STATUSES: u32> ApiResponse for ErrorResponses<STATUSES> {
-    fn meta() -> MetaResponses {
-        let responses = DECLARED_STATUSES
-            .iter()
-            .filter(|(flag, _, _)| STATUSES & flag != 0)
-            .map(|&(_, code, description)| MetaResponse {
-                description,
-                status: Some(code),
-                status_range: None,
-                content: vec![MetaMediaType {
-                    content_type: "application/json; charset=utf-8",
-                    schema: ErrorBody::schema_ref(),
-                }],
-                headers: if code == 401 {
-                    vec![MetaHeader {
-                        name: "WWW-Authenticate".to_owned(),
-                        description: Some("The challenge: `Basic realm=\"tributary\"`.".to_owned()),
-                        required: true,
-                        deprecated: false,
-                        schema: String::schema_ref(),
-                    }]
-                } else {
-                    Vec::new()
-                },
-            })
-            .collect();
-        MetaResponses { responses }
-    }
-
-    fn register(registry: &mut Registry) {
-        ErrorBody::register(registry);
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_status_flag_is_declared_once() {
-        let mut seen = 0;
-        for (flag, _, _) in DECLARED_STATUSES {
-            assert_eq!(seen & flag, 0, "flag {flag} declared twice");
-            seen |= flag;
-        }
-        assert_eq!(seen, (1 << 9) - 1);
-    }
+/// Stored with a failed pull operation (as JSON), so the names are stable.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase", tag = "action")]
+pub enum Remedy {
+    /// Look the platform keys up in the integrations catalogue.
+    ListPlatforms,
+    /// Read the authorization body a platform takes.
+    ReadAuthorizationSchema {
+        /// The platform.
+        platform_key: String,
+    },
+    /// Store the OAuth application that issued a platform's tokens.
+    SetOAuthClient {
+        /// The platform.
+        platform_key: String,
+    },
+    /// Authorize (migrate tokens to) a connection of the company.
+    AuthorizeConnection {
+        /// The company.
+        company_id: Uuid,
+    },
+    /// Queue a sync of the company's data and wait for it to complete.
+    QueueSync {
+        /// The company.
+        company_id: Uuid,
+        /// The data type's name (`invoices`).
+        data_type: String,
+    },
 }

@@ -24,7 +24,6 @@
 //! Tables are defined by the `entity` and `migration` crates.
 
 pub mod api_keys;
-pub mod auth;
 pub mod cli;
 pub mod companies;
 pub mod connections;
@@ -37,5 +36,6 @@ pub mod paging;
 pub mod platforms;
 pub mod sync;
 pub mod telemetry;
-pub mod types;
+pub mod tenant;
+pub mod timestamp;
 pub mod validation;

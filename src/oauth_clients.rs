@@ -10,12 +10,12 @@ use uuid::Uuid;
 
 use entity::oauth_client;
 
-use crate::auth::Tenant;
 use crate::crypto::{Keyring, Sealed};
-use crate::error::ApiError;
+use crate::error::{Error, Problem, Remedy};
 use crate::platforms::kit::oauth::OAuthClient;
 use crate::platforms::{self, Integration};
-use crate::types::Timestamp;
+use crate::tenant::Tenant;
+use crate::timestamp::Timestamp;
 
 /// What may be shown about a stored OAuth client.
 #[derive(Debug, Clone)]
@@ -43,17 +43,18 @@ pub fn binding(tenant_client_id: Uuid, platform_key: &str) -> String {
     format!("tributary/oauth-client/{tenant_client_id}/{platform_key}")
 }
 
-fn platform(platform_key: &str) -> Result<&'static Integration, ApiError> {
+fn platform(platform_key: &str) -> Result<&'static Integration, Error> {
     let integration = platforms::find(platform_key).ok_or_else(|| {
-        ApiError::NotFound(format!(
-            "No integration with platformKey `{platform_key}`; GET /integrations lists them."
-        ))
+        Error::NotFound(
+            Problem::new(format!("No integration with platformKey `{platform_key}`."))
+                .with_remedy(Remedy::ListPlatforms),
+        )
     })?;
     // The OAuth-client resource exists only for platforms whose tokens
     // tributary refreshes: for the others it is not found (not a 422: the
     // answer depends on the path alone, never on the body or on state).
     if !integration.self_service_migration() {
-        return Err(ApiError::NotFound(format!(
+        return Err(Error::not_found(format!(
             "{} has no OAuth client resource: it does not support self-service token migration, so \
              tributary never refreshes its tokens.",
             integration.name
@@ -62,11 +63,16 @@ fn platform(platform_key: &str) -> Result<&'static Integration, ApiError> {
     Ok(integration)
 }
 
-fn not_set(integration: &Integration) -> ApiError {
-    ApiError::NotFound(format!(
-        "No OAuth client is stored for {} ({}); PUT one first.",
-        integration.name, integration.platform_key
-    ))
+fn not_set(integration: &Integration) -> Error {
+    Error::NotFound(
+        Problem::new(format!(
+            "No OAuth client is stored for {} ({}).",
+            integration.name, integration.platform_key
+        ))
+        .with_remedy(Remedy::SetOAuthClient {
+            platform_key: integration.platform_key.to_owned(),
+        }),
+    )
 }
 
 /// Stores (or replaces) the tenant's OAuth client for a platform.
@@ -77,14 +83,14 @@ pub async fn put(
     platform_key: &str,
     client_id: &str,
     client_secret: &str,
-) -> Result<OAuthClientFacts, ApiError> {
+) -> Result<OAuthClientFacts, Error> {
     let integration = platform(platform_key)?;
     let sealed = keyring
         .seal(
             client_secret.as_bytes(),
             &binding(tenant.client_id, integration.platform_key),
         )
-        .map_err(ApiError::internal)?;
+        .map_err(Error::internal)?;
     let row = oauth_client::ActiveModel {
         client_id: Set(tenant.client_id),
         platform_key: Set(integration.platform_key.to_owned()),
@@ -119,7 +125,7 @@ pub async fn get(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     platform_key: &str,
-) -> Result<OAuthClientFacts, ApiError> {
+) -> Result<OAuthClientFacts, Error> {
     let integration = platform(platform_key)?;
     oauth_client::Entity::find_by_id((tenant.client_id, integration.platform_key.to_owned()))
         .one(db)
@@ -133,7 +139,7 @@ pub async fn delete(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     platform_key: &str,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let integration = platform(platform_key)?;
     let deleted = oauth_client::Entity::delete_many()
         .filter(oauth_client::Column::ClientId.eq(tenant.client_id))

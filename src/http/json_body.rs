@@ -15,7 +15,8 @@ use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
 use poem_openapi::types::{ParseFromJSON, Type};
 use serde_json::Value;
 
-use crate::error::{ApiError, FieldError};
+use crate::error::FieldError;
+use crate::http::error::ApiError;
 use crate::http::spec;
 use crate::validation;
 

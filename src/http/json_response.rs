@@ -16,7 +16,7 @@ use poem_openapi::registry::{MetaSchemaRef, Registry};
 use poem_openapi::types::Type;
 use serde::Serialize;
 
-use crate::error::ApiError;
+use crate::http::error::ApiError;
 
 /// A response body: `T`'s schema, `T`'s serde JSON (printed when made, so
 /// a failure is an [`ApiError`] of the handler).
@@ -64,9 +64,10 @@ mod tests {
     use uuid::Uuid;
 
     use crate::http::api::data::{Customer, CustomerRef, Invoice, InvoiceLineItem};
-    use crate::paging::{ListLocation, PageRequest, Paged};
+    use crate::http::paging::{ListLocation, Paged};
+    use crate::http::types::{Amount, Nullable, Timestamp};
+    use crate::paging::PageRequest;
     use crate::sync::records::{CustomerStatus, InvoiceStatus};
-    use crate::types::{Amount, Nullable, Timestamp};
 
     fn invoice(status: InvoiceStatus, optional: bool) -> Invoice {
         let some = |text: &str| -> Nullable<String> { optional.then(|| text.to_owned()).into() };

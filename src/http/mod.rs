@@ -2,9 +2,14 @@
 //! API handlers, the request and response payloads, and the OpenAPI document.
 
 pub mod api;
+pub mod auth;
+pub mod error;
 pub mod json_body;
 pub mod json_response;
 pub mod middleware;
+pub mod paging;
+pub mod routes;
 pub mod server;
 pub mod spec;
 pub mod state;
+pub mod types;

@@ -10,7 +10,8 @@ use poem::{Endpoint, EndpointExt, Response, Route, get};
 use poem_openapi::OpenApi;
 
 use crate::http::api;
-use crate::http::middleware::{RouteTable, around_every_request};
+use crate::http::middleware::around_every_request;
+use crate::http::routes::RouteTable;
 use crate::http::spec;
 use crate::http::state::AppState;
 

@@ -10,7 +10,7 @@ use serde_json::{Map, Value};
 
 use super::tokens::Expiry;
 use super::{Integration, all};
-use crate::error::{ApiError, FieldError};
+use crate::error::{Error, FieldError};
 use crate::validation;
 
 /// What every authorization body tells us beyond its tokens.
@@ -77,7 +77,7 @@ pub struct BodyKind {
     schema_name: fn() -> String,
     json_schema: fn() -> Value,
     add_openapi_schema: fn(&mut SchemaGenerator),
-    accept: fn(Value, DateTime<Utc>) -> Result<AcceptedAuthorization, ApiError>,
+    accept: fn(Value, DateTime<Utc>) -> Result<AcceptedAuthorization, Error>,
     matches: fn(&Value) -> bool,
 }
 
@@ -115,11 +115,7 @@ impl BodyKind {
     }
 
     /// Validates `body` and reduces it to what is stored.
-    pub fn accept(
-        &self,
-        body: Value,
-        now: DateTime<Utc>,
-    ) -> Result<AcceptedAuthorization, ApiError> {
+    pub fn accept(&self, body: Value, now: DateTime<Utc>) -> Result<AcceptedAuthorization, Error> {
         (self.accept)(body, now)
     }
 }
@@ -150,12 +146,12 @@ fn add_openapi_schema_of<T: JsonSchema>(generator: &mut SchemaGenerator) {
     generator.subschema_for::<T>();
 }
 
-fn checker_of<T: JsonSchema>() -> Result<std::sync::Arc<validation::Checker>, ApiError> {
+fn checker_of<T: JsonSchema>() -> Result<std::sync::Arc<validation::Checker>, Error> {
     let name = schema_name_of::<T>();
     validation::cached(&format!("authorization/{name}"), || {
         Ok(json_schema_of::<T>())
     })
-    .map_err(ApiError::internal)
+    .map_err(Error::internal)
 }
 
 fn matches<T: JsonSchema>(body: &Value) -> bool {
@@ -179,11 +175,11 @@ pub fn platforms_of_body(body: &Value, except: &str) -> Vec<&'static Integration
 fn accept<T: AuthorizationBody>(
     body: Value,
     now: DateTime<Utc>,
-) -> Result<AcceptedAuthorization, ApiError> {
+) -> Result<AcceptedAuthorization, Error> {
     let checker = checker_of::<T>()?;
     let errors = checker.field_errors(&body);
     if !errors.is_empty() {
-        return Err(ApiError::validation(errors));
+        return Err(Error::Invalid(errors));
     }
     // The schema describes every accepted value, so this fails only on a
     // value the schema misses. serde's own message can quote the input, so
@@ -194,14 +190,14 @@ fn accept<T: AuthorizationBody>(
             "" | "." | "?" => "body".to_owned(),
             _ => field,
         };
-        ApiError::validation(vec![FieldError::new(
+        Error::Invalid(vec![FieldError::new(
             field,
             "has a value this platform does not accept",
         )])
     })?;
     let expiry = parsed
         .expiry(now)
-        .map_err(|error| ApiError::validation(vec![error]))?;
+        .map_err(|error| Error::Invalid(vec![error]))?;
     let access_token_expires_at = match expiry {
         Expiry::At(at) => Some(at),
         Expiry::Never => None,
@@ -282,7 +278,7 @@ mod tests {
     use crate::platforms::find;
     use serde_json::json;
 
-    fn accept_for(platform_key: &str, body: Value) -> Result<AcceptedAuthorization, ApiError> {
+    fn accept_for(platform_key: &str, body: Value) -> Result<AcceptedAuthorization, Error> {
         let integration = find(platform_key).expect("in the catalogue");
         integration
             .authorization
@@ -290,9 +286,9 @@ mod tests {
             .accept(body, Utc::now())
     }
 
-    fn fields_of(result: Result<AcceptedAuthorization, ApiError>) -> Vec<String> {
+    fn fields_of(result: Result<AcceptedAuthorization, Error>) -> Vec<String> {
         match result {
-            Err(ApiError::Validation { errors, .. }) => {
+            Err(Error::Invalid(errors)) => {
                 let mut fields: Vec<String> =
                     errors.into_iter().map(|error| error.item_id).collect();
                 fields.sort();
@@ -371,64 +367,6 @@ mod tests {
             json!({"organizationId": "sbx-org", "accessToken": "a", "invoiceCount": "9999999"}),
         ));
         assert_eq!(fields, ["invoiceCount"]);
-    }
-
-    #[test]
-    fn each_sample_body_matches_exactly_one_published_schema() -> anyhow::Result<()> {
-        let document = crate::http::spec::document()?;
-        let names = authorization_schema_names();
-        let checkers = names
-            .iter()
-            .map(|name| {
-                crate::validation::compile(crate::http::spec::json_schema_for(&document, name)?)
-            })
-            .collect::<anyhow::Result<Vec<_>>>()?;
-        let tokens = json!({"accessToken": "a", "refreshToken": "r", "expiresIn": 60});
-        let with = |fields: Value| {
-            let mut body = tokens.clone();
-            if let (Some(body), Some(fields)) = (body.as_object_mut(), fields.as_object()) {
-                body.extend(fields.clone());
-            }
-            body
-        };
-        for (expected, body) in [
-            (
-                "ZohoBooksAuthorization",
-                with(json!({"organizationId": "600012345"})),
-            ),
-            (
-                "MollieAuthorization",
-                with(json!({"organizationId": "org_12345"})),
-            ),
-            (
-                "SandboxAuthorization",
-                with(json!({"organizationId": "sbx-demo"})),
-            ),
-            (
-                "XeroAuthorization",
-                with(json!({"tenantId": "4f3c9b8e-1d2a-4c5b-9e8f-7a6b5c4d3e2f"})),
-            ),
-            (
-                "BusinessCentralAuthorization",
-                with(json!({
-                    "tenantId": "contoso.onmicrosoft.com", "environmentName": "production",
-                    "companyId": "4f3c9b8e-1d2a-4c5b-9e8f-7a6b5c4d3e2f"
-                })),
-            ),
-            (
-                "StripeAuthorization",
-                json!({"stripeUserId": "acct_1", "accessToken": "sk"}),
-            ),
-        ] {
-            let matching: Vec<&String> = names
-                .iter()
-                .zip(&checkers)
-                .filter(|(_, checker)| checker.field_errors(&body).is_empty())
-                .map(|(name, _)| name)
-                .collect();
-            assert_eq!(matching, [expected], "{body}");
-        }
-        Ok(())
     }
 
     #[test]

@@ -48,7 +48,7 @@ use crate::crypto::Keyring;
 use crate::platforms::connector::{Connector, ConnectorError, Connectors, Page};
 use crate::platforms::kit::oauth::{self, TokenEndpoint};
 use crate::platforms::{self, DataType};
-use crate::types::Timestamp;
+use crate::timestamp::Timestamp;
 
 /// How the engine runs.
 #[derive(Debug, Clone)]

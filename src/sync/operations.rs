@@ -10,13 +10,13 @@ use uuid::Uuid;
 use entity::{connection, pull_operation};
 
 use super::store::{data_type_name, parse_data_type};
-use crate::auth::Tenant;
 use crate::companies;
 use crate::connections::ConnectionStatus;
-use crate::error::{ApiError, FieldError};
+use crate::error::{Error, FieldError, Problem, Remedy};
 use crate::paging::PageRequest;
 use crate::platforms::{self, DataType};
-use crate::types::Timestamp;
+use crate::tenant::Tenant;
+use crate::timestamp::Timestamp;
 
 /// Where a pull operation stands.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
@@ -74,9 +74,9 @@ pub fn data_type_names() -> String {
 }
 
 /// Reads a requested data type; 400 naming `item_id` otherwise.
-pub fn requested_data_type(item_id: &str, text: &str) -> Result<DataType, ApiError> {
+pub fn requested_data_type(item_id: &str, text: &str) -> Result<DataType, Error> {
     parse_data_type(text).ok_or_else(|| {
-        ApiError::validation(vec![FieldError::new(
+        Error::Invalid(vec![FieldError::new(
             item_id,
             format!("must be one of: {}", data_type_names()),
         )])
@@ -88,7 +88,7 @@ pub async fn queue_all(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
-) -> Result<Vec<pull_operation::Model>, ApiError> {
+) -> Result<Vec<pull_operation::Model>, Error> {
     queue(db, tenant, company_id, None).await
 }
 
@@ -98,7 +98,7 @@ pub async fn queue_one(
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
-) -> Result<Vec<pull_operation::Model>, ApiError> {
+) -> Result<Vec<pull_operation::Model>, Error> {
     queue(db, tenant, company_id, Some(data_type)).await
 }
 
@@ -107,7 +107,7 @@ async fn queue(
     tenant: Tenant,
     company_id: Uuid,
     only: Option<DataType>,
-) -> Result<Vec<pull_operation::Model>, ApiError> {
+) -> Result<Vec<pull_operation::Model>, Error> {
     companies::find(db, tenant, company_id).await?;
     let linked = connection::Entity::find()
         .filter(connection::Column::CompanyId.eq(company_id))
@@ -119,7 +119,7 @@ async fn queue(
     let mut targets = Vec::new();
     for connection in &linked {
         let integration = platforms::find(&connection.platform_key).ok_or_else(|| {
-            ApiError::internal(anyhow::anyhow!(
+            Error::internal(anyhow::anyhow!(
                 "stored platform key {:?} is not in the catalogue",
                 connection.platform_key
             ))
@@ -131,19 +131,20 @@ async fn queue(
         }
     }
     if targets.is_empty() {
-        return Err(ApiError::Conflict(match (linked.is_empty(), only) {
-            (true, _) => format!(
-                "Company {company_id} has no Linked connection to sync: authorize one with \
-                 PUT /companies/{company_id}/connections/{{connectionId}}/authorization first."
-            ),
-            (false, Some(data_type)) => format!(
+        let problem = match (linked.is_empty(), only) {
+            (true, _) => Problem::new(format!(
+                "Company {company_id} has no Linked connection to sync."
+            ))
+            .with_remedy(Remedy::AuthorizeConnection { company_id }),
+            (false, Some(data_type)) => Problem::new(format!(
                 "No Linked connection of company {company_id} syncs {}.",
                 data_type_name(data_type)
-            ),
-            (false, None) => {
-                format!("No Linked connection of company {company_id} syncs any data type.")
-            }
-        }));
+            )),
+            (false, None) => Problem::new(format!(
+                "No Linked connection of company {company_id} syncs any data type."
+            )),
+        };
+        return Err(Error::Conflict(problem));
     }
     let mut operations = Vec::with_capacity(targets.len());
     for (connection_id, data_type) in targets {
@@ -175,7 +176,7 @@ async fn queue_target(
     company_id: Uuid,
     connection_id: Uuid,
     data_type: DataType,
-) -> Result<pull_operation::Model, ApiError> {
+) -> Result<pull_operation::Model, Error> {
     if let Some(existing) = active_operation(db, connection_id, data_type).await? {
         return Ok(existing);
     }
@@ -207,7 +208,7 @@ async fn queue_target(
         {
             active_operation(db, connection_id, data_type)
                 .await?
-                .ok_or_else(|| ApiError::internal(error))
+                .ok_or_else(|| Error::internal(error))
         }
         Err(error) => Err(error.into()),
     }
@@ -229,7 +230,7 @@ pub async fn history(
     company_id: Uuid,
     filter: HistoryFilter,
     page: PageRequest,
-) -> Result<(Vec<pull_operation::Model>, u64), ApiError> {
+) -> Result<(Vec<pull_operation::Model>, u64), Error> {
     companies::find(db, tenant, company_id).await?;
     let mut query =
         pull_operation::Entity::find().filter(pull_operation::Column::CompanyId.eq(company_id));
@@ -256,14 +257,14 @@ pub async fn find(
     tenant: Tenant,
     company_id: Uuid,
     pull_operation_id: Uuid,
-) -> Result<pull_operation::Model, ApiError> {
+) -> Result<pull_operation::Model, Error> {
     companies::find(db, tenant, company_id).await?;
     pull_operation::Entity::find_by_id(pull_operation_id)
         .filter(pull_operation::Column::CompanyId.eq(company_id))
         .one(db)
         .await?
         .ok_or_else(|| {
-            ApiError::NotFound(format!(
+            Error::not_found(format!(
                 "No pull operation with id {pull_operation_id} in this company."
             ))
         })
@@ -289,7 +290,7 @@ pub async fn data_status(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
-) -> Result<Vec<DataTypeStatus>, ApiError> {
+) -> Result<Vec<DataTypeStatus>, Error> {
     companies::find(db, tenant, company_id).await?;
     let mut statuses = Vec::new();
     for data_type in [DataType::Invoices, DataType::Customers] {

@@ -18,34 +18,37 @@ use entity::{customer, invoice};
 
 use super::records::InvoiceStatus;
 use super::store::{self, PageReads, Visible, data_type_name};
-use crate::auth::Tenant;
 use crate::companies;
-use crate::error::ApiError;
-use crate::http::state::AppState;
+use crate::error::{Error, Problem, Remedy};
 use crate::paging::PageRequest;
 use crate::platforms::DataType;
+use crate::tenant::Tenant;
 
 async fn generations(
     db: &impl sea_orm::ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
-) -> Result<Vec<Visible>, ApiError> {
+) -> Result<Vec<Visible>, Error> {
     let visible = store::visible_generations(db, tenant.client_id, company_id, data_type).await?;
     if !visible.is_empty() {
         return Ok(visible);
     }
     // Nothing visible: an unknown (or another client's) company, or no sync yet.
     companies::find(db, tenant, company_id).await?;
-    Err(ApiError::Conflict(format!(
-        "The {} of company {company_id} are not synced yet: call POST /companies/{company_id}/data/all \
-         (or /data/queue/{}) and wait for the pull operation to complete.",
-        data_type_name(data_type),
-        data_type_name(data_type)
-    )))
+    Err(Error::Conflict(
+        Problem::new(format!(
+            "The {} of company {company_id} are not synced yet.",
+            data_type_name(data_type)
+        ))
+        .with_remedy(Remedy::QueueSync {
+            company_id,
+            data_type: data_type_name(data_type).to_owned(),
+        }),
+    ))
 }
 
-async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiError> {
+async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, Error> {
     Ok(match db.get_database_backend() {
         DbBackend::Postgres => {
             db.begin_with_config(
@@ -60,37 +63,38 @@ async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, ApiErr
 
 /// One page of the company's invoices (optionally of one status) and the total.
 pub async fn invoices(
-    state: &AppState,
+    db: &DatabaseConnection,
+    reads: PageReads,
     tenant: Tenant,
     company_id: Uuid,
     status: Option<InvoiceStatus>,
     page: PageRequest,
-) -> Result<(Vec<invoice::Model>, u64), ApiError> {
+) -> Result<(Vec<invoice::Model>, u64), Error> {
     let status = status.map(InvoiceStatus::as_str);
-    if state.page_reads == PageReads::Ordinals
+    if reads == PageReads::Ordinals
         && let Some(found) =
-            store::invoices_page_of_one(&state.db, tenant.client_id, company_id, status, page)
-                .await?
+            store::invoices_page_of_one(db, tenant.client_id, company_id, status, page).await?
     {
         return Ok(found);
     }
-    let txn = snapshot(&state.db).await?;
+    let txn = snapshot(db).await?;
     let visible = generations(&txn, tenant, company_id, DataType::Invoices).await?;
-    let found = store::invoices_page(&txn, &visible, status, page, state.page_reads).await?;
+    let found = store::invoices_page(&txn, &visible, status, page, reads).await?;
     txn.commit().await?;
     Ok(found)
 }
 
 /// One page of the company's customers and the total.
 pub async fn customers(
-    state: &AppState,
+    db: &DatabaseConnection,
+    reads: PageReads,
     tenant: Tenant,
     company_id: Uuid,
     page: PageRequest,
-) -> Result<(Vec<customer::Model>, u64), ApiError> {
-    let txn = snapshot(&state.db).await?;
+) -> Result<(Vec<customer::Model>, u64), Error> {
+    let txn = snapshot(db).await?;
     let visible = generations(&txn, tenant, company_id, DataType::Customers).await?;
-    let found = store::customers_page(&txn, &visible, page, state.page_reads).await?;
+    let found = store::customers_page(&txn, &visible, page, reads).await?;
     txn.commit().await?;
     Ok(found)
 }

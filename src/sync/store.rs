@@ -31,11 +31,11 @@ use entity::{
 };
 
 use super::records::{Customer, Invoice, LineItem};
-use crate::error::ApiError;
+use crate::error::Error;
 use crate::paging::PageRequest;
 use crate::platforms::DataType;
 use crate::platforms::connector::Records;
-use crate::types::Timestamp;
+use crate::timestamp::Timestamp;
 
 /// Rows per insert statement (well under SQLite's and PostgreSQL's parameter limits).
 const INSERT_BATCH: usize = 500;
@@ -140,7 +140,7 @@ pub async fn stage(
     db: &impl ConnectionTrait,
     staging: Staging,
     records: Records,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     if db.get_database_backend() == DbBackend::Postgres {
         return stage_as_json(db, staging, records).await;
     }
@@ -239,7 +239,7 @@ async fn stage_as_json(
     db: &impl ConnectionTrait,
     staging: Staging,
     records: Records,
-) -> Result<(), ApiError> {
+) -> Result<(), Error> {
     let (sql, rows) = match records {
         Records::Invoices(invoices) => {
             let invoices = last_of_each(invoices, |record| &record.invoice_id);
@@ -264,7 +264,7 @@ async fn stage_as_json(
                     source_modified_date: record.source_modified_date.map(Timestamp),
                 })
                 .collect();
-            let rows = serde_json::to_string(&rows).map_err(ApiError::internal)?;
+            let rows = serde_json::to_string(&rows).map_err(Error::internal)?;
             (STAGE_INVOICES_FROM_JSON, rows)
         }
         Records::Customers(customers) => {
@@ -281,7 +281,7 @@ async fn stage_as_json(
                     source_modified_date: record.source_modified_date.map(Timestamp),
                 })
                 .collect();
-            let rows = serde_json::to_string(&rows).map_err(ApiError::internal)?;
+            let rows = serde_json::to_string(&rows).map_err(Error::internal)?;
             (STAGE_CUSTOMERS_FROM_JSON, rows)
         }
     };
@@ -354,10 +354,7 @@ fn last_of_each<T>(records: Vec<T>, id: impl Fn(&T) -> &String) -> Vec<T> {
     kept
 }
 
-fn invoice_row(
-    staging: Staging,
-    record: &Invoice,
-) -> Result<invoice_staging::ActiveModel, ApiError> {
+fn invoice_row(staging: Staging, record: &Invoice) -> Result<invoice_staging::ActiveModel, Error> {
     Ok(invoice_staging::ActiveModel {
         connection_id: Set(staging.connection_id),
         generation: Set(staging.generation),
@@ -375,7 +372,7 @@ fn invoice_row(
         total_amount: Set(record.total_amount.0),
         amount_due: Set(record.amount_due.0),
         status: Set(record.status.as_str().to_owned()),
-        line_items: Set(serde_json::to_string(&record.line_items).map_err(ApiError::internal)?),
+        line_items: Set(serde_json::to_string(&record.line_items).map_err(Error::internal)?),
         note: Set(record.note.clone()),
         modified_date: Set(staging.modified),
         source_modified_date: Set(record.source_modified_date),

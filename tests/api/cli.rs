@@ -360,7 +360,7 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
         .await
         .expect("read")
         .expect("a client");
-    let tenant = tributary::auth::Tenant {
+    let tenant = tributary::tenant::Tenant {
         client_id: client.id,
     };
     tributary::oauth_clients::put(
@@ -441,7 +441,7 @@ async fn stored_sandbox_credential(
         .await
         .expect("read")
         .expect("a client");
-    let tenant = tributary::auth::Tenant {
+    let tenant = tributary::tenant::Tenant {
         client_id: client.id,
     };
     let fields = tributary::companies::CompanyFields::parse("Acme", None).expect("valid");

@@ -7,14 +7,15 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 use uuid::Uuid;
 
-use crate::auth::Tenant;
 use crate::companies::{self, CompanyFields};
-use crate::error::{ErrorResponses, status};
 use crate::http::api::ApiTags;
+use crate::http::error::{ErrorResponses, status};
 use crate::http::json_body::JsonBody;
+use crate::http::paging::{ListLocation, Paged};
 use crate::http::state::AppState;
-use crate::paging::{self, ListLocation, PageRequest, Paged};
-use crate::types::{Nullable, Timestamp};
+use crate::http::types::{Nullable, Timestamp};
+use crate::paging::{self, PageRequest};
+use crate::tenant::Tenant;
 
 /// Company endpoints.
 pub struct CompaniesApi;
@@ -60,7 +61,7 @@ pub struct CompanyInput {
 }
 
 impl CompanyInput {
-    fn validate(self) -> Result<CompanyFields, crate::error::ApiError> {
+    fn validate(self) -> Result<CompanyFields, crate::error::Error> {
         CompanyFields::parse(&self.name, self.description.0)
     }
 }

@@ -8,16 +8,17 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Enum, Object, OpenApi};
 use uuid::Uuid;
 
-use crate::auth::Tenant;
 use crate::connections::{self, ConnectionStatus, ConnectionView, CredentialFacts};
-use crate::error::{ApiError, ErrorResponses, status};
 use crate::http::api::ApiTags;
+use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::json_body::AuthorizationPayload;
 use crate::http::json_body::JsonBody;
+use crate::http::paging::{ListLocation, Paged};
 use crate::http::state::AppState;
-use crate::paging::{self, ListLocation, PageRequest, Paged};
+use crate::http::types::{Nullable, Timestamp};
+use crate::paging::{self, PageRequest};
 use crate::platforms::{self, SourceType};
-use crate::types::{Nullable, Timestamp};
+use crate::tenant::Tenant;
 
 /// Connection endpoints.
 pub struct ConnectionsApi;

@@ -15,18 +15,20 @@ use uuid::Uuid;
 
 use entity::{customer, invoice, pull_operation};
 
-use crate::auth::Tenant;
-use crate::error::{ApiError, ErrorResponses, FieldError, status};
+use crate::error::FieldError;
 use crate::http::api::ApiTags;
+use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::json_response::SerdeJson;
+use crate::http::paging::{ListLocation, Paged};
 use crate::http::state::AppState;
-use crate::paging::{self, ListLocation, PageRequest, Paged};
+use crate::http::types::{Amount, Nullable, Timestamp};
+use crate::paging::{self, PageRequest};
 use crate::platforms::DataType;
 use crate::sync::operations::{self, HistoryFilter, PullStatus};
 use crate::sync::reads;
 use crate::sync::records::{CustomerStatus, InvoiceStatus, LineItem, Money};
 use crate::sync::store::{data_type_name, parse_data_type};
-use crate::types::{Amount, Nullable, Timestamp};
+use crate::tenant::Tenant;
 
 /// Data endpoints.
 pub struct DataApi;
@@ -570,7 +572,15 @@ impl DataApi {
     ) -> Result<InvoicePage, DataErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;
         let status = requested_invoice_status(status.0.as_deref())?;
-        let (rows, total) = reads::invoices(state.0, tenant, company_id.0, status, page).await?;
+        let (rows, total) = reads::invoices(
+            &state.db,
+            state.page_reads,
+            tenant,
+            company_id.0,
+            status,
+            page,
+        )
+        .await?;
         let results = rows
             .into_iter()
             .map(Invoice::try_from)
@@ -611,7 +621,8 @@ impl DataApi {
         page_size: Query<i32>,
     ) -> Result<CustomerPage, DataErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;
-        let (rows, total) = reads::customers(state.0, tenant, company_id.0, page).await?;
+        let (rows, total) =
+            reads::customers(&state.db, state.page_reads, tenant, company_id.0, page).await?;
         let results = rows.into_iter().map(Customer::from).collect();
         let location = ListLocation::new(request.uri().path());
         Ok(CustomerPage::Ok(SerdeJson::new(&Paged::new(

@@ -5,8 +5,8 @@ use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 use sea_orm::ConnectionTrait;
 
-use crate::error::{ApiError, ErrorResponses, status};
 use crate::http::api::ApiTags;
+use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::state::AppState;
 
 /// Health endpoints.

@@ -7,15 +7,16 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
-use crate::auth::Tenant;
-use crate::error::{ApiError, ErrorResponses, status};
 use crate::http::api::ApiTags;
+use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::json_body::JsonBody;
+use crate::http::paging::{ListLocation, Paged};
 use crate::http::state::AppState;
+use crate::http::types::{Nullable, Timestamp};
 use crate::oauth_clients::{self, OAuthClientFacts};
-use crate::paging::{self, ListLocation, PageRequest, Paged};
+use crate::paging::{self, PageRequest};
 use crate::platforms::{self, DataType, SourceType};
-use crate::types::{Nullable, Timestamp};
+use crate::tenant::Tenant;
 
 /// Integration endpoints.
 pub struct IntegrationsApi;

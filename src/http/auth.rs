@@ -14,10 +14,10 @@ use poem::http::header;
 use poem::{Request, RequestBody};
 use poem_openapi::registry::{MetaSecurityScheme, Registry};
 use poem_openapi::{ApiExtractor, ApiExtractorType, ExtractParamOptions};
-use uuid::Uuid;
 
-use crate::error::ApiError;
-use crate::http::state::AppState;
+use super::error::ApiError;
+use super::state::AppState;
+use crate::tenant::Tenant;
 
 /// The security scheme's name in the spec.
 pub const SCHEME_NAME: &str = "apiKey";
@@ -37,13 +37,6 @@ const BASE64: GeneralPurpose = GeneralPurpose::new(
     &alphabet::STANDARD,
     GeneralPurposeConfig::new().with_decode_padding_mode(DecodePaddingMode::Indifferent),
 );
-
-/// The authenticated client behind a request: every query is scoped to it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Tenant {
-    /// The client's id.
-    pub client_id: Uuid,
-}
 
 /// Extracts the API key from an `Authorization` header value.
 fn api_key_from_header(value: &str) -> Result<String, ApiError> {

@@ -1,4 +1,5 @@
-//! Value types of the API's JSON: [`Nullable`] and [`Timestamp`].
+//! Value types of the API's JSON as poem-openapi sees them: [`Nullable`],
+//! the domain's [`Timestamp`], and [`Amount`].
 //!
 //! [`Nullable`] is a field that is always present and may be `null`.
 //! poem-openapi documents `Option<T>` as an optional property, but our JSON
@@ -8,11 +9,13 @@
 
 use std::borrow::Cow;
 
-use chrono::{DateTime, SecondsFormat, SubsecRound, Utc};
+use chrono::{DateTime, Utc};
 
 use poem_openapi::registry::{MetaSchema, MetaSchemaRef, Registry};
 use poem_openapi::types::{ParseError, ParseFromJSON, ParseResult, ToJSON, Type};
 use serde_json::Value;
+
+pub use crate::timestamp::Timestamp;
 
 /// A value that is always serialized, as `null` when absent.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -94,25 +97,6 @@ impl<T: ToJSON> ToJSON for Nullable<T> {
     }
 }
 
-/// A point in time, written as RFC 3339 in UTC with a `Z` and microseconds
-/// (`2026-11-21T23:21:37.650363Z`): the precision both databases keep, so a
-/// value reads back exactly as it was first returned.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
-pub struct Timestamp(pub DateTime<Utc>);
-
-impl Timestamp {
-    /// The current time, at the stored precision.
-    pub fn now() -> DateTime<Utc> {
-        Utc::now().trunc_subsecs(6)
-    }
-}
-
-impl From<DateTime<Utc>> for Timestamp {
-    fn from(value: DateTime<Utc>) -> Self {
-        Self(value)
-    }
-}
-
 impl Type for Timestamp {
     const IS_REQUIRED: bool = true;
 
@@ -138,17 +122,9 @@ impl Type for Timestamp {
     }
 }
 
-impl serde::Serialize for Timestamp {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.serialize_str(&self.0.to_rfc3339_opts(SecondsFormat::Micros, true))
-    }
-}
-
 impl ToJSON for Timestamp {
     fn to_json(&self) -> Option<Value> {
-        Some(Value::String(
-            self.0.to_rfc3339_opts(SecondsFormat::Micros, true),
-        ))
+        Some(Value::String(self.to_rfc3339()))
     }
 }
 
@@ -160,22 +136,6 @@ impl ParseFromJSON for Timestamp {
                 .map_err(|error| ParseError::custom(format!("not an RFC 3339 date-time: {error}"))),
             other => Err(ParseError::expected_type(other.unwrap_or_default())),
         }
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn timestamps_are_utc_with_z_and_microseconds() {
-        let parsed =
-            DateTime::parse_from_rfc3339("2026-11-21T23:21:37.650363509+01:00").expect("valid");
-        let json = Timestamp(parsed.with_timezone(&Utc).trunc_subsecs(6)).to_json();
-        assert_eq!(
-            json,
-            Some(Value::String("2026-11-21T22:21:37.650363Z".to_owned()))
-        );
     }
 }
 
