@@ -4,14 +4,16 @@
 //! owning company.
 
 use chrono::{DateTime, Utc};
-use sea_orm::sea_query::OnConflict;
+use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use uuid::Uuid;
 
 use entity::{connection, connection_credential};
+
+pub use entity::connection::ConnectionStatus;
 
 use crate::companies;
 use crate::crypto::{Keyring, Sealed};
@@ -25,48 +27,6 @@ use crate::platforms::{self, Integration};
 use crate::sync::store::{self, StagingOf};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
-
-/// Where a connection stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
-pub enum ConnectionStatus {
-    /// Created, not yet authorized.
-    PendingAuth,
-    /// Authorized and usable.
-    Linked,
-    /// Severed by you; its synced data stays readable.
-    Unlinked,
-    /// The platform revoked or expired its access; synced data stays readable.
-    Deauthorized,
-}
-
-impl ConnectionStatus {
-    /// The stored form.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::PendingAuth => "PendingAuth",
-            Self::Linked => "Linked",
-            Self::Unlinked => "Unlinked",
-            Self::Deauthorized => "Deauthorized",
-        }
-    }
-
-    /// Reads the stored form.
-    pub fn parse(stored: &str) -> Result<Self, Error> {
-        [
-            Self::PendingAuth,
-            Self::Linked,
-            Self::Unlinked,
-            Self::Deauthorized,
-        ]
-        .into_iter()
-        .find(|status| status.as_str() == stored)
-        .ok_or_else(|| {
-            Error::internal(anyhow::anyhow!(
-                "unknown stored connection status {stored:?}"
-            ))
-        })
-    }
-}
 
 /// A connection with its non-secret authorization facts.
 #[derive(Debug, Clone)]
@@ -139,7 +99,7 @@ pub async fn create(
         id: Set(Uuid::now_v7()),
         company_id: Set(company_id),
         platform_key: Set(platform_key.to_owned()),
-        status: Set(ConnectionStatus::PendingAuth.as_str().to_owned()),
+        status: Set(ConnectionStatus::PendingAuth),
         created: Set(Timestamp::now()),
         last_sync: Set(None),
     }
@@ -252,19 +212,18 @@ pub async fn unlink(
     let updated = connection::Entity::update_many()
         .col_expr(
             connection::Column::Status,
-            ConnectionStatus::Unlinked.as_str().into(),
+            Expr::value(ConnectionStatus::Unlinked),
         )
         .filter(connection::Column::Id.eq(connection_id))
         .filter(connection::Column::CompanyId.eq(company_id))
-        .filter(connection::Column::Status.eq(ConnectionStatus::Linked.as_str()))
+        .filter(connection::Column::Status.eq(ConnectionStatus::Linked))
         .exec(db)
         .await?;
     let row = connection_of_company(db, company_id, connection_id).await?;
     if updated.rows_affected == 0 {
-        let status = ConnectionStatus::parse(&row.status)?;
         return Err(Error::conflict(format!(
             "Only a Linked connection can be unlinked; this one is {}.",
-            status.as_str()
+            row.status.to_value()
         )));
     }
     view_of(db, row).await
@@ -359,7 +318,7 @@ pub async fn authorize(
     let linked = connection::Entity::update_many()
         .col_expr(
             connection::Column::Status,
-            ConnectionStatus::Linked.as_str().into(),
+            Expr::value(ConnectionStatus::Linked),
         )
         .filter(connection::Column::Id.eq(connection_id))
         .filter(connection::Column::CompanyId.eq(company_id))

@@ -1,6 +1,7 @@
 //! A data connection: one company's link to one platform.
 
 use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
 
 /// A row of `connection`.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -13,12 +14,41 @@ pub struct Model {
     pub company_id: Uuid,
     /// The platform's key in the integrations catalogue (`xero`, ...).
     pub platform_key: String,
-    /// `PendingAuth`, `Linked`, `Unlinked` or `Deauthorized`.
-    pub status: String,
+    /// Where the connection stands.
+    pub status: ConnectionStatus,
     /// When the connection was created.
     pub created: DateTimeUtc,
     /// When a sync of the connection's data last completed.
     pub last_sync: Option<DateTimeUtc>,
+}
+
+/// Where a connection stands.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    EnumIter,
+    DeriveActiveEnum,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum ConnectionStatus {
+    /// Created, not yet authorized.
+    #[sea_orm(string_value = "PendingAuth")]
+    PendingAuth,
+    /// Authorized and usable.
+    #[sea_orm(string_value = "Linked")]
+    Linked,
+    /// Severed by you; its synced data stays readable.
+    #[sea_orm(string_value = "Unlinked")]
+    Unlinked,
+    /// The platform revoked or expired its access; synced data stays readable.
+    #[sea_orm(string_value = "Deauthorized")]
+    Deauthorized,
 }
 
 /// Tables a connection refers to, and that refer to it.

@@ -2,6 +2,7 @@
 //! claimed by a worker under a lease, and finished.
 
 use sea_orm::entity::prelude::*;
+use serde::{Deserialize, Serialize};
 
 /// A row of `pull_operation`.
 #[derive(Clone, Debug, PartialEq, Eq, DeriveEntityModel)]
@@ -16,8 +17,8 @@ pub struct Model {
     pub connection_id: Uuid,
     /// The data type (`invoices`, `customers`).
     pub data_type: String,
-    /// `Queued`, `Fetching`, `Complete`, `Failed`, `AuthError` or `Cancelled`.
-    pub status: String,
+    /// Where it stands.
+    pub status: PullStatus,
     /// When it was queued.
     pub requested: DateTimeUtc,
     /// When a worker first started it.
@@ -36,6 +37,42 @@ pub struct Model {
     pub lease_expires_at: Option<DateTimeUtc>,
     /// How many times a worker claimed it.
     pub attempts: i32,
+}
+
+/// Where a pull operation stands.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    EnumIter,
+    DeriveActiveEnum,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum PullStatus {
+    /// Waiting for a worker.
+    #[sea_orm(string_value = "Queued")]
+    Queued,
+    /// A worker is fetching the data.
+    #[sea_orm(string_value = "Fetching")]
+    Fetching,
+    /// Done: the data is readable.
+    #[sea_orm(string_value = "Complete")]
+    Complete,
+    /// Failed; `errorMessage` says why. The previous data stays readable.
+    #[sea_orm(string_value = "Failed")]
+    Failed,
+    /// The platform rejected the tokens; the connection is now `Deauthorized`.
+    #[sea_orm(string_value = "AuthError")]
+    AuthError,
+    /// Stopped before it ran (its connection was unlinked or deauthorized).
+    #[sea_orm(string_value = "Cancelled")]
+    Cancelled,
 }
 
 /// Tables a pull operation refers to.

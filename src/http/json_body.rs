@@ -126,10 +126,7 @@ impl Payload for AuthorizationPayload {
     /// replaces the placeholders with the schemas schemars generates.
     fn register(registry: &mut Registry) {
         for name in crate::platforms::authorization::authorization_schema_names() {
-            registry.schemas.entry(name).or_insert(MetaSchema {
-                description: Some(crate::http::spec::AUTHORIZATION_PLACEHOLDER),
-                ..MetaSchema::new("object")
-            });
+            super::schema::register_placeholder(registry, &name);
         }
     }
 }

@@ -9,6 +9,7 @@ pub mod json_response;
 pub mod middleware;
 pub mod paging;
 pub mod routes;
+pub mod schema;
 pub mod server;
 pub mod spec;
 pub mod state;

@@ -31,7 +31,7 @@ const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 pub fn document() -> anyhow::Result<Value> {
     let mut document: Value =
         serde_json::from_str(&api::service().spec()).context("reading poem-openapi's document")?;
-    merge_authorization_schemas(&mut document)?;
+    merge_domain_schemas(&mut document)?;
     close_request_bodies(&mut document);
     normalize_media_types(&mut document);
     normalize_header_names(&mut document);
@@ -83,32 +83,29 @@ pub fn json_schema_for(document: &Value, name: &str) -> anyhow::Result<Value> {
     Ok(root)
 }
 
-/// The description of the placeholder components that
-/// [`merge_authorization_schemas`] replaces.
-pub const AUTHORIZATION_PLACEHOLDER: &str = "placeholder for an authorization body schema";
-
-/// Puts each platform's authorization body schema in place of its placeholder.
-fn merge_authorization_schemas(document: &mut Value) -> anyhow::Result<()> {
+/// Puts the schema schemars writes for each domain type (vocabularies,
+/// authorization bodies) in place of its placeholder.
+fn merge_domain_schemas(document: &mut Value) -> anyhow::Result<()> {
     let schemas = document
         .pointer_mut("/components/schemas")
         .and_then(Value::as_object_mut)
         .context("the document has no schemas")?;
-    for (name, schema) in crate::platforms::authorization::openapi_components() {
-        let is_placeholder = |existing: &Value| {
-            existing.get("description").and_then(Value::as_str) == Some(AUTHORIZATION_PLACEHOLDER)
-        };
+    let is_placeholder = |existing: &Value| {
+        existing.get("description").and_then(Value::as_str) == Some(super::schema::PLACEHOLDER)
+    };
+    for (name, schema) in super::schema::components() {
+        // Placeholders are replaced; the schemas they refer to are added.
         anyhow::ensure!(
             schemas.get(&name).is_none_or(is_placeholder),
-            "schema {name} is defined both by poem-openapi and by an authorization body"
+            "schema {name} is defined both by poem-openapi and by a domain type"
         );
         schemas.insert(name, schema);
     }
-    anyhow::ensure!(
-        !schemas.values().any(|schema| {
-            schema.get("description").and_then(Value::as_str) == Some(AUTHORIZATION_PLACEHOLDER)
-        }),
-        "an authorization body placeholder was left in the document"
-    );
+    if let Some((name, _)) = schemas.iter().find(|(_, schema)| is_placeholder(schema)) {
+        anyhow::bail!(
+            "the placeholder of {name} was left in the document: add its type to http::schema::components"
+        );
+    }
     schemas.sort_keys();
     Ok(())
 }
@@ -150,12 +147,14 @@ fn constrain_values(document: &mut Value) {
     use crate::sync::operations::PullStatus;
     use crate::sync::records::InvoiceStatus;
     use crate::sync::store::data_type_name;
+    use sea_orm::{ActiveEnum, Iterable};
 
     let data_types: Vec<&str> = [DataType::Invoices, DataType::Customers]
         .map(data_type_name)
         .into();
     let invoice_statuses: Vec<&str> = InvoiceStatus::ALL.iter().map(|s| s.as_str()).collect();
-    let pull_statuses: Vec<&str> = PullStatus::ALL.iter().map(|s| s.as_str()).collect();
+    let pull_statuses: Vec<String> = PullStatus::iter().map(|s| s.to_value()).collect();
+    let pull_statuses: Vec<&str> = pull_statuses.iter().map(String::as_str).collect();
     // Only platforms with self-service migration have OAuth clients: tributary
     // refreshes no other platform's tokens.
     let self_service: Vec<&str> = platforms::all()

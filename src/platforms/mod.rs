@@ -38,14 +38,15 @@ pub mod xero;
 pub mod zettle;
 pub mod zoho_books;
 
-use poem_openapi::Enum;
+use schemars::JsonSchema;
+use serde::{Deserialize, Serialize};
 
 use authorization::BodyKind;
 
 pub use catalogue::{all, find};
 
 /// The kind of platform, as the reference product classifies connections.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
 pub enum SourceType {
     /// Accounting and invoicing software.
     Accounting,
@@ -56,8 +57,8 @@ pub enum SourceType {
 }
 
 /// The kinds of data a sync can fetch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Enum)]
-#[oai(rename_all = "camelCase")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
 pub enum DataType {
     /// Sales invoices.
     Invoices,

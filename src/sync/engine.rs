@@ -30,9 +30,10 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use futures_util::FutureExt;
+use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait, QueryFilter,
-    Statement, TransactionTrait,
+    ActiveEnum, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
+    QueryFilter, Statement, TransactionTrait,
 };
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
@@ -278,7 +279,7 @@ impl Engine {
                     .col_expr(pull_operation::Column::LeaseExpiresAt, until.into())
                     .filter(pull_operation::Column::Id.eq(id))
                     .filter(pull_operation::Column::LeaseOwner.eq(worker.as_str()))
-                    .filter(pull_operation::Column::Status.eq(PullStatus::Fetching.as_str()))
+                    .filter(pull_operation::Column::Status.eq(PullStatus::Fetching))
                     .exec(&db)
                     .await;
                 match renewed {
@@ -308,10 +309,10 @@ impl Engine {
             .one(&self.db)
             .await?
             .ok_or_else(|| RunError::Cancelled("The connection was deleted.".to_owned()))?;
-        if connection.status != ConnectionStatus::Linked.as_str() {
+        if connection.status != ConnectionStatus::Linked {
             return Err(RunError::Cancelled(format!(
                 "The connection is {} now; authorize it again and queue a new sync.",
-                connection.status
+                connection.status.to_value()
             )));
         }
         let integration = platforms::find(&connection.platform_key).ok_or_else(|| {
@@ -408,7 +409,7 @@ impl Engine {
         let done = pull_operation::Entity::update_many()
             .col_expr(
                 pull_operation::Column::Status,
-                PullStatus::Complete.as_str().into(),
+                Expr::value(PullStatus::Complete),
             )
             .col_expr(pull_operation::Column::Progress, 100.into())
             .col_expr(pull_operation::Column::Completed, completed.into())
@@ -422,7 +423,7 @@ impl Engine {
             )
             .filter(pull_operation::Column::Id.eq(operation.id))
             .filter(pull_operation::Column::LeaseOwner.eq(worker))
-            .filter(pull_operation::Column::Status.eq(PullStatus::Fetching.as_str()))
+            .filter(pull_operation::Column::Status.eq(PullStatus::Fetching))
             .exec(&txn)
             .await?;
         if done.rows_affected == 0 {
@@ -507,7 +508,7 @@ impl Engine {
             .col_expr(pull_operation::Column::Progress, progress.into())
             .filter(pull_operation::Column::Id.eq(id))
             .filter(pull_operation::Column::LeaseOwner.eq(worker))
-            .filter(pull_operation::Column::Status.eq(PullStatus::Fetching.as_str()))
+            .filter(pull_operation::Column::Status.eq(PullStatus::Fetching))
             .exec(&txn)
             .await?;
         if held.rows_affected == 0 {
@@ -542,7 +543,7 @@ impl Engine {
                 Outcome::Requeue => update
                     .col_expr(
                         pull_operation::Column::Status,
-                        PullStatus::Queued.as_str().into(),
+                        Expr::value(PullStatus::Queued),
                     )
                     .col_expr(pull_operation::Column::Progress, 0.into())
                     .col_expr(pull_operation::Column::RecordsFetched, 0_i64.into())
@@ -551,7 +552,7 @@ impl Engine {
                         (operation.attempts - 1).max(0).into(),
                     ),
                 Outcome::Final(status, message) => update
-                    .col_expr(pull_operation::Column::Status, status.as_str().into())
+                    .col_expr(pull_operation::Column::Status, Expr::value(*status))
                     .col_expr(
                         pull_operation::Column::ErrorMessage,
                         Some(message.clone()).into(),
@@ -560,7 +561,7 @@ impl Engine {
                 Outcome::Deauthorize(message) => update
                     .col_expr(
                         pull_operation::Column::Status,
-                        PullStatus::AuthError.as_str().into(),
+                        Expr::value(PullStatus::AuthError),
                     )
                     .col_expr(
                         pull_operation::Column::ErrorMessage,
@@ -584,7 +585,7 @@ impl Engine {
                 connection::Entity::update_many()
                     .col_expr(
                         connection::Column::Status,
-                        ConnectionStatus::Deauthorized.as_str().into(),
+                        Expr::value(ConnectionStatus::Deauthorized),
                     )
                     .filter(connection::Column::Id.eq(operation.connection_id))
                     .exec(&txn)
@@ -601,7 +602,7 @@ impl Engine {
                 tracing::info!(pull_operation_id = %operation.id, "shutting down: pull operation back in the queue");
             }
             (Outcome::Final(status, message), Ok(())) => {
-                tracing::warn!(pull_operation_id = %operation.id, status = status.as_str(), message, "pull operation did not complete");
+                tracing::warn!(pull_operation_id = %operation.id, status = %status.to_value(), message, "pull operation did not complete");
             }
             (Outcome::Deauthorize(message), Ok(())) => {
                 tracing::warn!(pull_operation_id = %operation.id, message, "platform rejected the tokens; connection deauthorized");

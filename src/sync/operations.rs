@@ -1,9 +1,10 @@
 //! Pull operations as the API sees them: queuing syncs (idempotently),
 //! their history, and the per-data-type status of a company.
 
+use sea_orm::Iterable;
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter,
-    QueryOrder, QuerySelect, Set,
+    ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait,
+    QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -18,52 +19,11 @@ use crate::platforms::{self, DataType};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 
-/// Where a pull operation stands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, poem_openapi::Enum)]
-pub enum PullStatus {
-    /// Waiting for a worker.
-    Queued,
-    /// A worker is fetching the data.
-    Fetching,
-    /// Done: the data is readable.
-    Complete,
-    /// Failed; `errorMessage` says why. The previous data stays readable.
-    Failed,
-    /// The platform rejected the tokens; the connection is now `Deauthorized`.
-    AuthError,
-    /// Stopped before it ran (its connection was unlinked or deauthorized).
-    Cancelled,
-}
+pub use entity::pull_operation::PullStatus;
 
-impl PullStatus {
-    /// Every status.
-    pub const ALL: [Self; 6] = [
-        Self::Queued,
-        Self::Fetching,
-        Self::Complete,
-        Self::Failed,
-        Self::AuthError,
-        Self::Cancelled,
-    ];
-
-    /// The stored name.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Queued => "Queued",
-            Self::Fetching => "Fetching",
-            Self::Complete => "Complete",
-            Self::Failed => "Failed",
-            Self::AuthError => "AuthError",
-            Self::Cancelled => "Cancelled",
-        }
-    }
-
-    /// Reads a stored or requested name, ignoring case.
-    pub fn parse_loose(text: &str) -> Option<Self> {
-        Self::ALL
-            .into_iter()
-            .find(|status| status.as_str().eq_ignore_ascii_case(text))
-    }
+/// The pull status named `text`, ignoring case (`complete`, `COMPLETE`).
+pub fn pull_status_named(text: &str) -> Option<PullStatus> {
+    PullStatus::iter().find(|status| status.to_value().eq_ignore_ascii_case(text))
 }
 
 /// The names of the data types, for error messages.
@@ -111,7 +71,7 @@ async fn queue(
     companies::find(db, tenant, company_id).await?;
     let linked = connection::Entity::find()
         .filter(connection::Column::CompanyId.eq(company_id))
-        .filter(connection::Column::Status.eq(ConnectionStatus::Linked.as_str()))
+        .filter(connection::Column::Status.eq(ConnectionStatus::Linked))
         .order_by_asc(connection::Column::Created)
         .order_by_asc(connection::Column::Id)
         .all(db)
@@ -161,10 +121,7 @@ async fn active_operation(
     pull_operation::Entity::find()
         .filter(pull_operation::Column::ConnectionId.eq(connection_id))
         .filter(pull_operation::Column::DataType.eq(data_type_name(data_type)))
-        .filter(
-            pull_operation::Column::Status
-                .is_in([PullStatus::Queued.as_str(), PullStatus::Fetching.as_str()]),
-        )
+        .filter(pull_operation::Column::Status.is_in([PullStatus::Queued, PullStatus::Fetching]))
         .one(db)
         .await
 }
@@ -185,7 +142,7 @@ async fn queue_target(
         company_id: Set(company_id),
         connection_id: Set(connection_id),
         data_type: Set(data_type_name(data_type).to_owned()),
-        status: Set(PullStatus::Queued.as_str().to_owned()),
+        status: Set(PullStatus::Queued),
         requested: Set(Timestamp::now()),
         started: Set(None),
         completed: Set(None),
@@ -238,7 +195,7 @@ pub async fn history(
         query = query.filter(pull_operation::Column::DataType.eq(data_type_name(data_type)));
     }
     if let Some(status) = filter.status {
-        query = query.filter(pull_operation::Column::Status.eq(status.as_str()));
+        query = query.filter(pull_operation::Column::Status.eq(status));
     }
     let total = query.clone().count(db).await?;
     let rows = query
@@ -307,13 +264,13 @@ pub async fn data_status(
             continue;
         };
         let latest_successful = of_type
-            .filter(pull_operation::Column::Status.eq(PullStatus::Complete.as_str()))
+            .filter(pull_operation::Column::Status.eq(PullStatus::Complete))
             .order_by_desc(pull_operation::Column::Completed)
             .one(db)
             .await?;
         statuses.push(DataTypeStatus {
             data_type,
-            current_status: PullStatus::parse_loose(&latest.status).unwrap_or(PullStatus::Failed),
+            current_status: latest.status,
             last_successful_sync: latest_successful.as_ref().and_then(|op| op.completed),
             latest_sync_id: latest.id,
             latest_successful_sync_id: latest_successful.map(|op| op.id),

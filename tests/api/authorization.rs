@@ -256,7 +256,7 @@ async fn new_tokens_replace_old_ones_and_relink_from_any_status() {
             .expect("read")
             .expect("row");
         let mut active = row.into_active_model();
-        active.status = Set("Deauthorized".to_owned());
+        active.status = Set(entity::connection::ConnectionStatus::Deauthorized);
         active.update(&app.db).await.expect("deauthorized");
         assert_eq!(
             app.client

@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use sea_orm::{ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+use sea_orm::{ActiveEnum, ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -622,7 +622,7 @@ async fn an_operation_whose_worker_died_is_taken_over_or_failed_after_its_lease(
                 .expect("read")
                 .expect("row");
             let mut active = row.into_active_model();
-            active.status = Set("Fetching".to_owned());
+            active.status = Set(entity::pull_operation::PullStatus::Fetching);
             active.lease_owner = Set(Some("dead-process/0".to_owned()));
             active.lease_expires_at = Set(Some(expired));
             active.started = Set(Some(expired));
@@ -813,7 +813,7 @@ async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
             .expect("row");
         assert_eq!(
             (
-                row.status.as_str(),
+                row.status.to_value().as_str(),
                 row.attempts,
                 row.lease_owner.as_deref()
             ),

@@ -14,6 +14,7 @@ use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::json_body::AuthorizationPayload;
 use crate::http::json_body::JsonBody;
 use crate::http::paging::{ListLocation, Paged};
+use crate::http::schema::Described;
 use crate::http::state::AppState;
 use crate::http::types::{Nullable, Timestamp};
 use crate::paging::{self, PageRequest};
@@ -36,9 +37,9 @@ pub struct Connection {
     /// The platform's name.
     pub platform_name: String,
     /// What kind of platform it is.
-    pub source_type: SourceType,
+    pub source_type: Described<SourceType>,
     /// Where the connection stands.
-    pub status: ConnectionStatus,
+    pub status: Described<ConnectionStatus>,
     /// When the connection was created (RFC 3339, UTC).
     pub created: Timestamp,
     /// When a data sync of the connection last completed; null until one does.
@@ -85,8 +86,8 @@ impl TryFrom<ConnectionView> for Connection {
             company_id: row.company_id,
             platform_key: row.platform_key,
             platform_name: integration.name.to_owned(),
-            source_type: integration.source_type,
-            status: ConnectionStatus::parse(&row.status)?,
+            source_type: integration.source_type.into(),
+            status: row.status.into(),
             created: row.created.into(),
             last_sync: row.last_sync.map(Timestamp).into(),
             authorization: view.credential.map(AuthorizationFacts::from).into(),

@@ -10,6 +10,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 use rust_decimal::Decimal;
+use sea_orm::{ActiveEnum, Iterable};
 use serde::Serialize;
 use uuid::Uuid;
 
@@ -20,6 +21,7 @@ use crate::http::api::ApiTags;
 use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::json_response::SerdeJson;
 use crate::http::paging::{ListLocation, Paged};
+use crate::http::schema::Described;
 use crate::http::state::AppState;
 use crate::http::types::{Amount, Nullable, Timestamp};
 use crate::paging::{self, PageRequest};
@@ -44,9 +46,9 @@ pub struct PullOperation {
     /// The connection it syncs from.
     pub connection_id: Uuid,
     /// The data type it syncs.
-    pub data_type: DataType,
+    pub data_type: Described<DataType>,
     /// Where it stands.
-    pub status: PullStatus,
+    pub status: Described<PullStatus>,
     /// When it was queued.
     pub requested: Timestamp,
     /// When a worker started it; null while queued.
@@ -74,8 +76,10 @@ impl TryFrom<pull_operation::Model> for PullOperation {
             pull_operation_id: row.id,
             company_id: row.company_id,
             connection_id: row.connection_id,
-            data_type: parse_data_type(&row.data_type).ok_or_else(|| corrupt("data type"))?,
-            status: PullStatus::parse_loose(&row.status).ok_or_else(|| corrupt("status"))?,
+            data_type: parse_data_type(&row.data_type)
+                .ok_or_else(|| corrupt("data type"))?
+                .into(),
+            status: row.status.into(),
             requested: row.requested.into(),
             started: row.started.map(Timestamp).into(),
             completed: row.completed.map(Timestamp).into(),
@@ -95,9 +99,9 @@ fn operations_of(rows: Vec<pull_operation::Model>) -> Result<Vec<PullOperation>,
 #[oai(rename_all = "camelCase")]
 pub struct DataTypeStatus {
     /// The data type.
-    pub data_type: DataType,
+    pub data_type: Described<DataType>,
     /// The status of its latest pull operation.
-    pub current_status: PullStatus,
+    pub current_status: Described<PullStatus>,
     /// When its data last completed a sync; null if never.
     pub last_successful_sync: Nullable<Timestamp>,
     /// Its latest pull operation.
@@ -348,11 +352,8 @@ fn requested_invoice_status(text: Option<&str>) -> Result<Option<InvoiceStatus>,
 
 fn requested_pull_status(text: Option<&str>) -> Result<Option<PullStatus>, ApiError> {
     text.map(|text| {
-        PullStatus::parse_loose(text).ok_or_else(|| {
-            let allowed: Vec<&str> = PullStatus::ALL
-                .iter()
-                .map(|status| status.as_str())
-                .collect();
+        operations::pull_status_named(text).ok_or_else(|| {
+            let allowed: Vec<String> = PullStatus::iter().map(|status| status.to_value()).collect();
             ApiError::validation(vec![FieldError::new(
                 "status",
                 format!("must be one of {} (any case)", allowed.join(", ")),
@@ -466,7 +467,7 @@ impl DataApi {
             operations::history(&state.db, tenant, company_id.0, filter, page).await?;
         let location = ListLocation::new(request.uri().path())
             .filter("dataType", filter.data_type.map(data_type_name))
-            .filter("status", filter.status.map(PullStatus::as_str));
+            .filter("status", filter.status.map(|status| status.to_value()));
         Ok(PullOperationPage::Ok(Json(Paged::new(
             operations_of(rows)?,
             total,
@@ -521,8 +522,8 @@ impl DataApi {
                 (
                     data_type_name(status.data_type).to_owned(),
                     DataTypeStatus {
-                        data_type: status.data_type,
-                        current_status: status.current_status,
+                        data_type: status.data_type.into(),
+                        current_status: status.current_status.into(),
                         last_successful_sync: status.last_successful_sync.map(Timestamp).into(),
                         latest_sync_id: status.latest_sync_id,
                         latest_successful_sync_id: status.latest_successful_sync_id.into(),

@@ -11,6 +11,7 @@ use crate::http::api::ApiTags;
 use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::json_body::JsonBody;
 use crate::http::paging::{ListLocation, Paged};
+use crate::http::schema::Described;
 use crate::http::state::AppState;
 use crate::http::types::{Nullable, Timestamp};
 use crate::oauth_clients::{self, OAuthClientFacts};
@@ -30,13 +31,13 @@ pub struct Integration {
     /// The platform's name.
     pub name: String,
     /// What kind of platform it is.
-    pub source_type: SourceType,
+    pub source_type: Described<SourceType>,
     /// Whether `PUT .../authorization` accepts tokens for it (self-service token migration).
     pub self_service_migration: bool,
     /// Whether our support team runs managed migrations from it.
     pub managed_migration: bool,
     /// The data types a sync of a connection to it fetches.
-    pub data_types: Vec<DataType>,
+    pub data_types: Vec<Described<DataType>>,
     /// The name of its authorization body's schema in `openapi.yaml` (e.g. `XeroAuthorization`); null without self-service migration.
     pub authorization_schema_name: Nullable<String>,
 }
@@ -57,10 +58,15 @@ impl From<&platforms::Integration> for Integration {
         Self {
             platform_key: integration.platform_key.to_owned(),
             name: integration.name.to_owned(),
-            source_type: integration.source_type,
+            source_type: integration.source_type.into(),
             self_service_migration: integration.self_service_migration(),
             managed_migration: integration.managed_migration,
-            data_types: integration.data_types.to_vec(),
+            data_types: integration
+                .data_types
+                .iter()
+                .copied()
+                .map(Described)
+                .collect(),
             authorization_schema_name: integration
                 .authorization
                 .map(|body| body.schema_name())
