@@ -6,22 +6,18 @@
 //! The option structs derive no `Debug`: they hold secrets (the bootstrap
 //! key, the encryption keys).
 
-use std::sync::Arc;
 use std::time::Duration;
 
-use clap::{Args, Parser, Subcommand};
+use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand};
 
-use crate::crypto::{self, Keyring};
+use crate::app::{Application, Config, FirstKey, Keys};
+use crate::crypto;
 use crate::db::{self, DEFAULT_DATABASE_URL};
-use crate::http::server;
-use crate::http::state::AppState;
-use crate::platforms::connector::{Connectors, PlatformUrls, PlatformsConfig};
+use crate::platforms::config::{self, PlatformConfig, PlatformsConfig};
 use crate::platforms::kit::http::RetryPolicy;
-use crate::platforms::{quickbooks_online, xero};
-use crate::sync::engine::{Engine, EngineConfig};
-use crate::sync::store::PageReads;
+use crate::sync::engine::EngineConfig;
 use crate::telemetry::{self, LogFormat};
-use crate::{api_keys, connections, oauth_clients};
+use crate::{api_keys, connections, oauth_clients, platforms};
 
 /// tributary: companies, data connections and synced data behind one API.
 #[derive(Parser)]
@@ -84,7 +80,8 @@ struct ServeOptions {
     )]
     bootstrap_api_key: Option<String>,
     /// Read list pages with `OFFSET` and `COUNT(*)` instead of the stored
-    /// ordinals: only for the benchmark, which measures both in one run.
+    /// ordinals: only in the benchmark's build, which measures both in one run.
+    #[cfg(feature = "naive-paging")]
     #[arg(long, global = true, env = "TRIBUTARY_NAIVE_PAGING", hide = true)]
     naive_paging: bool,
     #[command(flatten)]
@@ -92,66 +89,131 @@ struct ServeOptions {
 }
 
 /// Where the platform connectors reach their platforms (tests and proxies
-/// point them elsewhere), and how long they wait.
-#[derive(Args)]
+/// point them elsewhere), and how long they wait. Each platform with a
+/// connector has `--<key>-api-base` and `--<key>-token-url`, also read from
+/// `TRIBUTARY_<KEY>_API_BASE` and `TRIBUTARY_<KEY>_TOKEN_URL`.
 struct PlatformOptions {
-    /// Xero API base URL.
-    #[arg(long, global = true, env = "TRIBUTARY_XERO_API_BASE", default_value = xero::connector::API_BASE)]
-    xero_api_base: String,
-    /// Xero OAuth token endpoint.
-    #[arg(long, global = true, env = "TRIBUTARY_XERO_TOKEN_URL", default_value = xero::connector::TOKEN_URL)]
-    xero_token_url: String,
-    /// QuickBooks Online API base URL (default: Intuit's production or sandbox host, as each connection says).
-    #[arg(long, global = true, env = "TRIBUTARY_QUICKBOOKS_ONLINE_API_BASE")]
-    quickbooks_online_api_base: Option<String>,
-    /// QuickBooks Online OAuth token endpoint.
-    #[arg(long, global = true, env = "TRIBUTARY_QUICKBOOKS_ONLINE_TOKEN_URL", default_value = quickbooks_online::connector::TOKEN_URL)]
-    quickbooks_online_token_url: String,
-    /// Zoho Books API base URL (default: the organization's data centre, or the `api_domain` Zoho gives).
-    #[arg(long, global = true, env = "TRIBUTARY_ZOHO_BOOKS_API_BASE")]
-    zoho_books_api_base: Option<String>,
-    /// Zoho Books OAuth token endpoint (default: the data centre's accounts server).
-    #[arg(long, global = true, env = "TRIBUTARY_ZOHO_BOOKS_TOKEN_URL")]
-    zoho_books_token_url: Option<String>,
+    /// The configured URLs, by platform key.
+    urls: Vec<(&'static str, PlatformConfig)>,
     /// Seconds each call to a platform may take.
-    #[arg(
-        long,
-        global = true,
-        env = "TRIBUTARY_PLATFORM_TIMEOUT_SECS",
-        default_value_t = 30
-    )]
-    platform_timeout_secs: u64,
-    /// The longest `Retry-After` (seconds) a rate-limited call waits before retrying; longer fails the call.
-    #[arg(
-        long,
-        global = true,
-        env = "TRIBUTARY_PLATFORM_MAX_RETRY_AFTER_SECS",
-        default_value_t = 60
-    )]
-    platform_max_retry_after_secs: u64,
+    timeout_secs: u64,
+    /// The longest `Retry-After` (seconds) a rate-limited call waits.
+    max_retry_after_secs: u64,
+}
+
+const TIMEOUT: &str = "platform-timeout-secs";
+const MAX_RETRY_AFTER: &str = "platform-max-retry-after-secs";
+
+/// The argument ids of one platform's URLs.
+fn url_arguments(platform_key: &str) -> (String, String) {
+    (
+        format!("{platform_key}-api-base"),
+        format!("{platform_key}-token-url"),
+    )
+}
+
+impl Args for PlatformOptions {
+    fn augment_args(mut command: clap::Command) -> clap::Command {
+        for platform in platforms::all() {
+            let Some(connector) = platform.connector else {
+                continue;
+            };
+            let (api_base, token_url) = url_arguments(platform.platform_key);
+            let default = |url: Option<&str>, otherwise: &str| {
+                url.map_or(otherwise.to_owned(), |url| format!("default {url}"))
+            };
+            command = command
+                .arg(
+                    Arg::new(api_base.clone())
+                        .long(api_base)
+                        .global(true)
+                        .env(config::variable(platform.platform_key, "API_BASE"))
+                        .help(format!(
+                            "{} API base URL ({})",
+                            platform.name,
+                            default(connector.api_base, "default the connection's own host")
+                        )),
+                )
+                .arg(
+                    Arg::new(token_url.clone())
+                        .long(token_url)
+                        .global(true)
+                        .env(config::variable(platform.platform_key, "TOKEN_URL"))
+                        .help(format!(
+                            "{} OAuth token endpoint ({})",
+                            platform.name,
+                            default(connector.token_url, "default the connection's own")
+                        )),
+                );
+        }
+        command
+            .arg(
+                Arg::new(TIMEOUT)
+                    .long(TIMEOUT)
+                    .global(true)
+                    .env("TRIBUTARY_PLATFORM_TIMEOUT_SECS")
+                    .value_parser(clap::value_parser!(u64))
+                    .default_value("30")
+                    .help("Seconds each call to a platform may take"),
+            )
+            .arg(
+                Arg::new(MAX_RETRY_AFTER)
+                    .long(MAX_RETRY_AFTER)
+                    .global(true)
+                    .env("TRIBUTARY_PLATFORM_MAX_RETRY_AFTER_SECS")
+                    .value_parser(clap::value_parser!(u64))
+                    .default_value("60")
+                    .help("The longest Retry-After (seconds) a rate-limited call waits before retrying; longer fails the call"),
+            )
+    }
+
+    fn augment_args_for_update(command: clap::Command) -> clap::Command {
+        Self::augment_args(command)
+    }
+}
+
+impl FromArgMatches for PlatformOptions {
+    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
+        let urls = platforms::all()
+            .iter()
+            .filter(|platform| platform.connector.is_some())
+            .map(|platform| {
+                let (api_base, token_url) = url_arguments(platform.platform_key);
+                let configured = PlatformConfig {
+                    api_base: matches.get_one::<String>(&api_base).cloned(),
+                    token_url: matches.get_one::<String>(&token_url).cloned(),
+                    page_size: None,
+                };
+                (platform.platform_key, configured)
+            })
+            .collect();
+        Ok(Self {
+            urls,
+            timeout_secs: matches.get_one::<u64>(TIMEOUT).copied().unwrap_or(30),
+            max_retry_after_secs: matches
+                .get_one::<u64>(MAX_RETRY_AFTER)
+                .copied()
+                .unwrap_or(60),
+        })
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(matches)?;
+        Ok(())
+    }
 }
 
 impl PlatformOptions {
     fn config(&self) -> PlatformsConfig {
         PlatformsConfig {
-            xero: PlatformUrls {
-                api_base: Some(self.xero_api_base.clone()),
-                token_url: Some(self.xero_token_url.clone()),
-                page_size: None,
-            },
-            quickbooks_online: PlatformUrls {
-                api_base: self.quickbooks_online_api_base.clone(),
-                token_url: Some(self.quickbooks_online_token_url.clone()),
-                page_size: None,
-            },
-            zoho_books: PlatformUrls {
-                api_base: self.zoho_books_api_base.clone(),
-                token_url: self.zoho_books_token_url.clone(),
-                page_size: None,
-            },
-            timeout: Duration::from_secs(self.platform_timeout_secs.max(1)),
+            platforms: self
+                .urls
+                .iter()
+                .map(|(key, config)| ((*key).to_owned(), config.clone()))
+                .collect(),
+            timeout: Duration::from_secs(self.timeout_secs.max(1)),
             retry: RetryPolicy {
-                max_retry_after: Duration::from_secs(self.platform_max_retry_after_secs),
+                max_retry_after: Duration::from_secs(self.max_retry_after_secs),
                 ..RetryPolicy::default()
             },
         }
@@ -199,15 +261,18 @@ impl Cli {
             println!("{}", crypto::generate_key_entry());
             return Ok(());
         }
-        // Commands that seal or open tokens check their keys before anything else.
+        if let None | Some(Command::Serve) = self.command {
+            return serve(self.global, self.serve).await;
+        }
+        // Rotation checks its keys before anything else.
         let keyring = match self.command {
-            None | Some(Command::Serve) | Some(Command::EncryptionKey(_)) => Some(self.keyring()?),
+            Some(Command::EncryptionKey(_)) => Some(self.keyring()?),
             _ => None,
         };
         let db = db::connect(&self.global.database_url, None).await?;
         db::migrate(&db).await?;
         match (self.command, keyring) {
-            (None | Some(Command::Serve), Some(keyring)) => serve(db, keyring, self.serve).await,
+            (None | Some(Command::Serve), _) => Ok(()),
             (Some(Command::Migrate), _) => {
                 tracing::info!("migrations applied");
                 Ok(())
@@ -229,12 +294,11 @@ impl Cli {
         }
     }
 
-    fn keyring(&self) -> anyhow::Result<Arc<Keyring>> {
+    fn keyring(&self) -> anyhow::Result<crypto::Keyring> {
         crypto::load_keyring(
             self.global.encryption_keys.as_deref(),
             &self.global.database_url,
         )
-        .map(Arc::new)
     }
 }
 
@@ -289,65 +353,33 @@ async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> any
     Ok(())
 }
 
-async fn serve(
-    db: sea_orm::DatabaseConnection,
-    keyring: Arc<Keyring>,
-    options: ServeOptions,
-) -> anyhow::Result<()> {
-    let missing = connections::unknown_key_ids(&db, &keyring).await?;
-    anyhow::ensure!(
-        missing.is_empty(),
-        "stored tokens are sealed with encryption keys that are not configured ({}): add them to {}",
-        missing.join(", "),
-        crypto::KEYS_VARIABLE
-    );
-    if let Some(key) = &options.bootstrap_api_key {
-        api_keys::ensure_bootstrap(&db, key).await?;
-        tracing::info!(
-            "bootstrap API key ensured for client '{}'",
-            api_keys::DEFAULT_CLIENT
-        );
-    } else if let Some(created) = api_keys::create_first_if_none(&db).await? {
-        print_first_key(&created.key, &options.bind);
-    }
-    let acceptor = server::bind(&options.bind).await?;
-    let sync_wake = Arc::new(tokio::sync::Notify::new());
-    let connectors = Connectors::for_platforms(&options.platforms.config())?;
-    let engine = Engine::new(
-        db.clone(),
-        keyring.clone(),
-        connectors.clone(),
-        EngineConfig {
+async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<()> {
+    let config = Config {
+        database_url: global.database_url,
+        search_path: None,
+        bind: options.bind.clone(),
+        keys: Keys::Configured(global.encryption_keys),
+        first_key: match options.bootstrap_api_key {
+            Some(key) => FirstKey::Bootstrap(key),
+            None => FirstKey::CreateIfNone,
+        },
+        engine: EngineConfig {
             workers: options.sync_workers,
             ..EngineConfig::default()
         },
-        sync_wake.clone(),
-    );
-    let workers = engine.start();
-    let page_reads = if options.naive_paging {
-        tracing::warn!("naive paging: every list page pays OFFSET and COUNT(*) (benchmark mode)");
-        PageReads::OffsetAndCount
-    } else {
-        PageReads::Ordinals
+        platforms: options.platforms.config(),
+        #[cfg(feature = "naive-paging")]
+        naive_paging: options.naive_paging,
     };
-    let app = server::app(AppState {
-        db,
-        keyring,
-        sync_wake,
-        page_reads,
-        key_cache: Arc::default(),
-        connectors,
-    })?;
+    let application = Application::build(config).await?;
+    if let Some(created) = application.first_api_key() {
+        print_first_key(&created.key, &options.bind);
+    }
     tracing::info!(
         "listening on http://{}  (docs at /docs, spec at /openapi.yaml)",
         options.bind
     );
-    let served = server::serve(acceptor, app).await;
-    // Running syncs go back to the queue after their current page.
-    engine
-        .stop(workers, std::time::Duration::from_secs(15))
-        .await;
-    served
+    application.run_until_stopped().await
 }
 
 /// Shown once, on the first start of an empty database: the key and a

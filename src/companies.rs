@@ -11,7 +11,7 @@ use entity::company;
 
 use crate::error::{Error, FieldError};
 use crate::paging::PageRequest;
-use crate::sync::store::{self, StagingOf};
+use crate::store::{self, StagingOf};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 

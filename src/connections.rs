@@ -23,8 +23,8 @@ use crate::paging::PageRequest;
 use crate::platforms::authorization::AcceptedAuthorization;
 use crate::platforms::connector::{ConnectorError, Connectors};
 use crate::platforms::kit::oauth::{self, RefreshError};
-use crate::platforms::{self, Integration};
-use crate::sync::store::{self, StagingOf};
+use crate::platforms::{self, Platform};
+use crate::store::{self, StagingOf};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 
@@ -69,7 +69,7 @@ fn not_found(connection_id: Uuid) -> Error {
     ))
 }
 
-fn integration_of(row: &connection::Model) -> Result<&'static Integration, Error> {
+fn integration_of(row: &connection::Model) -> Result<&'static Platform, Error> {
     platforms::find(&row.platform_key).ok_or_else(|| {
         Error::internal(anyhow::anyhow!(
             "stored platform key {:?} is not in the catalogue",
@@ -350,7 +350,7 @@ async fn verify_tokens(
     db: &DatabaseConnection,
     keyring: &Keyring,
     tenant: Tenant,
-    integration: &Integration,
+    integration: &Platform,
     connectors: &Connectors,
     accepted: &mut AcceptedAuthorization,
 ) -> Result<(), Error> {
@@ -417,7 +417,7 @@ async fn verify_tokens(
     })
 }
 
-fn no_self_service(integration: &Integration) -> String {
+fn no_self_service(integration: &Platform) -> String {
     if integration.managed_migration {
         format!(
             "{} does not support self-service token migration. Its connections are moved by a managed \

@@ -24,16 +24,19 @@
 //! Tables are defined by the `entity` and `migration` crates.
 
 pub mod api_keys;
+pub mod app;
 pub mod cli;
 pub mod companies;
 pub mod connections;
 pub mod crypto;
+pub mod data;
 pub mod db;
 pub mod error;
 pub mod http;
 pub mod oauth_clients;
 pub mod paging;
 pub mod platforms;
+pub mod store;
 pub mod sync;
 pub mod telemetry;
 pub mod tenant;

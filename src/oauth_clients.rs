@@ -13,7 +13,7 @@ use entity::oauth_client;
 use crate::crypto::{Keyring, Sealed};
 use crate::error::{Error, Problem, Remedy};
 use crate::platforms::kit::oauth::OAuthClient;
-use crate::platforms::{self, Integration};
+use crate::platforms::{self, Platform};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 
@@ -43,7 +43,7 @@ pub fn binding(tenant_client_id: Uuid, platform_key: &str) -> String {
     format!("tributary/oauth-client/{tenant_client_id}/{platform_key}")
 }
 
-fn platform(platform_key: &str) -> Result<&'static Integration, Error> {
+fn platform(platform_key: &str) -> Result<&'static Platform, Error> {
     let integration = platforms::find(platform_key).ok_or_else(|| {
         Error::NotFound(
             Problem::new(format!("No integration with platformKey `{platform_key}`."))
@@ -63,7 +63,7 @@ fn platform(platform_key: &str) -> Result<&'static Integration, Error> {
     Ok(integration)
 }
 
-fn not_set(integration: &Integration) -> Error {
+fn not_set(integration: &Platform) -> Error {
     Error::NotFound(
         Problem::new(format!(
             "No OAuth client is stored for {} ({}).",

@@ -78,6 +78,9 @@ impl Which {
 
 /// Runs every configured backend and returns the report.
 pub async fn run(config: &Config) -> anyhow::Result<Report> {
+    // The workspace builds reqwest without a bundled TLS provider; the
+    // harness speaks plain HTTP on loopback, but a client needs one to exist.
+    let _ = rustls::crypto::ring::default_provider().install_default();
     load::ensure_wrk()?;
     std::fs::create_dir_all(&config.workdir)?;
     let mut report = Report::new(config);

@@ -57,7 +57,14 @@ fn workspace() -> PathBuf {
 fn release_binary() -> anyhow::Result<PathBuf> {
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .current_dir(workspace())
-        .args(["build", "--release", "--bin", "tributary"])
+        .args([
+            "build",
+            "--release",
+            "--bin",
+            "tributary",
+            "--features",
+            "naive-paging",
+        ])
         .status()
         .context("cargo build --release")?;
     if !status.success() {

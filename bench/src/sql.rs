@@ -84,21 +84,23 @@ pub fn page_script(
         connection_id,
         generation,
     } = visible;
-    let scope = format!("connection_id = '{connection_id}' AND generation = {generation}");
+    let scope = format!(
+        "connection_id = '{connection_id}' AND data_type = 'invoices' AND generation = {generation}"
+    );
     let (filter, ordinal) = match status {
-        Some(status) => (format!(" AND status = '{status}'"), "status_ordinal"),
+        Some(status) => (format!(" AND filter_value = '{status}'"), "filter_ordinal"),
         None => (String::new(), "ordinal"),
     };
     let offset = (page - 1) * page_size;
     if naive {
         format!(
-            "SELECT count(*) FROM invoice WHERE {scope}{filter};\n\
-             SELECT * FROM invoice WHERE {scope}{filter} ORDER BY {ordinal} LIMIT {page_size} OFFSET {offset};\n"
+            "SELECT count(*) FROM record WHERE {scope}{filter};\n\
+             SELECT body FROM record WHERE {scope}{filter} ORDER BY {ordinal} LIMIT {page_size} OFFSET {offset};\n"
         )
     } else {
         let total = match status {
             Some(_) => format!(
-                "SELECT status_ordinal FROM invoice WHERE {scope}{filter} ORDER BY status_ordinal DESC LIMIT 1;"
+                "SELECT filter_ordinal FROM record WHERE {scope}{filter} ORDER BY filter_ordinal DESC LIMIT 1;"
             ),
             None => format!(
                 "SELECT record_count FROM data_generation WHERE connection_id = '{connection_id}' AND data_type = 'invoices';"
@@ -106,7 +108,7 @@ pub fn page_script(
         };
         format!(
             "{total}\n\
-             SELECT * FROM invoice WHERE {scope}{filter} AND {ordinal} > {offset} AND {ordinal} <= {} ORDER BY {ordinal};\n",
+             SELECT body FROM record WHERE {scope}{filter} AND {ordinal} > {offset} AND {ordinal} <= {} ORDER BY {ordinal};\n",
             offset + page_size
         )
     }

@@ -11,6 +11,7 @@ mod m20261121_000002_connections;
 mod m20261122_000003_sync;
 mod m20261122_000004_dense_ordinals;
 mod m20261122_000005_oauth_clients;
+mod m20261123_000006_generic_records;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -24,6 +25,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000003_sync::Migration),
             Box::new(m20261122_000004_dense_ordinals::Migration),
             Box::new(m20261122_000005_oauth_clients::Migration),
+            Box::new(m20261123_000006_generic_records::Migration),
         ]
     }
 }

@@ -25,7 +25,8 @@ use crate::error::{Error, FieldError, Problem, Remedy};
 use crate::http::routes::RouteTable;
 use crate::paging;
 
-const UUID_RULE: &str = "must be a UUID such as 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
+/// What a path id must look like.
+pub const UUID_RULE: &str = "must be a UUID such as 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
 
 /// What went wrong, in terms the API answers with.
 ///

@@ -5,7 +5,6 @@ pub mod api;
 pub mod auth;
 pub mod error;
 pub mod json_body;
-pub mod json_response;
 pub mod middleware;
 pub mod paging;
 pub mod routes;

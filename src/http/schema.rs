@@ -15,7 +15,9 @@ use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
 use crate::connections::ConnectionStatus;
-use crate::platforms::{self, DataType, SourceType};
+use crate::data::records::add_synced_schema;
+use crate::data::{DataType, Definition, Visitor, visit_all};
+use crate::platforms::{self, SourceType};
 use crate::sync::operations::PullStatus;
 
 /// The description of a placeholder component; [`super::spec`] replaces
@@ -94,13 +96,19 @@ pub fn register_placeholder(registry: &mut Registry, name: &str) {
 
 /// The OpenAPI 3.0 schemas schemars writes for every domain type the API
 /// shows, keyed by component name: the vocabularies (as plain string enums,
-/// the way poem-openapi writes its own) and every platform's authorization
+/// the way poem-openapi writes its own), the synced records (written as
+/// poem-openapi writes response objects) and every platform's authorization
 /// body (as schemars writes them).
 pub fn components() -> Map<String, Value> {
     let mut generator = SchemaSettings::openapi3().into_generator();
     add_vocabularies(&mut generator);
+    visit_all(&mut Records(&mut generator));
     let mut components = generator.take_definitions(true);
-    components.values_mut().for_each(plain_string_enum);
+    for (name, schema) in components.iter_mut() {
+        plain_string_enum(schema);
+        nullable_alternatives(schema);
+        response_object(name, schema);
+    }
 
     let mut generator = SchemaSettings::openapi3().into_generator();
     for body in platforms::all()
@@ -121,6 +129,76 @@ fn add_vocabularies(generator: &mut SchemaGenerator) {
     generator.subschema_for::<PullStatus>();
     generator.subschema_for::<SourceType>();
     generator.subschema_for::<DataType>();
+}
+
+/// Adds each data type's records.
+struct Records<'a>(&'a mut SchemaGenerator);
+
+impl Visitor for Records<'_> {
+    fn visit<D: Definition>(&mut self) {
+        add_synced_schema::<D>(self.0);
+    }
+}
+
+/// Writes a response object the way poem-openapi writes its own, so every
+/// object of the spec reads alike: `type`, `title`, `description`,
+/// `required` (every property: the JSON always carries each, `null` when
+/// absent), `properties`; a property referring to another schema is a plain
+/// `$ref`, or `allOf: [$ref]` beside `nullable` when it may be null.
+fn response_object(name: &str, schema: &mut Value) {
+    let Some(object) = schema.as_object_mut() else {
+        return;
+    };
+    if object.get("type").and_then(Value::as_str) != Some("object") {
+        return;
+    }
+    let Some(Value::Object(properties)) = object.remove("properties") else {
+        return;
+    };
+    let mut written = Map::new();
+    written.insert("type".to_owned(), Value::String("object".to_owned()));
+    written.insert("title".to_owned(), Value::String(name.to_owned()));
+    if let Some(description) = object.remove("description") {
+        written.insert("description".to_owned(), description);
+    }
+    let required: Vec<Value> = properties.keys().cloned().map(Value::String).collect();
+    written.insert("required".to_owned(), Value::Array(required));
+    let properties = properties
+        .into_iter()
+        .map(|(key, property)| (key, response_property(property)))
+        .collect();
+    written.insert("properties".to_owned(), Value::Object(properties));
+    *object = written;
+}
+
+fn response_property(property: Value) -> Value {
+    let Value::Object(mut property) = property else {
+        return property;
+    };
+    let Some(reference) = property.remove("$ref") else {
+        // poem-openapi's order: type, format, description, nullable, the rest.
+        let mut written = Map::new();
+        for key in ["type", "format", "description", "nullable"] {
+            if let Some(value) = property.remove(key) {
+                written.insert(key.to_owned(), value);
+            }
+        }
+        written.extend(property);
+        return Value::Object(written);
+    };
+    if property.get("nullable") != Some(&Value::Bool(true)) {
+        return serde_json::json!({ "$ref": reference });
+    }
+    let mut written = Map::new();
+    if let Some(description) = property.remove("description") {
+        written.insert("description".to_owned(), description);
+    }
+    written.insert("nullable".to_owned(), Value::Bool(true));
+    written.insert(
+        "allOf".to_owned(),
+        serde_json::json!([{ "$ref": reference }]),
+    );
+    Value::Object(written)
 }
 
 /// schemars writes an enum whose values are documented as `oneOf` one

@@ -1,10 +1,12 @@
-//! Building the HTTP application and serving it until SIGINT or SIGTERM.
+//! Building the HTTP application and serving it on a [`Listener`] until
+//! SIGINT or SIGTERM.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 
 use anyhow::Context;
 use poem::endpoint::make_sync;
-use poem::listener::{Listener, TcpAcceptor, TcpListener};
+use poem::listener::{Acceptor, Listener as _, TcpAcceptor, TcpListener};
 use poem::web::Html;
 use poem::{Endpoint, EndpointExt, Response, Route, get};
 use poem_openapi::OpenApi;
@@ -60,25 +62,48 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
     Ok(route)
 }
 
-/// Binds `bind` (use port 0 for any free port).
-pub async fn bind(bind: &str) -> anyhow::Result<TcpAcceptor> {
-    TcpListener::bind(bind.to_owned())
-        .into_acceptor()
-        .await
-        .with_context(|| format!("cannot listen on {bind}"))
-}
+/// A bound listening socket, not yet serving.
+pub struct Listener(TcpAcceptor);
 
-/// Serves `app` on `acceptor` until the process is asked to stop; requests in
-/// flight are finished first.
-pub async fn serve(acceptor: TcpAcceptor, app: impl Endpoint + 'static) -> anyhow::Result<()> {
-    poem::Server::new_with_acceptor(acceptor)
-        .run_with_graceful_shutdown(
-            app,
-            shutdown_signal(),
-            Some(std::time::Duration::from_secs(30)),
-        )
-        .await
-        .context("the HTTP server failed")
+impl Listener {
+    /// Binds `bind` (use port 0 for any free port).
+    pub async fn bind(bind: &str) -> anyhow::Result<Self> {
+        TcpListener::bind(bind.to_owned())
+            .into_acceptor()
+            .await
+            .map(Self)
+            .with_context(|| format!("cannot listen on {bind}"))
+    }
+
+    /// The address it listens on.
+    pub fn local_addr(&self) -> anyhow::Result<SocketAddr> {
+        self.0
+            .local_addr()
+            .first()
+            .and_then(|address| address.as_socket_addr().copied())
+            .context("the listener has no TCP address")
+    }
+
+    /// Serves the application on it until the process is asked to stop
+    /// (SIGINT, SIGTERM); requests in flight are finished first.
+    pub async fn serve_until_stopped(self, state: AppState) -> anyhow::Result<()> {
+        poem::Server::new_with_acceptor(self.0)
+            .run_with_graceful_shutdown(
+                app(state)?,
+                shutdown_signal(),
+                Some(std::time::Duration::from_secs(30)),
+            )
+            .await
+            .context("the HTTP server failed")
+    }
+
+    /// Serves the application on it until the runtime ends (tests).
+    pub async fn serve(self, state: AppState) -> anyhow::Result<()> {
+        poem::Server::new_with_acceptor(self.0)
+            .run(app(state)?)
+            .await
+            .context("the HTTP server failed")
+    }
 }
 
 /// Resolves on SIGINT (Ctrl-C) or SIGTERM.

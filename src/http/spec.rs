@@ -140,27 +140,23 @@ fn normalize_media_types(value: &mut Value) {
 
 /// Says in the spec exactly which values the server accepts where the
 /// handler, not poem-openapi, checks them: `dataType` (an enum), the
-/// case-insensitive `status` filters (a pattern), and `platformKey` (the
-/// catalogue's keys; for OAuth clients, those with self-service migration).
+/// case-insensitive pull `status` filter (a pattern; the synced lists'
+/// filters carry theirs already), and `platformKey` (the catalogue's keys;
+/// for OAuth clients, those with self-service migration).
 fn constrain_values(document: &mut Value) {
-    use crate::platforms::{self, DataType};
-    use crate::sync::operations::PullStatus;
-    use crate::sync::records::InvoiceStatus;
-    use crate::sync::store::data_type_name;
-    use sea_orm::{ActiveEnum, Iterable};
+    use crate::data::DataType;
+    use crate::platforms;
+    use crate::sync::operations;
 
-    let data_types: Vec<&str> = [DataType::Invoices, DataType::Customers]
-        .map(data_type_name)
-        .into();
-    let invoice_statuses: Vec<&str> = InvoiceStatus::ALL.iter().map(|s| s.as_str()).collect();
-    let pull_statuses: Vec<String> = PullStatus::iter().map(|s| s.to_value()).collect();
+    let data_types: Vec<&str> = DataType::all().iter().map(|dt| dt.name()).collect();
+    let pull_statuses = operations::pull_status_names();
     let pull_statuses: Vec<&str> = pull_statuses.iter().map(String::as_str).collect();
     // Only platforms with self-service migration have OAuth clients: tributary
     // refreshes no other platform's tokens.
     let self_service: Vec<&str> = platforms::all()
         .iter()
-        .filter(|integration| integration.authorization.is_some())
-        .map(|integration| integration.platform_key)
+        .filter(|platform| platform.authorization.is_some())
+        .map(|platform| platform.platform_key)
         .collect();
     if let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) {
         for operation in paths
@@ -192,12 +188,6 @@ fn constrain_values(document: &mut Value) {
                 match (operation_id.as_str(), name.as_str()) {
                     (_, "dataType") => {
                         schema.insert("enum".to_owned(), json!(data_types));
-                    }
-                    ("listInvoices", "status") => {
-                        schema.insert(
-                            "pattern".to_owned(),
-                            json!(case_insensitive(&invoice_statuses)),
-                        );
                     }
                     ("listPullOperations", "status") => {
                         schema.insert(
@@ -301,7 +291,7 @@ fn declare_open_operations(document: &mut Value) {
 }
 
 /// A regular expression matching any of `values`, in any letter case.
-fn case_insensitive(values: &[&str]) -> String {
+pub fn case_insensitive(values: &[&str]) -> String {
     let alternatives: Vec<String> = values
         .iter()
         .map(|value| {

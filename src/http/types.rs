@@ -1,5 +1,5 @@
-//! Value types of the API's JSON as poem-openapi sees them: [`Nullable`],
-//! the domain's [`Timestamp`], and [`Amount`].
+//! Value types of the API's JSON as poem-openapi sees them: [`Nullable`]
+//! and the domain's [`Timestamp`].
 //!
 //! [`Nullable`] is a field that is always present and may be `null`.
 //! poem-openapi documents `Option<T>` as an optional property, but our JSON
@@ -134,61 +134,6 @@ impl ParseFromJSON for Timestamp {
             Some(Value::String(text)) => DateTime::parse_from_rfc3339(&text)
                 .map(|parsed| Self(parsed.with_timezone(&Utc)))
                 .map_err(|error| ParseError::custom(format!("not an RFC 3339 date-time: {error}"))),
-            other => Err(ParseError::expected_type(other.unwrap_or_default())),
-        }
-    }
-}
-
-/// An exact decimal amount, written as a string that keeps its scale
-/// (`"12.50"`, `"0.00"`): poem-openapi's own `Decimal` normalizes
-/// (`"12.5"`, `"0"`), which reads poorly for money.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Amount(pub rust_decimal::Decimal);
-
-impl Type for Amount {
-    const IS_REQUIRED: bool = true;
-
-    type RawValueType = Self;
-    type RawElementValueType = Self;
-
-    fn name() -> Cow<'static, str> {
-        "string_decimal".into()
-    }
-
-    fn schema_ref() -> MetaSchemaRef {
-        MetaSchemaRef::Inline(Box::new(MetaSchema::new_with_format("string", "decimal")))
-    }
-
-    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
-        Some(self)
-    }
-
-    fn raw_element_iter<'a>(
-        &'a self,
-    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
-        Box::new(self.as_raw_value().into_iter())
-    }
-}
-
-impl serde::Serialize for Amount {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_str(&self.0)
-    }
-}
-
-impl ToJSON for Amount {
-    fn to_json(&self) -> Option<Value> {
-        Some(Value::String(self.0.to_string()))
-    }
-}
-
-impl ParseFromJSON for Amount {
-    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
-        match value {
-            Some(Value::String(text)) => text
-                .parse()
-                .map(Self)
-                .map_err(|_| ParseError::custom("not a decimal number")),
             other => Err(ParseError::expected_type(other.unwrap_or_default())),
         }
     }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::tokens::Expiry;
-use super::{Integration, all};
+use super::{Platform, all};
 use crate::error::{Error, FieldError};
 use crate::validation;
 
@@ -165,12 +165,13 @@ fn matches<T: JsonSchema>(body: &Value) -> bool {
 
 /// The other platforms whose authorization body `body` is: usually one, but
 /// some bodies have the same shape (FreshBooks and NetSuite).
-pub fn platforms_of_body(body: &Value, except: &str) -> Vec<&'static Integration> {
+pub fn platforms_of_body(body: &Value, except: &str) -> Vec<&'static Platform> {
     all()
         .iter()
-        .filter(|integration| {
-            integration.platform_key != except
-                && integration
+        .copied()
+        .filter(|platform| {
+            platform.platform_key != except
+                && platform
                     .authorization
                     .is_some_and(|kind| kind.matches(body))
         })

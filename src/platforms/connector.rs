@@ -1,52 +1,40 @@
-//! Connectors: one per platform, all behind one trait. A connector fetches
-//! a data type page by page, given the connection's opened credentials, says
-//! how its tokens are refreshed, and can prove a set of tokens works.
-//!
-//! The connectors live in their platforms' folders: the sandbox's
-//! synthetic data, and Xero, QuickBooks Online and Zoho Books through
-//! their documented APIs; [`super::kit`] holds what they share.
+//! Connectors: how tributary talks to a platform. A platform's connector
+//! implements [`Connector`] (its credentials are the typed authorization
+//! body the connection was validated with) and [`Syncs<D>`] for each data
+//! type it fetches, page by page. The engine drives every connector alike
+//! through [`AnyConnector`], which hands them their typed credentials;
+//! [`Connectors`] holds one per platform.
 
 use std::collections::HashMap;
+use std::future::Future;
 use std::sync::Arc;
-use std::time::Duration;
 
 use futures_util::future::BoxFuture;
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use super::kit::http;
-use super::{quickbooks_online, sandbox, xero, zoho_books};
-use crate::platforms::DataType;
-use crate::sync::records::{Customer, Invoice};
-
-/// One page of records.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Records {
-    /// Invoices.
-    Invoices(Vec<Invoice>),
-    /// Customers.
-    Customers(Vec<Customer>),
-}
-
-impl Records {
-    /// How many records the page holds.
-    pub fn len(&self) -> usize {
-        match self {
-            Self::Invoices(records) => records.len(),
-            Self::Customers(records) => records.len(),
-        }
-    }
-
-    /// Whether the page is empty.
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-}
+use super::config::{PlatformConfig, PlatformsConfig};
+use super::kit::http::PlatformHttp;
+use super::kit::oauth::TokenEndpoint;
+use crate::data::{DataType, Definition, Records};
 
 /// A page and where the next one starts.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug)]
 pub struct Page {
     /// The records.
     pub records: Records,
+    /// The cursor of the next page; `None` on the last page.
+    pub next: Option<String>,
+    /// How many records the whole data type holds, when the platform says.
+    pub total: Option<u64>,
+}
+
+/// A page of one data type's records, as a connector returns it.
+#[derive(Debug)]
+pub struct Fetched<R> {
+    /// The records, typed.
+    pub records: Vec<R>,
     /// The cursor of the next page; `None` on the last page.
     pub next: Option<String>,
     /// How many records the whole data type holds, when the platform says.
@@ -70,8 +58,98 @@ pub enum ConnectorError {
     Unavailable(String),
 }
 
-/// Fetches a platform's data.
-pub trait Connector: Send + Sync {
+/// A platform's connector.
+pub trait Connector: Send + Sync + Sized + 'static {
+    /// The connection's authorization body as validated and stored (the
+    /// platform's `...Authorization` type).
+    type Credentials: DeserializeOwned + Send + Sync;
+
+    /// The platform's name, for messages.
+    const PLATFORM: &'static str;
+
+    /// The data types it fetches: `syncs![Self: Invoices, Customers]`.
+    fn syncs() -> Vec<Fetcher<Self>>;
+
+    /// Where and how this connection's tokens are refreshed; `None` when
+    /// they are not (tokens that never expire).
+    fn token_endpoint(&self, _credentials: &Self::Credentials) -> Option<TokenEndpoint> {
+        None
+    }
+
+    /// One cheap authenticated call proving the credentials work for their
+    /// organisation.
+    fn verify(
+        &self,
+        credentials: &Self::Credentials,
+    ) -> impl Future<Output = Result<(), ConnectorError>> + Send;
+}
+
+/// A data type a connector fetches.
+pub trait Syncs<D: Definition>: Connector {
+    /// The page of `D`'s records starting at `cursor` (`None` for the first).
+    fn page(
+        &self,
+        credentials: &Self::Credentials,
+        cursor: Option<String>,
+    ) -> impl Future<Output = Result<Fetched<D::Record>, ConnectorError>> + Send;
+}
+
+/// A page function of connector `C`: its credentials and a cursor in, a
+/// page of records out.
+type FetchPage<C> = for<'a> fn(
+    &'a C,
+    &'a <C as Connector>::Credentials,
+    Option<String>,
+) -> BoxFuture<'a, Result<Page, ConnectorError>>;
+
+/// The page function of one data type of connector `C`.
+pub struct Fetcher<C: Connector> {
+    /// The data type.
+    pub data_type: DataType,
+    fetch: FetchPage<C>,
+}
+
+impl<C: Connector> Fetcher<C> {
+    /// `C`'s pages of `D`.
+    pub fn of<D: Definition>() -> Self
+    where
+        C: Syncs<D>,
+    {
+        Self {
+            data_type: DataType::of::<D>(),
+            fetch: fetch_page::<C, D>,
+        }
+    }
+}
+
+fn fetch_page<'a, C: Syncs<D>, D: Definition>(
+    connector: &'a C,
+    credentials: &'a C::Credentials,
+    cursor: Option<String>,
+) -> BoxFuture<'a, Result<Page, ConnectorError>> {
+    Box::pin(async move {
+        let fetched = <C as Syncs<D>>::page(connector, credentials, cursor).await?;
+        Ok(Page {
+            records: Records::of::<D>(fetched.records),
+            next: fetched.next,
+            total: fetched.total,
+        })
+    })
+}
+
+/// The data types a connector fetches, for [`Connector::syncs`]:
+/// `syncs![Self: Invoices, Customers]`.
+macro_rules! syncs {
+    ($connector:ty: $($definition:ty),* $(,)?) => {
+        vec![$($crate::platforms::connector::Fetcher::<$connector>::of::<$definition>()),*]
+    };
+}
+pub(crate) use syncs;
+
+/// A connector as the engine drives it: credentials as stored (the sealed
+/// JSON body), any data type. Every [`Connector`] is one; tests implement it
+/// directly to stand in for a platform.
+pub trait AnyConnector: Send + Sync {
     /// The page of `data_type` starting at `cursor` (`None` for the first).
     fn fetch<'a>(
         &'a self,
@@ -81,13 +159,13 @@ pub trait Connector: Send + Sync {
     ) -> BoxFuture<'a, Result<Page, ConnectorError>>;
 
     /// Where and how this connection's tokens are refreshed; `None` when
-    /// they are not (tokens that never expire, or no connector support).
-    fn token_endpoint(&self, _credentials: &Value) -> Option<super::kit::oauth::TokenEndpoint> {
+    /// they are not.
+    fn token_endpoint(&self, _credentials: &Value) -> Option<TokenEndpoint> {
         None
     }
 
-    /// One cheap authenticated call proving the credentials work for their
-    /// organisation; `None` when this connector cannot check them.
+    /// One cheap authenticated call proving the credentials work; `None`
+    /// when this connector cannot check them.
     fn verify<'a>(
         &'a self,
         _credentials: &'a Value,
@@ -96,50 +174,116 @@ pub trait Connector: Send + Sync {
     }
 }
 
-/// Where one platform's API and token endpoint are; `None` means the real
-/// platform's.
-#[derive(Debug, Clone, Default)]
-pub struct PlatformUrls {
-    /// The API's base URL (`TRIBUTARY_<PLATFORM>_API_BASE`).
-    pub api_base: Option<String>,
-    /// The OAuth token endpoint (`TRIBUTARY_<PLATFORM>_TOKEN_URL`).
-    pub token_url: Option<String>,
-    /// Records asked for per page, where the platform lets us choose
-    /// (QuickBooks' `MAXRESULTS`, Zoho's `per_page`); `None`: the connector's default.
-    pub page_size: Option<u64>,
+/// The typed credentials in a stored body.
+fn typed<C: Connector>(credentials: &Value) -> Result<C::Credentials, ConnectorError> {
+    <C::Credentials as Deserialize>::deserialize(credentials).map_err(|_| {
+        ConnectorError::Failed(format!(
+            "the stored {} authorization cannot be read",
+            C::PLATFORM
+        ))
+    })
 }
 
-/// How the platform connectors reach their platforms.
-#[derive(Debug, Clone)]
-pub struct PlatformsConfig {
-    /// Xero.
-    pub xero: PlatformUrls,
-    /// QuickBooks Online.
-    pub quickbooks_online: PlatformUrls,
-    /// Zoho Books (a base URL here wins over every data centre's).
-    pub zoho_books: PlatformUrls,
-    /// The timeout of each HTTP call.
-    pub timeout: Duration,
-    /// Retries of failed calls.
-    pub retry: http::RetryPolicy,
+impl<C: Connector> AnyConnector for C {
+    fn fetch<'a>(
+        &'a self,
+        credentials: &'a Value,
+        data_type: DataType,
+        cursor: Option<String>,
+    ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
+        Box::pin(async move {
+            let credentials = typed::<C>(credentials)?;
+            let Some(fetcher) = C::syncs()
+                .into_iter()
+                .find(|fetcher| fetcher.data_type == data_type)
+            else {
+                return Err(ConnectorError::Failed(format!(
+                    "{} has no {data_type} to sync",
+                    C::PLATFORM
+                )));
+            };
+            (fetcher.fetch)(self, &credentials, cursor).await
+        })
+    }
+
+    fn token_endpoint(&self, credentials: &Value) -> Option<TokenEndpoint> {
+        let credentials = typed::<C>(credentials).ok()?;
+        Connector::token_endpoint(self, &credentials)
+    }
+
+    fn verify<'a>(
+        &'a self,
+        credentials: &'a Value,
+    ) -> Option<BoxFuture<'a, Result<(), ConnectorError>>> {
+        Some(Box::pin(async move {
+            let credentials = typed::<C>(credentials)?;
+            Connector::verify(self, &credentials).await
+        }))
+    }
 }
 
-impl Default for PlatformsConfig {
-    fn default() -> Self {
+/// How a platform's connector is made, for its catalogue entry.
+#[derive(Clone, Copy)]
+pub struct ConnectorKind {
+    build: fn(&PlatformConfig, PlatformHttp) -> Arc<dyn AnyConnector>,
+    data_types: fn() -> Vec<DataType>,
+    /// The real API's base URL, when there is one (not one per region).
+    pub api_base: Option<&'static str>,
+    /// The real token endpoint, when there is one.
+    pub token_url: Option<&'static str>,
+}
+
+impl std::fmt::Debug for ConnectorKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("ConnectorKind")
+            .field("data_types", &(self.data_types)())
+            .finish_non_exhaustive()
+    }
+}
+
+/// A connector made from its platform's configuration.
+pub trait Configured: Connector {
+    /// The real API's base URL, when there is one (not one per region).
+    const API_BASE: Option<&'static str>;
+    /// The real token endpoint, when there is one.
+    const TOKEN_URL: Option<&'static str>;
+
+    /// The connector, reaching its platform where `config` says.
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self;
+}
+
+impl ConnectorKind {
+    /// The connector `C`.
+    pub const fn of<C: Configured>() -> Self {
         Self {
-            xero: PlatformUrls::default(),
-            quickbooks_online: PlatformUrls::default(),
-            zoho_books: PlatformUrls::default(),
-            timeout: Duration::from_secs(30),
-            retry: http::RetryPolicy::default(),
+            build: build::<C>,
+            data_types: data_types::<C>,
+            api_base: C::API_BASE,
+            token_url: C::TOKEN_URL,
         }
     }
+
+    /// The data types it fetches.
+    pub fn data_types(&self) -> Vec<DataType> {
+        (self.data_types)()
+    }
+}
+
+fn build<C: Configured>(config: &PlatformConfig, http: PlatformHttp) -> Arc<dyn AnyConnector> {
+    Arc::new(C::new(config, http))
+}
+
+fn data_types<C: Connector>() -> Vec<DataType> {
+    C::syncs()
+        .into_iter()
+        .map(|fetcher| fetcher.data_type)
+        .collect()
 }
 
 /// The connectors available to the sync engine, by platform key.
 #[derive(Clone, Default)]
 pub struct Connectors {
-    by_platform: HashMap<String, Arc<dyn Connector>>,
+    by_platform: HashMap<String, Arc<dyn AnyConnector>>,
 }
 
 impl Connectors {
@@ -148,48 +292,33 @@ impl Connectors {
         match Self::for_platforms(&PlatformsConfig::default()) {
             Ok(connectors) => connectors,
             Err(error) => {
-                tracing::error!(error = %error, "the HTTP client failed to start; only the sandbox syncs");
-                Self::default().with("sandbox", Arc::new(sandbox::connector::SandboxConnector))
+                tracing::error!(error = %error, "the HTTP client failed to start; no platform syncs");
+                Self::default()
             }
         }
     }
 
     /// The connectors tributary ships, reaching the platforms as `config` says.
     pub fn for_platforms(config: &PlatformsConfig) -> anyhow::Result<Self> {
-        let http = http::PlatformHttp::new(config.timeout, config.retry.clone())?;
-        Ok(Self::default()
-            .with("sandbox", Arc::new(sandbox::connector::SandboxConnector))
-            .with(
-                "xero",
-                Arc::new(xero::connector::XeroConnector::new(
-                    &config.xero,
-                    http.clone(),
-                )),
-            )
-            .with(
-                "quickbooks-online",
-                Arc::new(quickbooks_online::connector::QuickBooksConnector::new(
-                    &config.quickbooks_online,
-                    http.clone(),
-                )),
-            )
-            .with(
-                "zoho-books",
-                Arc::new(zoho_books::connector::ZohoBooksConnector::new(
-                    &config.zoho_books,
-                    http,
-                )),
-            ))
+        let http = PlatformHttp::new(config.timeout, config.retry.clone())?;
+        let mut connectors = Self::default();
+        for platform in super::all() {
+            if let Some(kind) = platform.connector {
+                let connector = (kind.build)(&config.platform(platform.platform_key), http.clone());
+                connectors = connectors.with(platform.platform_key, connector);
+            }
+        }
+        Ok(connectors)
     }
 
     /// Adds or replaces the connector of `platform_key`.
-    pub fn with(mut self, platform_key: &str, connector: Arc<dyn Connector>) -> Self {
+    pub fn with(mut self, platform_key: &str, connector: Arc<dyn AnyConnector>) -> Self {
         self.by_platform.insert(platform_key.to_owned(), connector);
         self
     }
 
     /// The connector of `platform_key`, if one exists.
-    pub fn get(&self, platform_key: &str) -> Option<Arc<dyn Connector>> {
+    pub fn get(&self, platform_key: &str) -> Option<Arc<dyn AnyConnector>> {
         self.by_platform.get(platform_key).cloned()
     }
 }

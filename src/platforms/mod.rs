@@ -1,49 +1,79 @@
 //! The platforms tributary connects to: the catalogue, and one folder per
-//! platform holding its authorization body and, where it syncs, its
-//! connector.
+//! platform holding its catalogue entry, its authorization body and, where
+//! it syncs, its connector (and the notes on its API, with sources). Adding
+//! a platform is its folder and one line in [`platforms!`](self); see
+//! "Adding a platform" in `ARCHITECTURE.md`.
 //!
-//! - [`catalogue`]: the list of platforms.
+//! Keys are stable: they appear in stored connections and in partners'
+//! code. Self-service migration: every platform with an authorization body.
+//! Managed migration: exactly FreeAgent, FreshBooks, QuickBooks Online,
+//! Shopify, Wave and Zoho Books. QuickBooks Desktop (no cloud OAuth: it
+//! talks through the Web Connector) and GoCardless Bank Account Data
+//! (tokens belong to the integrator, not to each end customer) support
+//! neither.
+//!
 //! - [`authorization`]: what authorization bodies share, and how one is validated.
 //! - [`tokens`] and [`numbers`]: the parts bodies share.
-//! - [`connector`]: the `Connector` trait and the connectors by platform.
-//! - [`kit`]: what connectors share (HTTP with retries, the refresh grant, exact amounts and dates).
+//! - [`connector`]: the `Connector` trait, its typed pages, and the connectors by platform.
+//! - [`config`]: where each platform's API and token endpoint are.
+//! - [`kit`]: what connectors share (HTTP with retries, paging styles, the
+//!   refresh grant, exact amounts and dates, status tables).
 
 pub mod authorization;
-mod catalogue;
+pub mod config;
 pub mod connector;
 pub mod kit;
 pub mod numbers;
 pub mod tokens;
 
-pub mod amazon_seller_central;
-pub mod bigcommerce;
-pub mod dynamics_365_business_central;
-pub mod ebay;
-pub mod exact_online;
-pub mod freeagent;
-pub mod freshbooks;
-pub mod mollie;
-pub mod myob;
-pub mod netsuite;
-pub mod paypal;
-pub mod plaid;
-pub mod quickbooks_online;
-pub mod sage_business_cloud;
-pub mod sandbox;
-pub mod shopify;
-pub mod square;
-pub mod stripe;
-pub mod truelayer;
-pub mod xero;
-pub mod zettle;
-pub mod zoho_books;
-
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use authorization::BodyKind;
+use connector::ConnectorKind;
 
-pub use catalogue::{all, find};
+use crate::data::DataType;
+use crate::data::customers::Customers;
+use crate::data::invoices::Invoices;
+
+/// Declares the platforms: one module (folder) each, in platform-key order,
+/// each with its `PLATFORM` catalogue entry.
+macro_rules! platforms {
+    ($($platform:ident),* $(,)?) => {
+        $(pub mod $platform;)*
+
+        /// Every platform, ordered by platform key.
+        static ALL: &[&Platform] = &[$(&$platform::PLATFORM),*];
+    };
+}
+
+platforms! {
+    amazon_seller_central,
+    bigcommerce,
+    dynamics_365_business_central,
+    ebay,
+    exact_online,
+    freeagent,
+    freshbooks,
+    gocardless_bank_account_data,
+    mollie,
+    myob,
+    netsuite,
+    paypal,
+    plaid,
+    quickbooks_desktop,
+    quickbooks_online,
+    sage_business_cloud,
+    sandbox,
+    shopify,
+    square,
+    stripe,
+    truelayer,
+    wave,
+    xero,
+    zettle,
+    zoho_books,
+}
 
 /// The kind of platform, as the reference product classifies connections.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
@@ -56,19 +86,14 @@ pub enum SourceType {
     Banking,
 }
 
-/// The kinds of data a sync can fetch.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase")]
-pub enum DataType {
-    /// Sales invoices.
-    Invoices,
-    /// Customers that invoices refer to.
-    Customers,
-}
+/// Sales data: invoices and the customers they are addressed to.
+pub const SALES: &[DataType] = &[DataType::of::<Invoices>(), DataType::of::<Customers>()];
+/// No data type yet.
+pub const NONE_YET: &[DataType] = &[];
 
 /// One platform of the catalogue.
 #[derive(Debug)]
-pub struct Integration {
+pub struct Platform {
     /// Lower-case, readable key (`xero`, `quickbooks-online`).
     pub platform_key: &'static str,
     /// The platform's name.
@@ -81,11 +106,76 @@ pub struct Integration {
     pub data_types: &'static [DataType],
     /// Its authorization body, when it supports self-service migration.
     pub authorization: Option<BodyKind>,
+    /// Its connector, when tributary syncs from it.
+    pub connector: Option<ConnectorKind>,
 }
 
-impl Integration {
+impl Platform {
     /// Whether `PUT .../authorization` accepts tokens for it.
     pub fn self_service_migration(&self) -> bool {
         self.authorization.is_some()
+    }
+}
+
+/// Every platform, ordered by platform key.
+pub fn all() -> &'static [&'static Platform] {
+    ALL
+}
+
+/// The platform with `platform_key`, if any.
+pub fn find(platform_key: &str) -> Option<&'static Platform> {
+    ALL.iter()
+        .copied()
+        .find(|platform| platform.platform_key == platform_key)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use SourceType::{Accounting, Banking, Commerce};
+
+    #[test]
+    fn the_catalogue_meets_its_promises() {
+        let real: Vec<_> = all()
+            .iter()
+            .filter(|i| i.platform_key != "sandbox")
+            .collect();
+        assert!(real.len() >= 24, "{} real platforms", real.len());
+        assert!(real.iter().filter(|i| i.self_service_migration()).count() >= 20);
+        let mut managed: Vec<_> = all()
+            .iter()
+            .filter(|i| i.managed_migration)
+            .map(|i| i.name)
+            .collect();
+        managed.sort_unstable();
+        assert_eq!(
+            managed,
+            [
+                "FreeAgent",
+                "FreshBooks",
+                "QuickBooks Online",
+                "Shopify",
+                "Wave",
+                "Zoho Books"
+            ]
+        );
+        let neither = find("quickbooks-desktop").expect("listed");
+        assert!(!neither.self_service_migration() && !neither.managed_migration);
+        for source_type in [Accounting, Commerce, Banking] {
+            assert!(real.iter().any(|i| i.source_type == source_type));
+        }
+    }
+
+    #[test]
+    fn keys_are_sorted_unique_and_readable() {
+        let keys: Vec<_> = all().iter().map(|i| i.platform_key).collect();
+        let mut sorted = keys.clone();
+        sorted.sort_unstable();
+        sorted.dedup();
+        assert_eq!(keys, sorted);
+        assert!(keys.iter().all(|key| {
+            key.bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+        }));
     }
 }

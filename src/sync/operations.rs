@@ -10,35 +10,38 @@ use uuid::Uuid;
 
 use entity::{connection, pull_operation};
 
-use super::store::{data_type_name, parse_data_type};
 use crate::companies;
 use crate::connections::ConnectionStatus;
+use crate::data::DataType;
 use crate::error::{Error, FieldError, Problem, Remedy};
 use crate::paging::PageRequest;
-use crate::platforms::{self, DataType};
+use crate::platforms;
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 
 pub use entity::pull_operation::PullStatus;
+
+/// Every pull status's name, in documentation order.
+pub fn pull_status_names() -> Vec<String> {
+    PullStatus::iter().map(|status| status.to_value()).collect()
+}
+
+/// A pull status's name (`Complete`).
+pub fn pull_status_name(status: PullStatus) -> String {
+    status.to_value()
+}
 
 /// The pull status named `text`, ignoring case (`complete`, `COMPLETE`).
 pub fn pull_status_named(text: &str) -> Option<PullStatus> {
     PullStatus::iter().find(|status| status.to_value().eq_ignore_ascii_case(text))
 }
 
-/// The names of the data types, for error messages.
-pub fn data_type_names() -> String {
-    [DataType::Invoices, DataType::Customers]
-        .map(data_type_name)
-        .join(", ")
-}
-
 /// Reads a requested data type; 400 naming `item_id` otherwise.
 pub fn requested_data_type(item_id: &str, text: &str) -> Result<DataType, Error> {
-    parse_data_type(text).ok_or_else(|| {
+    DataType::named(text).ok_or_else(|| {
         Error::Invalid(vec![FieldError::new(
             item_id,
-            format!("must be one of: {}", data_type_names()),
+            format!("must be one of: {}", DataType::names()),
         )])
     })
 }
@@ -98,7 +101,7 @@ async fn queue(
             .with_remedy(Remedy::AuthorizeConnection { company_id }),
             (false, Some(data_type)) => Problem::new(format!(
                 "No Linked connection of company {company_id} syncs {}.",
-                data_type_name(data_type)
+                data_type.name()
             )),
             (false, None) => Problem::new(format!(
                 "No Linked connection of company {company_id} syncs any data type."
@@ -120,7 +123,7 @@ async fn active_operation(
 ) -> Result<Option<pull_operation::Model>, sea_orm::DbErr> {
     pull_operation::Entity::find()
         .filter(pull_operation::Column::ConnectionId.eq(connection_id))
-        .filter(pull_operation::Column::DataType.eq(data_type_name(data_type)))
+        .filter(pull_operation::Column::DataType.eq(data_type.name()))
         .filter(pull_operation::Column::Status.is_in([PullStatus::Queued, PullStatus::Fetching]))
         .one(db)
         .await
@@ -141,7 +144,7 @@ async fn queue_target(
         id: Set(Uuid::now_v7()),
         company_id: Set(company_id),
         connection_id: Set(connection_id),
-        data_type: Set(data_type_name(data_type).to_owned()),
+        data_type: Set(data_type.name().to_owned()),
         status: Set(PullStatus::Queued),
         requested: Set(Timestamp::now()),
         started: Set(None),
@@ -192,7 +195,7 @@ pub async fn history(
     let mut query =
         pull_operation::Entity::find().filter(pull_operation::Column::CompanyId.eq(company_id));
     if let Some(data_type) = filter.data_type {
-        query = query.filter(pull_operation::Column::DataType.eq(data_type_name(data_type)));
+        query = query.filter(pull_operation::Column::DataType.eq(data_type.name()));
     }
     if let Some(status) = filter.status {
         query = query.filter(pull_operation::Column::Status.eq(status));
@@ -250,10 +253,10 @@ pub async fn data_status(
 ) -> Result<Vec<DataTypeStatus>, Error> {
     companies::find(db, tenant, company_id).await?;
     let mut statuses = Vec::new();
-    for data_type in [DataType::Invoices, DataType::Customers] {
+    for &data_type in DataType::all() {
         let of_type = pull_operation::Entity::find()
             .filter(pull_operation::Column::CompanyId.eq(company_id))
-            .filter(pull_operation::Column::DataType.eq(data_type_name(data_type)));
+            .filter(pull_operation::Column::DataType.eq(data_type.name()));
         let Some(latest) = of_type
             .clone()
             .order_by_desc(pull_operation::Column::Requested)

@@ -1,31 +1,74 @@
-//! Reading a company's synced data: the tenant check, the "not synced
-//! yet" answer, and the pages.
+//! Reading a company's synced data: the tenant check, the "not synced yet"
+//! answer, and the page.
 //!
 //! Each read sees one snapshot, so a sync publishing and deleting
-//! generations meanwhile cannot yield an empty or mixed page: the invoices
-//! of a company with one connection come from one SQL statement (its own
-//! snapshot); every other read runs in a read-only transaction (REPEATABLE
-//! READ on PostgreSQL; a read transaction on SQLite, whose WAL gives it a
-//! snapshot) in which the generation, the count and the page are read.
+//! generations meanwhile cannot yield an empty or mixed page: a company
+//! whose records of a data type come from one connection is read by one SQL
+//! statement (its own snapshot); every other read runs in a read-only
+//! transaction (REPEATABLE READ on PostgreSQL; a read transaction on SQLite,
+//! whose WAL gives it a snapshot) in which the generations, the count and
+//! the page are read.
 
 use sea_orm::{
-    AccessMode, DatabaseConnection, DatabaseTransaction, DbBackend, IsolationLevel,
-    TransactionTrait,
+    AccessMode, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend,
+    IsolationLevel, TransactionTrait,
 };
 use uuid::Uuid;
 
-use entity::{customer, invoice};
-
-use super::records::InvoiceStatus;
-use super::store::{self, PageReads, Visible, data_type_name};
 use crate::companies;
+use crate::data::DataType;
 use crate::error::{Error, Problem, Remedy};
 use crate::paging::PageRequest;
-use crate::platforms::DataType;
+use crate::store::{self, Visible, pages};
 use crate::tenant::Tenant;
 
+pub use crate::store::pages::Page;
+
+/// One page of the company's records of `data_type`, of one filter value
+/// when `filter` is given, and the total after the filter.
+pub async fn page(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    company_id: Uuid,
+    data_type: DataType,
+    filter: Option<&str>,
+    page: PageRequest,
+) -> Result<Page, Error> {
+    if let Some(found) =
+        pages::page_of_one(db, tenant.client_id, company_id, data_type, filter, page).await?
+    {
+        return Ok(found);
+    }
+    let txn = snapshot(db).await?;
+    let visible = generations(&txn, tenant, company_id, data_type).await?;
+    let found = pages::page_of_several(&txn, &visible, data_type, filter, page).await?;
+    txn.commit().await?;
+    Ok(found)
+}
+
+/// [`page`] as the naive build reads it: `OFFSET` and `COUNT(*)` on every
+/// request (the benchmark's comparison; cargo feature `naive-paging`).
+#[cfg(feature = "naive-paging")]
+pub async fn naive_page(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    company_id: Uuid,
+    data_type: DataType,
+    filter: Option<&str>,
+    page: PageRequest,
+) -> Result<Page, Error> {
+    let txn = snapshot(db).await?;
+    let visible = generations(&txn, tenant, company_id, data_type).await?;
+    let found = match visible.as_slice() {
+        [one] => store::naive::page_of_one(&txn, one, data_type, filter, page).await?,
+        several => pages::page_of_several(&txn, several, data_type, filter, page).await?,
+    };
+    txn.commit().await?;
+    Ok(found)
+}
+
 async fn generations(
-    db: &impl sea_orm::ConnectionTrait,
+    db: &impl ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
@@ -39,11 +82,11 @@ async fn generations(
     Err(Error::Conflict(
         Problem::new(format!(
             "The {} of company {company_id} are not synced yet.",
-            data_type_name(data_type)
+            data_type.spec().noun
         ))
         .with_remedy(Remedy::QueueSync {
             company_id,
-            data_type: data_type_name(data_type).to_owned(),
+            data_type: data_type.name().to_owned(),
         }),
     ))
 }
@@ -59,42 +102,4 @@ async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, Error>
         }
         _ => db.begin().await?,
     })
-}
-
-/// One page of the company's invoices (optionally of one status) and the total.
-pub async fn invoices(
-    db: &DatabaseConnection,
-    reads: PageReads,
-    tenant: Tenant,
-    company_id: Uuid,
-    status: Option<InvoiceStatus>,
-    page: PageRequest,
-) -> Result<(Vec<invoice::Model>, u64), Error> {
-    let status = status.map(InvoiceStatus::as_str);
-    if reads == PageReads::Ordinals
-        && let Some(found) =
-            store::invoices_page_of_one(db, tenant.client_id, company_id, status, page).await?
-    {
-        return Ok(found);
-    }
-    let txn = snapshot(db).await?;
-    let visible = generations(&txn, tenant, company_id, DataType::Invoices).await?;
-    let found = store::invoices_page(&txn, &visible, status, page, reads).await?;
-    txn.commit().await?;
-    Ok(found)
-}
-
-/// One page of the company's customers and the total.
-pub async fn customers(
-    db: &DatabaseConnection,
-    reads: PageReads,
-    tenant: Tenant,
-    company_id: Uuid,
-    page: PageRequest,
-) -> Result<(Vec<customer::Model>, u64), Error> {
-    let txn = snapshot(db).await?;
-    let visible = generations(&txn, tenant, company_id, DataType::Customers).await?;
-    let found = store::customers_page(&txn, &visible, page, reads).await?;
-    txn.commit().await?;
-    Ok(found)
 }

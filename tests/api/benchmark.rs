@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use tributary::platforms::sandbox::connector::Dataset;
-use tributary::sync::records::InvoiceStatus;
+use tributary::data::invoices::InvoiceStatus;
+use tributary::platforms::sandbox::dataset::Dataset;
 
 use crate::helpers::POSTGRES_URL_VAR;
 

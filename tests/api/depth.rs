@@ -10,11 +10,12 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use uuid::Uuid;
 
-use tributary::platforms::DataType;
-use tributary::platforms::connector::{Connector, ConnectorError, Page, Records};
-use tributary::platforms::sandbox::connector::Dataset;
-use tributary::sync::records::InvoiceStatus;
-use tributary::sync::store::PageReads;
+use tributary::data::DataType;
+use tributary::data::Records;
+use tributary::data::invoices::InvoiceStatus;
+use tributary::data::invoices::Invoices;
+use tributary::platforms::connector::{AnyConnector, ConnectorError, Page};
+use tributary::platforms::sandbox::dataset::Dataset;
 
 use crate::connections::{count_rows, new_company};
 use crate::helpers::{AppOptions, TestApp, backends, json};
@@ -152,8 +153,7 @@ async fn assert_customer_pages_concatenate(app: &TestApp, company_id: Uuid) {
 /// The engine clears a run's staging right after completing it.
 async fn staging_is_cleared(app: &TestApp) {
     for _ in 0..100 {
-        let left =
-            count_rows(app, "invoice_staging").await + count_rows(app, "customer_staging").await;
+        let left = count_rows(app, "record_staging").await;
         if left == 0 {
             return;
         }
@@ -201,7 +201,7 @@ async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
 /// page repeats the last invoice of the first, changed.
 struct RepeatingPlatform;
 
-impl Connector for RepeatingPlatform {
+impl AnyConnector for RepeatingPlatform {
     fn fetch<'a>(
         &'a self,
         _credentials: &'a Value,
@@ -213,21 +213,21 @@ impl Connector for RepeatingPlatform {
                 seed: 3,
                 invoice_count: 30,
             };
-            let records = match data_type {
-                DataType::Customers => return Ok(dataset.page(data_type, 0)),
-                DataType::Invoices => match cursor.as_deref() {
-                    None => (0..20).map(|index| dataset.invoice(index)).collect(),
-                    _ => {
-                        let mut repeated = dataset.invoice(19);
-                        repeated.note = Some("changed while we paged".to_owned());
-                        std::iter::once(repeated)
-                            .chain((20..30).map(|index| dataset.invoice(index)))
-                            .collect::<Vec<_>>()
-                    }
-                },
+            if data_type == DataType::CUSTOMERS {
+                return Ok(dataset.page(data_type, 0));
+            }
+            let records = match cursor.as_deref() {
+                None => (0..20).map(|index| dataset.invoice(index)).collect(),
+                _ => {
+                    let mut repeated = dataset.invoice(19);
+                    repeated.note = Some("changed while we paged".to_owned());
+                    std::iter::once(repeated)
+                        .chain((20..30).map(|index| dataset.invoice(index)))
+                        .collect::<Vec<_>>()
+                }
             };
             Ok(Page {
-                records: Records::Invoices(records),
+                records: Records::of::<Invoices>(records),
                 next: cursor.is_none().then(|| "2".to_owned()),
                 total: Some(31),
             })
@@ -348,7 +348,7 @@ async fn the_naive_build_answers_every_page_as_the_ordinals_do() {
         settled(&app.client, company_id).await;
         let naive = app
             .another_instance(AppOptions {
-                page_reads: PageReads::OffsetAndCount,
+                naive_paging: true,
                 ..AppOptions::idle()
             })
             .await;

@@ -11,16 +11,14 @@ use std::sync::{Arc, Mutex, OnceLock};
 
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD;
-use poem::listener::Acceptor;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use sea_orm::{ConnectionTrait, DatabaseConnection};
+use tributary::api_keys;
+use tributary::app::{Application, Config, FirstKey, Keys};
 use tributary::crypto::{self, Keyring};
-use tributary::http::server;
-use tributary::http::state::AppState;
-use tributary::platforms::connector::{Connector, Connectors};
-use tributary::sync::engine::{Engine, EngineConfig};
-use tributary::sync::store::PageReads;
-use tributary::{api_keys, db};
+use tributary::platforms::config::PlatformsConfig;
+use tributary::platforms::connector::{AnyConnector, Connectors};
+use tributary::sync::engine::EngineConfig;
 
 /// The variable that enables the PostgreSQL runs.
 pub const POSTGRES_URL_VAR: &str = "TRIBUTARY_TEST_POSTGRES_URL";
@@ -93,8 +91,8 @@ pub struct AppOptions {
     pub connectors: Connectors,
     /// The engine's settings (workers, leases).
     pub engine: EngineConfig,
-    /// How list pages are read (the benchmark's naive build reads with `OFFSET`).
-    pub page_reads: PageReads,
+    /// Read list pages as the benchmark's naive build does (`OFFSET`, `COUNT(*)`).
+    pub naive_paging: bool,
 }
 
 impl AppOptions {
@@ -110,7 +108,7 @@ impl AppOptions {
     }
 
     /// The standard engine, with `connector` standing in for the sandbox's.
-    pub fn with_sandbox(connector: Arc<dyn Connector>) -> Self {
+    pub fn with_sandbox(connector: Arc<dyn AnyConnector>) -> Self {
         Self {
             connectors: Connectors::standard().with("sandbox", connector),
             ..Self::default()
@@ -138,7 +136,7 @@ impl Default for AppOptions {
                 poll: std::time::Duration::from_millis(100),
                 ..EngineConfig::default()
             },
-            page_reads: PageReads::Ordinals,
+            naive_paging: false,
         }
     }
 }
@@ -168,15 +166,11 @@ impl TestApp {
 
     /// [`TestApp::spawn`] with other connectors or engine settings.
     pub async fn spawn_with(backend: Backend, options: AppOptions) -> TestApp {
-        let (db, guard, database) = match backend {
+        let (guard, database) = match backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("a temporary directory");
                 let url = format!("sqlite://{}?mode=rwc", dir.path().join("test.db").display());
-                (
-                    db::connect(&url, None).await.expect("SQLite opens"),
-                    DatabaseGuard::Sqlite(dir),
-                    (url, None),
-                )
+                (DatabaseGuard::Sqlite(dir), (url, None))
             }
             Backend::Postgres => {
                 let admin_url = std::env::var(POSTGRES_URL_VAR).expect("checked by backends()");
@@ -191,23 +185,19 @@ impl TestApp {
                     .await
                     .expect("test schema created");
                 let _ = admin.close().await;
-                let db = db::connect(&admin_url, Some(&schema))
-                    .await
-                    .expect("PostgreSQL opens");
                 let database = (admin_url.clone(), Some(schema.clone()));
-                (db, DatabaseGuard::Postgres { admin_url, schema }, database)
+                (DatabaseGuard::Postgres { admin_url, schema }, database)
             }
         };
-        db::migrate(&db).await.expect("migrations apply");
+        capture_logs();
+        let key_entry = crypto::generate_key_entry();
+        let keyring = Arc::new(Keyring::parse(&key_entry).expect("a generated key parses"));
+        // The test reads and writes through the application's own pool.
+        let (address, db) = start_instance(&database, keyring.clone(), options).await;
         let api_key = api_keys::create(&db, api_keys::DEFAULT_CLIENT)
             .await
             .expect("a key is created")
             .key;
-
-        capture_logs();
-        let key_entry = crypto::generate_key_entry();
-        let keyring = Arc::new(Keyring::parse(&key_entry).expect("a generated key parses"));
-        let address = start_instance(db.clone(), keyring.clone(), options).await;
         let client = client_for(address, &api_key);
         TestApp {
             database,
@@ -224,11 +214,9 @@ impl TestApp {
     /// Starts another server and sync engine on this app's database, with
     /// its own connection pool, as a second process would.
     pub async fn another_instance(&self, options: AppOptions) -> SocketAddr {
-        let (url, schema) = &self.database;
-        let db = db::connect(url, schema.as_deref())
+        start_instance(&self.database, self.keyring.clone(), options)
             .await
-            .expect("a second pool opens");
-        start_instance(db, self.keyring.clone(), options).await
+            .0
     }
 
     /// The absolute URL of `path` (which may carry a query string).
@@ -287,36 +275,29 @@ impl TestApp {
     }
 }
 
-/// Starts a server and its sync engine on `db`; returns its address.
+/// Builds the application on the database `(url, schema)`, as the
+/// command line does, and serves it on a free loopback port; returns its
+/// address and its database pool.
 async fn start_instance(
-    db: DatabaseConnection,
+    (url, schema): &(String, Option<String>),
     keyring: Arc<Keyring>,
     options: AppOptions,
-) -> SocketAddr {
-    let acceptor = server::bind("127.0.0.1:0").await.expect("a free port");
-    let address = *acceptor.local_addr()[0]
-        .as_socket_addr()
-        .expect("a TCP address");
-    let sync_wake = Arc::new(tokio::sync::Notify::new());
-    let engine = Engine::new(
-        db.clone(),
-        keyring.clone(),
-        options.connectors.clone(),
-        options.engine,
-        sync_wake.clone(),
-    );
-    engine.start();
-    let app = server::app(AppState {
-        db,
-        keyring,
-        sync_wake,
-        page_reads: options.page_reads,
-        key_cache: Arc::default(),
-        connectors: options.connectors,
-    })
-    .expect("the app builds");
-    tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(app));
-    address
+) -> (SocketAddr, DatabaseConnection) {
+    let config = Config {
+        database_url: url.clone(),
+        search_path: schema.clone(),
+        bind: "127.0.0.1:0".to_owned(),
+        keys: Keys::Keyring(keyring),
+        first_key: FirstKey::Leave,
+        engine: options.engine,
+        platforms: PlatformsConfig::default(),
+        naive_paging: options.naive_paging,
+    };
+    let application = Application::build_with(config, options.connectors)
+        .await
+        .expect("the application builds");
+    let db = application.db().clone();
+    (application.spawn(), db)
 }
 
 /// `Basic base64(key)`.

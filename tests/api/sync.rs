@@ -13,11 +13,12 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use client::types::{PullOperation, PullStatus};
-use tributary::platforms::DataType;
-use tributary::platforms::connector::{Connector, ConnectorError, Connectors, Page};
-use tributary::platforms::sandbox::connector::{Dataset, SandboxConnector};
+use tributary::data::DataType;
+use tributary::data::invoices::InvoiceStatus;
+use tributary::platforms::connector::{AnyConnector, ConnectorError, Connectors, Page};
+use tributary::platforms::sandbox::connector::SandboxConnector;
+use tributary::platforms::sandbox::dataset::Dataset;
 use tributary::sync::engine::EngineConfig;
-use tributary::sync::records::InvoiceStatus;
 
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{
@@ -222,7 +223,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         settled(&app.client, company_id).await;
         let fewer = app.client.list_invoices(&company_id, None, None, None).await.expect("invoices");
         assert_eq!(fewer.into_inner().total_results, 250);
-        assert_eq!(count_rows(app, "invoice").await, 250, "the superseded generation was deleted");
+        assert_eq!(count_rows(app, "record WHERE data_type = 'invoices'").await, 250, "the superseded generation was deleted");
     })
     .await;
 }
@@ -344,7 +345,7 @@ struct Flaky {
     auth_error: bool,
 }
 
-impl Connector for Flaky {
+impl AnyConnector for Flaky {
     fn fetch<'a>(
         &'a self,
         credentials: &'a Value,
@@ -353,7 +354,7 @@ impl Connector for Flaky {
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
             if self.fail.load(Ordering::SeqCst)
-                && data_type == DataType::Invoices
+                && data_type == DataType::INVOICES
                 && cursor.is_some()
             {
                 return Err(if self.auth_error {
@@ -425,13 +426,13 @@ async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
             "readers still see the previous complete data"
         );
         let current =
-            tributary::sync::store::current_generation(&app.db, connection_id, DataType::Invoices)
+            tributary::store::current_generation(&app.db, connection_id, DataType::INVOICES)
                 .await
                 .expect("read");
-        let staged = tributary::sync::store::generation_size(
+        let staged = tributary::store::generation_size(
             &app.db,
             connection_id,
-            DataType::Invoices,
+            DataType::INVOICES,
             current + 1,
         )
         .await
@@ -500,7 +501,7 @@ struct Counting {
     starts: Arc<Mutex<HashMap<String, usize>>>,
 }
 
-impl Connector for Counting {
+impl AnyConnector for Counting {
     fn fetch<'a>(
         &'a self,
         credentials: &'a Value,
@@ -664,13 +665,21 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
         let connection_id = sandbox_connection(app, company_id, 1200, 5).await;
         app.client.sync_all_data(&company_id).await.expect("queued");
         settled(&app.client, company_id).await;
-        assert_eq!(count_rows(app, "invoice").await, 1200);
+        assert_eq!(
+            count_rows(app, "record WHERE data_type = 'invoices'").await,
+            1200
+        );
 
         app.client
             .delete_connection(&company_id, &connection_id)
             .await
             .expect("deleted");
-        for table in ["invoice", "customer", "data_generation", "pull_operation"] {
+        for table in [
+            "record",
+            "record_staging",
+            "data_generation",
+            "pull_operation",
+        ] {
             assert_eq!(count_rows(app, table).await, 0, "{table}");
         }
         assert_eq!(
@@ -690,7 +699,12 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
             .delete_company(&company_id)
             .await
             .expect("deleted");
-        for table in ["invoice", "customer", "data_generation", "pull_operation"] {
+        for table in [
+            "record",
+            "record_staging",
+            "data_generation",
+            "pull_operation",
+        ] {
             assert_eq!(count_rows(app, table).await, 0, "{table}");
         }
     })
@@ -751,7 +765,7 @@ async fn readers_never_see_half_a_sync() {
 /// The sandbox, slowly: each page takes a while.
 struct Slow;
 
-impl Connector for Slow {
+impl AnyConnector for Slow {
     fn fetch<'a>(
         &'a self,
         credentials: &'a Value,
@@ -820,7 +834,7 @@ async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
             ("Queued", 0, None)
         );
         let staged =
-            tributary::sync::store::generation_size(&app.db, connection_id, DataType::Invoices, 1)
+            tributary::store::generation_size(&app.db, connection_id, DataType::INVOICES, 1)
                 .await
                 .expect("read");
         assert_eq!(

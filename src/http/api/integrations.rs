@@ -7,6 +7,7 @@ use poem_openapi::param::{Path, Query};
 use poem_openapi::payload::Json;
 use poem_openapi::{ApiResponse, Object, OpenApi};
 
+use crate::data::DataType;
 use crate::http::api::ApiTags;
 use crate::http::error::{ApiError, ErrorResponses, status};
 use crate::http::json_body::JsonBody;
@@ -16,7 +17,7 @@ use crate::http::state::AppState;
 use crate::http::types::{Nullable, Timestamp};
 use crate::oauth_clients::{self, OAuthClientFacts};
 use crate::paging::{self, PageRequest};
-use crate::platforms::{self, DataType, SourceType};
+use crate::platforms::{self, SourceType};
 use crate::tenant::Tenant;
 
 /// Integration endpoints.
@@ -53,8 +54,8 @@ pub struct IntegrationDetails {
     pub authorization_schema: Nullable<serde_json::Value>,
 }
 
-impl From<&platforms::Integration> for Integration {
-    fn from(integration: &platforms::Integration) -> Self {
+impl From<&platforms::Platform> for Integration {
+    fn from(integration: &platforms::Platform) -> Self {
         Self {
             platform_key: integration.platform_key.to_owned(),
             name: integration.name.to_owned(),
@@ -181,7 +182,7 @@ impl IntegrationsApi {
         let results = page
             .slice(catalogue)
             .iter()
-            .map(Integration::from)
+            .map(|platform| Integration::from(*platform))
             .collect();
         let location = ListLocation::new(request.uri().path());
         Ok(IntegrationPage::Ok(Json(Paged::new(

@@ -10,12 +10,14 @@ pub mod connections;
 pub mod data;
 pub mod health;
 pub mod integrations;
+pub mod records;
 
 /// Every endpoint group, in the order they appear in the docs.
 pub type Api = (
     companies::CompaniesApi,
     connections::ConnectionsApi,
     data::DataApi,
+    records::RecordsApi,
     integrations::IntegrationsApi,
     health::HealthApi,
 );
@@ -48,6 +50,7 @@ pub fn service() -> OpenApiService<Api, ()> {
             companies::CompaniesApi,
             connections::ConnectionsApi,
             data::DataApi,
+            records::RecordsApi,
             integrations::IntegrationsApi,
             health::HealthApi,
         ),

@@ -5,6 +5,19 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Amazon Seller Central in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "amazon-seller-central",
+    name: "Amazon Seller Central",
+    source_type: SourceType::Commerce,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<AmazonSellerCentralAuthorization>()),
+    connector: None,
+};
 
 /// Selling Partner API regions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -20,7 +33,8 @@ pub enum AmazonRegion {
 
 /// Amazon Seller Central (Selling Partner API): a connection to one selling partner.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct AmazonSellerCentralAuthorization {
     /// The selling partner id (`selling_partner_id` on the authorization redirect).
     #[schemars(regex(pattern = r"^[A-Z0-9]{1,32}$"))]

@@ -6,10 +6,24 @@ use uuid::Uuid;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Dynamics 365 Business Central in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "dynamics-365-business-central",
+    name: "Dynamics 365 Business Central",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<BusinessCentralAuthorization>()),
+    connector: None,
+};
 
 /// Dynamics 365 Business Central: a connection to one company of one environment.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct BusinessCentralAuthorization {
     /// The Microsoft Entra tenant (directory) id or domain that owns the environment.
     #[schemars(length(min = 1, max = 256))]

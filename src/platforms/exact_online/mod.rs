@@ -6,6 +6,19 @@ use serde::Deserialize;
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::numbers::WholeNumber;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Exact Online in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "exact-online",
+    name: "Exact Online",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<ExactOnlineAuthorization>()),
+    connector: None,
+};
 
 /// Exact Online's country sites: tokens and data live on one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -29,7 +42,8 @@ pub enum ExactRegion {
 
 /// Exact Online: a connection to one division (administration).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ExactOnlineAuthorization {
     /// The division number (`CurrentDivision` in `GET /api/v1/current/Me`), used in paths `/api/v1/{division}/...`.
     pub division: WholeNumber,

@@ -5,10 +5,24 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// FreeAgent in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "freeagent",
+    name: "FreeAgent",
+    source_type: SourceType::Accounting,
+    managed_migration: true,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<FreeAgentAuthorization>()),
+    connector: None,
+};
 
 /// FreeAgent: a connection to one FreeAgent company (tokens are per company).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct FreeAgentAuthorization {
     /// The company's FreeAgent subdomain (`subdomain` in `GET /v2/company`), e.g. `acme` for acme.freeagent.com.
     #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9-]{0,62}$"))]

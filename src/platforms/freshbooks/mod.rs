@@ -6,10 +6,24 @@ use serde::Deserialize;
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::numbers::WholeNumber;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// FreshBooks in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "freshbooks",
+    name: "FreshBooks",
+    source_type: SourceType::Accounting,
+    managed_migration: true,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<FreshBooksAuthorization>()),
+    connector: None,
+};
 
 /// FreshBooks: a connection to one FreshBooks business.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct FreshBooksAuthorization {
     /// The accounting account id (`account_id` of the business in `GET /auth/api/v1/users/me`), used in `/accounting/account/{accountId}/...`.
     #[schemars(regex(pattern = r"^[A-Za-z0-9]{1,32}$"))]

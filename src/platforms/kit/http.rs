@@ -1,7 +1,9 @@
 //! HTTP to the platforms: one reqwest client (rustls, a timeout on every
 //! call), retries that honour a 429's `Retry-After` (bounded) and back off
 //! exponentially with jitter on 5xx and connection failures, and failures
-//! described by the platform's own answer (status and message, never a token).
+//! described by the platform's own answer (status and message, never a
+//! token). A connector describes a request as a [`Call`] (where, which
+//! query, how the token goes) and gets typed JSON back.
 
 use std::time::Duration;
 
@@ -58,6 +60,103 @@ impl RetryPolicy {
 pub struct Answer {
     /// The body.
     pub body: Vec<u8>,
+    /// Its headers (paging links, rate limits).
+    pub headers: HeaderMap,
+}
+
+/// How a platform's API takes the access token.
+#[derive(Debug, Clone, Copy)]
+pub enum Auth<'a> {
+    /// `Authorization: Bearer <token>`.
+    Bearer(&'a str),
+    /// `Authorization: <scheme> <token>` (Zoho's `Zoho-oauthtoken`).
+    Scheme(&'static str, &'a str),
+}
+
+impl Auth<'_> {
+    fn token(&self) -> &str {
+        match self {
+            Self::Bearer(token) | Self::Scheme(_, token) => token,
+        }
+    }
+
+    fn header(&self) -> String {
+        match self {
+            Self::Bearer(token) => format!("Bearer {token}"),
+            Self::Scheme(scheme, token) => format!("{scheme} {token}"),
+        }
+    }
+}
+
+/// A request to a platform's JSON API.
+#[derive(Debug, Clone)]
+pub struct Call<'a> {
+    platform: &'static str,
+    what: &'static str,
+    method: reqwest::Method,
+    url: String,
+    auth: Auth<'a>,
+    query: Vec<(&'static str, String)>,
+    headers: Vec<(&'static str, String)>,
+    body: Option<Value>,
+}
+
+impl<'a> Call<'a> {
+    /// `GET url` of `platform`, fetching `what` (`a page of invoices`, for messages).
+    pub fn get(platform: &'static str, what: &'static str, url: String, auth: Auth<'a>) -> Self {
+        Self {
+            platform,
+            what,
+            method: reqwest::Method::GET,
+            url,
+            auth,
+            query: Vec::new(),
+            headers: Vec::new(),
+            body: None,
+        }
+    }
+
+    /// `POST url` with a JSON body (a GraphQL or SQL query).
+    pub fn post(
+        platform: &'static str,
+        what: &'static str,
+        url: String,
+        auth: Auth<'a>,
+        body: Value,
+    ) -> Self {
+        Self {
+            method: reqwest::Method::POST,
+            body: Some(body),
+            ..Self::get(platform, what, url, auth)
+        }
+    }
+
+    /// Adds a query parameter.
+    pub fn query(mut self, name: &'static str, value: impl ToString) -> Self {
+        self.query.push((name, value.to_string()));
+        self
+    }
+
+    /// Adds a header.
+    pub fn header(mut self, name: &'static str, value: impl ToString) -> Self {
+        self.headers.push((name, value.to_string()));
+        self
+    }
+
+    fn build(&self, client: &reqwest::Client) -> reqwest::RequestBuilder {
+        let mut request = client
+            .request(self.method.clone(), &self.url)
+            .query(&self.query)
+            .header(reqwest::header::AUTHORIZATION, self.auth.header())
+            .header(reqwest::header::ACCEPT, "application/json");
+        for (name, value) in &self.headers {
+            request = request.header(*name, value);
+        }
+        if let Some(body) = &self.body {
+            request = request.json(body);
+        }
+        request
+    }
 }
 
 /// Why a call failed, after retries.
@@ -137,7 +236,8 @@ impl PlatformHttp {
                 }
                 Ok(response) => {
                     let status = response.status();
-                    let retry_after = retry_after(response.headers());
+                    let headers = response.headers().clone();
+                    let retry_after = retry_after(&headers);
                     let Ok(body) = response.bytes().await else {
                         let failure = format!("{platform} broke off the answer");
                         if retry >= self.retry.retries {
@@ -149,7 +249,7 @@ impl PlatformHttp {
                     };
                     let body = body.to_vec();
                     if status.is_success() {
-                        return Ok(Answer { body });
+                        return Ok(Answer { body, headers });
                     }
                     let described = describe(platform, status, &body, secrets);
                     match status {
@@ -192,25 +292,34 @@ impl PlatformHttp {
 }
 
 impl PlatformHttp {
-    /// [`PlatformHttp::send`], then reads the body as `T`; a body that does
-    /// not read fails with `what` named (a page of invoices, ...).
-    pub async fn get_json<T: serde::de::DeserializeOwned>(
+    /// Makes `call` (with retries) and reads the answer as `T`; an answer
+    /// that does not read fails naming what was asked for.
+    pub async fn json<T: serde::de::DeserializeOwned>(
         &self,
-        platform: &str,
-        what: &str,
-        build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
-        secrets: &[&str],
+        call: &Call<'_>,
     ) -> Result<T, ConnectorError> {
+        self.json_with_headers(call).await.map(|(value, _)| value)
+    }
+
+    /// [`PlatformHttp::json`], with the answer's headers (paging links).
+    pub async fn json_with_headers<T: serde::de::DeserializeOwned>(
+        &self,
+        call: &Call<'_>,
+    ) -> Result<(T, HeaderMap), ConnectorError> {
+        let secrets = [call.auth.token()];
         let answer = self
-            .send(platform, build, secrets)
+            .send(call.platform, |client| call.build(client), &secrets)
             .await
             .map_err(CallError::into_connector_error)?;
-        serde_json::from_slice(&answer.body).map_err(|error| {
+        let value = serde_json::from_slice(&answer.body).map_err(|error| {
             ConnectorError::Failed(format!(
-                "{platform} answered {what} that tributary cannot read ({}); the previous data is kept",
-                scrub(&error.to_string(), secrets)
+                "{} answered {} that tributary cannot read ({}); the previous data is kept",
+                call.platform,
+                call.what,
+                scrub(&error.to_string(), &secrets)
             ))
-        })
+        })?;
+        Ok((value, answer.headers))
     }
 }
 

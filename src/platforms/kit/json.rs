@@ -11,7 +11,8 @@ use serde::Deserialize;
 use serde::de::{self, Deserializer};
 use serde_json::value::RawValue;
 
-use crate::sync::records::Money;
+use crate::data::money::{Money, Quantity};
+use crate::timestamp::Timestamp;
 
 /// An exact amount read from a JSON number (or a numeric string).
 ///
@@ -25,6 +26,26 @@ impl Amount {
     pub fn money(self) -> Money {
         self.0
     }
+
+    /// The amount as a quantity.
+    pub fn quantity(self) -> Quantity {
+        Quantity(self.0.0)
+    }
+}
+
+/// An optional amount as money; zero when the platform gives none.
+pub fn money(value: Option<Amount>) -> Money {
+    value.map(Amount::money).unwrap_or_default()
+}
+
+/// An optional amount as a quantity; zero when the platform gives none.
+pub fn quantity(value: Option<Amount>) -> Quantity {
+    value.map(Amount::quantity).unwrap_or_default()
+}
+
+/// A date-time the platform writes in any of [`datetime`]'s forms, as ours.
+pub fn timestamp(text: Option<&str>) -> Option<Timestamp> {
+    text.and_then(datetime).map(Timestamp)
 }
 
 impl<'de> Deserialize<'de> for Amount {

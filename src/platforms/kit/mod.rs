@@ -1,7 +1,13 @@
-//! What connectors share: HTTP to the platforms with timeouts and retries
-//! ([`http`]), the OAuth refresh-token grant ([`oauth`]), and exact amounts
-//! and platform dates ([`json`]).
+//! What connectors share, so a connector is its mapping, not its plumbing:
+//!
+//! - [`http`]: the retrying client and [`http::Call`], a request with its auth header;
+//! - [`paging`]: the platforms' paging styles;
+//! - [`oauth`]: the refresh-token grant;
+//! - [`json`]: exact amounts and the platforms' date forms;
+//! - [`status`]: status tables and the rule amounts decide.
 
 pub mod http;
 pub mod json;
 pub mod oauth;
+pub mod paging;
+pub mod status;

@@ -5,10 +5,24 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Mollie in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "mollie",
+    name: "Mollie",
+    source_type: SourceType::Commerce,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<MollieAuthorization>()),
+    connector: None,
+};
 
 /// Mollie: a connection to one Mollie organization.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct MollieAuthorization {
     /// The organization id (`org_...`, the OAuth `uid`).
     #[schemars(regex(pattern = r"^org_[A-Za-z0-9]{1,64}$"))]

@@ -6,10 +6,24 @@ use uuid::Uuid;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// MYOB Business in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "myob",
+    name: "MYOB Business",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<MyobAuthorization>()),
+    connector: None,
+};
 
 /// MYOB Business (AccountRight): a connection to one company file.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct MyobAuthorization {
     /// The company file id (`Id` in `GET https://api.myob.com/accountright/`).
     pub company_file_id: Uuid,

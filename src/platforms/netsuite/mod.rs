@@ -5,10 +5,24 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Oracle NetSuite in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "netsuite",
+    name: "Oracle NetSuite",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<NetSuiteAuthorization>()),
+    connector: None,
+};
 
 /// Oracle NetSuite: a connection to one NetSuite account.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct NetSuiteAuthorization {
     /// The account id (e.g. `1234567` or `1234567_SB1` for a sandbox), as in `https://<accountId>.suitetalk.api.netsuite.com`.
     #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]

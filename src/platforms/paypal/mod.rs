@@ -5,10 +5,24 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// PayPal in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "paypal",
+    name: "PayPal",
+    source_type: SourceType::Commerce,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<PayPalAuthorization>()),
+    connector: None,
+};
 
 /// PayPal: a connection to one merchant account.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct PayPalAuthorization {
     /// The merchant's payer id (13 characters, `payer_id` of the account).
     #[schemars(regex(pattern = r"^[A-Z0-9]{13}$"))]

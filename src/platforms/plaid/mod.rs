@@ -5,11 +5,25 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, long_lived_token_body};
 use crate::platforms::tokens::LongLivedToken;
+use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::platforms::authorization::BodyKind;
+
+/// Plaid in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "plaid",
+    name: "Plaid",
+    source_type: SourceType::Banking,
+    managed_migration: false,
+    data_types: NONE_YET,
+    authorization: Some(BodyKind::of::<PlaidAuthorization>()),
+    connector: None,
+};
 
 /// Plaid: a connection to one Item (a login at one institution). Plaid
 /// access tokens do not expire.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct PlaidAuthorization {
     /// The Item's id (`item_id` from `/item/public_token/exchange`).
     #[schemars(length(min = 1, max = 256))]

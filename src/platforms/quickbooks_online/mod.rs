@@ -1,16 +1,35 @@
-//! QuickBooks Online: its authorization body and its connector.
+//! QuickBooks Online: its catalogue entry and authorization body; its
+//! connector ([`connector`]: the query endpoint, paging) and the mapping of
+//! its records and statuses ([`mapping`]). What these rely on, with sources:
+//! `NOTES.md`.
 
 pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+
+/// QuickBooks Online in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "quickbooks-online",
+    name: "QuickBooks Online",
+    source_type: SourceType::Accounting,
+    managed_migration: true,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<QuickBooksOnlineAuthorization>()),
+    connector: Some(ConnectorKind::of::<connector::QuickBooksConnector>()),
+};
 
 /// QuickBooks Online: a connection to one QuickBooks company.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct QuickBooksOnlineAuthorization {
     /// The company's realm id (`realmId` on the OAuth redirect), used in API paths `/v3/company/{realmId}`.
     #[schemars(regex(pattern = r"^[0-9]{1,32}$"))]

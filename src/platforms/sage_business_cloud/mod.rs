@@ -5,10 +5,24 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Sage Business Cloud Accounting in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "sage-business-cloud",
+    name: "Sage Business Cloud Accounting",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<SageBusinessCloudAuthorization>()),
+    connector: None,
+};
 
 /// Sage Business Cloud Accounting: a connection to one Sage business.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SageBusinessCloudAuthorization {
     /// The business id (`id` in `GET /v3.1/businesses`, 32 hexadecimal characters), sent as the `X-Business` header.
     #[schemars(regex(pattern = r"^[0-9a-f]{32}$"))]

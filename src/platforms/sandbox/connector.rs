@@ -1,377 +1,62 @@
-//! The `sandbox` platform: synthetic accounting data derived from the
-//! authorization's `seed` and `invoiceCount`, for demos, tests and
-//! benchmarks. Every record is a pure function of `(seed, index)`, so the
-//! same seed always yields the same data, any page can be produced without
-//! the others, and memory stays flat whatever the count.
+//! The sandbox's connector: its synthetic data, a page at a time; any token
+//! works, and none is refreshed.
 
-use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
-use futures_util::future::BoxFuture;
-use serde::Deserialize;
-use serde_json::Value;
-
-use crate::platforms::DataType;
-use crate::platforms::connector::{Connector, ConnectorError, Page, Records};
-use crate::platforms::numbers::{InvoiceCount, Seed};
-use crate::sync::records::{Customer, CustomerStatus, Invoice, InvoiceStatus, LineItem, Money};
-
-/// Records per page.
-pub const PAGE_SIZE: u64 = 1000;
-/// `invoiceCount` when the authorization gives none.
-pub const DEFAULT_INVOICE_COUNT: u64 = 250;
+use super::SandboxAuthorization;
+use super::dataset::Dataset;
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, syncs,
+};
+use crate::platforms::kit::http::PlatformHttp;
+use crate::platforms::kit::paging::Offset;
 
 /// The synthetic platform.
 #[derive(Debug, Default)]
 pub struct SandboxConnector;
 
-/// What the sandbox reads from a stored authorization.
-#[derive(Debug, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Settings {
-    invoice_count: Option<InvoiceCount>,
-    seed: Option<Seed>,
-}
+impl Configured for SandboxConnector {
+    const API_BASE: Option<&'static str> = None;
+    const TOKEN_URL: Option<&'static str> = None;
 
-/// The data a sandbox authorization describes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Dataset {
-    /// The seed.
-    pub seed: u64,
-    /// How many invoices.
-    pub invoice_count: u64,
-}
-
-impl Dataset {
-    /// Reads the settings of a stored sandbox authorization.
-    pub fn from_credentials(credentials: &Value) -> Result<Self, ConnectorError> {
-        let settings: Settings = serde_json::from_value(credentials.clone()).map_err(|_| {
-            ConnectorError::Failed("the stored sandbox authorization is unreadable".to_owned())
-        })?;
-        Ok(Self {
-            seed: settings.seed.map_or(0, Seed::get),
-            invoice_count: settings
-                .invoice_count
-                .map_or(DEFAULT_INVOICE_COUNT, InvoiceCount::get),
-        })
-    }
-
-    /// How many customers the invoices refer to.
-    pub fn customer_count(&self) -> u64 {
-        self.invoice_count.div_ceil(10).clamp(1, 50_000)
-    }
-
-    /// The `index`-th invoice.
-    pub fn invoice(&self, index: u64) -> Invoice {
-        let mut random = Random::new(self.seed, 1, index);
-        let customer_index = random.below(self.customer_count());
-        // At least 60 days back, so every payment falls before the epoch.
-        let issue_date = epoch() - Days::new(60 + random.below(730));
-        let due_date = issue_date + Days::new([14, 30, 45, 60][random.below(4) as usize]);
-        let currency = CURRENCIES[weighted(&mut random, &[40, 30, 20, 5, 5])];
-        let tax_rate_percent = [0, 5, 10, 20][random.below(4) as usize];
-
-        let line_count = 1 + random.below(4);
-        let mut line_items = Vec::with_capacity(line_count as usize);
-        for line in 0..line_count {
-            let quantity = 1 + random.below(10) as i64;
-            let unit_cents = 500 + random.below(49_500) as i64;
-            let sub_total_cents = quantity * unit_cents;
-            // Rounded half up to the cent, in integers.
-            let tax_cents = (sub_total_cents * tax_rate_percent + 50) / 100;
-            line_items.push(LineItem {
-                description: format!(
-                    "{} #{}",
-                    PRODUCTS[random.below(PRODUCTS.len() as u64) as usize],
-                    line + 1
-                ),
-                unit_amount: Money::from_cents(unit_cents),
-                quantity: Money(quantity * 10_000),
-                discount_amount: Money(0),
-                sub_total: Money::from_cents(sub_total_cents),
-                tax_amount: Money::from_cents(tax_cents),
-                total_amount: Money::from_cents(sub_total_cents + tax_cents),
-            });
-        }
-        let sub_total = Money(line_items.iter().map(|item| item.sub_total.0).sum());
-        let total_tax_amount = Money(line_items.iter().map(|item| item.tax_amount.0).sum());
-        let total_amount = Money(sub_total.0 + total_tax_amount.0);
-
-        let status = STATUSES[weighted(&mut random, &[5, 25, 10, 50, 10])];
-        let amount_due = match status {
-            InvoiceStatus::Draft | InvoiceStatus::Submitted | InvoiceStatus::Unknown => {
-                total_amount
-            }
-            InvoiceStatus::PartiallyPaid => {
-                let owed_percent = 10 + random.below(80) as i64;
-                // Whole cents, strictly between nothing and everything.
-                Money::from_cents((total_amount.0 / 100 * owed_percent / 100).max(1))
-            }
-            InvoiceStatus::Paid | InvoiceStatus::Void => Money(0),
-        };
-        let paid_on_date =
-            (status == InvoiceStatus::Paid).then(|| issue_date + Days::new(1 + random.below(60)));
-        let note = (random.below(3) == 0).then(|| "Thank you for your business.".to_owned());
-        let source_modified_date = paid_on_date
-            .unwrap_or(issue_date)
-            .and_time(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default())
-            .and_utc()
-            + chrono::Duration::minutes(random.below(600) as i64);
-
-        Invoice {
-            invoice_id: format!("sbx-inv-{index:07}"),
-            invoice_number: Some(format!("INV-{:06}", index + 1)),
-            customer_id: Some(customer_id(customer_index)),
-            customer_name: Some(self.customer_name(customer_index)),
-            issue_date,
-            due_date: Some(due_date),
-            paid_on_date,
-            currency: currency.to_owned(),
-            sub_total,
-            total_tax_amount,
-            total_amount,
-            amount_due,
-            status,
-            line_items,
-            note,
-            source_modified_date: Some(source_modified_date),
-        }
-    }
-
-    fn customer_name(&self, index: u64) -> String {
-        let mut random = Random::new(self.seed, 2, index);
-        let first = NAME_PARTS[random.below(NAME_PARTS.len() as u64) as usize];
-        let second = NAME_PARTS[random.below(NAME_PARTS.len() as u64) as usize];
-        let suffix = SUFFIXES[random.below(SUFFIXES.len() as u64) as usize];
-        format!("{first} {second} {suffix} {}", index + 1)
-    }
-
-    /// The `index`-th customer.
-    pub fn customer(&self, index: u64) -> Customer {
-        let name = self.customer_name(index);
-        let mut random = Random::new(self.seed, 3, index);
-        Customer {
-            customer_id: customer_id(index),
-            email_address: Some(format!("accounts{}@example.com", index + 1)),
-            phone: Some(format!("+44 20 7946 {:04}", random.below(10_000))),
-            default_currency: Some(
-                CURRENCIES[random.below(CURRENCIES.len() as u64) as usize].to_owned(),
-            ),
-            status: if random.below(20) == 0 {
-                CustomerStatus::Archived
-            } else {
-                CustomerStatus::Active
-            },
-            customer_name: name,
-            source_modified_date: Some(
-                (epoch() - Days::new(random.below(900)))
-                    .and_time(NaiveTime::MIN)
-                    .and_utc(),
-            ),
-        }
-    }
-
-    /// The page of `data_type` starting at record `start`.
-    pub fn page(&self, data_type: DataType, start: u64) -> Page {
-        let total = match data_type {
-            DataType::Invoices => self.invoice_count,
-            DataType::Customers => self.customer_count(),
-        };
-        let end = (start + PAGE_SIZE).min(total);
-        let records = match data_type {
-            DataType::Invoices => {
-                Records::Invoices((start..end).map(|index| self.invoice(index)).collect())
-            }
-            DataType::Customers => {
-                Records::Customers((start..end).map(|index| self.customer(index)).collect())
-            }
-        };
-        Page {
-            records,
-            next: (end < total).then(|| end.to_string()),
-            total: Some(total),
-        }
+    fn new(_config: &PlatformConfig, _http: PlatformHttp) -> Self {
+        Self
     }
 }
 
 impl Connector for SandboxConnector {
-    fn fetch<'a>(
-        &'a self,
-        credentials: &'a Value,
-        data_type: DataType,
+    type Credentials = SandboxAuthorization;
+    const PLATFORM: &'static str = "The sandbox";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    /// Synthetic tokens prove nothing; a readable authorization is all it takes.
+    async fn verify(&self, _credentials: &SandboxAuthorization) -> Result<(), ConnectorError> {
+        Ok(())
+    }
+}
+
+impl Syncs<Invoices> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
         cursor: Option<String>,
-    ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
-        Box::pin(async move {
-            let dataset = Dataset::from_credentials(credentials)?;
-            let start = match cursor {
-                None => 0,
-                Some(cursor) => cursor.parse().map_err(|_| {
-                    ConnectorError::Failed(format!("invalid sandbox cursor {cursor:?}"))
-                })?,
-            };
-            Ok(dataset.page(data_type, start))
-        })
-    }
-
-    /// Synthetic tokens prove nothing, but their settings must be readable.
-    fn verify<'a>(
-        &'a self,
-        credentials: &'a Value,
-    ) -> Option<BoxFuture<'a, Result<(), ConnectorError>>> {
-        Some(Box::pin(async move {
-            Dataset::from_credentials(credentials).map(|_| ())
-        }))
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).invoices(start.0))
     }
 }
 
-fn customer_id(index: u64) -> String {
-    format!("sbx-cus-{index:06}")
-}
-
-/// Dates count back from a fixed day, not from today, so data never drifts.
-fn epoch() -> NaiveDate {
-    NaiveDate::from_ymd_opt(2026, 6, 30).unwrap_or_default()
-}
-
-const CURRENCIES: [&str; 5] = ["GBP", "USD", "EUR", "AUD", "CAD"];
-const STATUSES: [InvoiceStatus; 5] = [
-    InvoiceStatus::Draft,
-    InvoiceStatus::Submitted,
-    InvoiceStatus::PartiallyPaid,
-    InvoiceStatus::Paid,
-    InvoiceStatus::Void,
-];
-const PRODUCTS: [&str; 8] = [
-    "Consulting hours",
-    "Annual licence",
-    "Support plan",
-    "Hardware kit",
-    "Training day",
-    "Design retainer",
-    "Cloud hosting",
-    "Installation",
-];
-const NAME_PARTS: [&str; 12] = [
-    "Northwind",
-    "Blue",
-    "Harbour",
-    "Oak",
-    "Summit",
-    "River",
-    "Copper",
-    "Maple",
-    "Atlas",
-    "Granite",
-    "Willow",
-    "Beacon",
-];
-const SUFFIXES: [&str; 5] = ["Ltd", "LLC", "GmbH", "Pty Ltd", "Inc"];
-
-/// Picks an index with the given weights (they sum to 100).
-fn weighted(random: &mut Random, weights: &[u64]) -> usize {
-    let mut roll = random.below(weights.iter().sum());
-    for (index, weight) in weights.iter().enumerate() {
-        if roll < *weight {
-            return index;
-        }
-        roll -= weight;
-    }
-    weights.len() - 1
-}
-
-/// SplitMix64 seeded by (seed, stream, index): a fast, well-mixed
-/// deterministic sequence per record.
-struct Random(u64);
-
-impl Random {
-    fn new(seed: u64, stream: u64, index: u64) -> Self {
-        let mut random = Self(
-            seed ^ stream.wrapping_mul(0xA076_1D64_78BD_642F)
-                ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
-        );
-        random.next();
-        random
-    }
-
-    fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_add(0x9E37_79B9_7F4A_7C15);
-        let mut z = self.0;
-        z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-        z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-        z ^ (z >> 31)
-    }
-
-    fn below(&mut self, bound: u64) -> u64 {
-        if bound == 0 { 0 } else { self.next() % bound }
-    }
-}
-
-/// When the sandbox's records changed on "the platform": a fixed instant.
-pub fn platform_time() -> DateTime<Utc> {
-    epoch().and_time(NaiveTime::MIN).and_utc()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn dataset(seed: u64, invoice_count: u64) -> Dataset {
-        Dataset {
-            seed,
-            invoice_count,
-        }
-    }
-
-    #[test]
-    fn the_same_seed_gives_the_same_data_and_another_seed_other_data() {
-        assert_eq!(dataset(7, 10).invoice(3), dataset(7, 10).invoice(3));
-        assert_ne!(dataset(7, 10).invoice(3), dataset(8, 10).invoice(3));
-    }
-
-    #[test]
-    fn invoices_are_internally_consistent() {
-        let data = dataset(42, 2000);
-        let mut seen_statuses = std::collections::HashSet::new();
-        for index in 0..2000 {
-            let invoice = data.invoice(index);
-            seen_statuses.insert(invoice.status);
-            let line_total: i64 = invoice
-                .line_items
-                .iter()
-                .map(|item| item.total_amount.0)
-                .sum();
-            assert_eq!(line_total, invoice.total_amount.0);
-            assert_eq!(
-                invoice.total_amount.0,
-                invoice.sub_total.0 + invoice.total_tax_amount.0
-            );
-            match invoice.status {
-                InvoiceStatus::Paid => assert_eq!(invoice.amount_due.0, 0),
-                InvoiceStatus::PartiallyPaid => {
-                    assert!(
-                        invoice.amount_due.0 > 0 && invoice.amount_due.0 < invoice.total_amount.0
-                    )
-                }
-                InvoiceStatus::Submitted | InvoiceStatus::Draft => {
-                    assert_eq!(invoice.amount_due, invoice.total_amount)
-                }
-                _ => {}
-            }
-            assert!(invoice.due_date.expect("due") > invoice.issue_date);
-            assert!(index < data.invoice_count);
-        }
-        assert_eq!(seen_statuses.len(), 5, "a realistic mix of statuses");
-    }
-
-    #[test]
-    fn pages_cover_every_record_once() {
-        let data = dataset(1, 2500);
-        let mut start = Some(0_u64);
-        let mut fetched = 0;
-        while let Some(at) = start {
-            let page = data.page(DataType::Invoices, at);
-            fetched += page.records.len();
-            start = page.next.map(|next| next.parse().expect("a number"));
-        }
-        assert_eq!(fetched, 2500);
-        assert!(data.page(DataType::Invoices, 2500).records.is_empty());
+impl Syncs<Customers> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).customers(start.0))
     }
 }

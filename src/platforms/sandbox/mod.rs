@@ -1,6 +1,9 @@
-//! the synthetic sandbox platform: its authorization body and its connector.
+//! The `sandbox` platform: synthetic accounting data derived from the
+//! authorization's `seed` and `invoiceCount`, for demos, tests and
+//! benchmarks ([`dataset`]), and its connector.
 
 pub mod connector;
+pub mod dataset;
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -10,11 +13,26 @@ use crate::error::FieldError;
 use crate::platforms::authorization::AuthorizationBody;
 use crate::platforms::numbers::{InvoiceCount, Seconds, Seed};
 use crate::platforms::tokens::{Expiry, Secret, expiry};
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+
+/// tributary Sandbox in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "sandbox",
+    name: "tributary Sandbox",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<SandboxAuthorization>()),
+    connector: Some(ConnectorKind::of::<connector::SandboxConnector>()),
+};
 
 /// tributary's synthetic platform, for demos, tests and benchmarks: its
 /// data is generated from `seed` and `invoiceCount`.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SandboxAuthorization {
     /// An identifier you choose for the synthetic organization, starting with `sbx-` (so a sandbox body is never mistaken for a real platform's).
     #[schemars(regex(pattern = r"^sbx-[A-Za-z0-9._-]{1,60}$"))]

@@ -8,11 +8,25 @@ use crate::error::FieldError;
 use crate::platforms::authorization::AuthorizationBody;
 use crate::platforms::numbers::Seconds;
 use crate::platforms::tokens::{Expiry, Secret, expiry};
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Shopify in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "shopify",
+    name: "Shopify",
+    source_type: SourceType::Commerce,
+    managed_migration: true,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<ShopifyAuthorization>()),
+    connector: None,
+};
 
 /// Shopify: a connection to one shop. Legacy offline tokens never expire;
 /// expiring offline tokens come with a refresh token and an expiry.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ShopifyAuthorization {
     /// The shop's permanent domain, `{shop}.myshopify.com`.
     #[schemars(regex(pattern = r"^[a-z0-9][a-z0-9-]{0,62}\.myshopify\.com$"))]

@@ -5,10 +5,24 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Square in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "square",
+    name: "Square",
+    source_type: SourceType::Commerce,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<SquareAuthorization>()),
+    connector: None,
+};
 
 /// Square: a connection to one seller (merchant).
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct SquareAuthorization {
     /// The seller's merchant id (`merchant_id` in the ObtainToken response).
     #[schemars(regex(pattern = r"^[A-Za-z0-9_-]{1,64}$"))]

@@ -5,11 +5,25 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::long_lived_token_body;
 use crate::platforms::tokens::{LongLivedToken, Secret};
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+
+/// Stripe in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "stripe",
+    name: "Stripe",
+    source_type: SourceType::Commerce,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<StripeAuthorization>()),
+    connector: None,
+};
 
 /// Stripe (Connect OAuth): a connection to one connected account. Connect
 /// access tokens do not expire.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct StripeAuthorization {
     /// The connected account id (`stripe_user_id` in the OAuth token response), `acct_...`.
     #[schemars(regex(pattern = r"^acct_[A-Za-z0-9]{1,64}$"))]

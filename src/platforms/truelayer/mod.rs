@@ -5,10 +5,24 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::platforms::authorization::BodyKind;
+
+/// TrueLayer in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "truelayer",
+    name: "TrueLayer",
+    source_type: SourceType::Banking,
+    managed_migration: false,
+    data_types: NONE_YET,
+    authorization: Some(BodyKind::of::<TrueLayerAuthorization>()),
+    connector: None,
+};
 
 /// TrueLayer (Data API): a connection to one end user's bank via one provider.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct TrueLayerAuthorization {
     /// The connection's credentials id (`credentials_id` in `GET /data/v1/me`): one per end user and bank.
     #[schemars(length(min = 1, max = 256))]

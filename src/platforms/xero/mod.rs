@@ -1,6 +1,9 @@
-//! Xero: its authorization body and its connector.
+//! Xero: its catalogue entry and authorization body; its connector
+//! ([`connector`]: requests and paging) and the mapping of its records and
+//! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
 
 pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,10 +11,25 @@ use uuid::Uuid;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+
+/// Xero in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "xero",
+    name: "Xero",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<XeroAuthorization>()),
+    connector: Some(ConnectorKind::of::<connector::XeroConnector>()),
+};
 
 /// Xero: a connection to one Xero organisation.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct XeroAuthorization {
     /// The organisation's tenant id (`tenantId` in `GET https://api.xero.com/connections`), sent as the `xero-tenant-id` header.
     pub tenant_id: Uuid,

@@ -1,12 +1,30 @@
-//! Zoho Books: its authorization body and its connector.
+//! Zoho Books: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the organization's data centre, paging) and the mapping of
+//! its records and statuses ([`mapping`]). What these rely on, with sources:
+//! `NOTES.md`.
 
 pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+
+/// Zoho Books in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "zoho-books",
+    name: "Zoho Books",
+    source_type: SourceType::Accounting,
+    managed_migration: true,
+    data_types: SALES,
+    authorization: Some(BodyKind::of::<ZohoBooksAuthorization>()),
+    connector: Some(ConnectorKind::of::<connector::ZohoBooksConnector>()),
+};
 
 /// Zoho's data centres: each has its own accounts server and API domain.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]
@@ -40,7 +58,8 @@ pub enum ZohoDataCenter {
 
 /// Zoho Books: a connection to one Zoho Books organization.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
+#[serde(rename_all = "camelCase")]
+#[schemars(deny_unknown_fields)]
 pub struct ZohoBooksAuthorization {
     /// The organization id (`organization_id` in `GET /books/v3/organizations`), sent as the `organization_id` query parameter.
     #[schemars(regex(pattern = r"^[0-9]{1,32}$"))]
@@ -51,6 +70,48 @@ pub struct ZohoBooksAuthorization {
     /// The OAuth tokens (their fields sit directly in this object).
     #[serde(flatten)]
     pub tokens: ExpiringTokens,
+    /// Where this organization's API lives, as Zoho's last token answer
+    /// said (`api_domain`); stored by refreshes, never sent by you.
+    #[serde(default)]
+    #[schemars(skip)]
+    pub api_domain: Option<String>,
 }
 
 expiring_token_body!(ZohoBooksAuthorization => organization_id);
+
+impl ZohoDataCenter {
+    /// The data centre's API domain and accounts server.
+    pub fn hosts(self) -> (&'static str, &'static str) {
+        match self {
+            Self::Com => ("https://www.zohoapis.com", "https://accounts.zoho.com"),
+            Self::Eu => ("https://www.zohoapis.eu", "https://accounts.zoho.eu"),
+            Self::In => ("https://www.zohoapis.in", "https://accounts.zoho.in"),
+            Self::ComAu => (
+                "https://www.zohoapis.com.au",
+                "https://accounts.zoho.com.au",
+            ),
+            Self::Jp => ("https://www.zohoapis.jp", "https://accounts.zoho.jp"),
+            Self::Ca => ("https://www.zohoapis.ca", "https://accounts.zohocloud.ca"),
+            Self::ComCn => (
+                "https://www.zohoapis.com.cn",
+                "https://accounts.zoho.com.cn",
+            ),
+            Self::Sa => ("https://www.zohoapis.sa", "https://accounts.zoho.sa"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_data_centre_has_its_hosts() {
+        assert_eq!(ZohoDataCenter::Eu.hosts().0, "https://www.zohoapis.eu");
+        assert_eq!(
+            ZohoDataCenter::Ca.hosts().1,
+            "https://accounts.zohocloud.ca"
+        );
+        assert_eq!(ZohoDataCenter::Com.hosts().1, "https://accounts.zoho.com");
+    }
+}

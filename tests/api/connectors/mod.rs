@@ -14,7 +14,8 @@ use serde_json::Value;
 use uuid::Uuid;
 
 use client::types::{PullOperation, QueueDataTypeDataType};
-use tributary::platforms::connector::{Connectors, PlatformUrls, PlatformsConfig};
+use tributary::platforms::config::{PlatformConfig, PlatformsConfig};
+use tributary::platforms::connector::Connectors;
 use tributary::platforms::kit::http::RetryPolicy;
 use tributary::sync::engine::EngineConfig;
 
@@ -32,18 +33,17 @@ pub fn fast_retries() -> RetryPolicy {
 
 /// Every platform pointed at `fake` (only one is used per test).
 pub fn options_for(fake: &fake::Fake, page_size: Option<u64>, workers: usize) -> AppOptions {
-    let urls = PlatformUrls {
+    let urls = PlatformConfig {
         api_base: Some(fake.url()),
         token_url: Some(fake.token_url()),
         page_size,
     };
     let config = PlatformsConfig {
-        xero: urls.clone(),
-        quickbooks_online: urls.clone(),
-        zoho_books: urls,
         timeout: Duration::from_secs(5),
         retry: fast_retries(),
-    };
+        ..PlatformsConfig::default()
+    }
+    .every_platform(&urls);
     AppOptions {
         connectors: Connectors::for_platforms(&config).expect("the HTTP client builds"),
         engine: EngineConfig {

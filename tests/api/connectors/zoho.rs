@@ -77,14 +77,14 @@ async fn zoho_syncs_every_page_and_a_refresh_moves_the_api_to_its_api_domain() {
         // The configured API base is dead: only the token response's
         // api_domain leads to the API.
         let mut options = options_for(&fake, Some(4), 1);
-        let dead = tributary::platforms::connector::PlatformUrls {
+        let dead = tributary::platforms::config::PlatformConfig {
             api_base: Some("http://127.0.0.1:9".to_owned()),
             token_url: Some(fake.token_url()),
             page_size: Some(4),
         };
         options.connectors = tributary::platforms::connector::Connectors::for_platforms(
-            &tributary::platforms::connector::PlatformsConfig {
-                zoho_books: dead,
+            &tributary::platforms::config::PlatformsConfig {
+                platforms: [("zoho-books".to_owned(), dead)].into(),
                 retry: super::fast_retries(),
                 ..Default::default()
             },

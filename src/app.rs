@@ -1,0 +1,188 @@
+//! Assembling the application, once, the same way for the command line, the
+//! tests and the benchmark: the database (migrated), the keyring, the first
+//! API key, the platforms' connectors, the sync engine and the HTTP
+//! listener, from one [`Config`].
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sea_orm::DatabaseConnection;
+use tokio::sync::Notify;
+use tokio::task::JoinHandle;
+
+use crate::api_keys::{self, NewApiKey};
+use crate::connections;
+use crate::crypto::{self, Keyring};
+use crate::db;
+use crate::http::server::Listener;
+use crate::http::state::AppState;
+use crate::platforms::config::PlatformsConfig;
+use crate::platforms::connector::Connectors;
+use crate::sync::engine::{Engine, EngineConfig};
+
+/// Everything the application is built from.
+pub struct Config {
+    /// `sqlite://PATH?mode=rwc` or `postgres://USER@HOST:PORT/DB`.
+    pub database_url: String,
+    /// PostgreSQL only: the schema to use (the tests use one per test).
+    pub search_path: Option<String>,
+    /// The address to listen on (port 0: any free port).
+    pub bind: String,
+    /// Where the keys sealing stored tokens come from.
+    pub keys: Keys,
+    /// What to do about API keys at start.
+    pub first_key: FirstKey,
+    /// The sync engine's workers and leases.
+    pub engine: EngineConfig,
+    /// Where the connectors reach their platforms.
+    pub platforms: PlatformsConfig,
+    /// Read list pages with `OFFSET` and `COUNT(*)`: the benchmark's naive build.
+    #[cfg(feature = "naive-paging")]
+    pub naive_paging: bool,
+}
+
+/// Where the keys sealing stored tokens come from.
+pub enum Keys {
+    /// `id:base64key,...` (`TRIBUTARY_ENCRYPTION_KEYS`); with SQLite and
+    /// `None`, the key file beside the database.
+    Configured(Option<String>),
+    /// A keyring already in hand (tests sharing one between instances).
+    Keyring(Arc<Keyring>),
+}
+
+/// What to do about API keys at start.
+pub enum FirstKey {
+    /// Make sure this key exists for client `default` (idempotent).
+    Bootstrap(String),
+    /// Create one for client `default` if no key exists, to be shown once.
+    CreateIfNone,
+    /// Nothing (tests make their own).
+    Leave,
+}
+
+/// The built application: listening, its engine running, not yet serving.
+pub struct Application {
+    listener: Listener,
+    address: SocketAddr,
+    state: AppState,
+    engine: Arc<Engine>,
+    workers: Vec<JoinHandle<()>>,
+    first_key: Option<NewApiKey>,
+}
+
+impl Application {
+    /// Builds the application with the connectors tributary ships.
+    pub async fn build(config: Config) -> anyhow::Result<Self> {
+        let connectors = Connectors::for_platforms(&config.platforms)?;
+        Self::build_with(config, connectors).await
+    }
+
+    /// Builds the application with `connectors` (tests stand in for platforms).
+    pub async fn build_with(config: Config, connectors: Connectors) -> anyhow::Result<Self> {
+        // The keys are checked before anything touches the database.
+        let keyring = match config.keys {
+            Keys::Configured(list) => {
+                Arc::new(crypto::load_keyring(list.as_deref(), &config.database_url)?)
+            }
+            Keys::Keyring(keyring) => keyring,
+        };
+        let db = db::connect(&config.database_url, config.search_path.as_deref()).await?;
+        db::migrate(&db).await?;
+        let missing = connections::unknown_key_ids(&db, &keyring).await?;
+        anyhow::ensure!(
+            missing.is_empty(),
+            "stored tokens are sealed with encryption keys that are not configured ({}): add them to {}",
+            missing.join(", "),
+            crypto::KEYS_VARIABLE
+        );
+        let first_key = match config.first_key {
+            FirstKey::Bootstrap(key) => {
+                api_keys::ensure_bootstrap(&db, &key).await?;
+                tracing::info!(
+                    "bootstrap API key ensured for client '{}'",
+                    api_keys::DEFAULT_CLIENT
+                );
+                None
+            }
+            FirstKey::CreateIfNone => api_keys::create_first_if_none(&db).await?,
+            FirstKey::Leave => None,
+        };
+        let listener = Listener::bind(&config.bind).await?;
+        let address = listener.local_addr()?;
+        let sync_wake = Arc::new(Notify::new());
+        let engine = Engine::new(
+            db.clone(),
+            keyring.clone(),
+            connectors.clone(),
+            config.engine,
+            sync_wake.clone(),
+        );
+        let workers = engine.start();
+        let state = AppState {
+            db,
+            keyring,
+            sync_wake,
+            key_cache: Arc::default(),
+            connectors,
+            #[cfg(feature = "naive-paging")]
+            naive_paging: config.naive_paging,
+        };
+        #[cfg(feature = "naive-paging")]
+        if config.naive_paging {
+            tracing::warn!(
+                "naive paging: every list page pays OFFSET and COUNT(*) (benchmark mode)"
+            );
+        }
+        Ok(Self {
+            listener,
+            address,
+            state,
+            engine,
+            workers,
+            first_key,
+        })
+    }
+
+    /// The address it listens on.
+    pub fn address(&self) -> SocketAddr {
+        self.address
+    }
+
+    /// Its database pool.
+    pub fn db(&self) -> &DatabaseConnection {
+        &self.state.db
+    }
+
+    /// The keyring sealing its stored tokens.
+    pub fn keyring(&self) -> Arc<Keyring> {
+        self.state.keyring.clone()
+    }
+
+    /// The key created at start because none existed, to show once.
+    pub fn first_api_key(&self) -> Option<&NewApiKey> {
+        self.first_key.as_ref()
+    }
+
+    /// Serves until SIGINT or SIGTERM; requests in flight finish, and running
+    /// syncs go back to the queue after their current page.
+    pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let served = self.listener.serve_until_stopped(self.state).await;
+        self.engine
+            .stop(self.workers, Duration::from_secs(15))
+            .await;
+        served
+    }
+
+    /// Serves in the background for as long as the runtime lives (tests).
+    pub fn spawn(self) -> SocketAddr {
+        let address = self.address;
+        let state = self.state;
+        tokio::spawn(async move {
+            if let Err(error) = self.listener.serve(state).await {
+                tracing::error!(error = %error, "the test server stopped");
+            }
+        });
+        address
+    }
+}

@@ -1,0 +1,297 @@
+//! The data types a sync fetches. Each is one [`Definition`]: its record
+//! (what a connector produces and the API shows), the order of its list and
+//! the filter the list offers. The store, the swap that numbers rows, the
+//! reads and the paged endpoint follow from it; see "Adding a data type" in
+//! `ARCHITECTURE.md`.
+//!
+//! - [`invoices`], [`customers`]: the definitions.
+//! - [`money`]: exact amounts and quantities, as the API writes them.
+//! - [`records`]: records of any data type, on their way to the store.
+
+pub mod customers;
+pub mod invoices;
+pub mod money;
+pub mod records;
+
+use std::borrow::Cow;
+use std::fmt;
+
+use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
+use serde::Serialize;
+
+pub use records::{Records, Row};
+
+/// A data type: its record and how its list is ordered and filtered.
+pub trait Definition: Send + Sync + 'static {
+    /// The record as connectors produce it and the API shows it, without the
+    /// `connectionId` and `modifiedDate` every synced record is given.
+    type Record: Serialize + JsonSchema + Send + Sync + 'static;
+
+    /// How the data type is named and listed.
+    const SPEC: &'static Spec;
+
+    /// The record's id on its platform (unique within a connection).
+    fn id(record: &Self::Record) -> &str;
+
+    /// What the list is ordered by (then by connection, then by id), as
+    /// text whose byte order is the list's order in [`Spec::order`]'s direction.
+    fn sort_key(record: &Self::Record) -> String;
+
+    /// The record's value of the list's filter; `None` where the list has none.
+    fn filter_value(_record: &Self::Record) -> Option<&'static str> {
+        None
+    }
+}
+
+/// How a data type is named, ordered and filtered.
+#[derive(Debug)]
+pub struct Spec {
+    /// Its name in paths, pull operations and storage (`invoices`, `bankAccounts`).
+    pub name: &'static str,
+    /// Its records in words, plural (`invoices`, `bank accounts`).
+    pub noun: &'static str,
+    /// Which way the sort key runs.
+    pub order: Direction,
+    /// The list's order in words, for its documentation.
+    pub order_description: &'static str,
+    /// The one filter its list offers, if any.
+    pub filter: Option<Filter>,
+}
+
+/// Ascending or descending.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Direction {
+    /// Smallest first.
+    Ascending,
+    /// Largest (newest) first.
+    Descending,
+}
+
+/// A filter of a list: a query parameter matching one field exactly, with
+/// exact totals and depth-independent pages.
+#[derive(Debug)]
+pub struct Filter {
+    /// The query parameter (`status`).
+    pub parameter: &'static str,
+    /// What it selects, for the documentation (`Only invoices in this status`).
+    pub description: &'static str,
+    /// The values it accepts (any letter case), where they are a vocabulary.
+    pub values: &'static [&'static str],
+}
+
+impl Filter {
+    /// The accepted value `text` names, ignoring case.
+    pub fn value_named(&self, text: &str) -> Option<&'static str> {
+        self.values
+            .iter()
+            .copied()
+            .find(|value| value.eq_ignore_ascii_case(text))
+    }
+}
+
+/// A data type, as values carry it: a handle on its [`Spec`].
+#[derive(Clone, Copy)]
+pub struct DataType(&'static Spec);
+
+impl DataType {
+    /// Invoices (a shorthand for `DataType::of::<Invoices>()`).
+    pub const INVOICES: DataType = DataType::of::<invoices::Invoices>();
+    /// Customers (a shorthand for `DataType::of::<Customers>()`).
+    pub const CUSTOMERS: DataType = DataType::of::<customers::Customers>();
+
+    /// The data type `D` defines.
+    pub const fn of<D: Definition>() -> Self {
+        Self(D::SPEC)
+    }
+
+    /// Its name (`invoices`).
+    pub fn name(self) -> &'static str {
+        self.0.name
+    }
+
+    /// How it is named, ordered and filtered.
+    pub fn spec(self) -> &'static Spec {
+        self.0
+    }
+
+    /// The data type called `name`, exactly.
+    pub fn named(name: &str) -> Option<Self> {
+        ALL.iter()
+            .copied()
+            .find(|data_type| data_type.name() == name)
+    }
+
+    /// Every data type, in documentation order.
+    pub fn all() -> &'static [DataType] {
+        ALL
+    }
+
+    /// The names of every data type, for messages (`invoices, customers`).
+    pub fn names() -> String {
+        ALL.iter()
+            .map(|data_type| data_type.name())
+            .collect::<Vec<_>>()
+            .join(", ")
+    }
+}
+
+impl PartialEq for DataType {
+    fn eq(&self, other: &Self) -> bool {
+        self.name() == other.name()
+    }
+}
+
+impl Eq for DataType {}
+
+impl std::hash::Hash for DataType {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.name().hash(state);
+    }
+}
+
+impl fmt::Debug for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl fmt::Display for DataType {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+impl Serialize for DataType {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.name())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DataType {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let name = Cow::<str>::deserialize(deserializer)?;
+        Self::named(&name)
+            .ok_or_else(|| serde::de::Error::custom(format!("must be one of: {}", Self::names())))
+    }
+}
+
+impl JsonSchema for DataType {
+    fn schema_name() -> Cow<'static, str> {
+        "DataType".into()
+    }
+
+    fn json_schema(_: &mut SchemaGenerator) -> Schema {
+        let names: Vec<&str> = ALL.iter().map(|data_type| data_type.name()).collect();
+        json_schema!({
+            "type": "string",
+            "description": "The kinds of data a sync can fetch.",
+            "enum": names,
+        })
+    }
+}
+
+/// Something done for each data type with its definition in hand (the
+/// spec's schemas, the list endpoints): see [`visit_all`].
+pub trait Visitor {
+    /// Called once per data type.
+    fn visit<D: Definition>(&mut self);
+}
+
+/// Registers the data types: each line is one definition. Keeps the list
+/// of handles and the visit in step.
+macro_rules! data_types {
+    ($($definition:ty),* $(,)?) => {
+        /// Every data type, in documentation order.
+        const ALL: &[DataType] = &[$(DataType::of::<$definition>()),*];
+
+        /// Calls `visitor` once per data type, in documentation order.
+        pub fn visit_all(visitor: &mut impl Visitor) {
+            $(visitor.visit::<$definition>();)*
+        }
+    };
+}
+
+data_types! {
+    invoices::Invoices,
+    customers::Customers,
+}
+
+/// Declares a vocabulary: a string enum written by serde as its variants'
+/// names, described by schemars, with those names as [`Self::as_str`] and
+/// every value in [`Self::ALL`].
+macro_rules! vocabulary {
+    (
+        $(#[doc = $doc:literal])*
+        pub enum $name:ident {
+            $($(#[doc = $variant_doc:literal])* $variant:ident,)+
+        }
+    ) => {
+        $(#[doc = $doc])*
+        #[derive(
+            Debug,
+            Clone,
+            Copy,
+            PartialEq,
+            Eq,
+            Hash,
+            serde::Serialize,
+            serde::Deserialize,
+            schemars::JsonSchema,
+        )]
+        pub enum $name {
+            $($(#[doc = $variant_doc])* $variant,)+
+        }
+
+        impl $name {
+            /// Every value, in documentation order.
+            pub const ALL: &'static [Self] = &[$(Self::$variant),+];
+
+            /// Every value's name, in documentation order.
+            pub const NAMES: &'static [&'static str] = &[$(stringify!($variant)),+];
+
+            /// The value's name, as written in JSON.
+            pub fn as_str(self) -> &'static str {
+                match self {
+                    $(Self::$variant => stringify!($variant),)+
+                }
+            }
+
+            /// The value called `text`, ignoring case (`paid`, `PAID`, `Paid`).
+            pub fn parse_loose(text: &str) -> Option<Self> {
+                Self::ALL
+                    .iter()
+                    .copied()
+                    .find(|value| value.as_str().eq_ignore_ascii_case(text))
+            }
+        }
+    };
+}
+pub(crate) use vocabulary;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn data_types_round_trip_their_names() {
+        for data_type in DataType::all() {
+            assert_eq!(DataType::named(data_type.name()), Some(*data_type));
+        }
+        assert_eq!(DataType::named("orders"), None);
+        assert_eq!(DataType::names(), "invoices, customers");
+    }
+
+    #[test]
+    fn each_data_type_is_visited_once_in_order() {
+        struct Names(Vec<&'static str>);
+        impl Visitor for Names {
+            fn visit<D: Definition>(&mut self) {
+                self.0.push(D::SPEC.name);
+            }
+        }
+        let mut names = Names(Vec::new());
+        visit_all(&mut names);
+        let listed: Vec<&str> = DataType::all().iter().map(|dt| dt.name()).collect();
+        assert_eq!(names.0, listed);
+    }
+}

@@ -1,0 +1,14 @@
+//! GoCardless Bank Account Data: its catalogue entry.
+
+use crate::platforms::{Platform, SourceType, NONE_YET};
+
+/// GoCardless Bank Account Data in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "gocardless-bank-account-data",
+    name: "GoCardless Bank Account Data",
+    source_type: SourceType::Banking,
+    managed_migration: false,
+    data_types: NONE_YET,
+    authorization: None,
+    connector: None,
+};

@@ -1,0 +1,14 @@
+//! QuickBooks Desktop: its catalogue entry.
+
+use crate::platforms::{Platform, SourceType, SALES};
+
+/// QuickBooks Desktop in the catalogue.
+pub static PLATFORM: Platform = Platform {
+    platform_key: "quickbooks-desktop",
+    name: "QuickBooks Desktop",
+    source_type: SourceType::Accounting,
+    managed_migration: false,
+    data_types: SALES,
+    authorization: None,
+    connector: None,
+};

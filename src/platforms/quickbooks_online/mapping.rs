@@ -1,0 +1,269 @@
+//! QuickBooks Online's answers and how they become our records. QuickBooks
+//! has no invoice status: it follows from the balance against the total,
+//! and a voided invoice keeps its lines at zero with a "Voided" note.
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
+use crate::data::money::{Money, Quantity};
+use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::json::{self, Amount, money};
+use crate::platforms::kit::status::by_balance;
+
+/// Our status of a QuickBooks invoice: void when voided, else by balance.
+pub fn invoice_status(total: Money, balance: Money, voided: bool) -> InvoiceStatus {
+    if voided {
+        InvoiceStatus::Void
+    } else {
+        by_balance(total, balance)
+    }
+}
+
+/// The query endpoint's answer.
+#[derive(Deserialize)]
+pub struct QueryAnswer<T> {
+    /// What the query found.
+    #[serde(rename = "QueryResponse")]
+    pub query_response: T,
+}
+
+/// Invoices a query found.
+#[derive(Deserialize, Default)]
+pub struct InvoiceList {
+    /// The invoices (absent when none).
+    #[serde(rename = "Invoice", default)]
+    pub invoice: Vec<QboInvoice>,
+}
+
+/// Customers a query found.
+#[derive(Deserialize, Default)]
+pub struct CustomerList {
+    /// The customers (absent when none).
+    #[serde(rename = "Customer", default)]
+    pub customer: Vec<QboCustomer>,
+}
+
+/// `GET /companyinfo/{realmId}`'s answer (its content is not used).
+#[derive(Deserialize)]
+pub struct CompanyInfoAnswer {
+    #[serde(rename = "CompanyInfo")]
+    _company_info: Value,
+}
+
+#[derive(Deserialize)]
+struct Reference {
+    value: Option<String>,
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct TaxDetail {
+    total_tax: Option<Amount>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct MetaData {
+    last_updated_time: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Memo {
+    value: Option<String>,
+}
+
+/// An invoice as QuickBooks writes it.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct QboInvoice {
+    id: String,
+    doc_number: Option<String>,
+    txn_date: Option<String>,
+    due_date: Option<String>,
+    currency_ref: Option<Reference>,
+    customer_ref: Option<Reference>,
+    total_amt: Option<Amount>,
+    balance: Option<Amount>,
+    txn_tax_detail: Option<TaxDetail>,
+    #[serde(default)]
+    line: Vec<QboLine>,
+    private_note: Option<String>,
+    customer_memo: Option<Memo>,
+    meta_data: Option<MetaData>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct QboLine {
+    description: Option<String>,
+    amount: Option<Amount>,
+    detail_type: Option<String>,
+    sales_item_line_detail: Option<SalesItemLineDetail>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct SalesItemLineDetail {
+    unit_price: Option<Amount>,
+    qty: Option<Amount>,
+}
+
+impl QboInvoice {
+    /// Our invoice; one without a readable `TxnDate` fails the page.
+    pub fn into_record(self) -> Result<Invoice, ConnectorError> {
+        let issue_date = self
+            .txn_date
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!(
+                    "QuickBooks invoice {} has no readable TxnDate; the previous data is kept",
+                    self.id
+                ))
+            })?;
+        let total = money(self.total_amt);
+        let balance = money(self.balance);
+        let tax = money(self.txn_tax_detail.and_then(|detail| detail.total_tax));
+        let voided = total == Money(0)
+            && self
+                .private_note
+                .as_deref()
+                .is_some_and(|note| note.trim_start().starts_with("Voided"));
+        // Sales lines only: subtotal and discount lines repeat what they sum.
+        let line_items = self
+            .line
+            .into_iter()
+            .filter(|line| line.detail_type.as_deref() == Some("SalesItemLineDetail"))
+            .map(|line| {
+                let line_amount = money(line.amount);
+                let (unit_amount, quantity) = match line.sales_item_line_detail {
+                    Some(detail) => (
+                        money(detail.unit_price),
+                        json::quantity(detail.qty),
+                    ),
+                    None => (line_amount, Quantity::units(1)),
+                };
+                LineItem {
+                    description: line.description.unwrap_or_default(),
+                    unit_amount,
+                    quantity,
+                    discount_amount: Money(0),
+                    sub_total: line_amount,
+                    tax_amount: Money(0),
+                    total_amount: line_amount,
+                }
+            })
+            .collect();
+        let (customer_id, customer_name) = self
+            .customer_ref
+            .map_or((None, None), |customer| (customer.value, customer.name));
+        Ok(Invoice {
+            invoice_number: json::non_empty(self.doc_number),
+            customer_ref: CustomerRef::to(customer_id, customer_name),
+            issue_date,
+            due_date: self.due_date.as_deref().and_then(json::date),
+            paid_on_date: None,
+            currency: self
+                .currency_ref
+                .and_then(|currency| currency.value)
+                .unwrap_or_default(),
+            sub_total: total - tax,
+            total_tax_amount: tax,
+            total_amount: total,
+            amount_due: balance,
+            status: invoice_status(total, balance, voided),
+            line_items,
+            note: self
+                .customer_memo
+                .and_then(|memo| json::non_empty(memo.value))
+                .or_else(|| json::non_empty(self.private_note)),
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+            invoice_id: self.id,
+        })
+    }
+}
+
+/// A customer as QuickBooks writes it.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct QboCustomer {
+    id: String,
+    display_name: Option<String>,
+    company_name: Option<String>,
+    primary_email_addr: Option<EmailAddress>,
+    primary_phone: Option<Phone>,
+    currency_ref: Option<Reference>,
+    active: Option<bool>,
+    meta_data: Option<MetaData>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct EmailAddress {
+    address: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Phone {
+    free_form_number: Option<String>,
+}
+
+impl QboCustomer {
+    /// Our customer: the company name, else the display name.
+    pub fn into_record(self) -> Customer {
+        Customer {
+            customer_name: json::non_empty(self.company_name)
+                .or_else(|| json::non_empty(self.display_name))
+                .unwrap_or_else(|| self.id.clone()),
+            email_address: self
+                .primary_email_addr
+                .and_then(|email| json::non_empty(email.address)),
+            phone: self
+                .primary_phone
+                .and_then(|phone| json::non_empty(phone.free_form_number)),
+            default_currency: self.currency_ref.and_then(|currency| currency.value),
+            status: if self.active == Some(false) {
+                CustomerStatus::Archived
+            } else {
+                CustomerStatus::Active
+            },
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+            customer_id: self.id,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quickbooks_statuses_follow_the_balance() {
+        let total = Money(1_000_000);
+        assert_eq!(
+            invoice_status(total, total, false),
+            InvoiceStatus::Submitted
+        );
+        assert_eq!(
+            invoice_status(total, Money(1), false),
+            InvoiceStatus::PartiallyPaid
+        );
+        assert_eq!(invoice_status(total, Money(0), false), InvoiceStatus::Paid);
+        assert_eq!(
+            invoice_status(Money(0), Money(0), true),
+            InvoiceStatus::Void
+        );
+    }
+}

@@ -1,0 +1,303 @@
+//! Xero's answers and how they become our records: invoice statuses (with
+//! the amounts that tell a part payment apart), line amounts inclusive or
+//! exclusive of tax, contacts that are customers, `/Date(ms)/` dates.
+
+use serde::Deserialize;
+
+use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
+use crate::data::money::Money;
+use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::json::{self, Amount, money, quantity};
+use crate::platforms::kit::status::{StatusTable, lookup};
+use crate::timestamp::Timestamp;
+
+/// Xero's invoice statuses that need no amounts. `SUBMITTED` is "awaiting
+/// approval": not yet sent to the customer. `AUTHORISED` depends on what
+/// was paid ([`invoice_status`]).
+const STATUSES: StatusTable = &[
+    ("DRAFT", InvoiceStatus::Draft),
+    ("SUBMITTED", InvoiceStatus::Draft),
+    ("PAID", InvoiceStatus::Paid),
+    ("VOIDED", InvoiceStatus::Void),
+    ("DELETED", InvoiceStatus::Void),
+];
+
+/// Xero's invoice status, with the amounts that tell a part payment apart.
+pub fn invoice_status(status: &str, amount_due: Money, amount_paid: Money) -> InvoiceStatus {
+    match status {
+        "AUTHORISED" if amount_due == Money(0) => InvoiceStatus::Paid,
+        "AUTHORISED" if amount_paid > Money(0) => InvoiceStatus::PartiallyPaid,
+        "AUTHORISED" => InvoiceStatus::Submitted,
+        other => lookup(STATUSES, other).unwrap_or(InvoiceStatus::Unknown),
+    }
+}
+
+/// A page of `GET /api.xro/2.0/Invoices`.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct InvoicesPage {
+    /// The invoices.
+    pub invoices: Vec<XeroInvoice>,
+    /// Where the page stands.
+    #[serde(rename = "pagination")]
+    pub pagination: Option<Pagination>,
+}
+
+/// A page of `GET /api.xro/2.0/Contacts`.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct ContactsPage {
+    /// The contacts.
+    pub contacts: Vec<XeroContact>,
+    /// Where the page stands.
+    #[serde(rename = "pagination")]
+    pub pagination: Option<Pagination>,
+}
+
+/// Xero's `pagination` object.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Pagination {
+    /// How many pages the list has.
+    pub page_count: Option<u64>,
+    /// How many records the list has.
+    pub item_count: Option<u64>,
+}
+
+/// One tenant the token reaches (`GET /connections`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct XeroConnection {
+    /// The tenant's id.
+    pub tenant_id: String,
+}
+
+/// An invoice as Xero writes it.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct XeroInvoice {
+    #[serde(rename = "InvoiceID")]
+    invoice_id: String,
+    invoice_number: Option<String>,
+    #[serde(rename = "Type")]
+    kind: Option<String>,
+    contact: Option<ContactRef>,
+    date: Option<String>,
+    due_date: Option<String>,
+    fully_paid_on_date: Option<String>,
+    currency_code: Option<String>,
+    sub_total: Option<Amount>,
+    total_tax: Option<Amount>,
+    total: Option<Amount>,
+    amount_due: Option<Amount>,
+    amount_paid: Option<Amount>,
+    amount_credited: Option<Amount>,
+    status: Option<String>,
+    line_amount_types: Option<String>,
+    #[serde(default)]
+    line_items: Vec<XeroLine>,
+    reference: Option<String>,
+    #[serde(rename = "UpdatedDateUTC")]
+    updated_date_utc: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ContactRef {
+    #[serde(rename = "ContactID")]
+    contact_id: Option<String>,
+    name: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct XeroLine {
+    description: Option<String>,
+    quantity: Option<Amount>,
+    unit_amount: Option<Amount>,
+    line_amount: Option<Amount>,
+    tax_amount: Option<Amount>,
+    discount_amount: Option<Amount>,
+}
+
+impl XeroInvoice {
+    /// A sales invoice (`ACCREC`), not a bill; invoices without a type count as sales.
+    pub fn is_sale(&self) -> bool {
+        self.kind.as_deref().is_none_or(|kind| kind == "ACCREC")
+    }
+
+    /// Our invoice; one without a readable date fails the page.
+    pub fn into_record(self) -> Result<Invoice, ConnectorError> {
+        let issue_date = self
+            .date
+            .as_deref()
+            .and_then(json::xero_date)
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!(
+                    "Xero invoice {} has no readable Date; the previous data is kept",
+                    self.invoice_id
+                ))
+            })?;
+        let total = money(self.total);
+        let tax = money(self.total_tax);
+        let amount_due = money(self.amount_due);
+        let paid = money(self.amount_paid) + money(self.amount_credited);
+        // Line amounts include tax when the invoice says so.
+        let inclusive = self.line_amount_types.as_deref() == Some("Inclusive");
+        let line_items = self
+            .line_items
+            .into_iter()
+            .map(|line| {
+                let line_amount = money(line.line_amount);
+                let tax_amount = money(line.tax_amount);
+                let (sub_total, total_amount) = if inclusive {
+                    (line_amount - tax_amount, line_amount)
+                } else {
+                    (line_amount, line_amount + tax_amount)
+                };
+                LineItem {
+                    description: line.description.unwrap_or_default(),
+                    unit_amount: money(line.unit_amount),
+                    quantity: quantity(line.quantity),
+                    discount_amount: money(line.discount_amount),
+                    sub_total,
+                    tax_amount,
+                    total_amount,
+                }
+            })
+            .collect();
+        let (customer_id, customer_name) = self
+            .contact
+            .map_or((None, None), |contact| (contact.contact_id, contact.name));
+        Ok(Invoice {
+            invoice_number: json::non_empty(self.invoice_number),
+            customer_ref: CustomerRef::to(customer_id, customer_name),
+            issue_date,
+            due_date: self.due_date.as_deref().and_then(json::xero_date),
+            paid_on_date: self.fully_paid_on_date.as_deref().and_then(json::xero_date),
+            currency: self.currency_code.unwrap_or_default(),
+            sub_total: self.sub_total.map_or(total - tax, Amount::money),
+            total_tax_amount: tax,
+            total_amount: total,
+            amount_due,
+            status: invoice_status(self.status.as_deref().unwrap_or(""), amount_due, paid),
+            line_items,
+            note: json::non_empty(self.reference),
+            source_modified_date: updated(self.updated_date_utc.as_deref()),
+            invoice_id: self.invoice_id,
+        })
+    }
+}
+
+fn updated(text: Option<&str>) -> Option<Timestamp> {
+    text.and_then(json::xero_datetime).map(Timestamp)
+}
+
+/// A contact as Xero writes it.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub struct XeroContact {
+    #[serde(rename = "ContactID")]
+    contact_id: String,
+    name: Option<String>,
+    email_address: Option<String>,
+    #[serde(default)]
+    phones: Vec<XeroPhone>,
+    default_currency: Option<String>,
+    contact_status: Option<String>,
+    is_customer: Option<bool>,
+    is_supplier: Option<bool>,
+    #[serde(rename = "UpdatedDateUTC")]
+    updated_date_utc: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct XeroPhone {
+    phone_type: Option<String>,
+    phone_number: Option<String>,
+    phone_area_code: Option<String>,
+    phone_country_code: Option<String>,
+}
+
+impl XeroPhone {
+    fn formatted(&self) -> Option<String> {
+        let number = json::non_empty(self.phone_number.clone())?;
+        let parts: Vec<String> = [
+            self.phone_country_code.clone(),
+            self.phone_area_code.clone(),
+            Some(number),
+        ]
+        .into_iter()
+        .filter_map(json::non_empty)
+        .collect();
+        Some(parts.join(" "))
+    }
+}
+
+impl XeroContact {
+    /// Suppliers that were never invoiced are not customers.
+    pub fn is_customer(&self) -> bool {
+        self.is_customer == Some(true) || self.is_supplier != Some(true)
+    }
+
+    /// Our customer.
+    pub fn into_record(self) -> Customer {
+        let phone = ["DEFAULT", "MOBILE", "DDI"].iter().find_map(|kind| {
+            self.phones
+                .iter()
+                .filter(|phone| phone.phone_type.as_deref() == Some(kind))
+                .find_map(XeroPhone::formatted)
+        });
+        Customer {
+            customer_name: json::non_empty(self.name).unwrap_or_else(|| self.contact_id.clone()),
+            email_address: json::non_empty(self.email_address),
+            phone,
+            default_currency: json::non_empty(self.default_currency),
+            status: match self.contact_status.as_deref() {
+                Some("ARCHIVED") | Some("GDPRREQUEST") => CustomerStatus::Archived,
+                _ => CustomerStatus::Active,
+            },
+            source_modified_date: updated(self.updated_date_utc.as_deref()),
+            customer_id: self.contact_id,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn xero_statuses_map_with_their_amounts() {
+        let due = Money(1_000_000);
+        assert_eq!(invoice_status("DRAFT", due, Money(0)), InvoiceStatus::Draft);
+        assert_eq!(
+            invoice_status("SUBMITTED", due, Money(0)),
+            InvoiceStatus::Draft
+        );
+        assert_eq!(
+            invoice_status("AUTHORISED", due, Money(0)),
+            InvoiceStatus::Submitted
+        );
+        assert_eq!(
+            invoice_status("AUTHORISED", due, Money(5)),
+            InvoiceStatus::PartiallyPaid
+        );
+        assert_eq!(
+            invoice_status("AUTHORISED", Money(0), Money(5)),
+            InvoiceStatus::Paid
+        );
+        assert_eq!(invoice_status("PAID", Money(0), due), InvoiceStatus::Paid);
+        assert_eq!(invoice_status("VOIDED", due, Money(0)), InvoiceStatus::Void);
+        assert_eq!(
+            invoice_status("DELETED", due, Money(0)),
+            InvoiceStatus::Void
+        );
+        assert_eq!(
+            invoice_status("SOMETHING", due, Money(0)),
+            InvoiceStatus::Unknown
+        );
+    }
+}

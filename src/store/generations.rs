@@ -1,0 +1,133 @@
+//! `data_generation`: which generation of a connection's data type readers
+//! see, and how many rows it holds.
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, Set,
+};
+use uuid::Uuid;
+
+use entity::{company, connection, data_generation, record, record_staging};
+
+use crate::data::DataType;
+
+/// The published data of one connection that readers see.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Visible {
+    /// The connection.
+    pub connection_id: Uuid,
+    /// Its current generation.
+    pub generation: i64,
+    /// How many rows the generation holds.
+    pub record_count: i64,
+}
+
+/// The generation readers currently see, 0 when the data type never synced.
+pub async fn current_generation(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+) -> Result<i64, sea_orm::DbErr> {
+    Ok(
+        data_generation::Entity::find_by_id((connection_id, data_type.name().to_owned()))
+            .one(db)
+            .await?
+            .map_or(0, |row| row.generation),
+    )
+}
+
+/// The current generations of `data_type` across the connections of a
+/// company of client `client_id`, in one query; empty when the company is
+/// not that client's or none of its connections completed a sync.
+pub async fn visible_generations(
+    db: &impl ConnectionTrait,
+    client_id: Uuid,
+    company_id: Uuid,
+    data_type: DataType,
+) -> Result<Vec<Visible>, sea_orm::DbErr> {
+    let connections_of_company = Query::select()
+        .column((connection::Entity, connection::Column::Id))
+        .from(connection::Entity)
+        .inner_join(
+            company::Entity,
+            Expr::col((company::Entity, company::Column::Id))
+                .equals((connection::Entity, connection::Column::CompanyId)),
+        )
+        .and_where(Expr::col((connection::Entity, connection::Column::CompanyId)).eq(company_id))
+        .and_where(Expr::col((company::Entity, company::Column::ClientId)).eq(client_id))
+        .to_owned();
+    let rows = data_generation::Entity::find()
+        .filter(data_generation::Column::ConnectionId.in_subquery(connections_of_company))
+        .filter(data_generation::Column::DataType.eq(data_type.name()))
+        .order_by_asc(data_generation::Column::ConnectionId)
+        .all(db)
+        .await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| Visible {
+            connection_id: row.connection_id,
+            generation: row.generation,
+            record_count: row.record_count,
+        })
+        .collect())
+}
+
+/// Points readers at `generation` (inside the caller's transaction).
+pub async fn publish(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+    generation: i64,
+    record_count: i64,
+    pull_operation_id: Uuid,
+    completed: DateTime<Utc>,
+) -> Result<(), sea_orm::DbErr> {
+    let row = data_generation::ActiveModel {
+        connection_id: Set(connection_id),
+        data_type: Set(data_type.name().to_owned()),
+        generation: Set(generation),
+        record_count: Set(record_count),
+        pull_operation_id: Set(pull_operation_id),
+        completed: Set(completed),
+    };
+    data_generation::Entity::insert(row)
+        .on_conflict(
+            OnConflict::columns([
+                data_generation::Column::ConnectionId,
+                data_generation::Column::DataType,
+            ])
+            .update_columns([
+                data_generation::Column::Generation,
+                data_generation::Column::RecordCount,
+                data_generation::Column::PullOperationId,
+                data_generation::Column::Completed,
+            ])
+            .to_owned(),
+        )
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// How many rows of a generation exist, staged or published (for tests and checks).
+pub async fn generation_size(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+    generation: i64,
+) -> Result<u64, sea_orm::DbErr> {
+    let staged = record_staging::Entity::find()
+        .filter(record_staging::Column::ConnectionId.eq(connection_id))
+        .filter(record_staging::Column::DataType.eq(data_type.name()))
+        .filter(record_staging::Column::Generation.eq(generation))
+        .count(db)
+        .await?;
+    let published = record::Entity::find()
+        .filter(record::Column::ConnectionId.eq(connection_id))
+        .filter(record::Column::DataType.eq(data_type.name()))
+        .filter(record::Column::Generation.eq(generation))
+        .count(db)
+        .await?;
+    Ok(staged + published)
+}

@@ -1,0 +1,30 @@
+//! Where synced records live, how a sync swaps them in, and how pages are
+//! read, for every data type alike (one `record` table; see `ARCHITECTURE.md`
+//! for why).
+//!
+//! Each (connection, data type) has a current generation in
+//! `data_generation`; readers see only rows of that generation. A sync
+//! writes its rows into `record_staging` under the next generation in short
+//! batches ([`staging`]); the transaction that completes it moves them into
+//! `record` in one sorted `INSERT … SELECT`, numbering each row densely in
+//! its list's order (`ordinal`, and `filter_ordinal` within its filter
+//! value), and points `data_generation` at the new generation with its row
+//! count ([`publish`], [`generations`]). Readers therefore move from the
+//! previous complete data to the new complete data in one step, never
+//! seeing half a sync, and page N of a connection's list is a range of
+//! ordinals: its cost does not depend on N, and `totalResults` is a stored
+//! count or one index lookup ([`pages`]). The superseded rows and the
+//! staging are deleted afterwards ([`cleanup`]).
+
+pub mod cleanup;
+pub mod generations;
+#[cfg(feature = "naive-paging")]
+pub mod naive;
+pub mod pages;
+pub mod publish;
+pub mod staging;
+
+pub use cleanup::{Generations, StagingOf, clear_staging, delete_generations, delete_staging};
+pub use generations::{Visible, current_generation, generation_size, publish, visible_generations};
+pub use publish::number_staged;
+pub use staging::{Staging, stage};

@@ -1,0 +1,194 @@
+//! Reading a page of a company's list of one data type: the rows' JSON and
+//! the total after the filter, by stored ordinals, so neither depends on
+//! how deep the page is.
+
+use sea_orm::{
+    ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Select, Statement,
+};
+use uuid::Uuid;
+
+use entity::record;
+
+use super::generations::Visible;
+use crate::data::{DataType, Direction};
+use crate::paging::PageRequest;
+
+/// One page of a list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Page {
+    /// The records on the page, as the API shows them (JSON), in list order.
+    pub bodies: Vec<String>,
+    /// How many records the whole list holds, after the filter.
+    pub total: u64,
+}
+
+/// The ordinals `(after, through]` that make up `page` of one list.
+fn ordinal_range(page: PageRequest) -> (u64, u64) {
+    let after = page.offset();
+    (after, after.saturating_add(page.limit()))
+}
+
+/// A page of a company's list whose records come from one connection, in
+/// one statement (a statement reads one snapshot, so no transaction is
+/// needed): the visible generation, the total and the page's rows together.
+/// `None` when the company has no visible records of the data type or
+/// several connections' worth; the caller then takes [`page_of_several`].
+pub async fn page_of_one(
+    db: &impl ConnectionTrait,
+    client_id: Uuid,
+    company_id: Uuid,
+    data_type: DataType,
+    filter: Option<&str>,
+    page: PageRequest,
+) -> Result<Option<Page>, sea_orm::DbErr> {
+    let (after, through) = ordinal_range(page);
+    // (the total, which rows of the generation, their order); the total is
+    // computed once per visible connection, in `v`, not once per row.
+    let (total, join, order) = match filter {
+        None => (
+            "dg.record_count",
+            "r.ordinal > $4 AND r.ordinal <= $5",
+            "r.ordinal",
+        ),
+        // `ORDER BY … DESC LIMIT 1` rather than `max()`: the planner turns
+        // `max()` into this index descent only when its statistics are
+        // fresh, and right after a sync's bulk insert they are not.
+        Some(_) => (
+            "(SELECT x.filter_ordinal FROM record x WHERE x.connection_id = dg.connection_id \
+              AND x.data_type = $3 AND x.generation = dg.generation AND x.filter_value = $6 \
+              ORDER BY x.filter_ordinal DESC LIMIT 1)",
+            "r.filter_value = $6 AND r.filter_ordinal > $4 AND r.filter_ordinal <= $5",
+            "r.filter_ordinal",
+        ),
+    };
+    let sql = format!(
+        "WITH v AS (SELECT dg.connection_id, dg.generation, {total} AS visible_total \
+                    FROM data_generation dg \
+                    JOIN connection c ON c.id = dg.connection_id \
+                    JOIN company co ON co.id = c.company_id \
+                    WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = $3) \
+         SELECT (SELECT count(*) FROM v) AS visible_connections, v.visible_total, r.body \
+         FROM v LEFT JOIN record r ON (SELECT count(*) FROM v) = 1 \
+              AND r.connection_id = v.connection_id AND r.data_type = $3 \
+              AND r.generation = v.generation AND {join} \
+         ORDER BY v.connection_id, {order}"
+    );
+    let mut values: Vec<sea_orm::Value> = vec![
+        company_id.into(),
+        client_id.into(),
+        data_type.name().into(),
+        (after as i64).into(),
+        (through as i64).into(),
+    ];
+    if let Some(filter) = filter {
+        values.push(filter.into());
+    }
+    let found = db
+        .query_all_raw(Statement::from_sql_and_values(
+            db.get_database_backend(),
+            sql,
+            values,
+        ))
+        .await?;
+    let Some(first) = found.first() else {
+        return Ok(None);
+    };
+    let connections: i64 = first.try_get("", "visible_connections")?;
+    if connections != 1 {
+        return Ok(None);
+    }
+    let total: Option<i64> = first.try_get("", "visible_total")?;
+    let mut bodies = Vec::with_capacity(found.len());
+    for row in &found {
+        // The one row of an empty page carries the visible generation only.
+        if let Some(body) = row.try_get::<Option<String>>("", "body")? {
+            bodies.push(body);
+        }
+    }
+    Ok(Some(Page {
+        bodies,
+        total: total.unwrap_or(0) as u64,
+    }))
+}
+
+/// A page of a company's list merged from several connections, inside the
+/// caller's snapshot. The total is each generation's count (or, filtered,
+/// its highest filter ordinal). Connections are merged by their common
+/// order: the first `offset + limit` rows of the merge come from the first
+/// `offset + limit` of each connection, so each contributes a prefix,
+/// bounded by the depth.
+pub async fn page_of_several(
+    db: &impl ConnectionTrait,
+    visible: &[Visible],
+    data_type: DataType,
+    filter: Option<&str>,
+    page: PageRequest,
+) -> Result<Page, sea_orm::DbErr> {
+    let mut total = 0;
+    for one in visible {
+        total += match filter {
+            None => one.record_count as u64,
+            Some(value) => filtered_count(db, one, data_type, value).await?,
+        };
+    }
+    let ordinal = match filter {
+        Some(_) => record::Column::FilterOrdinal,
+        None => record::Column::Ordinal,
+    };
+    let (_, through) = ordinal_range(page);
+    let prefixes = visible.iter().fold(Condition::any(), |any, one| {
+        any.add(
+            Condition::all()
+                .add(record::Column::ConnectionId.eq(one.connection_id))
+                .add(record::Column::Generation.eq(one.generation))
+                .add(ordinal.lte(through)),
+        )
+    });
+    let query = of(data_type, filter).filter(prefixes);
+    let query = match data_type.spec().order {
+        Direction::Ascending => query.order_by_asc(record::Column::SortKey),
+        Direction::Descending => query.order_by_desc(record::Column::SortKey),
+    };
+    let bodies = query
+        .order_by_asc(record::Column::ConnectionId)
+        .order_by_asc(record::Column::RecordId)
+        .offset(page.offset())
+        .limit(page.limit())
+        .select_only()
+        .column(record::Column::Body)
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(Page { bodies, total })
+}
+
+/// The records of `data_type`, of one filter value when given.
+pub(super) fn of(data_type: DataType, filter: Option<&str>) -> Select<record::Entity> {
+    let query = record::Entity::find().filter(record::Column::DataType.eq(data_type.name()));
+    match filter {
+        Some(value) => query.filter(record::Column::FilterValue.eq(value)),
+        None => query,
+    }
+}
+
+/// How many of one connection's visible records have the filter value: the
+/// highest filter ordinal, one index lookup.
+async fn filtered_count(
+    db: &impl ConnectionTrait,
+    one: &Visible,
+    data_type: DataType,
+    value: &str,
+) -> Result<u64, sea_orm::DbErr> {
+    let highest: Option<Option<i64>> = of(data_type, Some(value))
+        .select_only()
+        .column(record::Column::FilterOrdinal)
+        .filter(record::Column::ConnectionId.eq(one.connection_id))
+        .filter(record::Column::Generation.eq(one.generation))
+        .order_by_desc(record::Column::FilterOrdinal)
+        .limit(1)
+        .into_tuple()
+        .one(db)
+        .await?;
+    Ok(highest.flatten().unwrap_or(0) as u64)
+}
