@@ -31,6 +31,11 @@ impl PlatformConfig {
             .to_owned()
     }
 
+    /// The token endpoint: the configured one, or `default`.
+    pub fn token_url_or(&self, default: &str) -> String {
+        self.token_url.clone().unwrap_or_else(|| default.to_owned())
+    }
+
     /// The configured API base, without a trailing `/`.
     pub fn api_base(&self) -> Option<String> {
         self.api_base

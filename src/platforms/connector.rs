@@ -146,6 +146,25 @@ macro_rules! syncs {
 }
 pub(crate) use syncs;
 
+/// A verification's last step: the organisations the token reaches
+/// (`reached`) must include the connection's (`wanted`, any letter case);
+/// else the platform accepted the token for someone else's, which
+/// `complaint` says given how many it reaches.
+pub fn require_reach<'a>(
+    wanted: &str,
+    reached: impl IntoIterator<Item = &'a str>,
+    complaint: impl FnOnce(usize) -> String,
+) -> Result<(), ConnectorError> {
+    let mut count = 0;
+    for id in reached {
+        if id.eq_ignore_ascii_case(wanted) {
+            return Ok(());
+        }
+        count += 1;
+    }
+    Err(ConnectorError::Auth(complaint(count)))
+}
+
 /// A connector as the engine drives it: credentials as stored (the sealed
 /// JSON body), any data type. Every [`Connector`] is one; tests implement it
 /// directly to stand in for a platform.

@@ -73,7 +73,12 @@ pub enum Auth<'a> {
     Scheme(&'static str, &'a str),
 }
 
-impl Auth<'_> {
+impl<'a> Auth<'a> {
+    /// `Authorization: Bearer` with the access token of `tokens`.
+    pub fn bearer(tokens: &'a crate::platforms::tokens::ExpiringTokens) -> Self {
+        Self::Bearer(tokens.access_token.expose())
+    }
+
     fn token(&self) -> &str {
         match self {
             Self::Bearer(token) | Self::Scheme(_, token) => token,

@@ -38,6 +38,23 @@ pub struct TokenEndpoint {
     pub http: PlatformHttp,
 }
 
+impl TokenEndpoint {
+    /// `platform`'s token endpoint at `url`, its client authenticating as `client_auth`.
+    pub fn new(
+        platform: &'static str,
+        url: &str,
+        client_auth: ClientAuth,
+        http: &PlatformHttp,
+    ) -> Self {
+        Self {
+            platform,
+            url: url.to_owned(),
+            client_auth,
+            http: http.clone(),
+        }
+    }
+}
+
 /// A tenant's OAuth application for a platform.
 #[derive(Clone)]
 pub struct OAuthClient {

@@ -46,10 +46,7 @@ impl Configured for QuickBooksConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base(),
-            token_url: config
-                .token_url
-                .clone()
-                .unwrap_or_else(|| TOKEN_URL.to_owned()),
+            token_url: config.token_url_or(TOKEN_URL),
             page_size: config.page_size_or(PAGE_SIZE, 1000),
             http,
         }
@@ -84,17 +81,13 @@ impl QuickBooksConnector {
             Self::PLATFORM,
             what,
             format!("{}/query", self.company_url(credentials)),
-            bearer(credentials),
+            Auth::bearer(&credentials.tokens),
         )
         .query("query", query)
         .query("minorversion", MINOR_VERSION);
         let answer: QueryAnswer<T> = self.http.json(&call).await?;
         Ok(answer.query_response)
     }
-}
-
-fn bearer(credentials: &QuickBooksOnlineAuthorization) -> Auth<'_> {
-    Auth::Bearer(credentials.tokens.access_token.expose())
 }
 
 impl Connector for QuickBooksConnector {
@@ -106,12 +99,8 @@ impl Connector for QuickBooksConnector {
     }
 
     fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
-        Some(TokenEndpoint {
-            platform: Self::PLATFORM,
-            url: self.token_url.clone(),
-            client_auth: ClientAuth::Basic,
-            http: self.http.clone(),
-        })
+        let endpoint = TokenEndpoint::new(Self::PLATFORM, &self.token_url, ClientAuth::Basic, &self.http);
+        Some(endpoint)
     }
 
     /// `GET /companyinfo/{realmId}` answers only for the token's own company.
@@ -121,7 +110,8 @@ impl Connector for QuickBooksConnector {
             self.company_url(credentials),
             credentials.realm_id
         );
-        let call = Call::get(Self::PLATFORM, "company information", url, bearer(credentials))
+        let auth = Auth::bearer(&credentials.tokens);
+        let call = Call::get(Self::PLATFORM, "company information", url, auth)
             .query("minorversion", MINOR_VERSION);
         let _: CompanyInfoAnswer = self.http.json(&call).await?;
         Ok(())

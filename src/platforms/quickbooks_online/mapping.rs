@@ -13,7 +13,7 @@ use crate::platforms::kit::json::{self, Amount, money};
 use crate::platforms::kit::status::by_balance;
 
 /// Our status of a QuickBooks invoice: void when voided, else by balance.
-pub fn invoice_status(total: Money, balance: Money, voided: bool) -> InvoiceStatus {
+pub(super) fn invoice_status(total: Money, balance: Money, voided: bool) -> InvoiceStatus {
     if voided {
         InvoiceStatus::Void
     } else {
@@ -23,31 +23,28 @@ pub fn invoice_status(total: Money, balance: Money, voided: bool) -> InvoiceStat
 
 /// The query endpoint's answer.
 #[derive(Deserialize)]
-pub struct QueryAnswer<T> {
-    /// What the query found.
+pub(super) struct QueryAnswer<T> {
     #[serde(rename = "QueryResponse")]
-    pub query_response: T,
+    pub(super) query_response: T,
 }
 
 /// Invoices a query found.
 #[derive(Deserialize, Default)]
-pub struct InvoiceList {
-    /// The invoices (absent when none).
+pub(super) struct InvoiceList {
     #[serde(rename = "Invoice", default)]
-    pub invoice: Vec<QboInvoice>,
+    pub(super) invoice: Vec<QboInvoice>,
 }
 
 /// Customers a query found.
 #[derive(Deserialize, Default)]
-pub struct CustomerList {
-    /// The customers (absent when none).
+pub(super) struct CustomerList {
     #[serde(rename = "Customer", default)]
-    pub customer: Vec<QboCustomer>,
+    pub(super) customer: Vec<QboCustomer>,
 }
 
 /// `GET /companyinfo/{realmId}`'s answer (its content is not used).
 #[derive(Deserialize)]
-pub struct CompanyInfoAnswer {
+pub(super) struct CompanyInfoAnswer {
     #[serde(rename = "CompanyInfo")]
     _company_info: Value,
 }
@@ -78,7 +75,7 @@ struct Memo {
 /// An invoice as QuickBooks writes it.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct QboInvoice {
+pub(super) struct QboInvoice {
     id: String,
     doc_number: Option<String>,
     txn_date: Option<String>,
@@ -113,7 +110,7 @@ struct SalesItemLineDetail {
 
 impl QboInvoice {
     /// Our invoice; one without a readable `TxnDate` fails the page.
-    pub fn into_record(self) -> Result<Invoice, ConnectorError> {
+    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
         let issue_date = self
             .txn_date
             .as_deref()
@@ -193,7 +190,7 @@ impl QboInvoice {
 /// A customer as QuickBooks writes it.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct QboCustomer {
+pub(super) struct QboCustomer {
     id: String,
     display_name: Option<String>,
     company_name: Option<String>,
@@ -218,7 +215,7 @@ struct Phone {
 
 impl QboCustomer {
     /// Our customer: the company name, else the display name.
-    pub fn into_record(self) -> Customer {
+    pub(super) fn into_record(self) -> Customer {
         Customer {
             customer_name: json::non_empty(self.company_name)
                 .or_else(|| json::non_empty(self.display_name))

@@ -10,7 +10,7 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, syncs,
+    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -27,17 +27,17 @@ pub struct XeroConnector {
     http: PlatformHttp,
 }
 
+const API_BASE: &str = "https://api.xero.com";
+const TOKEN_URL: &str = "https://identity.xero.com/connect/token";
+
 impl Configured for XeroConnector {
-    const API_BASE: Option<&'static str> = Some("https://api.xero.com");
-    const TOKEN_URL: Option<&'static str> = Some("https://identity.xero.com/connect/token");
+    const API_BASE: Option<&'static str> = Some(API_BASE);
+    const TOKEN_URL: Option<&'static str> = Some(TOKEN_URL);
 
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
-            api_base: config.api_base_or("https://api.xero.com"),
-            token_url: config
-                .token_url
-                .clone()
-                .unwrap_or_else(|| "https://identity.xero.com/connect/token".to_owned()),
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url_or(TOKEN_URL),
             http,
         }
     }
@@ -53,14 +53,10 @@ impl XeroConnector {
         page: PageNumber,
     ) -> Call<'a> {
         let url = format!("{}/api.xro/2.0/{path}", self.api_base);
-        Call::get(Self::PLATFORM, what, url, bearer(credentials))
+        Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
             .header("xero-tenant-id", credentials.tenant_id)
             .query("page", page.0)
     }
-}
-
-fn bearer(credentials: &XeroAuthorization) -> Auth<'_> {
-    Auth::Bearer(credentials.tokens.access_token.expose())
 }
 
 /// Whether a page-numbered list has pages after `page`: Xero says how many
@@ -81,31 +77,24 @@ impl Connector for XeroConnector {
     }
 
     fn token_endpoint(&self, _credentials: &XeroAuthorization) -> Option<TokenEndpoint> {
-        Some(TokenEndpoint {
-            platform: Self::PLATFORM,
-            url: self.token_url.clone(),
-            client_auth: ClientAuth::Basic,
-            http: self.http.clone(),
-        })
+        let endpoint = TokenEndpoint::new(Self::PLATFORM, &self.token_url, ClientAuth::Basic, &self.http);
+        Some(endpoint)
     }
 
     /// `GET /connections` lists the tenants the token reaches: it must reach ours.
     async fn verify(&self, credentials: &XeroAuthorization) -> Result<(), ConnectorError> {
         let url = format!("{}/connections", self.api_base);
-        let call = Call::get(Self::PLATFORM, "a list of connections", url, bearer(credentials));
+        let auth = Auth::bearer(&credentials.tokens);
+        let call = Call::get(Self::PLATFORM, "a list of connections", url, auth);
         let connections: Vec<XeroConnection> = self.http.json(&call).await?;
         let tenant_id = credentials.tenant_id.to_string();
-        if connections
-            .iter()
-            .any(|connection| connection.tenant_id.eq_ignore_ascii_case(&tenant_id))
-        {
-            return Ok(());
-        }
-        Err(ConnectorError::Auth(format!(
-            "Xero accepted the access token, but it is not connected to tenant {tenant_id} \
-             (GET /connections lists {} other tenant(s))",
-            connections.len()
-        )))
+        let reached = connections.iter().map(|connection| connection.tenant_id.as_str());
+        require_reach(&tenant_id, reached, |count| {
+            format!(
+                "Xero accepted the access token, but it is not connected to tenant {tenant_id} \
+                 (GET /connections lists {count} other tenant(s))"
+            )
+        })
     }
 }
 

@@ -24,7 +24,7 @@ const STATUSES: StatusTable = &[
 ];
 
 /// Xero's invoice status, with the amounts that tell a part payment apart.
-pub fn invoice_status(status: &str, amount_due: Money, amount_paid: Money) -> InvoiceStatus {
+pub(super) fn invoice_status(status: &str, amount_due: Money, amount_paid: Money) -> InvoiceStatus {
     match status {
         "AUTHORISED" if amount_due == Money(0) => InvoiceStatus::Paid,
         "AUTHORISED" if amount_paid > Money(0) => InvoiceStatus::PartiallyPaid,
@@ -36,47 +36,40 @@ pub fn invoice_status(status: &str, amount_due: Money, amount_paid: Money) -> In
 /// A page of `GET /api.xro/2.0/Invoices`.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct InvoicesPage {
-    /// The invoices.
-    pub invoices: Vec<XeroInvoice>,
-    /// Where the page stands.
+pub(super) struct InvoicesPage {
+    pub(super) invoices: Vec<XeroInvoice>,
     #[serde(rename = "pagination")]
-    pub pagination: Option<Pagination>,
+    pub(super) pagination: Option<Pagination>,
 }
 
 /// A page of `GET /api.xro/2.0/Contacts`.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct ContactsPage {
-    /// The contacts.
-    pub contacts: Vec<XeroContact>,
-    /// Where the page stands.
+pub(super) struct ContactsPage {
+    pub(super) contacts: Vec<XeroContact>,
     #[serde(rename = "pagination")]
-    pub pagination: Option<Pagination>,
+    pub(super) pagination: Option<Pagination>,
 }
 
 /// Xero's `pagination` object.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct Pagination {
-    /// How many pages the list has.
-    pub page_count: Option<u64>,
-    /// How many records the list has.
-    pub item_count: Option<u64>,
+pub(super) struct Pagination {
+    pub(super) page_count: Option<u64>,
+    pub(super) item_count: Option<u64>,
 }
 
 /// One tenant the token reaches (`GET /connections`).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub struct XeroConnection {
-    /// The tenant's id.
-    pub tenant_id: String,
+pub(super) struct XeroConnection {
+    pub(super) tenant_id: String,
 }
 
 /// An invoice as Xero writes it.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct XeroInvoice {
+pub(super) struct XeroInvoice {
     #[serde(rename = "InvoiceID")]
     invoice_id: String,
     invoice_number: Option<String>,
@@ -123,12 +116,12 @@ struct XeroLine {
 
 impl XeroInvoice {
     /// A sales invoice (`ACCREC`), not a bill; invoices without a type count as sales.
-    pub fn is_sale(&self) -> bool {
+    pub(super) fn is_sale(&self) -> bool {
         self.kind.as_deref().is_none_or(|kind| kind == "ACCREC")
     }
 
     /// Our invoice; one without a readable date fails the page.
-    pub fn into_record(self) -> Result<Invoice, ConnectorError> {
+    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
         let issue_date = self
             .date
             .as_deref()
@@ -197,7 +190,7 @@ fn updated(text: Option<&str>) -> Option<Timestamp> {
 /// A contact as Xero writes it.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub struct XeroContact {
+pub(super) struct XeroContact {
     #[serde(rename = "ContactID")]
     contact_id: String,
     name: Option<String>,
@@ -238,12 +231,12 @@ impl XeroPhone {
 
 impl XeroContact {
     /// Suppliers that were never invoiced are not customers.
-    pub fn is_customer(&self) -> bool {
+    pub(super) fn is_customer(&self) -> bool {
         self.is_customer == Some(true) || self.is_supplier != Some(true)
     }
 
     /// Our customer.
-    pub fn into_record(self) -> Customer {
+    pub(super) fn into_record(self) -> Customer {
         let phone = ["DEFAULT", "MOBILE", "DDI"].iter().find_map(|kind| {
             self.phones
                 .iter()

@@ -12,7 +12,7 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, syncs,
+    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -93,12 +93,7 @@ impl Connector for ZohoBooksConnector {
         let url = self.token_url.clone().unwrap_or_else(|| {
             format!("{}/oauth/v2/token", credentials.data_center.hosts().1)
         });
-        Some(TokenEndpoint {
-            platform: Self::PLATFORM,
-            url,
-            client_auth: ClientAuth::RequestBody,
-            http: self.http.clone(),
-        })
+        Some(TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::RequestBody, &self.http))
     }
 
     /// `GET /organizations` lists the organizations the token reaches: it
@@ -114,18 +109,13 @@ impl Connector for ZohoBooksConnector {
         let body: OrganizationsAnswer = self.http.json(&call).await?;
         check_code(body.code, body.message)?;
         let organization_id = &credentials.organization_id;
-        if body
-            .organizations
-            .iter()
-            .any(|organization| &organization.organization_id == organization_id)
-        {
-            return Ok(());
-        }
-        Err(ConnectorError::Auth(format!(
-            "Zoho Books accepted the access token, but organization {organization_id} is not among \
-             the {} it gives access to",
-            body.organizations.len()
-        )))
+        let reached = body.organizations.iter().map(|organization| organization.organization_id.as_str());
+        require_reach(organization_id, reached, |count| {
+            format!(
+                "Zoho Books accepted the access token, but organization {organization_id} is not among \
+                 the {count} it gives access to"
+            )
+        })
     }
 }
 

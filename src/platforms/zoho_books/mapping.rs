@@ -24,7 +24,7 @@ const STATUSES: StatusTable = &[
 ];
 
 /// Zoho's invoice status, with its balance.
-pub fn invoice_status(status: &str, total: Money, balance: Money) -> InvoiceStatus {
+pub(super) fn invoice_status(status: &str, total: Money, balance: Money) -> InvoiceStatus {
     match status {
         "sent" | "viewed" | "overdue" | "unpaid" if balance > Money(0) && balance < total => {
             InvoiceStatus::PartiallyPaid
@@ -35,7 +35,7 @@ pub fn invoice_status(status: &str, total: Money, balance: Money) -> InvoiceStat
 }
 
 /// Zoho answers `code` 0 on success; anything else is an error in words.
-pub fn check_code(code: Option<i64>, message: Option<String>) -> Result<(), ConnectorError> {
+pub(super) fn check_code(code: Option<i64>, message: Option<String>) -> Result<(), ConnectorError> {
     match code {
         None | Some(0) => Ok(()),
         Some(code) => Err(ConnectorError::Failed(format!(
@@ -47,62 +47,49 @@ pub fn check_code(code: Option<i64>, message: Option<String>) -> Result<(), Conn
 
 /// Where a page stands.
 #[derive(Deserialize)]
-pub struct PageContext {
-    /// Whether another page follows.
+pub(super) struct PageContext {
     #[serde(default)]
-    pub has_more_page: bool,
+    pub(super) has_more_page: bool,
 }
 
 /// A page of `GET /invoices`.
 #[derive(Deserialize)]
-pub struct InvoicesPage {
-    /// 0 on success.
-    pub code: Option<i64>,
-    /// What went wrong, otherwise.
-    pub message: Option<String>,
-    /// The invoices.
+pub(super) struct InvoicesPage {
+    pub(super) code: Option<i64>,
+    pub(super) message: Option<String>,
     #[serde(default)]
-    pub invoices: Vec<ZohoInvoice>,
-    /// Where the page stands.
-    pub page_context: Option<PageContext>,
+    pub(super) invoices: Vec<ZohoInvoice>,
+    pub(super) page_context: Option<PageContext>,
 }
 
 /// A page of `GET /contacts`.
 #[derive(Deserialize)]
-pub struct ContactsPage {
-    /// 0 on success.
-    pub code: Option<i64>,
-    /// What went wrong, otherwise.
-    pub message: Option<String>,
-    /// The contacts.
+pub(super) struct ContactsPage {
+    pub(super) code: Option<i64>,
+    pub(super) message: Option<String>,
     #[serde(default)]
-    pub contacts: Vec<ZohoContact>,
-    /// Where the page stands.
-    pub page_context: Option<PageContext>,
+    pub(super) contacts: Vec<ZohoContact>,
+    pub(super) page_context: Option<PageContext>,
 }
 
 /// `GET /organizations`'s answer.
 #[derive(Deserialize)]
-pub struct OrganizationsAnswer {
-    /// 0 on success.
-    pub code: Option<i64>,
-    /// What went wrong, otherwise.
-    pub message: Option<String>,
-    /// The organizations the token reaches.
+pub(super) struct OrganizationsAnswer {
+    pub(super) code: Option<i64>,
+    pub(super) message: Option<String>,
     #[serde(default)]
-    pub organizations: Vec<Organization>,
+    pub(super) organizations: Vec<Organization>,
 }
 
 /// One organization the token reaches.
 #[derive(Deserialize)]
-pub struct Organization {
-    /// Its id.
-    pub organization_id: String,
+pub(super) struct Organization {
+    pub(super) organization_id: String,
 }
 
 /// An invoice as Zoho writes it in its list.
 #[derive(Deserialize)]
-pub struct ZohoInvoice {
+pub(super) struct ZohoInvoice {
     invoice_id: String,
     invoice_number: Option<String>,
     customer_id: Option<String>,
@@ -122,7 +109,7 @@ pub struct ZohoInvoice {
 
 impl ZohoInvoice {
     /// Our invoice; one without a readable date fails the page.
-    pub fn into_record(self) -> Result<Invoice, ConnectorError> {
+    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
         let issue_date = self.date.as_deref().and_then(json::date).ok_or_else(|| {
             ConnectorError::Failed(format!(
                 "Zoho Books invoice {} has no readable date; the previous data is kept",
@@ -163,7 +150,7 @@ impl ZohoInvoice {
 
 /// A contact as Zoho writes it.
 #[derive(Deserialize)]
-pub struct ZohoContact {
+pub(super) struct ZohoContact {
     contact_id: String,
     contact_name: Option<String>,
     company_name: Option<String>,
@@ -178,12 +165,12 @@ pub struct ZohoContact {
 
 impl ZohoContact {
     /// Vendors are not customers.
-    pub fn is_customer(&self) -> bool {
+    pub(super) fn is_customer(&self) -> bool {
         self.contact_type.as_deref() != Some("vendor")
     }
 
     /// Our customer: the company name, else the contact name.
-    pub fn into_record(self) -> Customer {
+    pub(super) fn into_record(self) -> Customer {
         Customer {
             customer_name: json::non_empty(self.company_name)
                 .or_else(|| json::non_empty(self.contact_name))
