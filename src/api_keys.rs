@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
+use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     PaginatorTrait, QueryFilter, Set, TransactionTrait,
@@ -85,25 +86,33 @@ fn generate_key() -> String {
     format!("trb_{}", URL_SAFE_NO_PAD.encode(bytes))
 }
 
-/// Finds the client named `name`, creating it if needed.
+/// Finds the client named `name`, creating it if needed. The insert comes
+/// first, so a transaction that starts here takes SQLite's write lock before
+/// it reads (a transaction that reads first cannot wait for the lock, and
+/// fails while a sync engine writes).
 async fn client_named(
     db: &impl ConnectionTrait,
     name: &str,
 ) -> Result<client::Model, sea_orm::DbErr> {
-    if let Some(existing) = client::Entity::find()
-        .filter(client::Column::Name.eq(name))
-        .one(db)
-        .await?
-    {
-        return Ok(existing);
-    }
-    client::ActiveModel {
+    let client = client::ActiveModel {
         id: Set(Uuid::now_v7()),
         name: Set(name.to_owned()),
         created: Set(Timestamp::now()),
-    }
-    .insert(db)
-    .await
+    };
+    client::Entity::insert(client)
+        .on_conflict(
+            OnConflict::column(client::Column::Name)
+                .do_nothing()
+                .to_owned(),
+        )
+        .try_insert()
+        .exec(db)
+        .await?;
+    client::Entity::find()
+        .filter(client::Column::Name.eq(name))
+        .one(db)
+        .await?
+        .ok_or_else(|| sea_orm::DbErr::RecordNotFound(format!("client {name}")))
 }
 
 async fn store_key(
