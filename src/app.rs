@@ -12,7 +12,6 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::api_keys::{self, NewApiKey};
-use crate::connections;
 use crate::crypto::{self, Keyring};
 use crate::db;
 use crate::http::server::Listener;
@@ -20,6 +19,7 @@ use crate::http::state::AppState;
 use crate::platforms::config::PlatformsConfig;
 use crate::platforms::connector::Connectors;
 use crate::sync::engine::{Engine, EngineConfig};
+use crate::{connections, oauth_clients};
 
 /// Everything the application is built from.
 pub struct Config {
@@ -61,6 +61,24 @@ pub enum FirstKey {
     Leave,
 }
 
+/// The key ids stored secrets (connections' tokens, OAuth client secrets)
+/// are sealed with that `keyring` lacks: starting with any would leave those
+/// secrets unreadable.
+async fn unknown_key_ids(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+) -> Result<Vec<String>, sea_orm::DbErr> {
+    let mut missing: Vec<String> = connections::credentials::key_ids(db)
+        .await?
+        .into_iter()
+        .chain(oauth_clients::key_ids(db).await?)
+        .filter(|id| !keyring.has_key(id))
+        .collect();
+    missing.sort();
+    missing.dedup();
+    Ok(missing)
+}
+
 /// The built application: listening, its engine running, not yet serving.
 pub struct Application {
     listener: Listener,
@@ -89,7 +107,7 @@ impl Application {
         };
         let db = db::connect(&config.database_url, config.search_path.as_deref()).await?;
         db::migrate(&db).await?;
-        let missing = connections::unknown_key_ids(&db, &keyring).await?;
+        let missing = unknown_key_ids(&db, &keyring).await?;
         anyhow::ensure!(
             missing.is_empty(),
             "stored tokens are sealed with encryption keys that are not configured ({}): add them to {}",

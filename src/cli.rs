@@ -311,9 +311,10 @@ async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> any
     if let crypto::KeySource::File(path) = &source {
         keyring = crypto::add_key_to_file(path)?;
     }
-    let rotation = connections::rotate_credentials(db, &keyring).await?;
+    let rotation = connections::credentials::rotate(db, &keyring).await?;
+    let clients = oauth_clients::rotate(db, &keyring).await?;
     let (clients_rotated, clients_current, clients_remaining) =
-        oauth_clients::rotate(db, &keyring).await?;
+        (clients.rotated, clients.current, clients.remaining);
     println!(
         "{} stored credentials re-encrypted under key `{}`; {} already were.",
         rotation.rotated,

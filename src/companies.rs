@@ -136,6 +136,32 @@ pub async fn replace(
     }
 }
 
+/// The client owning company `company_id` (the engine's view), if it exists.
+pub async fn owner(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+) -> Result<Option<Uuid>, sea_orm::DbErr> {
+    Ok(company::Entity::find_by_id(company_id)
+        .one(db)
+        .await?
+        .map(|company| company.client_id))
+}
+
+/// Records that a sync of the company completed at `at` (inside the
+/// completing transaction).
+pub async fn record_sync(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+    at: chrono::DateTime<chrono::Utc>,
+) -> Result<(), sea_orm::DbErr> {
+    company::Entity::update_many()
+        .col_expr(company::Column::LastSync, at.into())
+        .filter(company::Column::Id.eq(company_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
 /// Deletes the tenant's company.
 pub async fn delete(
     db: &DatabaseConnection,

@@ -42,3 +42,4 @@ pub mod telemetry;
 pub mod tenant;
 pub mod timestamp;
 pub mod validation;
+pub mod vault;

@@ -1,5 +1,5 @@
 //! Tenants' own OAuth applications, one per platform: the client id and the
-//! client secret (sealed with the keyring, bound to its tenant and platform,
+//! client secret (sealed in the vault, bound to its tenant and platform,
 //! never returned or logged). Refreshing a migrated token needs the
 //! application that obtained it.
 
@@ -16,6 +16,7 @@ use crate::platforms::kit::oauth::OAuthClient;
 use crate::platforms::{self, Platform};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
+use crate::vault::{self, Owner, Rotation};
 
 /// What may be shown about a stored OAuth client.
 #[derive(Debug, Clone)]
@@ -36,11 +37,6 @@ impl From<oauth_client::Model> for OAuthClientFacts {
             updated: row.updated,
         }
     }
-}
-
-/// The associated data binding a sealed secret to its tenant and platform.
-pub fn binding(tenant_client_id: Uuid, platform_key: &str) -> String {
-    format!("tributary/oauth-client/{tenant_client_id}/{platform_key}")
 }
 
 fn platform(platform_key: &str) -> Result<&'static Platform, Error> {
@@ -85,12 +81,11 @@ pub async fn put(
     client_secret: &str,
 ) -> Result<OAuthClientFacts, Error> {
     let integration = platform(platform_key)?;
-    let sealed = keyring
-        .seal(
-            client_secret.as_bytes(),
-            &binding(tenant.client_id, integration.platform_key),
-        )
-        .map_err(Error::internal)?;
+    let owner = Owner::OAuthClient {
+        client_id: tenant.client_id,
+        platform_key: integration.platform_key,
+    };
+    let sealed = vault::seal(keyring, owner, client_secret.as_bytes()).map_err(Error::internal)?;
     let row = oauth_client::ActiveModel {
         client_id: Set(tenant.client_id),
         platform_key: Set(integration.platform_key.to_owned()),
@@ -165,14 +160,11 @@ pub async fn open(
     else {
         return Ok(None);
     };
-    let sealed = Sealed {
-        key_id: row.key_id,
-        nonce: row.nonce,
-        ciphertext: row.ciphertext,
+    let owner = Owner::OAuthClient {
+        client_id: tenant_client_id,
+        platform_key,
     };
-    let secret = keyring
-        .open(&sealed, &binding(tenant_client_id, platform_key))
-        .map_err(|error| anyhow::anyhow!("OAuth client for {platform_key}: {error}"))?;
+    let secret = vault::open(keyring, owner, &sealed(&row))?;
     Ok(Some(OAuthClient {
         client_id: row.oauth_client_id,
         client_secret: String::from_utf8(secret)?,
@@ -190,43 +182,41 @@ pub async fn key_ids(db: &impl ConnectionTrait) -> Result<Vec<String>, sea_orm::
         .await
 }
 
-/// Re-encrypts every stored client secret under the keyring's current key,
-/// each only if unchanged since read. Returns (rotated, already current, changed meanwhile).
-pub async fn rotate(
-    db: &impl ConnectionTrait,
-    keyring: &Keyring,
-) -> anyhow::Result<(u64, u64, u64)> {
-    let current_key = keyring.current_key_id().to_owned();
-    let (mut rotated, mut current, mut remaining) = (0, 0, 0);
+/// Re-seals every stored client secret under the keyring's current key,
+/// each only if unchanged since read.
+pub async fn rotate(db: &impl ConnectionTrait, keyring: &Keyring) -> anyhow::Result<Rotation> {
+    let mut rotation = Rotation::default();
     for row in oauth_client::Entity::find().all(db).await? {
-        if row.key_id == current_key {
-            current += 1;
-            continue;
-        }
-        let binding = binding(row.client_id, &row.platform_key);
-        let sealed = Sealed {
-            key_id: row.key_id.clone(),
-            nonce: row.nonce.clone(),
-            ciphertext: row.ciphertext.clone(),
+        let owner = Owner::OAuthClient {
+            client_id: row.client_id,
+            platform_key: &row.platform_key,
         };
-        let plaintext = keyring
-            .open(&sealed, &binding)
-            .map_err(|error| anyhow::anyhow!("OAuth client for {}: {error}", row.platform_key))?;
-        let resealed = keyring.seal(&plaintext, &binding)?;
+        let Some(resealed) = vault::reseal(keyring, owner, &sealed(&row))? else {
+            rotation.current += 1;
+            continue;
+        };
         let updated = oauth_client::Entity::update_many()
             .col_expr(oauth_client::Column::KeyId, resealed.key_id.into())
             .col_expr(oauth_client::Column::Nonce, resealed.nonce.into())
             .col_expr(oauth_client::Column::Ciphertext, resealed.ciphertext.into())
             .filter(oauth_client::Column::ClientId.eq(row.client_id))
             .filter(oauth_client::Column::PlatformKey.eq(row.platform_key.as_str()))
-            .filter(oauth_client::Column::Nonce.eq(row.nonce))
+            .filter(oauth_client::Column::Nonce.eq(row.nonce.clone()))
             .exec(db)
             .await?;
         if updated.rows_affected == 1 {
-            rotated += 1;
+            rotation.rotated += 1;
         } else {
-            remaining += 1;
+            rotation.remaining += 1;
         }
     }
-    Ok((rotated, current, remaining))
+    Ok(rotation)
+}
+
+fn sealed(row: &oauth_client::Model) -> Sealed {
+    Sealed {
+        key_id: row.key_id.clone(),
+        nonce: row.nonce.clone(),
+        ciphertext: row.ciphertext.clone(),
+    }
 }

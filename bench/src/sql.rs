@@ -181,7 +181,9 @@ mod tests {
         };
         let dense = page_script(&visible, 3, 100, Some("Paid"), false);
         assert!(
-            dense.contains("status = 'Paid' AND status_ordinal > 200 AND status_ordinal <= 300"),
+            dense.contains(
+                "filter_value = 'Paid' AND filter_ordinal > 200 AND filter_ordinal <= 300"
+            ),
             "{dense}"
         );
         let naive = page_script(&visible, 3, 100, None, true);

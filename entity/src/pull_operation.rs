@@ -31,6 +31,8 @@ pub struct Model {
     pub records_fetched: i64,
     /// Why it failed, for a person to act on.
     pub error_message: Option<String>,
+    /// What the client can do about it, as JSON (the domain's `Remedy`).
+    pub error_remedy: Option<String>,
     /// The worker holding the lease while `Fetching`.
     pub lease_owner: Option<String>,
     /// When the lease lapses unless renewed.

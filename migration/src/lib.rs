@@ -12,6 +12,7 @@ mod m20261122_000003_sync;
 mod m20261122_000004_dense_ordinals;
 mod m20261122_000005_oauth_clients;
 mod m20261123_000006_generic_records;
+mod m20261123_000007_pull_failure_remedies;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -26,6 +27,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000004_dense_ordinals::Migration),
             Box::new(m20261122_000005_oauth_clients::Migration),
             Box::new(m20261123_000006_generic_records::Migration),
+            Box::new(m20261123_000007_pull_failure_remedies::Migration),
         ]
     }
 }

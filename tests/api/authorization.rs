@@ -11,7 +11,8 @@ use uuid::Uuid;
 
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, captured_logs, for_each_database, json};
-use tributary::connections::{open_credential, rotate_credentials};
+use tributary::connections::credentials::rotate as rotate_credentials;
+use tributary::connections::open_credential;
 
 /// A typed sandbox body, as a partner's generated client builds it.
 pub fn sandbox_body(access_token: &str) -> AuthorizeConnectionBody {
@@ -404,12 +405,12 @@ async fn rotate_one(
         .await
         .expect("opens")
         .expect("stored");
-    let sealed = keyring
-        .seal(
-            &serde_json::to_vec(&body).expect("JSON"),
-            &tributary::connections::credential_binding(connection_id),
-        )
-        .expect("sealed");
+    let sealed = tributary::vault::seal_json(
+        keyring,
+        tributary::vault::Owner::Connection(connection_id),
+        &body,
+    )
+    .expect("sealed");
     let row = entity::connection_credential::Entity::find_by_id(connection_id)
         .one(&app.db)
         .await

@@ -14,8 +14,9 @@ use entity::pull_operation;
 
 use crate::data::DataType;
 use crate::error::FieldError;
+use crate::error::Problem;
 use crate::http::api::ApiTags;
-use crate::http::error::{ApiError, ErrorResponses, status};
+use crate::http::error::{ApiError, ErrorResponses, status, worded};
 use crate::http::paging::{ListLocation, Paged};
 use crate::http::schema::Described;
 use crate::http::state::AppState;
@@ -77,7 +78,16 @@ impl TryFrom<pull_operation::Model> for PullOperation {
             completed: row.completed.map(Timestamp).into(),
             progress: row.progress,
             records_fetched: row.records_fetched,
-            error_message: row.error_message.into(),
+            error_message: row
+                .error_message
+                .map(|message| {
+                    let remedy = row
+                        .error_remedy
+                        .as_deref()
+                        .and_then(|remedy| serde_json::from_str(remedy).ok());
+                    worded(Problem { message, remedy })
+                })
+                .into(),
         })
     }
 }

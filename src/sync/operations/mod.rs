@@ -1,5 +1,8 @@
-//! Pull operations as the API sees them: queuing syncs (idempotently),
-//! their history, and the per-data-type status of a company.
+//! Pull operations: queuing syncs (idempotently), their history, and the
+//! per-data-type status of a company; [`lease`] is how the engine's workers
+//! claim and end them. Only this module writes `pull_operation`.
+
+pub mod lease;
 
 use sea_orm::Iterable;
 use sea_orm::{
@@ -152,6 +155,7 @@ async fn queue_target(
         progress: Set(0),
         records_fetched: Set(0),
         error_message: Set(None),
+        error_remedy: Set(None),
         lease_owner: Set(None),
         lease_expires_at: Set(None),
         attempts: Set(0),

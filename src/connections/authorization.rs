@@ -1,0 +1,190 @@
+//! Token migration (`PUT .../authorization`): a body validated against the
+//! connection's platform, optionally proved with the platform first
+//! (`?verify=true`), sealed, stored in place of any earlier tokens, and the
+//! connection linked. No sync starts.
+
+use chrono::Utc;
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait};
+use uuid::Uuid;
+
+use entity::connection;
+
+use super::{
+    ConnectionStatus, ConnectionView, connection_of_company, find_row, not_found, platform_of,
+    view_of,
+};
+use crate::crypto::Keyring;
+use crate::error::{Error, Problem, Remedy};
+use crate::oauth_clients;
+use crate::platforms::authorization::AcceptedAuthorization;
+use crate::platforms::connector::{ConnectorError, Connectors};
+use crate::platforms::kit::oauth::{self, RefreshError};
+use crate::platforms::{self, Platform};
+use crate::tenant::Tenant;
+use crate::timestamp::Timestamp;
+
+/// Token migration: validates `body` against the connection's platform,
+/// proves the tokens with the platform when `verify` gives the connectors,
+/// seals the body, stores it (replacing any earlier tokens) and links the
+/// connection. Starts no sync.
+pub async fn authorize(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+    body: serde_json::Value,
+    verify: Option<&Connectors>,
+) -> Result<ConnectionView, Error> {
+    let row = find_row(db, tenant, company_id, connection_id).await?;
+    let platform = platform_of(&row)?;
+    let Some(body_kind) = platform.authorization else {
+        return Err(Error::unprocessable(no_self_service(platform)));
+    };
+    let now = Timestamp::now();
+    let accepted = match body_kind.accept(body.clone(), now) {
+        Ok(accepted) => accepted,
+        Err(Error::Invalid(errors)) => {
+            // A well-formed body for the wrong platform deserves a sentence
+            // saying so rather than a list of fields.
+            let others = platforms::authorization::platforms_of_body(&body, platform.platform_key);
+            if !others.is_empty() {
+                let other = others
+                    .iter()
+                    .map(|other| other.name)
+                    .collect::<Vec<_>>()
+                    .join(" or ");
+                return Err(Error::Conflict(
+                    Problem::new(format!(
+                        "This body is a {other} authorization, but connection {connection_id} is to {this}: send \
+                         the fields of {schema}, or create a connection to {other}.",
+                        this = platform.name,
+                        schema = body_kind.schema_name(),
+                    ))
+                    .with_remedy(Remedy::ReadAuthorizationSchema {
+                        platform_key: platform.platform_key.to_owned(),
+                    }),
+                ));
+            }
+            return Err(Error::Invalid(errors));
+        }
+        Err(error) => return Err(error),
+    };
+    let mut accepted = accepted;
+    if let Some(connectors) = verify {
+        verify_tokens(db, keyring, tenant, platform, connectors, &mut accepted).await?;
+    }
+    let txn = db.begin().await?;
+    // The transaction starts with its write, so SQLite takes the write lock
+    // first (a read-then-write transaction cannot wait for it), and a
+    // connection deleted meanwhile is a 404, not a foreign-key failure.
+    let linked = connection::Entity::update_many()
+        .col_expr(
+            connection::Column::Status,
+            Expr::value(ConnectionStatus::Linked),
+        )
+        .filter(connection::Column::Id.eq(connection_id))
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .exec(&txn)
+        .await?;
+    if linked.rows_affected == 0 {
+        return Err(not_found(connection_id));
+    }
+    super::credentials::store(&txn, keyring, connection_id, &accepted, now).await?;
+    txn.commit().await?;
+    let row = connection_of_company(db, company_id, row.id).await?;
+    view_of(db, row).await
+}
+
+/// `?verify=true`: one cheap authenticated call to the platform, or, when
+/// the access token has already expired, a refresh with the tenant's OAuth
+/// client (whose new tokens are then the ones stored: a rotated refresh
+/// token must not be lost). Rejection is a 422 with the platform's reason;
+/// a platform that cannot be reached is a 503. Nothing is stored on failure.
+async fn verify_tokens(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+    tenant: Tenant,
+    platform: &Platform,
+    connectors: &Connectors,
+    accepted: &mut AcceptedAuthorization,
+) -> Result<(), Error> {
+    let name = platform.name;
+    let cannot_verify = || {
+        Error::unprocessable(format!(
+            "tributary cannot verify {name} tokens yet (it has no connector for {name}); send them \
+             without `verify`."
+        ))
+    };
+    let connector = connectors
+        .get(platform.platform_key)
+        .ok_or_else(cannot_verify)?;
+    let body = &accepted.sealed_body;
+    let now = Utc::now();
+    // A platform without a token endpoint (the sandbox, whose tokens never
+    // lapse for it) is asked directly, expired or not.
+    let expired = accepted.access_token_expires_at.is_some_and(|at| at <= now);
+    if expired && let Some(endpoint) = connector.token_endpoint(body) {
+        let refresh_token = oauth::refresh_token(body).ok_or_else(|| {
+            Error::unprocessable(
+                "The access token has already expired and no refresh token was given. Nothing was stored."
+                    .to_owned(),
+            )
+        })?;
+        let client = oauth_clients::open(db, keyring, tenant.client_id, platform.platform_key)
+            .await
+            .map_err(Error::internal)?
+            .ok_or_else(|| {
+                Error::Unprocessable(
+                    Problem::new(
+                        "The access token has already expired, so verifying needs a refresh with your OAuth \
+                         application, and none is stored. Nothing was stored.",
+                    )
+                    .with_remedy(Remedy::SetOAuthClient {
+                        platform_key: platform.platform_key.to_owned(),
+                    }),
+                )
+            })?;
+        let refreshed = oauth::refresh(&endpoint, &client, refresh_token)
+            .await
+            .map_err(|error| match error {
+                RefreshError::Unavailable(message) => Error::Unavailable(Problem::new(format!(
+                    "{message}. Nothing was stored; try again."
+                ))),
+                RefreshError::Rejected(message) | RefreshError::Failed(message) => {
+                    Error::unprocessable(format!("{message}. Nothing was stored."))
+                }
+            })?;
+        accepted.sealed_body = oauth::apply(body, &refreshed, now);
+        accepted.access_token_expires_at = oauth::expires_at(&accepted.sealed_body);
+        return Ok(());
+    }
+    let check = connector.verify(body).ok_or_else(cannot_verify)?;
+    check.await.map_err(|error| match error {
+        ConnectorError::Unavailable(message) => Error::Unavailable(Problem::new(format!(
+            "{message}. Nothing was stored; try again."
+        ))),
+        ConnectorError::Auth(message)
+        | ConnectorError::Expired(message)
+        | ConnectorError::Failed(message) => Error::unprocessable(format!(
+            "{name} did not accept the tokens: {message}. Nothing was stored."
+        )),
+    })
+}
+
+fn no_self_service(platform: &Platform) -> String {
+    if platform.managed_migration {
+        format!(
+            "{} does not support self-service token migration. Its connections are moved by a managed \
+             migration, run with our support team: contact support to schedule one.",
+            platform.name
+        )
+    } else {
+        format!(
+            "{} does not support self-service token migration, and no managed migration is offered for \
+             it: its end customers need to connect again.",
+            platform.name
+        )
+    }
+}

@@ -1,0 +1,281 @@
+//! One pull operation's run, step by step: [`Run::prepare`] (the
+//! connection, its connector, fresh tokens), [`Run::stage`] (every page,
+//! each in a fenced transaction), [`Run::publish`] (the swap) and
+//! [`Run::clean_up`] (what readers no longer see).
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use sea_orm::{ActiveEnum, ConnectionTrait, DatabaseTransaction, DbBackend, TransactionTrait};
+
+use entity::pull_operation;
+
+use super::Engine;
+use super::ending::RunError;
+use super::tokens::Tokens;
+use crate::companies;
+use crate::connections::{self, ConnectionStatus};
+use crate::data::DataType;
+use crate::error::Problem;
+use crate::platforms;
+use crate::store::{self, Generations, Staging};
+use crate::sync::operations::lease::{self, Ending};
+use crate::sync::refresh;
+use crate::timestamp::Timestamp;
+
+/// A claimed operation being run by `worker`.
+pub(super) struct Run<'a> {
+    pub engine: &'a Engine,
+    pub worker: &'a str,
+    pub operation: &'a pull_operation::Model,
+    pub data_type: DataType,
+    pub lease_lost: &'a AtomicBool,
+}
+
+/// What a run needs once prepared.
+struct Prepared<'a> {
+    tokens: Tokens<'a>,
+    staging: Staging,
+}
+
+/// How long each step took, for the log.
+#[derive(Default)]
+struct Timings {
+    fetching: Duration,
+    staging: Duration,
+    publishing: Duration,
+}
+
+impl Run<'_> {
+    /// Fetches every page, staging each under this worker's lease, then
+    /// swaps. `staged` names the generation being written while there is
+    /// one to discard if the run fails.
+    pub async fn sync(&self, staged: &mut Option<i64>) -> Result<(), RunError> {
+        let connection = connections::for_sync(&self.engine.db, self.operation.connection_id)
+            .await?
+            .ok_or_else(|| RunError::Cancelled("The connection was deleted.".to_owned()))?;
+        let mut prepared = self.prepare(&connection).await?;
+        *staged = Some(prepared.staging.generation);
+        let mut timings = Timings::default();
+        let started = Instant::now();
+        self.stage(&mut prepared, &mut timings).await?;
+        timings.staging = started.elapsed();
+        let started = Instant::now();
+        let published = self.publish(prepared.staging).await?;
+        *staged = None;
+        timings.publishing = started.elapsed();
+        let started = Instant::now();
+        self.clean_up(prepared.staging).await;
+        tracing::info!(
+            pull_operation_id = %self.operation.id,
+            data_type = self.data_type.name(),
+            records = published,
+            fetch_ms = timings.fetching.as_millis() as u64,
+            staging_ms = timings.staging.as_millis() as u64,
+            publish_ms = timings.publishing.as_millis() as u64,
+            cleanup_ms = started.elapsed().as_millis() as u64,
+            "pull operation complete"
+        );
+        Ok(())
+    }
+
+    /// Checks the connection can sync, opens its credentials with fresh
+    /// tokens, and clears what abandoned runs left staged.
+    async fn prepare<'c>(
+        &self,
+        connection: &'c entity::connection::Model,
+    ) -> Result<Prepared<'c>, RunError>
+    where
+        Self: 'c,
+    {
+        let db = &self.engine.db;
+        if connection.status != ConnectionStatus::Linked {
+            return Err(RunError::Cancelled(format!(
+                "The connection is {} now; authorize it again and queue a new sync.",
+                connection.status.to_value()
+            )));
+        }
+        let platform = platforms::find(&connection.platform_key).ok_or_else(|| {
+            RunError::Failed(Problem::new(format!(
+                "Unknown platform {:?}.",
+                connection.platform_key
+            )))
+        })?;
+        let connector = self
+            .engine
+            .connectors
+            .get(&connection.platform_key)
+            .ok_or_else(|| {
+                RunError::Failed(Problem::new(format!(
+                    "Syncing from {} is not available yet: tributary has no connector for it.",
+                    platform.name
+                )))
+            })?;
+        let credentials = connections::open_credential(db, &self.engine.keyring, connection.id)
+            .await
+            .map_err(|error| {
+                RunError::Failed(Problem::new(format!(
+                    "The stored authorization cannot be read: {error}."
+                )))
+            })?
+            .ok_or_else(|| {
+                RunError::Cancelled("The connection has no stored authorization.".to_owned())
+            })?;
+        let tenant_client_id = companies::owner(db, connection.company_id)
+            .await?
+            .ok_or_else(|| RunError::Cancelled("The company was deleted.".to_owned()))?;
+        let mut tokens = Tokens::new(
+            refresh::Subject {
+                connection_id: connection.id,
+                tenant_client_id,
+                platform_key: &connection.platform_key,
+            },
+            connector,
+            credentials,
+        );
+        tokens
+            .refresh(self.engine, refresh::Need::IfExpiring)
+            .await?;
+
+        let current = store::current_generation(db, connection.id, self.data_type).await?;
+        let staging = Staging {
+            connection_id: connection.id,
+            company_id: connection.company_id,
+            generation: current + 1,
+            modified: Timestamp::now(),
+        };
+        // Leftovers of abandoned attempts (never published) go first.
+        let txn = self.fenced(0, 0).await?;
+        store::clear_staging(&txn, connection.id, self.data_type, None).await?;
+        store::delete_generations(
+            &txn,
+            connection.id,
+            self.data_type,
+            Generations::Above(current),
+        )
+        .await?;
+        txn.commit().await?;
+        Ok(Prepared { tokens, staging })
+    }
+
+    /// Fetches and stages every page; stops between two pages when the
+    /// lease is lost or the process is stopping.
+    async fn stage(
+        &self,
+        prepared: &mut Prepared<'_>,
+        timings: &mut Timings,
+    ) -> Result<(), RunError> {
+        let mut cursor = None;
+        let mut fetched: i64 = 0;
+        loop {
+            if self.lease_lost.load(Ordering::SeqCst) {
+                return Err(RunError::LeaseLost);
+            }
+            if self.engine.stopping() {
+                return Err(RunError::Interrupted);
+            }
+            let started = Instant::now();
+            let page = prepared
+                .tokens
+                .fetch(self.engine, self.data_type, cursor.take())
+                .await?;
+            timings.fetching += started.elapsed();
+            fetched += page.records.len() as i64;
+            let progress = match page.total {
+                Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
+                _ => 0,
+            };
+            let txn = self.fenced(fetched, progress).await?;
+            store::stage(&txn, prepared.staging, &page.records)
+                .await
+                .map_err(|error| RunError::Internal(error.to_string()))?;
+            txn.commit().await?;
+            match page.next {
+                Some(next) => cursor = Some(next),
+                None => return Ok(()),
+            }
+        }
+    }
+
+    /// The swap, in one transaction: numbers the staged rows into the
+    /// readable table, completes the operation (only while this worker
+    /// holds it), points readers at the new generation and records the
+    /// sync on the connection and company. Returns the rows published.
+    async fn publish(&self, staging: Staging) -> Result<u64, RunError> {
+        let completed: DateTime<Utc> = Timestamp::now();
+        let txn = self.engine.db.begin().await?;
+        // The long part first: the operation's row is locked only from the
+        // fenced update on, so heartbeats keep renewing the lease meanwhile.
+        let published = store::number_staged(
+            &txn,
+            staging.connection_id,
+            self.data_type,
+            staging.generation,
+        )
+        .await?;
+        if !lease::end(
+            &txn,
+            self.operation.id,
+            self.worker,
+            &Ending::Complete(completed),
+        )
+        .await?
+        {
+            return Err(RunError::LeaseLost);
+        }
+        store::publish(
+            &txn,
+            staging.connection_id,
+            self.data_type,
+            staging.generation,
+            published as i64,
+            self.operation.id,
+            completed,
+        )
+        .await?;
+        connections::record_sync(&txn, staging.connection_id, completed).await?;
+        companies::record_sync(&txn, staging.company_id, completed).await?;
+        txn.commit().await?;
+        Ok(published)
+    }
+
+    /// Readers moved to the new generation: only older ones go (a later
+    /// sync may already be staging a newer one), and the moved staging.
+    async fn clean_up(&self, staging: Staging) {
+        let db = &self.engine.db;
+        let (connection_id, data_type) = (staging.connection_id, self.data_type);
+        let superseded = Generations::Below(staging.generation);
+        let cleared = match store::clear_staging(
+            db,
+            connection_id,
+            data_type,
+            Some(staging.generation),
+        )
+        .await
+        {
+            Ok(()) => store::delete_generations(db, connection_id, data_type, superseded).await,
+            Err(error) => Err(error),
+        };
+        if let Err(error) = cleared {
+            tracing::warn!(error = %error, "deleting superseded records failed; the next sync retries");
+        }
+    }
+
+    /// A transaction that starts by re-asserting this worker's lease (and
+    /// recording progress); `LeaseLost` if another worker owns the operation.
+    async fn fenced(&self, fetched: i64, progress: i32) -> Result<DatabaseTransaction, RunError> {
+        let txn = self.engine.db.begin().await?;
+        if txn.get_database_backend() == DbBackend::Postgres {
+            // A staged page need not reach the disk before the next one is
+            // fetched: after a crash the run restarts and discards its
+            // staging anyway (unlogged on PostgreSQL). The swap stays durable.
+            txn.execute_unprepared("SET LOCAL synchronous_commit = off")
+                .await?;
+        }
+        if !lease::hold(&txn, self.operation.id, self.worker, fetched, progress).await? {
+            return Err(RunError::LeaseLost);
+        }
+        Ok(txn)
+    }
+}

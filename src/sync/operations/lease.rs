@@ -1,0 +1,161 @@
+//! A pull operation's run, as the engine's workers write it: claiming the
+//! oldest claimable operation under a lease, renewing the lease, fencing
+//! each write of a run on it, and recording how the run ended. Every write
+//! but the claim applies only while the writer still holds the lease.
+//!
+//! On PostgreSQL the claim's inner SELECT uses `FOR UPDATE SKIP LOCKED`, so
+//! several processes share the queue without taking an operation twice; on
+//! SQLite the single writer serializes the statement. (Lease times are
+//! compared as stored; every timestamp is written by sqlx in one RFC 3339
+//! form, whose text order is time order.)
+
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::Expr;
+use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement};
+use uuid::Uuid;
+
+use entity::pull_operation::{self, PullStatus};
+
+use crate::error::Problem;
+use crate::timestamp::Timestamp;
+
+/// Claims the oldest queued operation (or one whose worker's lease lapsed)
+/// for `worker`, leased until `until`.
+pub async fn claim(
+    db: &impl ConnectionTrait,
+    worker: &str,
+    until: DateTime<Utc>,
+) -> Result<Option<pull_operation::Model>, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let lock = match backend {
+        DbBackend::Postgres => "FOR UPDATE SKIP LOCKED",
+        _ => "",
+    };
+    let sql = format!(
+        "UPDATE pull_operation SET status = 'Fetching', lease_owner = $1, lease_expires_at = $2, \
+         started = COALESCE(started, $3), attempts = attempts + 1 \
+         WHERE id = (SELECT id FROM pull_operation \
+                     WHERE status = 'Queued' OR (status = 'Fetching' AND lease_expires_at < $3) \
+                     ORDER BY requested, id LIMIT 1 {lock}) \
+         RETURNING id"
+    );
+    let values = [worker.into(), until.into(), Timestamp::now().into()];
+    let claimed = db
+        .query_one_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?;
+    let Some(row) = claimed else { return Ok(None) };
+    let id: Uuid = row.try_get("", "id")?;
+    pull_operation::Entity::find_by_id(id).one(db).await
+}
+
+/// The running operation `id`, while `worker` holds it.
+fn held_by(id: Uuid, worker: &str) -> sea_orm::Condition {
+    sea_orm::Condition::all()
+        .add(pull_operation::Column::Id.eq(id))
+        .add(pull_operation::Column::LeaseOwner.eq(worker))
+        .add(pull_operation::Column::Status.eq(PullStatus::Fetching))
+}
+
+/// Extends `worker`'s lease on `id` to `until`; `false` when another worker owns it now.
+pub async fn renew(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    worker: &str,
+    until: DateTime<Utc>,
+) -> Result<bool, sea_orm::DbErr> {
+    let renewed = pull_operation::Entity::update_many()
+        .col_expr(pull_operation::Column::LeaseExpiresAt, until.into())
+        .filter(held_by(id, worker))
+        .exec(db)
+        .await?;
+    Ok(renewed.rows_affected == 1)
+}
+
+/// Records progress, first thing in a transaction of the run: the fence
+/// that makes the rest of the transaction apply only while `worker` holds
+/// the lease. `false` when it does not.
+pub async fn hold(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    worker: &str,
+    fetched: i64,
+    progress: i32,
+) -> Result<bool, sea_orm::DbErr> {
+    let held = pull_operation::Entity::update_many()
+        .col_expr(pull_operation::Column::RecordsFetched, fetched.into())
+        .col_expr(pull_operation::Column::Progress, progress.into())
+        .filter(held_by(id, worker))
+        .exec(db)
+        .await?;
+    Ok(held.rows_affected == 1)
+}
+
+/// How a run ended.
+#[derive(Debug, Clone)]
+pub enum Ending {
+    /// It completed at this time: the data is readable.
+    Complete(DateTime<Utc>),
+    /// Back to the queue (shutdown); the attempt does not count.
+    Requeue {
+        /// Claims before this one.
+        attempts_before: i32,
+    },
+    /// A final status, with why.
+    Failed(PullStatus, Problem),
+}
+
+/// Records how `worker`'s run of `id` ended and releases the lease;
+/// `false` when another worker owns the operation now (nothing is written).
+pub async fn end(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    worker: &str,
+    ending: &Ending,
+) -> Result<bool, sea_orm::DbErr> {
+    let release = pull_operation::Entity::update_many()
+        .col_expr(
+            pull_operation::Column::LeaseOwner,
+            Option::<String>::None.into(),
+        )
+        .col_expr(
+            pull_operation::Column::LeaseExpiresAt,
+            Option::<DateTime<Utc>>::None.into(),
+        );
+    let update = match ending {
+        Ending::Complete(completed) => release
+            .col_expr(
+                pull_operation::Column::Status,
+                Expr::value(PullStatus::Complete),
+            )
+            .col_expr(pull_operation::Column::Progress, 100.into())
+            .col_expr(pull_operation::Column::Completed, (*completed).into())
+            .filter(held_by(id, worker)),
+        Ending::Requeue { attempts_before } => release
+            .col_expr(
+                pull_operation::Column::Status,
+                Expr::value(PullStatus::Queued),
+            )
+            .col_expr(pull_operation::Column::Progress, 0.into())
+            .col_expr(pull_operation::Column::RecordsFetched, 0_i64.into())
+            .col_expr(pull_operation::Column::Attempts, (*attempts_before).into())
+            .filter(pull_operation::Column::Id.eq(id))
+            .filter(pull_operation::Column::LeaseOwner.eq(worker)),
+        Ending::Failed(status, problem) => {
+            let remedy = problem
+                .remedy
+                .as_ref()
+                .and_then(|remedy| serde_json::to_string(remedy).ok());
+            release
+                .col_expr(pull_operation::Column::Status, Expr::value(*status))
+                .col_expr(
+                    pull_operation::Column::ErrorMessage,
+                    Some(problem.message.clone()).into(),
+                )
+                .col_expr(pull_operation::Column::ErrorRemedy, remedy.into())
+                .col_expr(pull_operation::Column::Completed, Timestamp::now().into())
+                .filter(pull_operation::Column::Id.eq(id))
+                .filter(pull_operation::Column::LeaseOwner.eq(worker))
+        }
+    };
+    Ok(update.exec(db).await?.rows_affected == 1)
+}
