@@ -76,8 +76,17 @@ impl Which {
     }
 }
 
+/// Installs ring as rustls' process-wide crypto provider unless one is
+/// installed: where reqwest is built with tributary's `rustls-no-provider`
+/// (the workspace's test build), creating a client panics without it.
+pub fn ensure_crypto_provider() {
+    // Installing twice is harmless: the first provider stays.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// Runs every configured backend and returns the report.
 pub async fn run(config: &Config) -> anyhow::Result<Report> {
+    ensure_crypto_provider();
     load::ensure_wrk()?;
     std::fs::create_dir_all(&config.workdir)?;
     let mut report = Report::new(config);
