@@ -37,7 +37,7 @@ struct Options {
     /// Skip the naive build (OFFSET + COUNT(*) per request).
     #[arg(long)]
     no_naive: bool,
-    /// The tributary binary; by default `cargo build --release` builds it.
+    /// The tributary binary, built with `--features naive-paging` unless `--no-naive`; by default `cargo build --release` builds it.
     #[arg(long)]
     binary: Option<PathBuf>,
     /// Keep the scratch directory (server logs with each sync's phase timings).
@@ -57,7 +57,15 @@ fn workspace() -> PathBuf {
 fn release_binary() -> anyhow::Result<PathBuf> {
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .current_dir(workspace())
-        .args(["build", "--release", "--bin", "tributary"])
+        // The naive build's `--naive-paging` lives behind this feature.
+        .args([
+            "build",
+            "--release",
+            "--bin",
+            "tributary",
+            "--features",
+            "naive-paging",
+        ])
         .status()
         .context("cargo build --release")?;
     if !status.success() {
