@@ -1,16 +1,23 @@
 //! The paging and sync benchmark of tributary (issue 6): a real server per
 //! database, a large sandbox synced through the API and the engine, HTTP
-//! load from wrk, the same SQL timed by pgbench, the naive `OFFSET` +
-//! `COUNT(*)` server measured against the same data, and one table.
+//! load from wrk (or the builtin generator), the same SQL timed by pgbench
+//! (or the builtin timer), the naive `OFFSET` + `COUNT(*)` server measured
+//! against the same data, and one table.
 //!
 //! `src/main.rs` is the command; the end-to-end suite runs [`run`] on a
-//! small dataset so the harness keeps working.
+//! small dataset, with the builtin load generator and SQL timer, so the
+//! harness keeps working on a machine with nothing but Rust.
 
 pub mod api;
 pub mod load;
 pub mod process;
 pub mod report;
+pub mod rust_load;
+pub mod rust_sql;
 pub mod sql;
+
+pub use load::LoadGenerator;
+pub use sql::SqlTimer;
 
 use std::path::PathBuf;
 use std::process::Command;
@@ -18,6 +25,7 @@ use std::time::Duration;
 
 use anyhow::{Context, bail};
 
+use crate::load::Requests;
 use crate::process::{PeakMemory, Server, ServerSpec};
 use crate::report::{BackendReport, CaseResult, MemoryResult, Report};
 
@@ -34,7 +42,7 @@ pub struct Config {
     pub postgres_invoices: u64,
     /// Invoices synced on SQLite.
     pub sqlite_invoices: u64,
-    /// How long wrk and pgbench run each page case.
+    /// How long the load generator, then the SQL timer, run each page case.
     pub case_duration: Duration,
     /// How long the eight clients fetch `pageSize=5000` pages.
     pub memory_duration: Duration,
@@ -44,6 +52,12 @@ pub struct Config {
     pub naive: bool,
     /// Scratch space: SQLite files, server logs, pgbench logs.
     pub workdir: PathBuf,
+    /// What drives the HTTP load: wrk (the full benchmark) or the builtin
+    /// generator (the smoke test; no tool to install).
+    pub load: LoadGenerator,
+    /// What runs the SQL on PostgreSQL: psql and pgbench (the full
+    /// benchmark) or the builtin client and timer (the smoke test).
+    pub sql_timer: SqlTimer,
 }
 
 /// The page cases, in table order: (name, page size, status, which page).
@@ -76,17 +90,28 @@ impl Which {
     }
 }
 
+/// Installs ring as rustls' process-wide crypto provider unless one is
+/// installed: where reqwest is built with tributary's `rustls-no-provider`
+/// (the workspace's test build), creating a client panics without it.
+pub fn ensure_crypto_provider() {
+    // Installing twice is harmless: the first provider stays.
+    let _ = rustls::crypto::ring::default_provider().install_default();
+}
+
 /// Runs every configured backend and returns the report.
 pub async fn run(config: &Config) -> anyhow::Result<Report> {
-    // The workspace builds reqwest without a bundled TLS provider; the
-    // harness speaks plain HTTP on loopback, but a client needs one to exist.
-    let _ = rustls::crypto::ring::default_provider().install_default();
-    load::ensure_wrk()?;
+    ensure_crypto_provider();
+    if config.load == LoadGenerator::Wrk {
+        load::ensure_wrk()?;
+    }
+    if config.postgres_admin_url.is_some() && config.sql_timer == SqlTimer::Pgbench {
+        sql::ensure_client_tools()?;
+    }
     std::fs::create_dir_all(&config.workdir)?;
     let mut report = Report::new(config);
     if let Some(admin_url) = &config.postgres_admin_url {
         let name = format!("tributary_bench_{}", std::process::id());
-        let url = sql::fresh_database(admin_url, &name)?;
+        let url = sql::fresh_database(config.sql_timer, admin_url, &name).await?;
         let keys = generate_encryption_key(config)?;
         let measured = measure(
             config,
@@ -96,7 +121,7 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
             config.postgres_invoices,
         )
         .await;
-        sql::drop_database(admin_url, &name)?;
+        sql::drop_database(config.sql_timer, admin_url, &name).await?;
         report.backends.push(measured?);
     }
     if config.sqlite {
@@ -150,10 +175,10 @@ async fn measure(
     if postgres {
         // What autovacuum does after a bulk load, done now rather than at
         // its own pace so every case sees the same table.
-        sql::psql(database_url, "VACUUM (ANALYZE)")?;
+        sql::execute(config.sql_timer, database_url, "VACUUM (ANALYZE)").await?;
     }
     let visible = if postgres {
-        Some(sql::visible_invoices(database_url)?)
+        Some(sql::visible_invoices(config.sql_timer, database_url).await?)
     } else {
         None
     };
@@ -167,19 +192,25 @@ async fn measure(
         let page = which.page(total, page_size);
         let path = format!("{invoices_path}?page={page}&pageSize={page_size}{filter}");
         eprintln!("[{backend}] {name}: {path}");
-        let api = load::wrk(
-            &format!("{}{path}", server.base_url),
+        let api = load::run(
+            config.load,
+            &server.base_url,
+            &Requests::Path(path.clone()),
             1,
             config.case_duration,
-            None,
+            &config.workdir,
         )?;
         let sql = match &visible {
-            Some(visible) => Some(sql::pgbench(
-                database_url,
-                &sql::page_script(visible, page, page_size, status, false),
-                config.case_duration,
-                &config.workdir,
-            )?),
+            Some(visible) => Some(
+                sql::time_page(
+                    config.sql_timer,
+                    database_url,
+                    &sql::page_script(visible, page, page_size, status, false),
+                    config.case_duration,
+                    &config.workdir,
+                )
+                .await?,
+            ),
             None => None,
         };
         cases.push(CaseResult {
@@ -213,19 +244,25 @@ async fn measure(
         let naive_server = Server::start(&naive_spec, &log).await?;
         for case in &mut cases {
             eprintln!("[{backend}] naive {}", case.name);
-            case.naive_api = Some(load::wrk(
-                &format!("{}{}", naive_server.base_url, case.path),
+            case.naive_api = Some(load::run(
+                config.load,
+                &naive_server.base_url,
+                &Requests::Path(case.path.clone()),
                 1,
                 config.case_duration,
-                None,
+                &config.workdir,
             )?);
             if let Some(visible) = &visible {
-                case.naive_sql = Some(sql::pgbench(
-                    database_url,
-                    &sql::page_script(visible, case.page, case.page_size, case.status, true),
-                    config.case_duration,
-                    &config.workdir,
-                )?);
+                case.naive_sql = Some(
+                    sql::time_page(
+                        config.sql_timer,
+                        database_url,
+                        &sql::page_script(visible, case.page, case.page_size, case.status, true),
+                        config.case_duration,
+                        &config.workdir,
+                    )
+                    .await?,
+                );
             }
         }
     }
@@ -246,23 +283,19 @@ fn memory_under_load(
     invoices_path: &str,
     pages: u64,
 ) -> anyhow::Result<MemoryResult> {
-    let script = config.workdir.join("random-pages.lua");
-    std::fs::write(
-        &script,
-        format!(
-            "math.randomseed(6)\n\
-             request = function()\n  \
-               local page = math.random(1, {pages})\n  \
-               return wrk.format(\"GET\", \"{invoices_path}?page=\" .. page .. \"&pageSize=5000\")\n\
-             end\n"
-        ),
-    )?;
+    let requests = Requests::RandomPages {
+        path: invoices_path.to_owned(),
+        pages,
+        page_size: 5000,
+    };
     let memory = PeakMemory::watch(server.pid());
-    let load = load::wrk(
-        &format!("{}{invoices_path}", server.base_url),
+    let load = load::run(
+        config.load,
+        &server.base_url,
+        &requests,
         config.memory_clients,
         config.memory_duration,
-        Some(&script),
+        &config.workdir,
     )?;
     let peak_rss = memory.finish();
     Ok(MemoryResult {

@@ -1,5 +1,8 @@
-//! HTTP load with wrk (Debian's package): one connection for latency, eight
-//! for memory; latencies come from wrk's own percentile report.
+//! HTTP load: wrk (Debian's package; the full benchmark's default, whose
+//! figures BENCHMARKS.md reports) or the builtin generator written in Rust
+//! ([`crate::rust_load`]); one connection for latency, eight for memory.
+//! Both report the same [`Latency`], read the same way (wrk's percentiles,
+//! or the same percentiles over every request the builtin one timed).
 
 use std::path::Path;
 use std::process::Command;
@@ -9,22 +12,128 @@ use anyhow::{Context, bail};
 
 use crate::api::authorization;
 
-/// What one wrk run measured.
+/// Which program drives the HTTP load.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LoadGenerator {
+    /// wrk: the full benchmark's default, the figures BENCHMARKS.md reports.
+    Wrk,
+    /// The generator written in Rust (reqwest on tokio): nothing to install.
+    Builtin,
+}
+
+impl LoadGenerator {
+    /// How the report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            LoadGenerator::Wrk => "wrk",
+            LoadGenerator::Builtin => "the builtin load generator (Rust)",
+        }
+    }
+}
+
+/// What each connection requests, over and over.
+#[derive(Debug, Clone)]
+pub enum Requests {
+    /// The same path (and query) every time.
+    Path(String),
+    /// `{path}?page=N&pageSize={page_size}`, N uniform in `1..=pages`
+    /// from a fixed seed.
+    RandomPages {
+        /// The list's path, without a query.
+        path: String,
+        /// The highest page.
+        pages: u64,
+        /// `pageSize`.
+        page_size: u64,
+    },
+}
+
+/// What one load run measured (wrk or builtin alike).
 #[derive(Debug, Clone, Copy)]
 pub struct Latency {
     /// Median latency.
     pub median: Duration,
+    /// 99th percentile latency.
+    pub p99: Duration,
+    /// The slowest request.
+    pub max: Duration,
     /// Requests per second.
     pub throughput: f64,
-    /// Requests completed.
+    /// Requests completed (every answer, whatever its status).
     pub requests: u64,
+    /// Answers whose status was not 2xx (wrk: "Non-2xx or 3xx responses").
+    pub non_2xx: u64,
+    /// Requests that got no answer: connect, read, write errors and timeouts.
+    pub errors: u64,
+}
+
+/// Runs `connections` connections against `base_url` for `duration` with
+/// `generator`, and fails on any non-2xx answer or when no request completed.
+/// `workdir` holds wrk's Lua script for [`Requests::RandomPages`].
+pub fn run(
+    generator: LoadGenerator,
+    base_url: &str,
+    requests: &Requests,
+    connections: u32,
+    duration: Duration,
+    workdir: &Path,
+) -> anyhow::Result<Latency> {
+    let latency = match (generator, requests) {
+        (LoadGenerator::Wrk, Requests::Path(path)) => {
+            wrk(&format!("{base_url}{path}"), connections, duration, None)?
+        }
+        (
+            LoadGenerator::Wrk,
+            Requests::RandomPages {
+                path,
+                pages,
+                page_size,
+            },
+        ) => {
+            let script = workdir.join("random-pages.lua");
+            std::fs::write(
+                &script,
+                format!(
+                    "math.randomseed(6)\n\
+                     request = function()\n  \
+                       local page = math.random(1, {pages})\n  \
+                       return wrk.format(\"GET\", \"{path}?page=\" .. page .. \"&pageSize={page_size}\")\n\
+                     end\n"
+                ),
+            )?;
+            wrk(
+                &format!("{base_url}{path}"),
+                connections,
+                duration,
+                Some(&script),
+            )?
+        }
+        (LoadGenerator::Builtin, requests) => {
+            crate::rust_load::run(base_url, requests, connections, duration)?
+        }
+    };
+    if latency.non_2xx > 0 {
+        bail!(
+            "{} saw {} error answers from {base_url}: {requests:?}",
+            generator.describe(),
+            latency.non_2xx
+        );
+    }
+    if latency.requests == 0 {
+        bail!(
+            "no request to {base_url} ({requests:?}) completed in {duration:?}: give each case more time"
+        );
+    }
+    Ok(latency)
 }
 
 /// Checks wrk is installed.
 pub fn ensure_wrk() -> anyhow::Result<()> {
     match Command::new("wrk").arg("--version").output() {
         Ok(_) => Ok(()),
-        Err(_) => bail!("wrk is not installed: `apt-get install -y wrk` (Debian's package)"),
+        Err(_) => bail!(
+            "wrk is not installed: `apt-get install -y wrk` (Debian's package), or run with `--load builtin`"
+        ),
     }
 }
 
@@ -58,24 +167,27 @@ pub fn wrk(
             String::from_utf8_lossy(&output.stderr)
         );
     }
-    if text.contains("Non-2xx or 3xx responses") {
-        bail!("wrk saw error answers from {url}:\n{text}");
-    }
-    let latency = parse_wrk(&text).with_context(|| format!("reading wrk's report:\n{text}"))?;
-    if latency.requests == 0 {
-        bail!("no request to {url} completed in {duration:?}: give each case more time");
-    }
-    Ok(latency)
+    parse_wrk(&text).with_context(|| format!("reading wrk's report of {url}:\n{text}"))
 }
 
-/// Reads the 50% line and Requests/sec of wrk's `--latency` report.
+/// Reads wrk's `--latency` report: the 50% and 99% lines, the latency Max,
+/// the request count, Requests/sec, and the error lines when present.
 fn parse_wrk(text: &str) -> Option<Latency> {
-    let median = text
+    let percentile = |label: &str| {
+        text.lines()
+            .map(str::trim)
+            .find(|line| line.starts_with(label))
+            .and_then(|line| line.split_whitespace().nth(1))
+            .and_then(parse_duration)
+    };
+    let median = percentile("50%")?;
+    let p99 = percentile("99%")?;
+    // "Latency  Avg  Stdev  Max  +/- Stdev" in the thread statistics.
+    let max = text
         .lines()
         .map(str::trim)
-        .find(|line| line.starts_with("50%"))
-        .and_then(|line| line.split_whitespace().nth(1))
-        .and_then(parse_duration)?;
+        .filter(|line| line.starts_with("Latency "))
+        .find_map(|line| line.split_whitespace().nth(3).and_then(parse_duration))?;
     let throughput = text
         .lines()
         .find(|line| line.starts_with("Requests/sec:"))
@@ -87,10 +199,30 @@ fn parse_wrk(text: &str) -> Option<Latency> {
         .find(|line| line.contains(" requests in "))
         .and_then(|line| line.split_whitespace().next())
         .and_then(|value| value.parse().ok())?;
+    // "  Non-2xx or 3xx responses: 12"
+    let non_2xx = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Non-2xx or 3xx responses:"))
+        .map_or(Some(0), |count| count.trim().parse().ok())?;
+    // "  Socket errors: connect 0, read 1, write 0, timeout 2"
+    let errors = text
+        .lines()
+        .find_map(|line| line.trim().strip_prefix("Socket errors:"))
+        .map_or(0, |counts| {
+            counts
+                .split(',')
+                .filter_map(|count| count.split_whitespace().nth(1))
+                .filter_map(|count| count.parse::<u64>().ok())
+                .sum()
+        });
     Some(Latency {
         median,
+        p99,
+        max,
         throughput,
         requests,
+        non_2xx,
+        errors,
     })
 }
 
@@ -120,6 +252,15 @@ mod tests {
         assert_eq!(latency.median, Duration::from_micros(987));
         assert!((latency.throughput - 900.12).abs() < 1e-9);
         assert_eq!(latency.requests, 4500);
+        assert_eq!(latency.p99, Duration::from_micros(2900));
+        assert_eq!(latency.max, Duration::from_millis(3));
+        assert_eq!((latency.non_2xx, latency.errors), (0, 0));
+        let failing = report.replace(
+            "Requests/sec:",
+            "  Socket errors: connect 1, read 2, write 0, timeout 4\n  Non-2xx or 3xx responses: 7\nRequests/sec:",
+        );
+        let latency = parse_wrk(&failing).expect("parsed");
+        assert_eq!((latency.non_2xx, latency.errors), (7, 7));
         assert_eq!(parse_duration("1.50m"), Some(Duration::from_secs(90)));
         assert_eq!(parse_duration("12"), None);
     }

@@ -7,6 +7,7 @@ use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+use bench::{LoadGenerator, SqlTimer};
 use clap::Parser;
 
 /// The paging and sync benchmark.
@@ -28,7 +29,7 @@ struct Options {
     /// Invoices on SQLite.
     #[arg(long, default_value_t = 100_000)]
     sqlite_invoices: u64,
-    /// Seconds of load per page case (wrk, then pgbench).
+    /// Seconds of load per page case (the load generator, then the SQL timer).
     #[arg(long, default_value_t = 5)]
     case_seconds: u64,
     /// Seconds of the eight-client memory case.
@@ -37,7 +38,13 @@ struct Options {
     /// Skip the naive build (OFFSET + COUNT(*) per request).
     #[arg(long)]
     no_naive: bool,
-    /// The tributary binary; by default `cargo build --release` builds it.
+    /// The HTTP load generator: wrk (the figures BENCHMARKS.md reports) or the builtin one written in Rust (nothing to install).
+    #[arg(long, value_enum, default_value_t = LoadGenerator::Wrk)]
+    load: LoadGenerator,
+    /// What runs and times the SQL on PostgreSQL: psql and pgbench, or the builtin client (sqlx). Default: pgbench with `--load wrk`, builtin with `--load builtin`.
+    #[arg(long, value_enum)]
+    sql_timer: Option<SqlTimer>,
+    /// The tributary binary, built with `--features naive-paging` unless `--no-naive`; by default `cargo build --release` builds it.
     #[arg(long)]
     binary: Option<PathBuf>,
     /// Keep the scratch directory (server logs with each sync's phase timings).
@@ -57,6 +64,7 @@ fn workspace() -> PathBuf {
 fn release_binary() -> anyhow::Result<PathBuf> {
     let status = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".to_owned()))
         .current_dir(workspace())
+        // The naive build's `--naive-paging` lives behind this feature.
         .args([
             "build",
             "--release",
@@ -100,6 +108,11 @@ async fn main() -> anyhow::Result<()> {
         memory_clients: 8,
         naive: !options.no_naive,
         workdir: workdir.path().to_path_buf(),
+        load: options.load,
+        sql_timer: options.sql_timer.unwrap_or(match options.load {
+            LoadGenerator::Wrk => SqlTimer::Pgbench,
+            LoadGenerator::Builtin => SqlTimer::Builtin,
+        }),
     };
     let report = bench::run(&config).await?;
     let table = report.markdown();

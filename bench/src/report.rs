@@ -4,9 +4,9 @@
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use crate::Config;
 use crate::api::Synced;
 use crate::load::Latency;
+use crate::{Config, LoadGenerator, SqlTimer};
 
 /// One page case.
 #[derive(Debug, Clone)]
@@ -25,7 +25,7 @@ pub struct CaseResult {
     pub path: String,
     /// The API, one client.
     pub api: Latency,
-    /// The same SQL through pgbench (PostgreSQL only).
+    /// The same SQL through the SQL timer (PostgreSQL only).
     pub sql: Option<Duration>,
     /// The naive build's API.
     pub naive_api: Option<Latency>,
@@ -42,7 +42,7 @@ pub struct MemoryResult {
     pub duration: Duration,
     /// The server's peak resident memory meanwhile, in bytes.
     pub peak_rss: u64,
-    /// What wrk measured.
+    /// What the load generator measured.
     pub load: Latency,
 }
 
@@ -126,13 +126,24 @@ impl Report {
             .output()
             .map(|output| String::from_utf8_lossy(&output.stdout).trim().to_owned())
             .unwrap_or_default();
+        let seconds = config.case_duration.as_secs();
+        let load = match config.load {
+            LoadGenerator::Wrk => format!("wrk with 1 connection for {seconds} s per case"),
+            LoadGenerator::Builtin => {
+                format!("builtin load generator (Rust) with 1 connection for {seconds} s per case")
+            }
+        };
+        let timer = match config.sql_timer {
+            SqlTimer::Pgbench => format!("pgbench 1 client for {seconds} s per case"),
+            SqlTimer::Builtin => {
+                format!("builtin SQL timer (Rust, sqlx) 1 connection for {seconds} s per case")
+            }
+        };
         Self {
             header: format!(
-                "Run {date} on {}; binary {}; wrk with 1 connection for {} s per case; pgbench 1 client for {} s per case.",
+                "Run {date} on {}; binary {}; {load}; {timer}.",
                 machine(),
                 config.binary.display(),
-                config.case_duration.as_secs(),
-                config.case_duration.as_secs(),
             ),
             backends: Vec::new(),
         }

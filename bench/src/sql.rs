@@ -1,11 +1,59 @@
-//! PostgreSQL from the outside: a fresh database per run (psql), and the
-//! SQL floor of each page case timed by pgbench with a custom script.
+//! PostgreSQL from the outside: a fresh database per run, the visible
+//! generation, `VACUUM (ANALYZE)`, and the SQL floor of each page case timed
+//! with the page's own statements ([`page_script`], the one place their text
+//! lives). Two clients do it, chosen by [`SqlTimer`]: psql and pgbench (the
+//! full benchmark's default), or sqlx from Rust ([`crate::rust_sql`]), which
+//! needs no PostgreSQL client tools.
 
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
 
 use anyhow::{Context, bail};
+
+use crate::rust_sql;
+
+/// Which client runs the harness's SQL on PostgreSQL and times the page
+/// statements.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum SqlTimer {
+    /// psql for the harness's statements, pgbench (one client, its
+    /// per-transaction log) for the timing: the full benchmark's default.
+    Pgbench,
+    /// sqlx from Rust for both: the same statements, one after another on one
+    /// connection for the duration; nothing to install.
+    Builtin,
+}
+
+impl SqlTimer {
+    /// How the report names it.
+    pub fn describe(self) -> &'static str {
+        match self {
+            SqlTimer::Pgbench => "pgbench",
+            SqlTimer::Builtin => "the builtin SQL timer (Rust, sqlx)",
+        }
+    }
+}
+
+/// Checks psql and pgbench are installed (for [`SqlTimer::Pgbench`]).
+pub fn ensure_client_tools() -> anyhow::Result<()> {
+    for tool in ["psql", "pgbench"] {
+        if Command::new(tool).arg("--version").output().is_err() {
+            bail!(
+                "{tool} is not installed: install PostgreSQL's client tools, or run with `--sql-timer builtin`"
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Runs one statement (`VACUUM (ANALYZE)` and the like) with `timer`'s client.
+pub async fn execute(timer: SqlTimer, url: &str, sql: &str) -> anyhow::Result<()> {
+    match timer {
+        SqlTimer::Pgbench => psql(url, sql).map(drop),
+        SqlTimer::Builtin => rust_sql::execute(url, sql).await,
+    }
+}
 
 /// Runs one statement with psql and returns its unaligned output.
 pub fn psql(url: &str, sql: &str) -> anyhow::Result<String> {
@@ -25,13 +73,14 @@ pub fn psql(url: &str, sql: &str) -> anyhow::Result<String> {
 /// Creates (or re-creates) database `name` on the server of `admin_url`
 /// and returns its URL, without TLS: the benchmark runs over loopback, where
 /// TLS protects nothing, and sqlx's rustls path costs a large sync twice
-/// its time (server and pgbench alike use this URL).
-pub fn fresh_database(admin_url: &str, name: &str) -> anyhow::Result<String> {
-    psql(
-        admin_url,
-        &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
-    )?;
-    psql(admin_url, &format!("CREATE DATABASE \"{name}\""))?;
+/// its time (server and SQL timer alike use this URL).
+pub async fn fresh_database(
+    timer: SqlTimer,
+    admin_url: &str,
+    name: &str,
+) -> anyhow::Result<String> {
+    execute(timer, admin_url, &drop_database_sql(name)).await?;
+    execute(timer, admin_url, &format!("CREATE DATABASE \"{name}\"")).await?;
     let mut url = reqwest::Url::parse(admin_url).context("the PostgreSQL URL")?;
     url.set_path(name);
     url.query_pairs_mut().append_pair("sslmode", "disable");
@@ -39,12 +88,12 @@ pub fn fresh_database(admin_url: &str, name: &str) -> anyhow::Result<String> {
 }
 
 /// Drops database `name`.
-pub fn drop_database(admin_url: &str, name: &str) -> anyhow::Result<()> {
-    psql(
-        admin_url,
-        &format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
-    )
-    .map(drop)
+pub async fn drop_database(timer: SqlTimer, admin_url: &str, name: &str) -> anyhow::Result<()> {
+    execute(timer, admin_url, &drop_database_sql(name)).await
+}
+
+fn drop_database_sql(name: &str) -> String {
+    format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)")
 }
 
 /// Where a connection's visible invoices are.
@@ -56,18 +105,29 @@ pub struct Visible {
     pub generation: i64,
 }
 
+/// The query of [`visible_invoices`], for both clients: the connection (as
+/// text) and the generation of the one synced invoice list.
+pub const VISIBLE_INVOICES_SQL: &str =
+    "SELECT connection_id::text, generation FROM data_generation WHERE data_type = 'invoices'";
+
 /// The one synced invoice generation in the database.
-pub fn visible_invoices(url: &str) -> anyhow::Result<Visible> {
-    let row = psql(
-        url,
-        "SELECT connection_id, generation FROM data_generation WHERE data_type = 'invoices'",
-    )?;
-    let (connection_id, generation) = row
-        .split_once('|')
-        .with_context(|| format!("one synced generation, found {row:?}"))?;
+pub async fn visible_invoices(timer: SqlTimer, url: &str) -> anyhow::Result<Visible> {
+    let (connection_id, generation) = match timer {
+        SqlTimer::Pgbench => {
+            let row = psql(url, VISIBLE_INVOICES_SQL)?;
+            let (connection_id, generation) = row
+                .split_once('|')
+                .filter(|(_, generation)| !generation.contains('\n'))
+                .with_context(|| format!("one synced generation, found {row:?}"))?;
+            (connection_id.to_owned(), generation.parse()?)
+        }
+        SqlTimer::Builtin => rust_sql::one_text_and_integer(url, VISIBLE_INVOICES_SQL)
+            .await
+            .context("one synced generation")?,
+    };
     Ok(Visible {
-        connection_id: connection_id.to_owned(),
-        generation: generation.parse()?,
+        connection_id,
+        generation,
     })
 }
 
@@ -111,6 +171,21 @@ pub fn page_script(
              SELECT body FROM record WHERE {scope}{filter} AND {ordinal} > {offset} AND {ordinal} <= {} ORDER BY {ordinal};\n",
             offset + page_size
         )
+    }
+}
+
+/// The median latency of a page case's `script` (from [`page_script`]) run
+/// over and over by `timer` on one connection for `duration`.
+pub async fn time_page(
+    timer: SqlTimer,
+    url: &str,
+    script: &str,
+    duration: Duration,
+    workdir: &Path,
+) -> anyhow::Result<Duration> {
+    match timer {
+        SqlTimer::Pgbench => pgbench(url, script, duration, workdir),
+        SqlTimer::Builtin => rust_sql::time_script(url, script, duration).await,
     }
 }
 

@@ -1,8 +1,10 @@
 //! The benchmark harness (`bench/`, issue 6) on a small dataset, so it
 //! keeps working between real runs: the real server binary, a sync
-//! through the API, wrk load, pgbench on PostgreSQL, the naive server, and
-//! the table. Figures from a debug build on a tiny dataset mean nothing;
-//! what is checked is that every case ran and reported exact totals.
+//! through the API, HTTP load and (on PostgreSQL) the SQL timer, both the
+//! builtin ones written in Rust so nothing but the toolchain is needed (no
+//! wrk, psql or pgbench), the naive server, and the table. Figures from a
+//! debug build on a tiny dataset mean nothing; what is checked is that every
+//! case ran and reported exact totals.
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -30,6 +32,8 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
         memory_clients: 8,
         naive: true,
         workdir: workdir.path().to_path_buf(),
+        load: bench::LoadGenerator::Builtin,
+        sql_timer: bench::SqlTimer::Builtin,
     };
     let report = bench::run(&config).await.expect("the benchmark runs");
 
