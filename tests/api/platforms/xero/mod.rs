@@ -25,10 +25,10 @@ const REFRESH: &str = "xero-refresh-token-0001";
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/connections" {
-            return Answer::json(200, fixture("xero/connections.json"));
+            return Answer::json(200, fixture("xero/fixtures/connections.json"));
         }
         if call.headers.get("xero-tenant-id").map(String::as_str) != Some(TENANT) {
-            return Answer::json(404, fixture("xero/not-found.json"));
+            return Answer::json(404, fixture("xero/fixtures/not-found.json"));
         }
         let page = call
             .query
@@ -37,12 +37,12 @@ fn router() -> super::fake::Router {
             .unwrap_or_else(|| "1".to_owned());
         match call.path.as_str() {
             "/api.xro/2.0/Invoices" => {
-                Answer::json(200, fixture(&format!("xero/invoices-{page}.json")))
+                Answer::json(200, fixture(&format!("xero/fixtures/invoices-{page}.json")))
             }
             "/api.xro/2.0/Contacts" => {
-                Answer::json(200, fixture(&format!("xero/contacts-{page}.json")))
+                Answer::json(200, fixture(&format!("xero/fixtures/contacts-{page}.json")))
             }
-            _ => Answer::json(404, fixture("xero/not-found.json")),
+            _ => Answer::json(404, fixture("xero/fixtures/not-found.json")),
         }
     })
 }
@@ -52,7 +52,7 @@ async fn fake() -> Fake {
         Scheme::Bearer,
         ACCESS,
         REFRESH,
-        fixture("xero/unauthorized.json"),
+        fixture("xero/fixtures/unauthorized.json"),
         router(),
     )
     .await
@@ -392,7 +392,7 @@ async fn a_malformed_answer_fails_the_sync_and_keeps_the_previous_data() {
         fake.with(|inner| {
             inner
                 .scripted
-                .push_back(Answer::json(200, fixture("xero/invoices-1.json")));
+                .push_back(Answer::json(200, fixture("xero/fixtures/invoices-1.json")));
             inner.scripted.push_back(Answer::json(
                 200,
                 "{\"Invoices\": [{\"InvoiceID\": \"x\", \"Total\": 12.5",

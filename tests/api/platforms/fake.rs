@@ -24,7 +24,7 @@ pub const CLIENT_SECRET: &str = "fake-client-secret-s3cr3t";
 
 /// A fixture file's text.
 pub fn fixture(path: &str) -> String {
-    let full = format!("{}/tests/api/fixtures/{path}", env!("CARGO_MANIFEST_DIR"));
+    let full = format!("{}/tests/api/platforms/{path}", env!("CARGO_MANIFEST_DIR"));
     std::fs::read_to_string(&full).unwrap_or_else(|error| panic!("fixture {full}: {error}"))
 }
 

@@ -20,7 +20,7 @@ const REFRESH: &str = "1000.zoho-refresh-token";
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/books/v3/organizations" {
-            return Answer::json(200, fixture("zoho-books/organizations.json"));
+            return Answer::json(200, fixture("zoho_books/fixtures/organizations.json"));
         }
         if call.query.get("organization_id").map(String::as_str) != Some(ORGANIZATION) {
             return Answer::json(
@@ -34,12 +34,14 @@ fn router() -> super::fake::Router {
             .cloned()
             .unwrap_or_else(|| "1".to_owned());
         match call.path.as_str() {
-            "/books/v3/invoices" => {
-                Answer::json(200, fixture(&format!("zoho-books/invoices-{page}.json")))
-            }
-            "/books/v3/contacts" => {
-                Answer::json(200, fixture(&format!("zoho-books/contacts-{page}.json")))
-            }
+            "/books/v3/invoices" => Answer::json(
+                200,
+                fixture(&format!("zoho_books/fixtures/invoices-{page}.json")),
+            ),
+            "/books/v3/contacts" => Answer::json(
+                200,
+                fixture(&format!("zoho_books/fixtures/contacts-{page}.json")),
+            ),
             _ => Answer::json(404, "{\"code\":5,\"message\":\"Invalid URL Passed\"}"),
         }
     })
@@ -50,7 +52,7 @@ async fn fake() -> Fake {
         Scheme::ZohoOauthtoken,
         ACCESS,
         REFRESH,
-        fixture("zoho-books/unauthorized.json"),
+        fixture("zoho_books/fixtures/unauthorized.json"),
         router(),
     )
     .await;

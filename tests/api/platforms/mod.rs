@@ -1,12 +1,12 @@
 //! The platform connectors end to end: tributary syncing from, refreshing
-//! at and verifying with fake Xero, QuickBooks Online and Zoho Books
-//! servers on loopback that answer from fixtures shaped like the platforms'
-//! documented responses.
+//! at and verifying with fake platforms on loopback that answer from
+//! fixtures shaped like the platforms' documented responses. One folder per
+//! platform, as in `src/platforms/`: its test module and its `fixtures/`.
 
 mod fake;
-mod quickbooks;
+mod quickbooks_online;
 mod xero;
-mod zoho;
+mod zoho_books;
 
 use std::time::Duration;
 

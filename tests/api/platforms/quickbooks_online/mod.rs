@@ -50,7 +50,7 @@ fn router() -> super::fake::Router {
         let company = format!("/v3/company/{REALM}");
         let query = call.query.get("query").cloned().unwrap_or_default();
         if call.path == format!("{company}/companyinfo/{REALM}") {
-            return Answer::json(200, fixture("quickbooks-online/companyinfo.json"));
+            return Answer::json(200, fixture("quickbooks_online/fixtures/companyinfo.json"));
         }
         if call.path != format!("{company}/query") {
             return Answer::json(
@@ -62,7 +62,7 @@ fn router() -> super::fake::Router {
             Answer::json(
                 200,
                 page_of(
-                    &fixture("quickbooks-online/invoices.json"),
+                    &fixture("quickbooks_online/fixtures/invoices.json"),
                     "Invoice",
                     &query,
                 ),
@@ -71,7 +71,7 @@ fn router() -> super::fake::Router {
             Answer::json(
                 200,
                 page_of(
-                    &fixture("quickbooks-online/customers.json"),
+                    &fixture("quickbooks_online/fixtures/customers.json"),
                     "Customer",
                     &query,
                 ),
@@ -90,7 +90,7 @@ async fn fake() -> Fake {
         Scheme::Bearer,
         ACCESS,
         REFRESH,
-        fixture("quickbooks-online/unauthorized.json"),
+        fixture("quickbooks_online/fixtures/unauthorized.json"),
         router(),
     )
     .await
