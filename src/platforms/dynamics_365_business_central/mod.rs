@@ -1,4 +1,5 @@
-//! Dynamics 365 Business Central: its authorization body.
+//! Dynamics 365 Business Central: its catalogue entry and authorization body. tributary has no connector
+//! for it yet; what its API offers, with sources: `NOTES.md`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

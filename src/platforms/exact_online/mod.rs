@@ -1,4 +1,5 @@
-//! Exact Online: its authorization body.
+//! Exact Online: its catalogue entry and authorization body. tributary has no connector
+//! for it yet; what its API offers, with sources: `NOTES.md`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,4 +1,5 @@
-//! GoCardless Bank Account Data: its catalogue entry.
+//! GoCardless Bank Account Data: its catalogue entry (no self-service migration). Notes, with
+//! sources: `NOTES.md`.
 
 use crate::platforms::{Platform, SourceType, NONE_YET};
 

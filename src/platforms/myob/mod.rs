@@ -1,4 +1,5 @@
-//! MYOB Business: its authorization body.
+//! MYOB Business: its catalogue entry and authorization body. tributary has no connector
+//! for it yet; what its API offers, with sources: `NOTES.md`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,4 +1,5 @@
-//! Oracle NetSuite: its authorization body.
+//! Oracle NetSuite: its catalogue entry and authorization body. tributary has no connector
+//! for it yet; what its API offers, with sources: `NOTES.md`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

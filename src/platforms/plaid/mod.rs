@@ -1,4 +1,5 @@
-//! Plaid: its authorization body.
+//! Plaid: its catalogue entry and authorization body. tributary has no connector
+//! for it yet; what its API offers, with sources: `NOTES.md`.
 
 use schemars::JsonSchema;
 use serde::Deserialize;

@@ -1,4 +1,5 @@
-//! QuickBooks Desktop: its catalogue entry.
+//! QuickBooks Desktop: its catalogue entry (no self-service migration). Notes, with
+//! sources: `NOTES.md`.
 
 use crate::platforms::{Platform, SourceType, SALES};
 

@@ -1,6 +1,6 @@
 //! The `sandbox` platform: synthetic accounting data derived from the
 //! authorization's `seed` and `invoiceCount`, for demos, tests and
-//! benchmarks ([`dataset`]), and its connector.
+//! benchmarks ([`dataset`]), and its connector. Notes: `NOTES.md`.
 
 pub mod connector;
 pub mod dataset;

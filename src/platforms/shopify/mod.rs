@@ -1,4 +1,5 @@
-//! Shopify: its authorization body.
+//! Shopify: its catalogue entry and authorization body. tributary has no connector
+//! for it yet; what its API offers, with sources: `NOTES.md`.
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;

@@ -1,4 +1,5 @@
-//! Wave: its catalogue entry.
+//! Wave: its catalogue entry (no self-service migration). Notes, with
+//! sources: `NOTES.md`.
 
 use crate::platforms::{Platform, SourceType, SALES};
 
