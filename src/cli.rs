@@ -13,7 +13,9 @@ use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand};
 use crate::app::{Application, Config, FirstKey, Keys};
 use crate::crypto;
 use crate::db::{self, DEFAULT_DATABASE_URL};
+use crate::platforms::Platform;
 use crate::platforms::config::{self, PlatformConfig, PlatformsConfig};
+use crate::platforms::connector::{ConnectorKind, Endpoint};
 use crate::platforms::kit::http::RetryPolicy;
 use crate::sync::engine::EngineConfig;
 use crate::telemetry::{self, LogFormat};
@@ -112,16 +114,29 @@ fn url_arguments(platform_key: &str) -> (String, String) {
     )
 }
 
+/// The platforms whose connectors call out, so their URLs can be configured
+/// (the sandbox's cannot: it calls nothing).
+fn reaching_out() -> impl Iterator<Item = (&'static Platform, ConnectorKind)> {
+    platforms::all().iter().filter_map(|platform| {
+        platform
+            .connector
+            .filter(|connector| connector.api_base.is_used() || connector.token_url.is_used())
+            .map(|connector| (*platform, connector))
+    })
+}
+
+/// Where an endpoint is by default, in the words of `--help`.
+fn described(endpoint: Endpoint) -> &'static str {
+    match endpoint {
+        Endpoint::Fixed(url) | Endpoint::PerConnection(url) => url,
+        Endpoint::Unused => "none: not called",
+    }
+}
+
 impl Args for PlatformOptions {
     fn augment_args(mut command: clap::Command) -> clap::Command {
-        for platform in platforms::all() {
-            let Some(connector) = platform.connector else {
-                continue;
-            };
+        for (platform, connector) in reaching_out() {
             let (api_base, token_url) = url_arguments(platform.platform_key);
-            let default = |url: Option<&str>, otherwise: &str| {
-                url.map_or(otherwise.to_owned(), |url| format!("default {url}"))
-            };
             command = command
                 .arg(
                     Arg::new(api_base.clone())
@@ -129,9 +144,9 @@ impl Args for PlatformOptions {
                         .global(true)
                         .env(config::variable(platform.platform_key, "API_BASE"))
                         .help(format!(
-                            "{} API base URL ({})",
+                            "{} API base URL (default {})",
                             platform.name,
-                            default(connector.api_base, "default the connection's own host")
+                            described(connector.api_base)
                         )),
                 )
                 .arg(
@@ -140,9 +155,9 @@ impl Args for PlatformOptions {
                         .global(true)
                         .env(config::variable(platform.platform_key, "TOKEN_URL"))
                         .help(format!(
-                            "{} OAuth token endpoint ({})",
+                            "{} OAuth token endpoint (default {})",
                             platform.name,
-                            default(connector.token_url, "default the connection's own")
+                            described(connector.token_url)
                         )),
                 );
         }
@@ -174,10 +189,8 @@ impl Args for PlatformOptions {
 
 impl FromArgMatches for PlatformOptions {
     fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        let urls = platforms::all()
-            .iter()
-            .filter(|platform| platform.connector.is_some())
-            .map(|platform| {
+        let urls = reaching_out()
+            .map(|(platform, _)| {
                 let (api_base, token_url) = url_arguments(platform.platform_key);
                 let configured = PlatformConfig {
                     api_base: matches.get_one::<String>(&api_base).cloned(),
@@ -398,4 +411,52 @@ fn print_first_key(key: &str, bind: &str) {
     println!("Try it:");
     println!("    curl -s -H 'Authorization: Basic {credential}' http://{bind}/companies");
     println!();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn parsed(arguments: &[&str]) -> Result<Cli, clap::Error> {
+        Cli::try_parse_from(std::iter::once("tributary").chain(arguments.iter().copied()))
+    }
+
+    #[test]
+    fn each_calling_connector_has_its_url_flags_before_or_after_the_command() {
+        let cli = parsed(&[
+            "--xero-api-base",
+            "http://127.0.0.1:9001",
+            "serve",
+            "--zoho-books-token-url",
+            "http://127.0.0.1:9002/token",
+        ])
+        .expect("parses");
+        let config = cli.serve.platforms.config();
+        let xero = config.platforms.get("xero").expect("xero is configurable");
+        assert_eq!(xero.api_base.as_deref(), Some("http://127.0.0.1:9001"));
+        assert_eq!(xero.token_url, None);
+        let zoho = config
+            .platforms
+            .get("zoho-books")
+            .expect("zoho is configurable");
+        assert_eq!(
+            zoho.token_url.as_deref(),
+            Some("http://127.0.0.1:9002/token")
+        );
+        assert!(config.platforms.contains_key("quickbooks-online"));
+    }
+
+    #[test]
+    fn platforms_that_call_nothing_have_no_url_flags() {
+        assert!(parsed(&["--sandbox-api-base", "http://127.0.0.1:9"]).is_err());
+        assert!(parsed(&["--shopify-api-base", "http://127.0.0.1:9"]).is_err());
+        let cli = parsed(&[]).expect("parses");
+        assert!(
+            !cli.serve
+                .platforms
+                .config()
+                .platforms
+                .contains_key("sandbox")
+        );
+    }
 }

@@ -246,10 +246,29 @@ impl<C: Connector> AnyConnector for C {
 pub struct ConnectorKind {
     build: fn(&PlatformConfig, PlatformHttp) -> Arc<dyn AnyConnector>,
     data_types: fn() -> Vec<DataType>,
-    /// The real API's base URL, when there is one (not one per region).
-    pub api_base: Option<&'static str>,
-    /// The real token endpoint, when there is one.
-    pub token_url: Option<&'static str>,
+    /// Where its API is when nothing is configured.
+    pub api_base: Endpoint,
+    /// Where its token endpoint is when nothing is configured.
+    pub token_url: Endpoint,
+}
+
+/// Where a connector reaches one of its platform's endpoints when nothing is
+/// configured: what `--<key>-api-base` and `--<key>-token-url` override.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Endpoint {
+    /// One URL for every connection.
+    Fixed(&'static str),
+    /// One per connection (a data centre, an environment), chosen as described.
+    PerConnection(&'static str),
+    /// None: the connector calls no platform (the sandbox), so nothing to configure.
+    Unused,
+}
+
+impl Endpoint {
+    /// Whether the endpoint is called, so configuring it means something.
+    pub fn is_used(self) -> bool {
+        self != Endpoint::Unused
+    }
 }
 
 impl std::fmt::Debug for ConnectorKind {
@@ -262,10 +281,10 @@ impl std::fmt::Debug for ConnectorKind {
 
 /// A connector made from its platform's configuration.
 pub trait Configured: Connector {
-    /// The real API's base URL, when there is one (not one per region).
-    const API_BASE: Option<&'static str>;
-    /// The real token endpoint, when there is one.
-    const TOKEN_URL: Option<&'static str>;
+    /// Where its API is when nothing is configured.
+    const API_BASE: Endpoint;
+    /// Where its token endpoint is when nothing is configured.
+    const TOKEN_URL: Endpoint;
 
     /// The connector, reaching its platform where `config` says.
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self;

@@ -12,7 +12,7 @@ use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, syncs,
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -40,8 +40,10 @@ pub struct QuickBooksConnector {
 
 impl Configured for QuickBooksConnector {
     /// One host per environment, chosen per connection.
-    const API_BASE: Option<&'static str> = None;
-    const TOKEN_URL: Option<&'static str> = Some(TOKEN_URL);
+    const API_BASE: Endpoint = Endpoint::PerConnection(
+        "the connection's environment: https://quickbooks.api.intuit.com or https://sandbox-quickbooks.api.intuit.com",
+    );
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
 
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {

@@ -7,7 +7,7 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, syncs,
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
 use crate::platforms::kit::http::PlatformHttp;
 use crate::platforms::kit::paging::Offset;
@@ -17,8 +17,8 @@ use crate::platforms::kit::paging::Offset;
 pub struct SandboxConnector;
 
 impl Configured for SandboxConnector {
-    const API_BASE: Option<&'static str> = None;
-    const TOKEN_URL: Option<&'static str> = None;
+    const API_BASE: Endpoint = Endpoint::Unused;
+    const TOKEN_URL: Endpoint = Endpoint::Unused;
 
     fn new(_config: &PlatformConfig, _http: PlatformHttp) -> Self {
         Self

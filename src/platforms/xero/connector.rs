@@ -10,7 +10,7 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, require_reach, syncs,
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -31,8 +31,8 @@ const API_BASE: &str = "https://api.xero.com";
 const TOKEN_URL: &str = "https://identity.xero.com/connect/token";
 
 impl Configured for XeroConnector {
-    const API_BASE: Option<&'static str> = Some(API_BASE);
-    const TOKEN_URL: Option<&'static str> = Some(TOKEN_URL);
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
 
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {

@@ -12,7 +12,7 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Fetched, Fetcher, Syncs, require_reach, syncs,
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -31,10 +31,11 @@ pub struct ZohoBooksConnector {
 }
 
 impl Configured for ZohoBooksConnector {
-    /// One per data centre, chosen per connection.
-    const API_BASE: Option<&'static str> = None;
-    /// One per data centre, chosen per connection.
-    const TOKEN_URL: Option<&'static str> = None;
+    const API_BASE: Endpoint = Endpoint::PerConnection(
+        "the connection's data centre: https://www.zohoapis.<dc>; an api_domain in Zoho's token answer wins",
+    );
+    const TOKEN_URL: Endpoint =
+        Endpoint::PerConnection("the connection's data centre: https://accounts.zoho.<dc>/oauth/v2/token");
 
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
