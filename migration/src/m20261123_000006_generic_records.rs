@@ -369,76 +369,87 @@ fn ten_thousandths(text: Option<&str>) -> Result<i64, DbErr> {
         .map_err(|_| DbErr::Custom(format!("out of range: {text:?}")))
 }
 
+/// The old invoice table's columns and key, shared by `invoice` and `invoice_staging`.
+fn invoice_table(table: impl IntoIden) -> TableCreateStatement {
+    Table::create()
+        .table(table)
+        .col(uuid(Invoice::ConnectionId))
+        .col(big_integer(Invoice::Generation))
+        .col(string_len(Invoice::InvoiceId, 256))
+        .col(uuid(Invoice::CompanyId))
+        .col(string_len_null(Invoice::InvoiceNumber, 256))
+        .col(string_len_null(Invoice::CustomerId, 256))
+        .col(string_len_null(Invoice::CustomerName, 512))
+        .col(date(Invoice::IssueDate))
+        .col(date_null(Invoice::DueDate))
+        .col(date_null(Invoice::PaidOnDate))
+        .col(string_len(Invoice::Currency, 3))
+        .col(big_integer(Invoice::SubTotal))
+        .col(big_integer(Invoice::TotalTaxAmount))
+        .col(big_integer(Invoice::TotalAmount))
+        .col(big_integer(Invoice::AmountDue))
+        .col(string_len(Invoice::Status, 16))
+        .col(text(Invoice::LineItems))
+        .col(text_null(Invoice::Note))
+        .col(timestamp_with_time_zone(Invoice::ModifiedDate))
+        .col(timestamp_with_time_zone_null(Invoice::SourceModifiedDate))
+        .primary_key(
+            Index::create()
+                .col(Invoice::ConnectionId)
+                .col(Invoice::Generation)
+                .col(Invoice::InvoiceId),
+        )
+        .to_owned()
+}
+
+/// The old customer table's columns and key, shared by `customer` and `customer_staging`.
+fn customer_table(table: impl IntoIden) -> TableCreateStatement {
+    Table::create()
+        .table(table)
+        .col(uuid(Customer::ConnectionId))
+        .col(big_integer(Customer::Generation))
+        .col(string_len(Customer::CustomerId, 256))
+        .col(uuid(Customer::CompanyId))
+        .col(string_len(Customer::CustomerName, 512))
+        .col(string_len_null(Customer::EmailAddress, 512))
+        .col(string_len_null(Customer::Phone, 128))
+        .col(string_len_null(Customer::DefaultCurrency, 3))
+        .col(string_len(Customer::Status, 16))
+        .col(timestamp_with_time_zone(Customer::ModifiedDate))
+        .col(timestamp_with_time_zone_null(Customer::SourceModifiedDate))
+        .primary_key(
+            Index::create()
+                .col(Customer::ConnectionId)
+                .col(Customer::Generation)
+                .col(Customer::CustomerId),
+        )
+        .to_owned()
+}
+
+/// Deleted with its connection.
+fn of_connection(table: impl IntoIden, column: impl IntoIden) -> ForeignKeyCreateStatement {
+    ForeignKey::create()
+        .from(table, column)
+        .to(Connection::Table, Connection::Id)
+        .on_delete(ForeignKeyAction::Cascade)
+        .to_owned()
+}
+
 async fn create_typed_tables(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     manager
         .create_table(
-            Table::create()
-                .table(Invoice::Table)
-                .col(uuid(Invoice::ConnectionId))
-                .col(big_integer(Invoice::Generation))
-                .col(string_len(Invoice::InvoiceId, 256))
-                .col(uuid(Invoice::CompanyId))
-                .col(string_len_null(Invoice::InvoiceNumber, 256))
-                .col(string_len_null(Invoice::CustomerId, 256))
-                .col(string_len_null(Invoice::CustomerName, 512))
-                .col(date(Invoice::IssueDate))
-                .col(date_null(Invoice::DueDate))
-                .col(date_null(Invoice::PaidOnDate))
-                .col(string_len(Invoice::Currency, 3))
-                .col(big_integer(Invoice::SubTotal))
-                .col(big_integer(Invoice::TotalTaxAmount))
-                .col(big_integer(Invoice::TotalAmount))
-                .col(big_integer(Invoice::AmountDue))
-                .col(string_len(Invoice::Status, 16))
-                .col(text(Invoice::LineItems))
-                .col(text_null(Invoice::Note))
-                .col(timestamp_with_time_zone(Invoice::ModifiedDate))
-                .col(timestamp_with_time_zone_null(Invoice::SourceModifiedDate))
+            invoice_table(Invoice::Table)
                 .col(big_integer(Invoice::Ordinal).default(0))
                 .col(big_integer(Invoice::StatusOrdinal).default(0))
-                .primary_key(
-                    Index::create()
-                        .col(Invoice::ConnectionId)
-                        .col(Invoice::Generation)
-                        .col(Invoice::InvoiceId),
-                )
-                .foreign_key(
-                    ForeignKey::create()
-                        .from(Invoice::Table, Invoice::ConnectionId)
-                        .to(Connection::Table, Connection::Id)
-                        .on_delete(ForeignKeyAction::Cascade),
-                )
+                .foreign_key(&mut of_connection(Invoice::Table, Invoice::ConnectionId))
                 .to_owned(),
         )
         .await?;
     manager
         .create_table(
-            Table::create()
-                .table(Customer::Table)
-                .col(uuid(Customer::ConnectionId))
-                .col(big_integer(Customer::Generation))
-                .col(string_len(Customer::CustomerId, 256))
-                .col(uuid(Customer::CompanyId))
-                .col(string_len(Customer::CustomerName, 512))
-                .col(string_len_null(Customer::EmailAddress, 512))
-                .col(string_len_null(Customer::Phone, 128))
-                .col(string_len_null(Customer::DefaultCurrency, 3))
-                .col(string_len(Customer::Status, 16))
-                .col(timestamp_with_time_zone(Customer::ModifiedDate))
-                .col(timestamp_with_time_zone_null(Customer::SourceModifiedDate))
+            customer_table(Customer::Table)
                 .col(big_integer(Customer::Ordinal).default(0))
-                .primary_key(
-                    Index::create()
-                        .col(Customer::ConnectionId)
-                        .col(Customer::Generation)
-                        .col(Customer::CustomerId),
-                )
-                .foreign_key(
-                    ForeignKey::create()
-                        .from(Customer::Table, Customer::ConnectionId)
-                        .to(Connection::Table, Connection::Id)
-                        .on_delete(ForeignKeyAction::Cascade),
-                )
+                .foreign_key(&mut of_connection(Customer::Table, Customer::ConnectionId))
                 .to_owned(),
         )
         .await?;
@@ -481,61 +492,10 @@ async fn create_typed_tables(manager: &SchemaManager<'_>) -> Result<(), DbErr> {
     // The staging tables as they were: the data in them is a running sync's,
     // which restarts, so none is carried over.
     manager
-        .create_table(
-            Table::create()
-                .table(InvoiceStaging::Table)
-                .col(uuid(Invoice::ConnectionId))
-                .col(big_integer(Invoice::Generation))
-                .col(string_len(Invoice::InvoiceId, 256))
-                .col(uuid(Invoice::CompanyId))
-                .col(string_len_null(Invoice::InvoiceNumber, 256))
-                .col(string_len_null(Invoice::CustomerId, 256))
-                .col(string_len_null(Invoice::CustomerName, 512))
-                .col(date(Invoice::IssueDate))
-                .col(date_null(Invoice::DueDate))
-                .col(date_null(Invoice::PaidOnDate))
-                .col(string_len(Invoice::Currency, 3))
-                .col(big_integer(Invoice::SubTotal))
-                .col(big_integer(Invoice::TotalTaxAmount))
-                .col(big_integer(Invoice::TotalAmount))
-                .col(big_integer(Invoice::AmountDue))
-                .col(string_len(Invoice::Status, 16))
-                .col(text(Invoice::LineItems))
-                .col(text_null(Invoice::Note))
-                .col(timestamp_with_time_zone(Invoice::ModifiedDate))
-                .col(timestamp_with_time_zone_null(Invoice::SourceModifiedDate))
-                .primary_key(
-                    Index::create()
-                        .col(Invoice::ConnectionId)
-                        .col(Invoice::Generation)
-                        .col(Invoice::InvoiceId),
-                )
-                .to_owned(),
-        )
+        .create_table(invoice_table(InvoiceStaging::Table))
         .await?;
     manager
-        .create_table(
-            Table::create()
-                .table(CustomerStaging::Table)
-                .col(uuid(Customer::ConnectionId))
-                .col(big_integer(Customer::Generation))
-                .col(string_len(Customer::CustomerId, 256))
-                .col(uuid(Customer::CompanyId))
-                .col(string_len(Customer::CustomerName, 512))
-                .col(string_len_null(Customer::EmailAddress, 512))
-                .col(string_len_null(Customer::Phone, 128))
-                .col(string_len_null(Customer::DefaultCurrency, 3))
-                .col(string_len(Customer::Status, 16))
-                .col(timestamp_with_time_zone(Customer::ModifiedDate))
-                .col(timestamp_with_time_zone_null(Customer::SourceModifiedDate))
-                .primary_key(
-                    Index::create()
-                        .col(Customer::ConnectionId)
-                        .col(Customer::Generation)
-                        .col(Customer::CustomerId),
-                )
-                .to_owned(),
-        )
+        .create_table(customer_table(CustomerStaging::Table))
         .await?;
     if manager.get_database_backend() == DbBackend::Postgres {
         let db = manager.get_connection();
