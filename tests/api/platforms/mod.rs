@@ -5,6 +5,7 @@
 
 mod dynamics_365_business_central;
 mod fake;
+mod netsuite;
 mod quickbooks_online;
 mod xero;
 mod zoho_books;
