@@ -1,5 +1,9 @@
-//! Dynamics 365 Business Central: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Dynamics 365 Business Central: its catalogue entry and authorization body; its connector
+//! ([`connector`]: requests and paging) and the mapping of its records and statuses
+//! ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,6 +13,7 @@ use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 
 /// Dynamics 365 Business Central in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -18,7 +23,7 @@ pub static PLATFORM: Platform = Platform {
     managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<BusinessCentralAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::BusinessCentralConnector>()),
 };
 
 /// Dynamics 365 Business Central: a connection to one company of one environment.

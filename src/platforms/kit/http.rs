@@ -364,7 +364,9 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 
 /// The error message in a platform's JSON error body: Xero's `Detail`,
 /// `Message` or validation errors, QuickBooks' `Fault.Error[].Message` and
-/// `Detail`, Zoho's `message`, OAuth's `error_description`/`error`.
+/// `Detail`, Zoho's `message`, OData's `error.code`/`error.message` (Business
+/// Central), NetSuite's `o:errorDetails[].detail`, OAuth's
+/// `error_description`/`error`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let text = |value: Option<&Value>| {
@@ -406,6 +408,32 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
             return Some(messages.join("; "));
         }
     }
+    // OData (Business Central): `{"error": {"code": "…", "message": "…"}}`.
+    if let Some(error) = value.get("error").filter(|error| error.is_object()) {
+        let code = text(error.get("code"));
+        if let Some(message) = text(error.get("message")) {
+            return Some(match code {
+                Some(code) => format!("{code}: {message}"),
+                None => message,
+            });
+        }
+    }
+    // NetSuite REST: `{"title": "…", "o:errorDetails": [{"detail": "…", "o:errorCode": "…"}]}`.
+    if let Some(details) = value.get("o:errorDetails").and_then(Value::as_array) {
+        let messages: Vec<String> = details
+            .iter()
+            .filter_map(|detail| {
+                let message = text(detail.get("detail"))?;
+                Some(match text(detail.get("o:errorCode")) {
+                    Some(code) => format!("{code}: {message}"),
+                    None => message,
+                })
+            })
+            .collect();
+        if !messages.is_empty() {
+            return Some(messages.join("; "));
+        }
+    }
     for key in [
         "Detail",
         "Message",
@@ -438,6 +466,18 @@ mod tests {
         assert_eq!(
             platform_message(zoho).as_deref(),
             Some("You are not authorized to perform this operation")
+        );
+        let odata = br#"{"error":{"code":"Authentication_InvalidCredentials","message":"The server has rejected the client credentials."}}"#;
+        assert_eq!(
+            platform_message(odata).as_deref(),
+            Some(
+                "Authentication_InvalidCredentials: The server has rejected the client credentials."
+            )
+        );
+        let netsuite = br#"{"type":"https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5.2","title":"Unauthorized","status":401,"o:errorDetails":[{"detail":"Invalid login attempt.","o:errorCode":"INVALID_LOGIN"}]}"#;
+        assert_eq!(
+            platform_message(netsuite).as_deref(),
+            Some("INVALID_LOGIN: Invalid login attempt.")
         );
         assert_eq!(platform_message(b"<html>oops</html>"), None);
     }

@@ -9,7 +9,7 @@ use chrono::{DateTime, Utc};
 use oauth2::basic::{BasicClient, BasicErrorResponseType};
 use oauth2::{
     AuthType, ClientId, ClientSecret, HttpRequest, HttpResponse, RefreshToken, RequestTokenError,
-    TokenResponse, TokenUrl,
+    Scope, TokenResponse, TokenUrl,
 };
 use serde_json::Value;
 
@@ -36,6 +36,9 @@ pub struct TokenEndpoint {
     pub client_auth: ClientAuth,
     /// The HTTP client (timeouts, retry policy).
     pub http: PlatformHttp,
+    /// The `scope` a refresh asks for (space-separated), where the platform
+    /// requires one (the Microsoft identity platform); `None` sends none.
+    pub scope: Option<String>,
 }
 
 impl TokenEndpoint {
@@ -51,7 +54,14 @@ impl TokenEndpoint {
             url: url.to_owned(),
             client_auth,
             http: http.clone(),
+            scope: None,
         }
+    }
+
+    /// The same endpoint, asking for `scope` (space-separated) on every refresh.
+    pub fn with_scope(mut self, scope: &str) -> Self {
+        self.scope = Some(scope.to_owned());
+        self
     }
 }
 
@@ -151,8 +161,14 @@ async fn refresh_inner(
             send_token_request(http.clone(), request, captured.clone(), platform)
         };
         let token = RefreshToken::new(refresh_token.to_owned());
+        let scopes = endpoint
+            .scope
+            .iter()
+            .flat_map(|scope| scope.split_whitespace())
+            .map(|scope| Scope::new(scope.to_owned()));
         let outcome = oauth
             .exchange_refresh_token(&token)
+            .add_scopes(scopes)
             .request_async(&send)
             .await;
         let failure = match outcome {

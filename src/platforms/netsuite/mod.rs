@@ -1,5 +1,9 @@
-//! Oracle NetSuite: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Oracle NetSuite: its catalogue entry and authorization body; its connector ([`connector`]:
+//! SuiteQL requests and paging) and the mapping of its rows and statuses ([`mapping`]). What
+//! these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,6 +12,7 @@ use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 
 /// Oracle NetSuite in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -17,7 +22,7 @@ pub static PLATFORM: Platform = Platform {
     managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<NetSuiteAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::NetSuiteConnector>()),
 };
 
 /// Oracle NetSuite: a connection to one NetSuite account.

@@ -35,6 +35,10 @@ pub struct Call {
     pub query: HashMap<String, String>,
     pub headers: HashMap<String, String>,
     pub token: String,
+    /// The request's method (`GET`, `POST`).
+    pub method: String,
+    /// The request's body (a GraphQL or SuiteQL query), empty when none.
+    pub body: String,
 }
 
 /// An answer: status, headers, body.
@@ -194,14 +198,15 @@ async fn handle(
                 .map(|value| (name.as_str().to_lowercase(), value.to_owned()))
         })
         .collect();
-    if path == "/token" {
-        let body = request.into_body().into_string().await.unwrap_or_default();
-        return respond(token(&state, &headers, &body).await);
-    }
+    let method = request.method().as_str().to_owned();
     let query: HashMap<String, String> =
         url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
             .into_owned()
             .collect();
+    let body = request.into_body().into_string().await.unwrap_or_default();
+    if path == "/token" {
+        return respond(token(&state, &headers, &body).await);
+    }
     let authorization = headers.get("authorization").cloned().unwrap_or_default();
     let token = match scheme {
         Scheme::Bearer => authorization.strip_prefix("Bearer "),
@@ -214,6 +219,8 @@ async fn handle(
         query,
         headers,
         token: token.clone(),
+        method,
+        body,
     };
     // The first use of a refreshed token: what does the database hold now?
     let hook = {

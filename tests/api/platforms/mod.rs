@@ -3,7 +3,9 @@
 //! fixtures shaped like the platforms' documented responses. One folder per
 //! platform, as in `src/platforms/`: its test module and its `fixtures/`.
 
+mod dynamics_365_business_central;
 mod fake;
+mod netsuite;
 mod quickbooks_online;
 mod xero;
 mod zoho_books;

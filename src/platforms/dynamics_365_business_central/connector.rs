@@ -1,0 +1,198 @@
+//! Dynamics 365 Business Central's connector: API v2.0 sales invoices (with
+//! `$expand=salesInvoiceLines`) and customers of one company
+//! (`GET /v2.0/{tenant}/{environment}/api/v2.0/companies({id})/salesInvoices`), paged by
+//! the server (`Prefer: odata.maxpagesize`, then `@odata.nextLink` as given); tokens
+//! refresh at the tenant's Microsoft identity platform endpoint (client credentials in
+//! the form body, a `scope`) and rotate on every refresh. Sources: `NOTES.md`.
+
+use super::BusinessCentralAuthorization;
+use super::mapping::{BcCompany, BcCustomer, BcInvoice, Collection};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
+
+/// The real API host, up to the version segment the environment follows.
+pub const API_BASE: &str = "https://api.businesscentral.dynamics.com/v2.0";
+/// The Microsoft identity platform's token endpoint host.
+const LOGIN_HOST: &str = "https://login.microsoftonline.com";
+/// What a refresh asks for: the Business Central API with the app's consented
+/// permissions, and a new refresh token.
+pub const SCOPE: &str = "https://api.businesscentral.dynamics.com/.default offline_access";
+/// Records asked for per page by default (`Prefer: odata.maxpagesize`).
+pub const PAGE_SIZE: u64 = 1000;
+
+/// The Business Central connector.
+#[derive(Debug)]
+pub struct BusinessCentralConnector {
+    api_base: String,
+    token_url: Option<String>,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for BusinessCentralConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::PerConnection(
+        "the connection's tenant: https://login.microsoftonline.com/<tenantId>/oauth2/v2.0/token",
+    );
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url.clone(),
+            page_size: config.page_size_or(PAGE_SIZE, 20_000),
+            http,
+        }
+    }
+}
+
+impl BusinessCentralConnector {
+    /// The company's API root:
+    /// `{base}/{tenant}/{environment}/api/v2.0/companies({companyId})`.
+    fn company_url(&self, credentials: &BusinessCentralAuthorization) -> String {
+        format!(
+            "{}/{}/{}/api/v2.0/companies({})",
+            self.api_base,
+            segment(&credentials.tenant_id),
+            segment(&credentials.environment_name),
+            credentials.company_id
+        )
+    }
+
+    /// One page of a company's collection `path`: the first from our own
+    /// request, the next ones from the `@odata.nextLink` Business Central gave,
+    /// which must stay on the API host (the access token goes with it).
+    fn list<'a>(
+        &self,
+        credentials: &'a BusinessCentralAuthorization,
+        path: &str,
+        expand: Option<&str>,
+        what: &'static str,
+        page: NextLink,
+    ) -> Result<Call<'a>, ConnectorError> {
+        let auth = Auth::bearer(&credentials.tokens);
+        let call = match page {
+            NextLink::First => {
+                let url = format!("{}/{path}", self.company_url(credentials));
+                let call = Call::get(Self::PLATFORM, what, url, auth);
+                match expand {
+                    Some(expand) => call.query("$expand", expand),
+                    None => call,
+                }
+            }
+            NextLink::Given(url) => {
+                if !url.starts_with(&format!("{}/", self.api_base)) {
+                    return Err(ConnectorError::Failed(format!(
+                        "Business Central gave a next page outside {}; tributary does not send \
+                         the token there",
+                        self.api_base
+                    )));
+                }
+                Call::get(Self::PLATFORM, what, url, auth)
+            }
+        };
+        Ok(call.header("Prefer", format!("odata.maxpagesize={}", self.page_size)))
+    }
+}
+
+/// A tenant or environment as one path segment: anything but letters, digits
+/// and `-._~` is percent-encoded, so no value can change the path.
+fn segment(text: &str) -> String {
+    text.bytes()
+        .map(|byte| match byte {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' => {
+                char::from(byte).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect()
+}
+
+impl Connector for BusinessCentralConnector {
+    type Credentials = BusinessCentralAuthorization;
+    const PLATFORM: &'static str = "Business Central";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    fn token_endpoint(&self, credentials: &BusinessCentralAuthorization) -> Option<TokenEndpoint> {
+        let url = self.token_url.clone().unwrap_or_else(|| {
+            format!(
+                "{LOGIN_HOST}/{}/oauth2/v2.0/token",
+                segment(&credentials.tenant_id)
+            )
+        });
+        let endpoint =
+            TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::RequestBody, &self.http);
+        Some(endpoint.with_scope(SCOPE))
+    }
+
+    /// `GET .../companies({id})` answers only when the token reaches the
+    /// tenant, the environment and the company.
+    async fn verify(&self, credentials: &BusinessCentralAuthorization) -> Result<(), ConnectorError> {
+        let url = self.company_url(credentials);
+        let auth = Auth::bearer(&credentials.tokens);
+        let call = Call::get(Self::PLATFORM, "the company", url, auth);
+        let company: BcCompany = self.http.json(&call).await?;
+        let company_id = credentials.company_id.to_string();
+        require_reach(&company_id, [company.id.as_str()], |_| {
+            format!(
+                "Business Central accepted the access token, but answered for company {} \
+                 instead of {company_id}",
+                company.id
+            )
+        })
+    }
+}
+
+impl Syncs<Invoices> for BusinessCentralConnector {
+    async fn page(
+        &self,
+        credentials: &BusinessCentralAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let page = NextLink::from_cursor(cursor);
+        let call = self.list(
+            credentials,
+            "salesInvoices",
+            Some("salesInvoiceLines"),
+            "a page of sales invoices",
+            page,
+        )?;
+        let body: Collection<BcInvoice> = self.http.json(&call).await?;
+        let records = body
+            .value
+            .into_iter()
+            .map(BcInvoice::into_record)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next: NextLink::next(body.next_link),
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for BusinessCentralConnector {
+    async fn page(
+        &self,
+        credentials: &BusinessCentralAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let page = NextLink::from_cursor(cursor);
+        let call = self.list(credentials, "customers", None, "a page of customers", page)?;
+        let body: Collection<BcCustomer> = self.http.json(&call).await?;
+        Ok(Fetched {
+            records: body.value.into_iter().map(BcCustomer::into_record).collect(),
+            next: NextLink::next(body.next_link),
+            total: None,
+        })
+    }
+}

@@ -1,0 +1,483 @@
+//! Dynamics 365 Business Central: sales invoices (with their lines) and customers
+//! over several OData pages followed by `@odata.nextLink`, every documented invoice
+//! status, exact amounts, refresh at the Microsoft identity platform (client
+//! credentials in the form body) with a rotated refresh token, `invalid_grant`,
+//! 429, 5xx, garbage, a next page off the API host, and verification through
+//! `companies({id})`. Fixtures follow the API v2.0 reference (`salesInvoice`,
+//! `salesInvoiceLine`, `customer`, `company` resources and the `GET salesInvoices`
+//! example response; sources B1–B6 in `src/platforms/dynamics_365_business_central/NOTES.md`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, captured_logs, json};
+
+const TENANT: &str = "5a2b8f0e-7c4d-4e1a-9b3f-2d6c8e0a1b47";
+const ENVIRONMENT: &str = "production";
+const COMPANY: &str = "f03f6225-081c-ec11-bb77-000d3abcd65f";
+const ACCESS: &str = "bc-access-token-0001";
+const REFRESH: &str = "bc-refresh-token-0001";
+const DIR: &str = "dynamics_365_business_central/fixtures";
+
+/// A fixture with its `{{base}}` links pointing at the fake that serves it.
+fn linked(name: &str, call: &Call) -> String {
+    let host = call.headers.get("host").cloned().unwrap_or_default();
+    fixture(&format!("{DIR}/{name}")).replace("{{base}}", &format!("http://{host}"))
+}
+
+/// Serves the company, three pages of sales invoices and two of customers,
+/// paged by `$skiptoken`; anything else (another tenant, environment or
+/// company) is Business Central's 404.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        let company = format!("/{TENANT}/{ENVIRONMENT}/api/v2.0/companies({COMPANY})");
+        let page = call
+            .query
+            .get("$skiptoken")
+            .map(|token| token.trim_start_matches("page").to_owned())
+            .unwrap_or_else(|| "1".to_owned());
+        if call.path == company {
+            return Answer::json(200, linked("company.json", call));
+        }
+        if call.path == format!("{company}/salesInvoices") {
+            return Answer::json(200, linked(&format!("invoices-{page}.json"), call));
+        }
+        if call.path == format!("{company}/customers") {
+            return Answer::json(200, linked(&format!("customers-{page}.json"), call));
+        }
+        Answer::json(404, fixture(&format!("{DIR}/not-found.json")))
+    })
+}
+
+async fn fake() -> Fake {
+    let fake = Fake::start(
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture(&format!("{DIR}/unauthorized.json")),
+        router(),
+    )
+    .await;
+    // The Microsoft identity platform takes the client credentials in the form body.
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+fn body(company: &str, expires_in: i64) -> Value {
+    json!({
+        "tenantId": TENANT, "environmentName": ENVIRONMENT, "companyId": company,
+        "accessToken": ACCESS, "refreshToken": REFRESH, "expiresIn": expires_in
+    })
+}
+
+/// A company with an authorized Business Central connection.
+async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "CRONUS USA").await;
+    let connection_id = new_connection(app, company_id, "dynamics-365-business-central").await;
+    let response = authorize(
+        app,
+        company_id,
+        connection_id,
+        &body(COMPANY, expires_in),
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    let page = json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{data_type}?pageSize=100"
+        ))
+        .await,
+    )
+    .await;
+    page["results"].as_array().cloned().unwrap_or_default()
+}
+
+fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
+    invoices
+        .iter()
+        .find(|invoice| invoice["invoiceNumber"] == number)
+        .unwrap_or_else(|| panic!("invoice {number} synced"))
+}
+
+#[tokio::test]
+async fn business_central_invoices_and_customers_sync_over_every_page_with_every_status() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 2)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+
+        let invoices = list(&app, company_id, "invoices").await;
+        assert_eq!(invoices.len(), 8, "{invoices:#?}");
+        for (number, status) in [
+            ("103001", "Draft"),
+            ("103002", "Draft"),
+            ("103003", "Submitted"),
+            ("103004", "PartiallyPaid"),
+            ("103005", "Paid"),
+            ("103006", "Void"),
+            ("103007", "Void"),
+            ("103008", "Unknown"),
+        ] {
+            assert_eq!(by_number(&invoices, number)["status"], status, "{number}");
+        }
+        let open = by_number(&invoices, "103003");
+        assert_eq!(open["totalAmount"], "1234.56");
+        assert_eq!(open["subTotal"], "1028.80");
+        assert_eq!(open["totalTaxAmount"], "205.76");
+        assert_eq!(open["amountDue"], "1234.56");
+        assert_eq!(open["issueDate"], "2026-10-03");
+        assert_eq!(open["dueDate"], "2026-11-02");
+        assert_eq!(open["currency"], "USD");
+        assert_eq!(open["note"], "PO-88121");
+        assert_eq!(
+            open["customerRef"]["id"],
+            "7d5e2a1c-081c-ec11-bb77-000d3abcd65f"
+        );
+        assert_eq!(open["customerRef"]["companyName"], "Adatum Corporation");
+        assert_eq!(open["sourceModifiedDate"], "2026-10-06T09:15:42.337000Z");
+        let lines = open["lineItems"].as_array().expect("lines");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["description"], "ANTWERP Conference Table");
+        assert_eq!(lines[0]["quantity"], "2.5");
+        assert_eq!(lines[0]["unitAmount"], "411.52");
+        assert_eq!(lines[0]["subTotal"], "1028.80");
+        assert_eq!(lines[0]["taxAmount"], "205.76");
+        assert_eq!(lines[0]["totalAmount"], "1234.56");
+        assert_eq!(lines[1]["description"], "Delivered to the Chicago office");
+        assert_eq!(lines[1]["totalAmount"], "0.00");
+        let part_paid = by_number(&invoices, "103004");
+        assert_eq!(part_paid["amountDue"], "72.94");
+        assert_eq!(part_paid["totalAmount"], "172.94");
+        assert_eq!(part_paid["subTotal"], "164.70");
+        assert_eq!(by_number(&invoices, "103005")["amountDue"], "0.00");
+        // Four decimals survive exactly.
+        assert_eq!(
+            by_number(&invoices, "103008")["lineItems"][0]["unitAmount"],
+            "12.3456"
+        );
+
+        let customers = list(&app, company_id, "customers").await;
+        let summary: Vec<(&str, &str)> = customers
+            .iter()
+            .map(|customer| {
+                (
+                    customer["customerName"].as_str().unwrap_or_default(),
+                    customer["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("Adatum Corporation", "Active"),
+                ("Relecloud", "Archived"),
+                ("School of Fine Art", "Archived"),
+                ("Trey Research", "Active"),
+            ]
+        );
+        assert_eq!(customers[0]["emailAddress"], "robert.townes@contoso.com");
+        assert_eq!(customers[0]["phone"], "+1 425 555 0100");
+        assert_eq!(customers[0]["defaultCurrency"], "USD");
+        assert_eq!(customers[3]["emailAddress"], Value::Null);
+
+        let calls = fake.calls();
+        assert!(calls.iter().all(|call| call.token == ACCESS));
+        let invoice_calls: Vec<&Call> = calls
+            .iter()
+            .filter(|call| call.path.ends_with("/salesInvoices"))
+            .collect();
+        assert_eq!(invoice_calls.len(), 3, "one call per page");
+        assert_eq!(
+            invoice_calls[0].query.get("$expand").map(String::as_str),
+            Some("salesInvoiceLines")
+        );
+        // The next pages are the links Business Central gave, as given.
+        assert_eq!(
+            invoice_calls[2].query.get("$skiptoken").map(String::as_str),
+            Some("page3")
+        );
+        assert!(invoice_calls.iter().all(|call| {
+            call.headers.get("prefer").map(String::as_str) == Some("odata.maxpagesize=3")
+        }));
+        assert!(calls.iter().any(|call| call.path.ends_with("/customers")
+            && call.query.get("$skiptoken").map(String::as_str) == Some("page2")));
+        assert_eq!(
+            fake.token_calls(),
+            0,
+            "a token valid for an hour is not refreshed"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_access_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_token_is_stored_before_use()
+ {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "dynamics-365-business-central").await;
+        let (company_id, connection_id) = connected(&app, 3600).await;
+        fake.with(|inner| {
+            inner.expire_after = Some(1);
+            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+        assert_eq!(fake.token_calls(), 1);
+        assert_eq!(
+            fake.with(|inner| inner.stored_at_first_use.clone()),
+            [Some("rt-rotated-1".to_owned())]
+        );
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["companyId"], COMPANY);
+        assert_eq!(credentials["tenantId"], TENANT);
+        let logs = captured_logs();
+        for secret in [
+            ACCESS,
+            REFRESH,
+            "at-refreshed-1",
+            "rt-rotated-1",
+            super::fake::CLIENT_SECRET,
+        ] {
+            assert!(!logs.contains(secret), "a secret reached the logs");
+        }
+    }
+}
+
+#[tokio::test]
+async fn invalid_grant_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "dynamics-365-business-central").await;
+        let (company_id, connection_id) = connected(&app, 120).await;
+        fake.with(|inner| {
+            inner.token_error = Some(Answer::json(
+                400,
+                json!({
+                    "error": "invalid_grant",
+                    "error_description": "AADSTS700082: The refresh token has expired due to inactivity.",
+                    "error_codes": [700082]
+                })
+                .to_string(),
+            ))
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("invalid_grant") && message.contains("AADSTS700082"),
+            "{message}"
+        );
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+        assert!(
+            fake.calls().is_empty(),
+            "no API call with an expiring token"
+        );
+    }
+}
+
+#[tokio::test]
+async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                body: json!({"error": {"code": "Application_TooManyRequests", "message": "Too many requests reached. Actual (6001). Maximum (6000)."}}).to_string(),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                json!({"error": {"code": "Internal_ServerError", "message": "An unexpected error occurred."}}).to_string(),
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+        assert_eq!(
+            fake.calls().len(),
+            5,
+            "two failed attempts, then three pages"
+        );
+
+        // A platform that keeps failing: the operation quotes its OData error.
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    json!({"error": {"code": "Internal_TenantUnavailable", "message": "The tenant is not available."}}).to_string(),
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Internal_TenantUnavailable: The tenant is not available."),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_answer_or_a_foreign_next_link_fails_the_sync_and_keeps_the_previous_data() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let before = list(&app, company_id, "invoices").await;
+
+        // Page 1 is fine, page 2 is cut off mid-way.
+        let first = fixture(&format!("{DIR}/invoices-1.json")).replace("{{base}}", &fake.url());
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(200, first.clone()));
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"value\": [{\"id\": \"x\", \"totalAmountIncludingTax\": 12.5",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("cannot read")
+        );
+        assert_eq!(list(&app, company_id, "invoices").await, before);
+
+        // A next page on another host is not followed with the token.
+        let foreign = fixture(&format!("{DIR}/invoices-1.json"))
+            .replace("{{base}}", "https://elsewhere.example");
+        let calls = fake.calls().len();
+        fake.with(|inner| inner.scripted.push_back(Answer::json(200, foreign)));
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("outside"),
+        );
+        assert_eq!(fake.calls().len(), calls + 1);
+        assert_eq!(list(&app, company_id, "invoices").await, before);
+    }
+}
+
+#[tokio::test]
+async fn verification_at_migration_accepts_working_tokens_and_rejects_others_storing_nothing() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
+        let company_id = new_company(&app, "CRONUS USA").await;
+        let connection_id = new_connection(&app, company_id, "dynamics-365-business-central").await;
+
+        // Rejected by Business Central: 422 with its reason, nothing stored.
+        let mut wrong = body(COMPANY, 3600);
+        wrong["accessToken"] = json!("not-a-token-bc-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.contains("Authentication_InvalidCredentials"),
+            "{message}"
+        );
+        assert!(!message.contains("not-a-token-bc-knows"));
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        // A working token, but a company it does not reach.
+        let other = body("11111111-2222-4333-8444-555555555555", 3600);
+        let response = authorize(&app, company_id, connection_id, &other, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("BadRequest_NotFound"), "{message}");
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
+
+        // Accepted: one call reading the company, then stored and linked.
+        let response = authorize(&app, company_id, connection_id, &body(COMPANY, 3600), true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        assert_eq!(
+            fake.calls().last().map(|call| call.path.clone()),
+            Some(format!(
+                "/{TENANT}/{ENVIRONMENT}/api/v2.0/companies({COMPANY})"
+            ))
+        );
+        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
+
+        // Already expired: verified by a refresh (credentials in the form
+        // body), whose rotated tokens are stored.
+        set_oauth_client(&app, "dynamics-365-business-central").await;
+        let second = new_connection(&app, company_id, "dynamics-365-business-central").await;
+        let mut expired = body(COMPANY, 0);
+        expired
+            .as_object_mut()
+            .expect("an object")
+            .remove("expiresIn");
+        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
+        let response = authorize(&app, company_id, second, &expired, true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(fake.token_calls(), 1);
+        let credentials = stored(&app, second).await;
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+    }
+}
