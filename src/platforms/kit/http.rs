@@ -364,7 +364,8 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 
 /// The error message in a platform's JSON error body: Xero's `Detail`,
 /// `Message` or validation errors, QuickBooks' `Fault.Error[].Message` and
-/// `Detail`, Zoho's `message`, OAuth's `error_description`/`error`.
+/// `Detail`, FreeAgent's and FreshBooks' `errors[].message`, Zoho's
+/// `message`, OAuth's `error_description`/`error`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let text = |value: Option<&Value>| {
@@ -406,6 +407,17 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
             return Some(messages.join("; "));
         }
     }
+    // FreeAgent's `{"errors":{"error":{"message":…}}}` and
+    // `{"errors":[{"message":…}]}`; FreshBooks' `{"response":{"errors":[{"message":…}]}}`.
+    for pointer in [
+        "/errors/error/message",
+        "/errors/0/message",
+        "/response/errors/0/message",
+    ] {
+        if let Some(message) = text(value.pointer(pointer)) {
+            return Some(message);
+        }
+    }
     for key in [
         "Detail",
         "Message",
@@ -440,6 +452,13 @@ mod tests {
             Some("You are not authorized to perform this operation")
         );
         assert_eq!(platform_message(b"<html>oops</html>"), None);
+        let freeagent = br#"{"errors":{"error":{"message":"Access denied"}}}"#;
+        assert_eq!(
+            platform_message(freeagent).as_deref(),
+            Some("Access denied")
+        );
+        let freshbooks = br#"{"response":{"errors":[{"errno":1012,"field":"f","message":"the reason","object":"o","value":"v"}]}}"#;
+        assert_eq!(platform_message(freshbooks).as_deref(), Some("the reason"));
     }
 
     #[test]
