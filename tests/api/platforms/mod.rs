@@ -5,6 +5,7 @@
 
 mod fake;
 mod freeagent;
+mod freshbooks;
 mod quickbooks_online;
 mod xero;
 mod zoho_books;
