@@ -1,5 +1,10 @@
-//! FreshBooks: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! FreshBooks: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the account's accounting lists, paging) and the mapping
+//! of its records and statuses ([`mapping`]). What these rely on, with
+//! sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,6 +14,7 @@ use crate::platforms::numbers::WholeNumber;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 
 /// FreshBooks in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -18,7 +24,7 @@ pub static PLATFORM: Platform = Platform {
     managed_migration: true,
     data_types: SALES,
     authorization: Some(BodyKind::of::<FreshBooksAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::FreshBooksConnector>()),
 };
 
 /// FreshBooks: a connection to one FreshBooks business.

@@ -364,9 +364,9 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 
 /// The error message in a platform's JSON error body: Xero's `Detail`,
 /// `Message` or validation errors, QuickBooks' `Fault.Error[].Message` and
-/// `Detail`, Zoho's `message`, OData's `error.code`/`error.message` (Business
-/// Central), NetSuite's `o:errorDetails[].detail`, OAuth's
-/// `error_description`/`error`.
+/// `Detail`, FreeAgent's and FreshBooks' `errors[].message`, Zoho's
+/// `message`, OData's `error.code`/`error.message` (Business Central),
+/// NetSuite's `o:errorDetails[].detail`, OAuth's `error_description`/`error`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let text = |value: Option<&Value>| {
@@ -434,6 +434,17 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
             return Some(messages.join("; "));
         }
     }
+    // FreeAgent's `{"errors":{"error":{"message":…}}}` and
+    // `{"errors":[{"message":…}]}`; FreshBooks' `{"response":{"errors":[{"message":…}]}}`.
+    for pointer in [
+        "/errors/error/message",
+        "/errors/0/message",
+        "/response/errors/0/message",
+    ] {
+        if let Some(message) = text(value.pointer(pointer)) {
+            return Some(message);
+        }
+    }
     for key in [
         "Detail",
         "Message",
@@ -480,6 +491,13 @@ mod tests {
             Some("INVALID_LOGIN: Invalid login attempt.")
         );
         assert_eq!(platform_message(b"<html>oops</html>"), None);
+        let freeagent = br#"{"errors":{"error":{"message":"Access denied"}}}"#;
+        assert_eq!(
+            platform_message(freeagent).as_deref(),
+            Some("Access denied")
+        );
+        let freshbooks = br#"{"response":{"errors":[{"errno":1012,"field":"f","message":"the reason","object":"o","value":"v"}]}}"#;
+        assert_eq!(platform_message(freshbooks).as_deref(), Some("the reason"));
     }
 
     #[test]

@@ -91,6 +91,8 @@ impl NextLink {
 
 /// The URL of the `rel="next"` link in a `Link` header (RFC 8288), if any:
 /// `<https://api.example/v2/invoices?page=2>; rel="next", <…>; rel="last"`.
+/// The relation may also be bare or single-quoted (`rel='next'`), as some
+/// platforms write it.
 pub fn link_header_next(headers: &HeaderMap) -> Option<String> {
     headers
         .get_all(LINK)
@@ -102,6 +104,7 @@ pub fn link_header_next(headers: &HeaderMap) -> Option<String> {
             let is_next = parameters.split(';').any(|parameter| {
                 let parameter = parameter.trim().replace(' ', "");
                 parameter.eq_ignore_ascii_case("rel=\"next\"")
+                    || parameter.eq_ignore_ascii_case("rel='next'")
                     || parameter.eq_ignore_ascii_case("rel=next")
             });
             let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
@@ -142,6 +145,14 @@ mod tests {
             Some("https://api.example/v2/invoices?page=3")
         );
         assert_eq!(link_header_next(&HeaderMap::new()), None);
+        headers.insert(
+            LINK,
+            HeaderValue::from_static("<https://api.example/v2/x?page=2>; rel='next'"),
+        );
+        assert_eq!(
+            link_header_next(&headers).as_deref(),
+            Some("https://api.example/v2/x?page=2")
+        );
         assert_eq!(NextLink::next(Some(" ".to_owned())), None);
     }
 }

@@ -6,6 +6,8 @@
 mod dynamics_365_business_central;
 mod fake;
 mod netsuite;
+mod freeagent;
+mod freshbooks;
 mod quickbooks_online;
 mod xero;
 mod zoho_books;
@@ -144,9 +146,9 @@ pub fn stored_refresh_token(app: &TestApp, connection_id: Uuid) -> fake::Hook {
 async fn verify_is_refused_where_there_is_no_connector_and_trivial_for_the_sandbox() {
     crate::helpers::for_each_database(async |app| {
         let company_id = crate::connections::new_company(app, "Acme").await;
-        let connection_id = crate::connections::new_connection(app, company_id, "freeagent").await;
+        let connection_id = crate::connections::new_connection(app, company_id, "mollie").await;
         let body = serde_json::json!({
-            "subdomain": "acme", "accessToken": "fa-access", "refreshToken": "fa-refresh", "expiresIn": 3600
+            "organizationId": "org_acme1", "accessToken": "mollie-access", "refreshToken": "mollie-refresh", "expiresIn": 3600
         });
         let response = authorize(app, company_id, connection_id, &body, true).await;
         assert_eq!(response.status(), 422);
@@ -154,7 +156,7 @@ async fn verify_is_refused_where_there_is_no_connector_and_trivial_for_the_sandb
             .as_str()
             .unwrap_or_default()
             .to_owned();
-        assert!(message.contains("cannot verify FreeAgent tokens"), "{message}");
+        assert!(message.contains("cannot verify Mollie tokens"), "{message}");
         assert_eq!(
             crate::connections::count_rows(app, "connection_credential").await,
             0

@@ -1,0 +1,221 @@
+//! FreeAgent's connector: sales invoices with their items (`GET
+//! /v2/invoices?nested_invoice_items=true`) and client contacts (`GET
+//! /v2/contacts?view=clients`), `page`/`per_page` paged while the `Link`
+//! header names a `rel="next"` page, on the production or sandbox host as the
+//! authorization says; tokens refresh at that host's token endpoint (HTTP
+//! Basic) and the refresh token each answer carries is kept. Sources:
+//! `NOTES.md`.
+
+use reqwest::header::HeaderMap;
+
+use super::FreeAgentAuthorization;
+use super::mapping::{CompanyAnswer, ContactsPage, InvoicesPage};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::authorization::Environment;
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::{PageNumber, link_header_next};
+
+/// The real production API.
+pub const API_BASE: &str = "https://api.freeagent.com";
+/// The real sandbox API.
+pub const SANDBOX_API_BASE: &str = "https://api.sandbox.freeagent.com";
+/// The token endpoint's path on either host.
+const TOKEN_PATH: &str = "/v2/token_endpoint";
+/// Records asked for per page by default (the API's maximum is 100).
+pub const PAGE_SIZE: u64 = 100;
+
+/// The FreeAgent connector.
+#[derive(Debug)]
+pub struct FreeAgentConnector {
+    api_base: Option<String>,
+    token_url: Option<String>,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for FreeAgentConnector {
+    const API_BASE: Endpoint = Endpoint::PerConnection(
+        "the connection's environment: https://api.freeagent.com or https://api.sandbox.freeagent.com",
+    );
+    const TOKEN_URL: Endpoint = Endpoint::PerConnection(
+        "the connection's environment: https://api.freeagent.com/v2/token_endpoint or \
+         https://api.sandbox.freeagent.com/v2/token_endpoint",
+    );
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base(),
+            token_url: config.token_url.clone(),
+            page_size: config.page_size_or(PAGE_SIZE, 100),
+            http,
+        }
+    }
+}
+
+/// The host of the connection's environment.
+fn environment_host(credentials: &FreeAgentAuthorization) -> &'static str {
+    match credentials.environment {
+        Environment::Production => API_BASE,
+        Environment::Sandbox => SANDBOX_API_BASE,
+    }
+}
+
+impl FreeAgentConnector {
+    /// `path` of the v2 API: on the configured base, else the environment's host.
+    fn url(&self, credentials: &FreeAgentAuthorization, path: &str) -> String {
+        let base = self
+            .api_base
+            .as_deref()
+            .unwrap_or_else(|| environment_host(credentials));
+        format!("{base}/v2/{path}")
+    }
+
+    /// One page of a list.
+    fn list<'a>(
+        &self,
+        credentials: &'a FreeAgentAuthorization,
+        path: &str,
+        what: &'static str,
+        page: PageNumber,
+    ) -> Call<'a> {
+        Call::get(
+            Self::PLATFORM,
+            what,
+            self.url(credentials, path),
+            Auth::bearer(&credentials.tokens),
+        )
+        .query("page", page.0)
+        .query("per_page", self.page_size)
+    }
+}
+
+/// The page after `page`, when the `Link` header names a next one: the
+/// `page` it asks for, else the following number.
+fn next_page(page: PageNumber, headers: &HeaderMap) -> Option<String> {
+    let next = link_header_next(headers)?;
+    let named = url::Url::parse(&next).ok().and_then(|url| {
+        url.query_pairs()
+            .find(|(name, _)| name == "page")
+            .and_then(|(_, value)| value.parse::<u64>().ok())
+    });
+    match named {
+        Some(number) if number > page.0 => Some(number.to_string()),
+        _ => page.next(true),
+    }
+}
+
+impl Connector for FreeAgentConnector {
+    type Credentials = FreeAgentAuthorization;
+    const PLATFORM: &'static str = "FreeAgent";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    fn token_endpoint(&self, credentials: &FreeAgentAuthorization) -> Option<TokenEndpoint> {
+        let url = self
+            .token_url
+            .clone()
+            .unwrap_or_else(|| format!("{}{TOKEN_PATH}", environment_host(credentials)));
+        Some(TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::Basic, &self.http))
+    }
+
+    /// `GET /v2/company` names the company the token belongs to: its
+    /// subdomain must be ours.
+    async fn verify(&self, credentials: &FreeAgentAuthorization) -> Result<(), ConnectorError> {
+        let call = Call::get(
+            Self::PLATFORM,
+            "the company",
+            self.url(credentials, "company"),
+            Auth::bearer(&credentials.tokens),
+        );
+        let answer: CompanyAnswer = self.http.json(&call).await?;
+        let subdomain = &credentials.subdomain;
+        let reached = answer.company.subdomain.as_deref().into_iter();
+        require_reach(subdomain, reached, |_| {
+            format!(
+                "FreeAgent accepted the access token, but it belongs to another company than \
+                 {subdomain} (GET /v2/company names a different subdomain)"
+            )
+        })
+    }
+}
+
+impl Syncs<Invoices> for FreeAgentConnector {
+    async fn page(
+        &self,
+        credentials: &FreeAgentAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "invoices", "a page of invoices", page)
+            .query("view", "all")
+            .query("nested_invoice_items", "true");
+        let (body, headers): (InvoicesPage, _) = self.http.json_with_headers(&call).await?;
+        let records = body
+            .invoices
+            .into_iter()
+            .map(|invoice| invoice.into_record())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next: next_page(page, &headers),
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for FreeAgentConnector {
+    async fn page(
+        &self,
+        credentials: &FreeAgentAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "contacts", "a page of contacts", page)
+            .query("view", "clients");
+        let (body, headers): (ContactsPage, _) = self.http.json_with_headers(&call).await?;
+        let records = body
+            .contacts
+            .into_iter()
+            .filter_map(|contact| contact.into_record())
+            .collect();
+        Ok(Fetched {
+            records,
+            next: next_page(page, &headers),
+            total: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::{HeaderValue, LINK};
+
+    #[test]
+    fn the_next_page_is_the_one_the_link_header_names() {
+        let mut headers = HeaderMap::new();
+        assert_eq!(next_page(PageNumber(1), &headers), None);
+        headers.insert(
+            LINK,
+            HeaderValue::from_static(
+                "<https://api.freeagent.com/v2/invoices?page=3&per_page=100>; rel='next'",
+            ),
+        );
+        assert_eq!(next_page(PageNumber(2), &headers).as_deref(), Some("3"));
+        headers.insert(
+            LINK,
+            HeaderValue::from_static("<https://api.freeagent.com/v2/invoices?per_page=100>; rel=\"next\""),
+        );
+        assert_eq!(next_page(PageNumber(2), &headers).as_deref(), Some("3"));
+    }
+}

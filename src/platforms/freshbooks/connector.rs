@@ -1,0 +1,177 @@
+//! FreshBooks' connector: the accounting API's invoices with their lines
+//! (`GET /accounting/account/{accountId}/invoices/invoices?include[]=lines`)
+//! and clients (`…/users/clients`), `page`/`per_page` paged until the
+//! answer's `pages`; tokens refresh at `/auth/oauth/token` with the client
+//! credentials in the form body, and every refresh rotates the refresh token
+//! (single use). Sources: `NOTES.md`.
+
+use serde::de::DeserializeOwned;
+
+use super::FreshBooksAuthorization;
+use super::mapping::{ClientsPage, IdentityAnswer, InvoicesPage, ListAnswer, check_errors};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::PageNumber;
+
+/// The real API.
+pub const API_BASE: &str = "https://api.freshbooks.com";
+/// The real token endpoint.
+pub const TOKEN_URL: &str = "https://api.freshbooks.com/auth/oauth/token";
+/// Records asked for per page by default (FreshBooks caps `per_page` at 100).
+pub const PAGE_SIZE: u64 = 100;
+
+/// The FreshBooks connector.
+#[derive(Debug)]
+pub struct FreshBooksConnector {
+    api_base: String,
+    token_url: String,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for FreshBooksConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url_or(TOKEN_URL),
+            page_size: config.page_size_or(PAGE_SIZE, 100),
+            http,
+        }
+    }
+}
+
+impl FreshBooksConnector {
+    /// One page of an accounting list of the connection's account, its
+    /// `result` (FreshBooks' errors fail it).
+    async fn list<T: DeserializeOwned>(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        path: &str,
+        what: &'static str,
+        page: PageNumber,
+        include_lines: bool,
+    ) -> Result<T, ConnectorError> {
+        let url = format!(
+            "{}/accounting/account/{}/{path}",
+            self.api_base, credentials.account_id
+        );
+        let mut call = Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
+            .query("page", page.0)
+            .query("per_page", self.page_size);
+        if include_lines {
+            call = call.query("include[]", "lines");
+        }
+        let answer: ListAnswer<T> = self.http.json(&call).await?;
+        check_errors(&answer.response.errors)?;
+        answer.response.result.ok_or_else(|| {
+            ConnectorError::Failed(format!(
+                "FreshBooks answered {what} without a result; the previous data is kept"
+            ))
+        })
+    }
+}
+
+/// Whether pages follow `page`: FreshBooks says how many there are.
+fn more(page: PageNumber, pages: Option<u64>) -> bool {
+    pages.is_some_and(|pages| page.0 < pages)
+}
+
+impl Connector for FreshBooksConnector {
+    type Credentials = FreshBooksAuthorization;
+    const PLATFORM: &'static str = "FreshBooks";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    fn token_endpoint(&self, _credentials: &FreshBooksAuthorization) -> Option<TokenEndpoint> {
+        let endpoint = TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::RequestBody,
+            &self.http,
+        );
+        Some(endpoint)
+    }
+
+    /// `GET /auth/api/v1/users/me` lists the businesses the token's user
+    /// belongs to: one must have our account id.
+    async fn verify(&self, credentials: &FreshBooksAuthorization) -> Result<(), ConnectorError> {
+        let url = format!("{}/auth/api/v1/users/me", self.api_base);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the user's identity",
+            url,
+            Auth::bearer(&credentials.tokens),
+        );
+        let answer: IdentityAnswer = self.http.json(&call).await?;
+        let account_id = &credentials.account_id;
+        let reached = answer
+            .response
+            .business_memberships
+            .iter()
+            .filter_map(|membership| membership.business.as_ref())
+            .filter_map(|business| business.account_id.as_deref());
+        require_reach(account_id, reached, |count| {
+            format!(
+                "FreshBooks accepted the access token, but its user is not a member of account \
+                 {account_id} (GET /auth/api/v1/users/me lists {count} other account(s))"
+            )
+        })
+    }
+}
+
+impl Syncs<Invoices> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: InvoicesPage = self
+            .list(credentials, "invoices/invoices", "a page of invoices", page, true)
+            .await?;
+        let records = result
+            .invoices
+            .into_iter()
+            .map(|invoice| invoice.into_record())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next: page.next(more(page, result.pages)),
+            total: result.total,
+        })
+    }
+}
+
+impl Syncs<Customers> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: ClientsPage = self
+            .list(credentials, "users/clients", "a page of clients", page, false)
+            .await?;
+        let records = result
+            .clients
+            .into_iter()
+            .map(|client| client.into_record())
+            .collect();
+        Ok(Fetched {
+            records,
+            next: page.next(more(page, result.pages)),
+            total: result.total,
+        })
+    }
+}

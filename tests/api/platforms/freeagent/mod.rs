@@ -1,0 +1,442 @@
+//! FreeAgent: invoices (with nested items) and client contacts over several
+//! `Link`-header pages, every documented status, refresh on a 401 with a
+//! rotated refresh token (HTTP Basic), `invalid_grant`, 429, 5xx, garbage,
+//! and verification through `GET /v2/company`'s subdomain. Fixtures follow
+//! the examples of https://dev.freeagent.com/docs/invoices,
+//! https://dev.freeagent.com/docs/contacts and
+//! https://dev.freeagent.com/docs/company (see `src/platforms/freeagent/NOTES.md`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, captured_logs, json};
+
+const SUBDOMAIN: &str = "acme";
+const ACCESS: &str = "freeagent-access-token-0001";
+const REFRESH: &str = "freeagent-refresh-token-0001";
+
+/// A page of a list, with a `Link` header naming the next page when there
+/// is one (FreeAgent's own host: only the page number is taken from it).
+fn page(resource: &str, call: &Call) -> Answer {
+    let page = call
+        .query
+        .get("page")
+        .cloned()
+        .unwrap_or_else(|| "1".to_owned());
+    let mut answer = Answer::json(
+        200,
+        fixture(&format!("freeagent/fixtures/{resource}-{page}.json")),
+    );
+    if page == "1" {
+        let link = format!(
+            "<https://api.freeagent.com/v2/{resource}?page=2&per_page=100>; rel='next', \
+             <https://api.freeagent.com/v2/{resource}?page=2&per_page=100>; rel='last'"
+        );
+        answer.headers.push(("Link".to_owned(), link));
+    } else {
+        let link = format!(
+            "<https://api.freeagent.com/v2/{resource}?page=1&per_page=100>; rel=\"first\", \
+             <https://api.freeagent.com/v2/{resource}?page=1&per_page=100>; rel=\"prev\""
+        );
+        answer.headers.push(("Link".to_owned(), link));
+    }
+    answer
+}
+
+/// Serves the FreeAgent fixtures: two pages each of invoices and contacts,
+/// and the company.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| match call.path.as_str() {
+        "/v2/company" => Answer::json(200, fixture("freeagent/fixtures/company.json")),
+        "/v2/invoices" => page("invoices", call),
+        "/v2/contacts" => page("contacts", call),
+        _ => Answer::json(404, fixture("freeagent/fixtures/not-found.json")),
+    })
+}
+
+async fn fake() -> Fake {
+    Fake::start(
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("freeagent/fixtures/unauthorized.json"),
+        router(),
+    )
+    .await
+}
+
+fn body(subdomain: &str, expires_in: i64) -> Value {
+    json!({"subdomain": subdomain, "accessToken": ACCESS, "refreshToken": REFRESH, "expiresIn": expires_in})
+}
+
+/// A company with an authorized FreeAgent connection.
+async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Acme Trading").await;
+    let connection_id = new_connection(app, company_id, "freeagent").await;
+    let response = authorize(
+        app,
+        company_id,
+        connection_id,
+        &body(SUBDOMAIN, expires_in),
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
+    let page = json(
+        app.get(&format!(
+            "/companies/{company_id}/data/invoices?pageSize=100"
+        ))
+        .await,
+    )
+    .await;
+    page["results"].as_array().cloned().unwrap_or_default()
+}
+
+fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
+    invoices
+        .iter()
+        .find(|invoice| invoice["invoiceNumber"] == number)
+        .unwrap_or_else(|| panic!("invoice {number} synced"))
+}
+
+#[tokio::test]
+async fn freeagent_invoices_and_contacts_sync_over_every_page_with_every_status() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 2)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+
+        let invoices = invoices(&app, company_id).await;
+        assert_eq!(invoices.len(), 12, "{invoices:#?}");
+        // Every documented status word.
+        for (number, status) in [
+            ("001", "Draft"),
+            ("002", "Draft"),
+            ("003", "Submitted"),
+            ("004", "PartiallyPaid"),
+            ("005", "Paid"),
+            ("006", "Submitted"),
+            ("007", "Paid"),
+            ("008", "Paid"),
+            ("009", "Void"),
+            ("010", "Void"),
+            ("011", "Paid"),
+            ("012", "Submitted"),
+        ] {
+            assert_eq!(by_number(&invoices, number)["status"], status, "{number}");
+        }
+        let open = by_number(&invoices, "003");
+        assert_eq!(open["invoiceId"], "103");
+        assert_eq!(open["totalAmount"], "1127.81");
+        assert_eq!(open["subTotal"], "939.84");
+        assert_eq!(open["totalTaxAmount"], "187.97");
+        assert_eq!(open["amountDue"], "1127.81");
+        assert_eq!(open["issueDate"], "2026-10-03");
+        assert_eq!(open["dueDate"], "2026-11-02");
+        assert_eq!(open["currency"], "GBP");
+        assert_eq!(open["note"], "Thank you for your business.");
+        assert_eq!(open["sourceModifiedDate"], "2026-10-04T10:11:12.000000Z");
+        assert_eq!(open["customerRef"]["id"], "2");
+        assert_eq!(open["customerRef"]["companyName"], "Acme Trading Ltd");
+        let line = &open["lineItems"][0];
+        assert_eq!(line["description"], "Design work");
+        assert_eq!(line["unitAmount"], "93.984");
+        assert_eq!(line["quantity"], "10");
+        assert_eq!(line["subTotal"], "939.84");
+        assert_eq!(line["taxAmount"], "187.97");
+        assert_eq!(line["totalAmount"], "1127.81");
+        let part_paid = by_number(&invoices, "004");
+        assert_eq!(part_paid["totalAmount"], "1234.56");
+        assert_eq!(part_paid["amountDue"], "1000.00");
+        assert_eq!(part_paid["paidOnDate"], Value::Null);
+        let paid = by_number(&invoices, "007");
+        assert_eq!(paid["paidOnDate"], "2026-08-20");
+        assert_eq!(paid["amountDue"], "0.00");
+        assert_eq!(by_number(&invoices, "006")["currency"], "EUR");
+
+        let customers = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/customers?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        let results = customers["results"].as_array().expect("results").clone();
+        let names: Vec<&str> = results
+            .iter()
+            .filter_map(|customer| customer["customerName"].as_str())
+            .collect();
+        assert_eq!(names, ["Acme Trading Ltd", "Jane Doe", "Old Customer plc"]);
+        assert_eq!(results[0]["customerId"], "2");
+        assert_eq!(results[0]["emailAddress"], "accounts@acme.example");
+        assert_eq!(results[0]["phone"], "020 7946 0000");
+        assert_eq!(results[0]["status"], "Active");
+        assert_eq!(
+            results[0]["sourceModifiedDate"],
+            "2026-09-16T09:34:41.000000Z"
+        );
+        assert_eq!(results[1]["emailAddress"], "jane@doe.example");
+        assert_eq!(results[1]["phone"], "07700 900123");
+        assert_eq!(results[2]["status"], "Archived");
+
+        let calls = fake.calls();
+        assert!(calls.iter().all(|call| call.token == ACCESS));
+        let invoice_pages: Vec<&Call> = calls
+            .iter()
+            .filter(|call| call.path == "/v2/invoices")
+            .collect();
+        assert_eq!(invoice_pages.len(), 2);
+        assert!(invoice_pages.iter().all(|call| {
+            call.query.get("nested_invoice_items").map(String::as_str) == Some("true")
+                && call.query.get("per_page").map(String::as_str) == Some("100")
+        }));
+        assert_eq!(
+            invoice_pages[1].query.get("page").map(String::as_str),
+            Some("2")
+        );
+        assert!(calls.iter().any(|call| call.path == "/v2/contacts"
+            && call.query.get("page").map(String::as_str) == Some("2")
+            && call.query.get("view").map(String::as_str) == Some("clients")));
+        assert!(calls.iter().all(|call| {
+            call.headers
+                .get("user-agent")
+                .is_some_and(|agent| agent.starts_with("tributary/"))
+        }));
+        assert_eq!(
+            fake.token_calls(),
+            0,
+            "a token valid for an hour is not refreshed"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_freeagent_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_token_is_stored_before_use()
+ {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "freeagent").await;
+        let (company_id, connection_id) = connected(&app, 3600).await;
+        fake.with(|inner| {
+            inner.expire_after = Some(1);
+            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(invoices(&app, company_id).await.len(), 12);
+        // One refresh, with the client in HTTP Basic (the fake refuses others).
+        assert_eq!(fake.token_calls(), 1);
+        assert_eq!(
+            fake.with(|inner| inner.stored_at_first_use.clone()),
+            [Some("rt-rotated-1".to_owned())]
+        );
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["subdomain"], SUBDOMAIN);
+        let logs = captured_logs();
+        for secret in [
+            ACCESS,
+            REFRESH,
+            "at-refreshed-1",
+            "rt-rotated-1",
+            super::fake::CLIENT_SECRET,
+        ] {
+            assert!(!logs.contains(secret), "a secret reached the logs");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_freeagent_invalid_grant_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "freeagent").await;
+        let (company_id, connection_id) = connected(&app, 120).await;
+        fake.with(|inner| inner.refresh_token = "revoked-by-freeagent".to_owned());
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("FreeAgent") && message.contains("invalid_grant"),
+            "{message}"
+        );
+        assert!(!message.contains(REFRESH));
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+        assert!(
+            fake.calls().is_empty(),
+            "no API call with an expiring token"
+        );
+    }
+}
+
+#[tokio::test]
+async fn freeagent_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                body: "{\"errors\":{\"error\":{\"message\":\"You must not exceed 120 requests per 60 seconds\"}}}".to_owned(),
+            });
+            inner.scripted.push_back(Answer::json(500, "{}"));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(invoices(&app, company_id).await.len(), 12);
+        // Two failed attempts, then both pages.
+        assert_eq!(fake.calls().len(), 4);
+
+        // A platform that keeps failing: the operation says what it answered.
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    "{\"errors\":{\"error\":{\"message\":\"Service temporarily unavailable\"}}}",
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains(
+                "FreeAgent answered 503 Service Unavailable: Service temporarily unavailable"
+            ),
+            "{message}"
+        );
+        assert_eq!(invoices(&app, company_id).await.len(), 12);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_freeagent_answer_fails_the_sync_and_keeps_the_previous_data() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let before = invoices(&app, company_id).await;
+        // Page 1 is fine, page 2 is cut off mid-way.
+        fake.with(|inner| {
+            let mut first = Answer::json(200, fixture("freeagent/fixtures/invoices-1.json"));
+            first.headers.push((
+                "Link".to_owned(),
+                "<https://api.freeagent.com/v2/invoices?page=2&per_page=100>; rel='next'"
+                    .to_owned(),
+            ));
+            inner.scripted.push_back(first);
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"invoices\": [{\"url\": \"https://api.freeagent.com/v2/invoices/9\", \"total_value\": \"12.5",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("cannot read")
+        );
+        assert_eq!(invoices(&app, company_id).await, before);
+    }
+}
+
+#[tokio::test]
+async fn freeagent_verification_accepts_the_companys_token_and_rejects_others_storing_nothing() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
+        let company_id = new_company(&app, "Acme Trading").await;
+
+        // Rejected by FreeAgent: 422 with its reason, nothing stored.
+        let connection_id = new_connection(&app, company_id, "freeagent").await;
+        let mut wrong = body(SUBDOMAIN, 3600);
+        wrong["accessToken"] = json!("not-a-token-freeagent-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("Access denied"), "{message}");
+        assert!(!message.contains("not-a-token-freeagent-knows"));
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        // A working token, but for another company's subdomain.
+        let other = body("someone-else", 3600);
+        let response = authorize(&app, company_id, connection_id, &other, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("someone-else"), "{message}");
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
+
+        // Accepted: one call to GET /v2/company, then stored and linked.
+        let response = authorize(
+            &app,
+            company_id,
+            connection_id,
+            &body(SUBDOMAIN, 3600),
+            true,
+        )
+        .await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        assert_eq!(
+            fake.calls().last().map(|call| call.path.clone()).as_deref(),
+            Some("/v2/company")
+        );
+        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
+    }
+}
