@@ -5,9 +5,9 @@
 
 mod dynamics_365_business_central;
 mod fake;
-mod netsuite;
 mod freeagent;
 mod freshbooks;
+mod netsuite;
 mod quickbooks_online;
 mod xero;
 mod zoho_books;
