@@ -35,6 +35,10 @@ pub struct Call {
     pub query: HashMap<String, String>,
     pub headers: HashMap<String, String>,
     pub token: String,
+    /// The HTTP method (`GET`, `POST` for GraphQL and SQL APIs).
+    pub method: String,
+    /// The request body as text (empty for a GET).
+    pub body: String,
 }
 
 /// An answer: status, headers, body.
@@ -202,6 +206,8 @@ async fn handle(
         url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
             .into_owned()
             .collect();
+    let method = request.method().as_str().to_owned();
+    let body = request.into_body().into_string().await.unwrap_or_default();
     let authorization = headers.get("authorization").cloned().unwrap_or_default();
     let token = match scheme {
         Scheme::Bearer => authorization.strip_prefix("Bearer "),
@@ -214,6 +220,8 @@ async fn handle(
         query,
         headers,
         token: token.clone(),
+        method,
+        body,
     };
     // The first use of a refreshed token: what does the database hold now?
     let hook = {

@@ -5,6 +5,8 @@
 
 mod fake;
 mod quickbooks_online;
+mod sage_business_cloud;
+mod wave;
 mod xero;
 mod zoho_books;
 
