@@ -515,6 +515,16 @@ mod tests {
                 "StripeAuthorization",
                 json!({"stripeUserId": "acct_1", "accessToken": "sk"}),
             ),
+            (
+                "SageBusinessCloudAuthorization",
+                with(json!({"businessId": "0d40342d0287cd6b13555c54afca6c90"})),
+            ),
+            (
+                "WaveAuthorization",
+                with(
+                    json!({"businessId": "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw"}),
+                ),
+            ),
         ] {
             let matching: Vec<&String> = names
                 .iter()

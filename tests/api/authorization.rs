@@ -206,7 +206,6 @@ async fn platforms_without_self_service_migration_answer_422_saying_what_to_do()
     for_each_database(async |app| {
         let company_id = new_company(app, "Acme").await;
         for (platform, expected) in [
-            ("wave", "managed migration"),
             ("quickbooks-desktop", "no managed migration is offered"),
             (
                 "gocardless-bank-account-data",

@@ -366,7 +366,8 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 /// `Message` or validation errors, QuickBooks' `Fault.Error[].Message` and
 /// `Detail`, FreeAgent's and FreshBooks' `errors[].message`, Zoho's
 /// `message`, OData's `error.code`/`error.message` (Business Central),
-/// NetSuite's `o:errorDetails[].detail`, OAuth's `error_description`/`error`.
+/// NetSuite's `o:errorDetails[].detail`, Sage's array of `$dataCode` and
+/// `$message`, GraphQL's `errors[].message`, OAuth's `error_description`/`error`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let text = |value: Option<&Value>| {
@@ -376,6 +377,30 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
             .filter(|text| !text.is_empty())
             .map(str::to_owned)
     };
+    if let Some(errors) = value.as_array() {
+        let messages: Vec<String> = errors
+            .iter()
+            .filter_map(|error| {
+                let message = text(error.get("$message"));
+                match (text(error.get("$dataCode")), message) {
+                    (Some(code), Some(message)) => Some(format!("{code}: {message}")),
+                    (code, message) => message.or(code),
+                }
+            })
+            .collect();
+        if !messages.is_empty() {
+            return Some(messages.join("; "));
+        }
+    }
+    if let Some(errors) = value.get("errors").and_then(Value::as_array) {
+        let messages: Vec<String> = errors
+            .iter()
+            .filter_map(|error| text(error.get("message")))
+            .collect();
+        if !messages.is_empty() {
+            return Some(messages.join("; "));
+        }
+    }
     if let Some(errors) = value.pointer("/Fault/Error").and_then(Value::as_array) {
         let messages: Vec<String> = errors
             .iter()
@@ -489,6 +514,16 @@ mod tests {
         assert_eq!(
             platform_message(netsuite).as_deref(),
             Some("INVALID_LOGIN: Invalid login attempt.")
+        );
+        let sage = br#"[{"$severity":"error","$dataCode":"AuthorizationFailure","$message":"No active subscription. (MSE)","$source":""}]"#;
+        assert_eq!(
+            platform_message(sage).as_deref(),
+            Some("AuthorizationFailure: No active subscription. (MSE)")
+        );
+        let graphql = br#"{"errors":[{"message":"Not authenticated","extensions":{"code":"UNAUTHENTICATED"}}]}"#;
+        assert_eq!(
+            platform_message(graphql).as_deref(),
+            Some("Not authenticated")
         );
         assert_eq!(platform_message(b"<html>oops</html>"), None);
         let freeagent = br#"{"errors":{"error":{"message":"Access denied"}}}"#;

@@ -1,5 +1,10 @@
-//! Sage Business Cloud Accounting: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Sage Business Cloud Accounting: its catalogue entry and authorization
+//! body; its connector ([`connector`]: the `X-Business` header, `$next`
+//! paging) and the mapping of its records and statuses ([`mapping`]). What
+//! these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -8,6 +13,7 @@ use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 
 /// Sage Business Cloud Accounting in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -17,7 +23,7 @@ pub static PLATFORM: Platform = Platform {
     managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<SageBusinessCloudAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::SageBusinessCloudConnector>()),
 };
 
 /// Sage Business Cloud Accounting: a connection to one Sage business.

@@ -9,6 +9,8 @@ mod freeagent;
 mod freshbooks;
 mod netsuite;
 mod quickbooks_online;
+mod sage_business_cloud;
+mod wave;
 mod xero;
 mod zoho_books;
 

@@ -1,0 +1,168 @@
+//! Sage Business Cloud Accounting's connector: API v3.1's sales invoices
+//! (`GET /sales_invoices`) and customer contacts (`GET
+//! /contacts?contact_type_id=CUSTOMER`), with every attribute, for the
+//! business named by the `X-Business` header; paged by `page` and
+//! `items_per_page` (200, the maximum) until the answer's `$next` is null.
+//! Tokens refresh at Sage's OAuth server (client credentials in the form
+//! body), last five minutes and rotate on every refresh. Sources: `NOTES.md`.
+
+use serde::de::DeserializeOwned;
+
+use super::SageBusinessCloudAuthorization;
+use super::mapping::{ListPage, SageBusiness, SageContact, SageInvoice};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::PageNumber;
+
+/// Records asked for per page by default: Sage's maximum.
+pub const PAGE_SIZE: u64 = 200;
+
+const API_BASE: &str = "https://api.accounting.sage.com/v3.1";
+const TOKEN_URL: &str = "https://oauth.accounting.sage.com/token";
+
+/// The Sage Business Cloud Accounting connector.
+#[derive(Debug)]
+pub struct SageBusinessCloudConnector {
+    api_base: String,
+    token_url: String,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for SageBusinessCloudConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url_or(TOKEN_URL),
+            page_size: config.page_size_or(PAGE_SIZE, 200),
+            http,
+        }
+    }
+}
+
+impl SageBusinessCloudConnector {
+    /// A page of a list of the connection's business, with every attribute.
+    fn list<'a>(
+        &self,
+        credentials: &'a SageBusinessCloudAuthorization,
+        path: &str,
+        what: &'static str,
+        page: PageNumber,
+    ) -> Call<'a> {
+        let url = format!("{}/{path}", self.api_base);
+        Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
+            .header("X-Business", &credentials.business_id)
+            .query("page", page.0)
+            .query("items_per_page", self.page_size)
+            .query("attributes", "all")
+    }
+
+    /// Fetches a page of `call` and says where the next starts: Sage names
+    /// the next page in `$next` (null on the last), and serves the last
+    /// page again for a page beyond it, so a page numbered below the one
+    /// asked for ends the list too.
+    async fn fetch<T: DeserializeOwned>(
+        &self,
+        call: &Call<'_>,
+        page: PageNumber,
+    ) -> Result<(Vec<T>, Option<String>, Option<u64>), ConnectorError> {
+        let body: ListPage<T> = self.http.json(call).await?;
+        let more = body.next.as_deref().is_some_and(|next| !next.trim().is_empty())
+            && body.page.is_none_or(|served| served >= page.0);
+        Ok((body.items, page.next(more), body.total))
+    }
+}
+
+impl Connector for SageBusinessCloudConnector {
+    type Credentials = SageBusinessCloudAuthorization;
+    const PLATFORM: &'static str = "Sage Business Cloud Accounting";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    fn token_endpoint(&self, _credentials: &SageBusinessCloudAuthorization) -> Option<TokenEndpoint> {
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
+    }
+
+    /// `GET /businesses` lists the businesses the token's user reaches: it
+    /// must list ours.
+    async fn verify(&self, credentials: &SageBusinessCloudAuthorization) -> Result<(), ConnectorError> {
+        let url = format!("{}/businesses", self.api_base);
+        let call = Call::get(
+            Self::PLATFORM,
+            "a list of businesses",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .query("items_per_page", 200);
+        let body: ListPage<SageBusiness> = self.http.json(&call).await?;
+        let business_id = &credentials.business_id;
+        let reached = body.items.iter().map(|business| business.id.as_str());
+        require_reach(business_id, reached, |count| {
+            format!(
+                "Sage Business Cloud Accounting accepted the access token, but business {business_id} is not among the {count} \
+                 it gives access to (GET /businesses)"
+            )
+        })
+    }
+}
+
+impl Syncs<Invoices> for SageBusinessCloudConnector {
+    async fn page(
+        &self,
+        credentials: &SageBusinessCloudAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self.list(credentials, "sales_invoices", "a page of sales invoices", page);
+        let (invoices, next, total) = self.fetch::<SageInvoice>(&call, page).await?;
+        let records = invoices
+            .into_iter()
+            .map(|invoice| invoice.into_record())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next,
+            total,
+        })
+    }
+}
+
+impl Syncs<Customers> for SageBusinessCloudConnector {
+    async fn page(
+        &self,
+        credentials: &SageBusinessCloudAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "contacts", "a page of contacts", page)
+            .query("contact_type_id", "CUSTOMER");
+        let (contacts, next, _) = self.fetch::<SageContact>(&call, page).await?;
+        let records = contacts
+            .into_iter()
+            .filter(|contact| contact.is_customer())
+            .map(|contact| contact.into_record())
+            .collect();
+        Ok(Fetched {
+            records,
+            next,
+            total: None,
+        })
+    }
+}

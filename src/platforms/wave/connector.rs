@@ -1,0 +1,236 @@
+//! Wave's connector: GraphQL queries (`POST /graphql/public`) on the
+//! connection's business, `business(id:) { invoices(page:, pageSize:) }` and
+//! `customers(page:, pageSize:)`, page-numbered until `pageInfo.currentPage`
+//! reaches `totalPages`. Wave answers many failures with 200 and an `errors`
+//! array ([`super::mapping::Answer`]). Tokens refresh at Wave's token URL
+//! (client credentials in the form body) and rotate. Sources: `NOTES.md`.
+
+use serde::de::DeserializeOwned;
+use serde_json::json;
+
+use super::WaveAuthorization;
+use super::mapping::{
+    Answer, Business, BusinessCustomers, BusinessData, BusinessInvoices, Connection, PageInfo,
+};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::PageNumber;
+
+/// Records asked for per page by default (Wave documents no maximum).
+pub const PAGE_SIZE: u64 = 50;
+
+const API_BASE: &str = "https://gql.waveapps.com";
+const TOKEN_URL: &str = "https://api.waveapps.com/oauth2/token/";
+/// The public GraphQL endpoint, under the API base.
+const GRAPHQL_PATH: &str = "/graphql/public";
+
+/// The business, proving the token reaches it.
+const BUSINESS_QUERY: &str = "query WaveBusiness($businessId: ID!) { business(id: $businessId) { id name } }";
+
+/// A page of the business's invoices, oldest first so pages stay put while
+/// invoices are added, with their lines.
+const INVOICES_QUERY: &str = "query WaveInvoices($businessId: ID!, $page: Int!, $pageSize: Int!) {
+  business(id: $businessId) {
+    id
+    invoices(page: $page, pageSize: $pageSize, sort: [CREATED_AT_ASC]) {
+      pageInfo { currentPage totalPages totalCount }
+      edges { node {
+        id invoiceNumber status invoiceDate dueDate createdAt modifiedAt memo
+        customer { id name }
+        currency { code }
+        subtotal { value } taxTotal { value } total { value } amountPaid { value } amountDue { value }
+        items {
+          product { name } description quantity unitPrice
+          subtotal { value } total { value }
+          taxes { amount { value } }
+        }
+      } }
+    }
+  }
+}";
+
+/// A page of the business's customers.
+const CUSTOMERS_QUERY: &str = "query WaveCustomers($businessId: ID!, $page: Int!, $pageSize: Int!) {
+  business(id: $businessId) {
+    id
+    customers(page: $page, pageSize: $pageSize) {
+      pageInfo { currentPage totalPages totalCount }
+      edges { node {
+        id name email phone mobile isArchived createdAt modifiedAt
+        currency { code }
+      } }
+    }
+  }
+}";
+
+/// The Wave connector.
+#[derive(Debug)]
+pub struct WaveConnector {
+    api_base: String,
+    token_url: String,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for WaveConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url_or(TOKEN_URL),
+            page_size: config.page_size_or(PAGE_SIZE, 200),
+            http,
+        }
+    }
+}
+
+impl WaveConnector {
+    /// Runs `query` with `variables` (plus the business id) and reads the
+    /// business out of its `data`.
+    async fn business<T: DeserializeOwned>(
+        &self,
+        credentials: &WaveAuthorization,
+        what: &'static str,
+        query: &str,
+        mut variables: serde_json::Value,
+    ) -> Result<Option<T>, ConnectorError> {
+        variables["businessId"] = json!(credentials.business_id);
+        let url = format!("{}{GRAPHQL_PATH}", self.api_base);
+        let body = json!({"query": query, "variables": variables});
+        let call = Call::post(
+            Self::PLATFORM,
+            what,
+            url,
+            Auth::bearer(&credentials.tokens),
+            body,
+        );
+        let answer: Answer<BusinessData<T>> = self.http.json(&call).await?;
+        let data = answer.data(what, credentials.tokens.access_token.expose())?;
+        Ok(data.business)
+    }
+
+    /// A page of a list of the business: `pick` takes the list out of it.
+    async fn list<T: DeserializeOwned, N>(
+        &self,
+        credentials: &WaveAuthorization,
+        what: &'static str,
+        query: &str,
+        cursor: Option<String>,
+        pick: impl FnOnce(T) -> Connection<N>,
+    ) -> Result<(Vec<N>, Option<String>, Option<u64>), ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let variables = json!({"page": page.0, "pageSize": self.page_size});
+        let business: T = self
+            .business(credentials, what, query, variables)
+            .await?
+            .ok_or_else(|| unreachable_business(&credentials.business_id))?;
+        let connection = pick(business);
+        let nodes: Vec<N> = connection.edges.into_iter().map(|edge| edge.node).collect();
+        let more = more(page, connection.page_info.as_ref());
+        let total = connection.page_info.and_then(|info| info.total_count);
+        Ok((nodes, page.next(more), total))
+    }
+}
+
+/// Whether there are pages after `page`: while `currentPage < totalPages`.
+fn more(page: PageNumber, info: Option<&PageInfo>) -> bool {
+    let Some(info) = info else {
+        return false;
+    };
+    let current = info.current_page.unwrap_or(page.0);
+    info.total_pages.is_some_and(|total| current < total)
+}
+
+fn unreachable_business(business_id: &str) -> ConnectorError {
+    ConnectorError::Auth(format!(
+        "Wave accepted the access token, but business {business_id} is not reachable with it \
+         (business(id:) answered null)"
+    ))
+}
+
+impl Connector for WaveConnector {
+    type Credentials = WaveAuthorization;
+    const PLATFORM: &'static str = "Wave";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    fn token_endpoint(&self, _credentials: &WaveAuthorization) -> Option<TokenEndpoint> {
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
+    }
+
+    /// `business(id:) { id }` must answer the connection's business.
+    async fn verify(&self, credentials: &WaveAuthorization) -> Result<(), ConnectorError> {
+        let business: Option<Business> = self
+            .business(credentials, "the business", BUSINESS_QUERY, json!({}))
+            .await?;
+        match business {
+            Some(business) if business.id == credentials.business_id => Ok(()),
+            _ => Err(unreachable_business(&credentials.business_id)),
+        }
+    }
+}
+
+impl Syncs<Invoices> for WaveConnector {
+    async fn page(
+        &self,
+        credentials: &WaveAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let (invoices, next, total) = self
+            .list(
+                credentials,
+                "a page of invoices",
+                INVOICES_QUERY,
+                cursor,
+                |business: BusinessInvoices| business.invoices,
+            )
+            .await?;
+        let records = invoices
+            .into_iter()
+            .map(|invoice| invoice.into_record())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next,
+            total,
+        })
+    }
+}
+
+impl Syncs<Customers> for WaveConnector {
+    async fn page(
+        &self,
+        credentials: &WaveAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let (customers, next, total) = self
+            .list(
+                credentials,
+                "a page of customers",
+                CUSTOMERS_QUERY,
+                cursor,
+                |business: BusinessCustomers| business.customers,
+            )
+            .await?;
+        Ok(Fetched {
+            records: customers.into_iter().map(|customer| customer.into_record()).collect(),
+            next,
+            total,
+        })
+    }
+}

@@ -1,0 +1,586 @@
+//! Wave: GraphQL POSTs on one business, invoices and customers over several
+//! pages (`pageInfo.currentPage < totalPages`), every status, exact `Money`
+//! strings and line items; refresh on a 401 and on an `UNAUTHENTICATED`
+//! error in a 200 answer, with the rotated refresh token stored before use;
+//! `invalid_grant`, 429, 5xx, garbage, an unknown business, and verification
+//! at migration. Fixtures follow the documented query shapes (NOTES.md §6, §8).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, captured_logs, json};
+
+const BUSINESS: &str = "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw";
+const OTHER_BUSINESS: &str = "QnVzaW5lc3M6MDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDBmYTRl";
+const ACCESS: &str = "wave-access-token-0001";
+const REFRESH: &str = "wave-refresh-token-0001";
+
+/// The GraphQL request of a call: its query text and variables.
+fn graphql(call: &Call) -> (String, Value) {
+    let body: Value = serde_json::from_str(&call.body).unwrap_or(Value::Null);
+    (
+        body["query"].as_str().unwrap_or_default().to_owned(),
+        body["variables"].clone(),
+    )
+}
+
+/// Serves the Wave fixtures: two pages each of invoices and customers, and
+/// the business; another business is not found.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        if call.method != "POST" || call.path != "/graphql/public" {
+            return Answer::json(404, "{\"errors\":[{\"message\":\"Not found\"}]}");
+        }
+        let (query, variables) = graphql(call);
+        if variables["businessId"] != BUSINESS {
+            return Answer::json(200, fixture("wave/fixtures/business-not-found.json"));
+        }
+        let page = variables["page"].as_u64().unwrap_or(1);
+        if query.contains("query WaveInvoices") {
+            Answer::json(200, fixture(&format!("wave/fixtures/invoices-{page}.json")))
+        } else if query.contains("query WaveCustomers") {
+            Answer::json(
+                200,
+                fixture(&format!("wave/fixtures/customers-{page}.json")),
+            )
+        } else if query.contains("query WaveBusiness") {
+            Answer::json(200, fixture("wave/fixtures/business.json"))
+        } else {
+            Answer::json(
+                200,
+                "{\"errors\":[{\"message\":\"Cannot query field\",\"extensions\":{\"code\":\"GRAPHQL_VALIDATION_FAILED\"}}]}",
+            )
+        }
+    })
+}
+
+async fn fake() -> Fake {
+    let fake = Fake::start(
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("wave/fixtures/unauthenticated.json"),
+        router(),
+    )
+    .await;
+    // Wave takes the client credentials in the form body.
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+fn body(business: &str, expires_in: i64) -> Value {
+    json!({"businessId": business, "accessToken": ACCESS, "refreshToken": REFRESH, "expiresIn": expires_in})
+}
+
+/// A company with an authorized Wave connection.
+async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Maritime Supplies").await;
+    let connection_id = new_connection(app, company_id, "wave").await;
+    let response = authorize(
+        app,
+        company_id,
+        connection_id,
+        &body(BUSINESS, expires_in),
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    let page = json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{data_type}?pageSize=100"
+        ))
+        .await,
+    )
+    .await;
+    page["results"].as_array().cloned().unwrap_or_default()
+}
+
+fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
+    invoices
+        .iter()
+        .find(|invoice| invoice["invoiceNumber"] == number)
+        .unwrap_or_else(|| panic!("invoice {number} synced"))
+}
+
+async fn connection_status(
+    app: &TestApp,
+    company_id: Uuid,
+    connection_id: Uuid,
+) -> ConnectionStatus {
+    app.client
+        .get_connection(&company_id, &connection_id)
+        .await
+        .expect("found")
+        .into_inner()
+        .status
+}
+
+#[tokio::test]
+async fn wave_invoices_and_customers_sync_over_every_page_with_every_status() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 2)).await;
+        let (company_id, _) = connected(&app, 1800).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+
+        let invoices = list(&app, company_id, "invoices").await;
+        assert_eq!(invoices.len(), 8, "{invoices:#?}");
+        for (number, status) in [
+            ("1001", "Draft"),
+            ("1002", "Draft"),
+            ("1003", "Submitted"),
+            ("1004", "Submitted"),
+            ("1005", "PartiallyPaid"),
+            ("1006", "PartiallyPaid"),
+            ("1007", "Paid"),
+            ("1008", "Submitted"),
+        ] {
+            assert_eq!(by_number(&invoices, number)["status"], status, "{number}");
+        }
+        let sent = by_number(&invoices, "1003");
+        assert_eq!(sent["totalAmount"], "1234.56");
+        assert_eq!(sent["subTotal"], "1092.53");
+        assert_eq!(sent["totalTaxAmount"], "142.03");
+        assert_eq!(sent["amountDue"], "1234.56");
+        assert_eq!(sent["issueDate"], "2026-09-10");
+        assert_eq!(sent["dueDate"], "2026-10-10");
+        assert_eq!(sent["currency"], "CAD");
+        assert_eq!(sent["note"], "Thank you for your business");
+        assert_eq!(sent["sourceModifiedDate"], "2026-09-12T16:30:00.000000Z");
+        assert_eq!(sent["customerRef"]["companyName"], "Lakeside Dental");
+        let lines = sent["lineItems"].as_array().expect("line items");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["description"], "September retainer");
+        assert_eq!(lines[0]["totalAmount"], "1197.27");
+        // A product's own name when the line has no description; a unit
+        // price with four decimals survives exactly.
+        assert_eq!(lines[1]["description"], "Widgets");
+        assert_eq!(lines[1]["unitAmount"], "2.0625");
+        assert_eq!(lines[1]["quantity"], "16");
+        assert_eq!(lines[1]["subTotal"], "33.00");
+        assert_eq!(lines[1]["taxAmount"], "4.29");
+        let part_paid = by_number(&invoices, "1005");
+        assert_eq!(part_paid["amountDue"], "100.00");
+        assert_eq!(part_paid["currency"], "USD");
+        let paid = by_number(&invoices, "1007");
+        assert_eq!(paid["amountDue"], "0.00");
+        assert_eq!(paid["totalAmount"], "99.99");
+        assert_eq!(by_number(&invoices, "1001")["note"], Value::Null);
+
+        let customers = list(&app, company_id, "customers").await;
+        let names: Vec<&str> = customers
+            .iter()
+            .filter_map(|customer| customer["customerName"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            ["Harbour Bakery", "Lakeside Dental", "Northwind Outfitters"]
+        );
+        let bakery = &customers[0];
+        assert_eq!(bakery["emailAddress"], "accounts@harbourbakery.example");
+        assert_eq!(bakery["phone"], "+1 902 555 0100");
+        assert_eq!(bakery["defaultCurrency"], "CAD");
+        assert_eq!(bakery["status"], "Active");
+        assert_eq!(customers[2]["status"], "Archived");
+        assert_eq!(
+            customers[2]["sourceModifiedDate"],
+            "2026-05-05T09:30:00.000000Z"
+        );
+
+        // Every call is a GraphQL POST for the connection's business, and
+        // the second pages were asked for.
+        let calls = fake.calls();
+        assert!(calls.iter().all(|call| call.token == ACCESS
+            && call.method == "POST"
+            && graphql(call).1["businessId"] == BUSINESS));
+        for operation in ["query WaveInvoices", "query WaveCustomers"] {
+            assert!(calls.iter().any(|call| {
+                let (query, variables) = graphql(call);
+                query.contains(operation) && variables["page"] == 2
+            }));
+        }
+        assert_eq!(
+            fake.token_calls(),
+            0,
+            "a token valid for 30 minutes is not refreshed"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_access_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_token_is_stored_before_use()
+ {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "wave").await;
+        let (company_id, connection_id) = connected(&app, 1800).await;
+        fake.with(|inner| {
+            inner.expire_after = Some(1);
+            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+        assert_eq!(fake.token_calls(), 1);
+        assert_eq!(
+            fake.with(|inner| inner.stored_at_first_use.clone()),
+            [Some("rt-rotated-1".to_owned())]
+        );
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["businessId"], BUSINESS);
+        let logs = captured_logs();
+        for secret in [
+            ACCESS,
+            REFRESH,
+            "at-refreshed-1",
+            "rt-rotated-1",
+            super::fake::CLIENT_SECRET,
+        ] {
+            assert!(!logs.contains(secret), "a secret reached the logs");
+        }
+    }
+}
+
+#[tokio::test]
+async fn an_unauthenticated_error_in_a_200_answer_is_refreshed_like_a_401() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "wave").await;
+        let (company_id, connection_id) = connected(&app, 1800).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                200,
+                fixture("wave/fixtures/unauthenticated.json"),
+            ))
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(list(&app, company_id, "customers").await.len(), 3);
+        assert_eq!(fake.token_calls(), 1);
+        assert_eq!(
+            stored(&app, connection_id).await["refreshToken"],
+            "rt-rotated-1"
+        );
+
+        // Rejected again after the refresh: the connection needs new tokens.
+        fake.with(|inner| {
+            for _ in 0..2 {
+                inner.scripted.push_back(Answer::json(
+                    200,
+                    fixture("wave/fixtures/unauthenticated.json"),
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("The access token is invalid or has expired")
+                && message.contains("UNAUTHENTICATED"),
+            "{message}"
+        );
+        assert_eq!(
+            connection_status(&app, company_id, connection_id).await,
+            ConnectionStatus::Deauthorized
+        );
+        // The customers of the first sync are still served.
+        assert_eq!(list(&app, company_id, "customers").await.len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn invalid_grant_deauthorizes_the_connection_with_the_platforms_message() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "wave").await;
+        // Expiring within five minutes: refreshed before the first call.
+        let (company_id, connection_id) = connected(&app, 120).await;
+        fake.with(|inner| inner.refresh_token = "someone-else-used-it".to_owned());
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("invalid_grant") && message.contains("already used"),
+            "{message}"
+        );
+        assert!(!message.contains(REFRESH));
+        assert_eq!(
+            connection_status(&app, company_id, connection_id).await,
+            ConnectionStatus::Deauthorized
+        );
+        assert!(
+            fake.calls().is_empty(),
+            "no API call with an expiring token"
+        );
+    }
+}
+
+#[tokio::test]
+async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 1800).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                body: "{\"errors\":[{\"message\":\"Too many requests\"}]}".to_owned(),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                "{\"errors\":[{\"message\":\"Internal server error\"}]}",
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+        // Two failed attempts, then both pages.
+        assert_eq!(fake.calls().len(), 4);
+
+        // A platform that keeps failing: the operation says what it answered.
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    "{\"errors\":[{\"message\":\"Wave is down for maintenance\"}]}",
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Wave answered 503 Service Unavailable: Wave is down for maintenance"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_answer_or_graphql_errors_fail_the_sync_and_keep_the_previous_data() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, connection_id) = connected(&app, 1800).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let before = list(&app, company_id, "invoices").await;
+        // Page 1 is fine, page 2 is cut off mid-way.
+        fake.with(|inner| {
+            inner
+                .scripted
+                .push_back(Answer::json(200, fixture("wave/fixtures/invoices-1.json")));
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"data\": {\"business\": {\"invoices\": {\"edges\": [{\"node\": {\"id\": \"x\"",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("cannot read")
+        );
+        assert_eq!(list(&app, company_id, "invoices").await, before);
+
+        // A 200 whose `errors` say the query failed: Wave's words, with the
+        // id its support asks for.
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"data\": null, \"errors\": [{\"message\": \"Query complexity exceeds the limit\", \"extensions\": {\"code\": \"QUERY_COMPLEXITY\", \"id\": \"c0ffee00-1111-2222-3333-444455556666\"}}]}",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Query complexity exceeds the limit")
+                && message.contains("QUERY_COMPLEXITY")
+                && message.contains("c0ffee00-1111-2222-3333-444455556666"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "invoices").await, before);
+        assert_eq!(
+            connection_status(&app, company_id, connection_id).await,
+            ConnectionStatus::Linked
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_unknown_business_fails_with_waves_error() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let company_id = new_company(&app, "Nobody").await;
+        let connection_id = new_connection(&app, company_id, "wave").await;
+        assert_eq!(
+            authorize(
+                &app,
+                company_id,
+                connection_id,
+                &body(OTHER_BUSINESS, 1800),
+                false
+            )
+            .await
+            .status(),
+            200
+        );
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains(
+                "Wave answered a page of invoices with errors: Business not found. (NOT_FOUND"
+            ),
+            "{message}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn verification_at_migration_accepts_working_tokens_and_rejects_others_storing_nothing() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
+        let company_id = new_company(&app, "Maritime Supplies").await;
+        let connection_id = new_connection(&app, company_id, "wave").await;
+
+        // The body is Wave's own: unknown fields and a malformed business id are refused.
+        let mut extra = body(BUSINESS, 1800);
+        extra["scope"] = json!("business:read");
+        assert_eq!(
+            authorize(&app, company_id, connection_id, &extra, false)
+                .await
+                .status(),
+            400
+        );
+        let malformed = body("not a business id!", 1800);
+        assert_eq!(
+            authorize(&app, company_id, connection_id, &malformed, false)
+                .await
+                .status(),
+            400
+        );
+
+        // Rejected by Wave: 422 with its reason, nothing stored.
+        let mut wrong = body(BUSINESS, 1800);
+        wrong["accessToken"] = json!("not-a-token-wave-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.contains("Wave answered 401 Unauthorized: The access token is invalid"),
+            "{message}"
+        );
+        assert!(!message.contains("not-a-token-wave-knows"));
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+        assert_eq!(
+            connection_status(&app, company_id, connection_id).await,
+            ConnectionStatus::PendingAuth
+        );
+
+        // A token that works, but not for this business.
+        let response = authorize(
+            &app,
+            company_id,
+            connection_id,
+            &body(OTHER_BUSINESS, 1800),
+            true,
+        )
+        .await;
+        assert_eq!(response.status(), 422);
+        assert!(
+            json(response).await["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("Business not found.")
+        );
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        // Accepted: one business(id:) query, then stored and linked.
+        let response =
+            authorize(&app, company_id, connection_id, &body(BUSINESS, 1800), true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        let last = fake.calls().last().cloned().expect("a call");
+        assert!(graphql(&last).0.contains("query WaveBusiness"));
+
+        // Already expired: verified by a refresh, whose rotated tokens are stored.
+        set_oauth_client(&app, "wave").await;
+        let second = new_connection(&app, company_id, "wave").await;
+        let mut expired = body(BUSINESS, 0);
+        expired
+            .as_object_mut()
+            .expect("an object")
+            .remove("expiresIn");
+        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
+        let response = authorize(&app, company_id, second, &expired, true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(fake.token_calls(), 1);
+        let credentials = stored(&app, second).await;
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+
+        // An expired token whose refresh is refused: 422, nothing stored.
+        let third = new_connection(&app, company_id, "wave").await;
+        let response = authorize(&app, company_id, third, &expired, true).await;
+        assert_eq!(response.status(), 422);
+        assert!(
+            json(response).await["error"]
+                .as_str()
+                .unwrap_or_default()
+                .contains("invalid_grant")
+        );
+        assert!(
+            tributary::connections::open_credential(&app.db, &app.keyring, third)
+                .await
+                .expect("readable")
+                .is_none()
+        );
+    }
+}
