@@ -406,6 +406,31 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
             return Some(messages.join("; "));
         }
     }
+    // OData v2 (Exact Online): {"error": {"message": {"value": "..."}}}.
+    if let Some(message) = text(value.pointer("/error/message/value")) {
+        return Some(message);
+    }
+    // MYOB: {"Errors": [{"Name": "...", "Message": "..."}]}, or a bare
+    // array of {"Message": "..."}.
+    let errors = value
+        .get("Errors")
+        .and_then(Value::as_array)
+        .or_else(|| value.as_array());
+    if let Some(errors) = errors {
+        let messages: Vec<String> = errors
+            .iter()
+            .filter_map(|error| {
+                let message = text(error.get("Message"));
+                match (text(error.get("Name")), message) {
+                    (Some(name), Some(message)) => Some(format!("{name}: {message}")),
+                    (name, message) => message.or(name),
+                }
+            })
+            .collect();
+        if !messages.is_empty() {
+            return Some(messages.join("; "));
+        }
+    }
     for key in [
         "Detail",
         "Message",
@@ -438,6 +463,17 @@ mod tests {
         assert_eq!(
             platform_message(zoho).as_deref(),
             Some("You are not authorized to perform this operation")
+        );
+        let exact = br#"{"error":{"code":"","message":{"lang":"","value":"Forbidden"}}}"#;
+        assert_eq!(platform_message(exact).as_deref(), Some("Forbidden"));
+        let myob = br#"{"Errors":[{"Name":"RateLimitError","Message":"API key has exceeded the per-second rate limit","ErrorCode":0}]}"#;
+        assert_eq!(
+            platform_message(myob).as_deref(),
+            Some("RateLimitError: API key has exceeded the per-second rate limit")
+        );
+        assert_eq!(
+            platform_message(br#"[{"Message":"Access denied"}]"#).as_deref(),
+            Some("Access denied")
         );
         assert_eq!(platform_message(b"<html>oops</html>"), None);
     }
