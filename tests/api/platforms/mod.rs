@@ -4,6 +4,7 @@
 //! platform, as in `src/platforms/`: its test module and its `fixtures/`.
 
 mod fake;
+mod myob;
 mod quickbooks_online;
 mod xero;
 mod zoho_books;
