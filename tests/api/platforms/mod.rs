@@ -3,6 +3,7 @@
 //! fixtures shaped like the platforms' documented responses. One folder per
 //! platform, as in `src/platforms/`: its test module and its `fixtures/`.
 
+mod exact_online;
 mod fake;
 mod myob;
 mod quickbooks_online;
