@@ -1,5 +1,10 @@
-//! Exact Online: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Exact Online: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the division's sales invoices and sales accounts on its
+//! country site, OData `__next` paging) and the mapping of its records and
+//! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,6 +14,7 @@ use crate::platforms::numbers::WholeNumber;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 
 /// Exact Online in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -18,7 +24,7 @@ pub static PLATFORM: Platform = Platform {
     managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<ExactOnlineAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::ExactOnlineConnector>()),
 };
 
 /// Exact Online's country sites: tokens and data live on one of them.
@@ -56,3 +62,19 @@ pub struct ExactOnlineAuthorization {
 }
 
 expiring_token_body!(ExactOnlineAuthorization => division);
+
+impl ExactRegion {
+    /// The country site: its API lives under `/api/v1`, its token endpoint
+    /// at `/api/oauth2/token`.
+    pub fn host(self) -> &'static str {
+        match self {
+            Self::Nl => "https://start.exactonline.nl",
+            Self::Be => "https://start.exactonline.be",
+            Self::De => "https://start.exactonline.de",
+            Self::Fr => "https://start.exactonline.fr",
+            Self::Es => "https://start.exactonline.es",
+            Self::Uk => "https://start.exactonline.co.uk",
+            Self::Us => "https://start.exactonline.com",
+        }
+    }
+}

@@ -365,7 +365,8 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 /// The error message in a platform's JSON error body: Xero's `Detail`,
 /// `Message` or validation errors, QuickBooks' `Fault.Error[].Message` and
 /// `Detail`, FreeAgent's and FreshBooks' `errors[].message`, Zoho's
-/// `message`, OData's `error.code`/`error.message` (Business Central),
+/// `message`, OData's `error.code`/`error.message` (Business Central) and
+/// `error.message.value` (Exact Online), MYOB's `Errors[].Name`/`Message`,
 /// NetSuite's `o:errorDetails[].detail`, Sage's array of `$dataCode` and
 /// `$message`, GraphQL's `errors[].message`, OAuth's `error_description`/`error`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
@@ -459,6 +460,31 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
             return Some(messages.join("; "));
         }
     }
+    // OData v2 (Exact Online): {"error": {"message": {"value": "..."}}}.
+    if let Some(message) = text(value.pointer("/error/message/value")) {
+        return Some(message);
+    }
+    // MYOB: {"Errors": [{"Name": "...", "Message": "..."}]}, or a bare
+    // array of {"Message": "..."}.
+    let errors = value
+        .get("Errors")
+        .and_then(Value::as_array)
+        .or_else(|| value.as_array());
+    if let Some(errors) = errors {
+        let messages: Vec<String> = errors
+            .iter()
+            .filter_map(|error| {
+                let message = text(error.get("Message"));
+                match (text(error.get("Name")), message) {
+                    (Some(name), Some(message)) => Some(format!("{name}: {message}")),
+                    (name, message) => message.or(name),
+                }
+            })
+            .collect();
+        if !messages.is_empty() {
+            return Some(messages.join("; "));
+        }
+    }
     // FreeAgent's `{"errors":{"error":{"message":…}}}` and
     // `{"errors":[{"message":…}]}`; FreshBooks' `{"response":{"errors":[{"message":…}]}}`.
     for pointer in [
@@ -524,6 +550,17 @@ mod tests {
         assert_eq!(
             platform_message(graphql).as_deref(),
             Some("Not authenticated")
+        );
+        let exact = br#"{"error":{"code":"","message":{"lang":"","value":"Forbidden"}}}"#;
+        assert_eq!(platform_message(exact).as_deref(), Some("Forbidden"));
+        let myob = br#"{"Errors":[{"Name":"RateLimitError","Message":"API key has exceeded the per-second rate limit","ErrorCode":0}]}"#;
+        assert_eq!(
+            platform_message(myob).as_deref(),
+            Some("RateLimitError: API key has exceeded the per-second rate limit")
+        );
+        assert_eq!(
+            platform_message(br#"[{"Message":"Access denied"}]"#).as_deref(),
+            Some("Access denied")
         );
         assert_eq!(platform_message(b"<html>oops</html>"), None);
         let freeagent = br#"{"errors":{"error":{"message":"Access denied"}}}"#;

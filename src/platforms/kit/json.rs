@@ -60,6 +60,46 @@ impl<'de> Deserialize<'de> for Amount {
     }
 }
 
+/// An amount from a platform that writes binary doubles (Exact Online's
+/// `Edm.Double`) or more decimals than we keep (MYOB's `decimal`), read from
+/// the number's own text and rounded to ten-thousandths (half to even).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Rounded(pub Money);
+
+impl Rounded {
+    /// The amount as money.
+    pub fn money(self) -> Money {
+        self.0
+    }
+
+    /// The amount as a quantity.
+    pub fn quantity(self) -> Quantity {
+        Quantity(self.0.0)
+    }
+}
+
+/// An optional rounded amount as money; zero when the platform gives none.
+pub fn rounded(value: Option<Rounded>) -> Money {
+    value.map(Rounded::money).unwrap_or_default()
+}
+
+impl<'de> Deserialize<'de> for Rounded {
+    fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw: &RawValue = Deserialize::deserialize(deserializer)?;
+        let text = raw.get().trim();
+        let text = text
+            .strip_prefix('"')
+            .and_then(|inner| inner.strip_suffix('"'))
+            .unwrap_or(text);
+        let decimal = Decimal::from_str(text)
+            .or_else(|_| Decimal::from_scientific(text))
+            .map_err(|_| de::Error::custom(AmountError::NotANumber))?;
+        Money::from_decimal(decimal.round_dp(Money::SCALE))
+            .map(Rounded)
+            .ok_or_else(|| de::Error::custom(AmountError::TooPrecise))
+    }
+}
+
 /// Parses a decimal's text into exact money.
 pub fn parse_amount(text: &str) -> Result<Money, AmountError> {
     let decimal = Decimal::from_str(text)
@@ -163,6 +203,29 @@ mod tests {
         assert_eq!(big.amount.money(), Money(9_007_199_254_740_993));
         assert!(serde_json::from_str::<Line>(r#"{"amount": 1.00001}"#).is_err());
         assert!(serde_json::from_str::<Line>(r#"{"amount": "abc"}"#).is_err());
+    }
+
+    #[test]
+    fn rounded_amounts_keep_four_places_of_a_longer_number() {
+        #[derive(Deserialize)]
+        struct Row {
+            amount: Rounded,
+        }
+        let read = |text: &str| {
+            serde_json::from_str::<Row>(text)
+                .map(|row| row.amount.money())
+                .ok()
+        };
+        assert_eq!(
+            read(r#"{"amount": 24.3766206457717}"#),
+            Some(Money(243_766))
+        );
+        assert_eq!(
+            read(r#"{"amount": 0.30000000000000004}"#),
+            Some(Money(3_000))
+        );
+        assert_eq!(read(r#"{"amount": 1234.56}"#), Some(Money(12_345_600)));
+        assert_eq!(read(r#"{"amount": "x"}"#), None);
     }
 
     #[test]

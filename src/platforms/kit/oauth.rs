@@ -256,6 +256,7 @@ async fn send_token_request(
         .await
         .map_err(|_| Transient(format!("{platform}'s token endpoint broke off the answer")))?
         .to_vec();
+    let mut body = body;
     if status.is_success() {
         let is_error = serde_json::from_slice::<Value>(&body)
             .ok()
@@ -264,6 +265,8 @@ async fn send_token_request(
             });
         if is_error {
             status = reqwest::StatusCode::BAD_REQUEST;
+        } else if let Some(numeric) = expires_in_as_number(&body) {
+            body = numeric;
         }
     }
     if let Ok(mut slot) = captured.lock() {
@@ -274,6 +277,16 @@ async fn send_token_request(
         .header(::http::header::CONTENT_TYPE, "application/json")
         .body(body)
         .map_err(|_| Transient(format!("{platform}'s token answer could not be read")))
+}
+
+/// A token answer whose `expires_in` is a string of digits (MYOB's
+/// `"1200"`, Exact Online's `"600"`), rewritten with it as the number RFC
+/// 6749 says it is; `None` when it already is one (or is absent).
+fn expires_in_as_number(body: &[u8]) -> Option<Vec<u8>> {
+    let mut value: Value = serde_json::from_slice(body).ok()?;
+    let seconds: u64 = value.get("expires_in")?.as_str()?.trim().parse().ok()?;
+    value["expires_in"] = Value::from(seconds);
+    serde_json::to_vec(&value).ok()
 }
 
 /// `api_domain` of a token response, when it is an https URL (or a
@@ -366,6 +379,16 @@ mod tests {
         assert_eq!(updated["tenantId"], "t");
         let at = expires_at(&updated).expect("an expiry");
         assert!((at - now).num_seconds() >= 1799);
+    }
+
+    #[test]
+    fn an_expires_in_given_as_a_string_becomes_a_number() {
+        let body = br#"{"access_token":"a","token_type":"bearer","expires_in":"1200","refresh_token":"r"}"#;
+        let fixed: Value =
+            serde_json::from_slice(&expires_in_as_number(body).expect("rewritten")).expect("JSON");
+        assert_eq!(fixed["expires_in"], 1200);
+        assert_eq!(fixed["refresh_token"], "r");
+        assert_eq!(expires_in_as_number(br#"{"expires_in":1800}"#), None);
     }
 
     #[test]

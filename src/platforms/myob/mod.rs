@@ -1,5 +1,10 @@
-//! MYOB Business: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! MYOB Business: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the AccountRight API's sale invoices and customers of one
+//! company file, `NextPageLink` paging) and the mapping of its records and
+//! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -9,6 +14,7 @@ use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 
 /// MYOB Business in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -18,7 +24,7 @@ pub static PLATFORM: Platform = Platform {
     managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<MyobAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::MyobConnector>()),
 };
 
 /// MYOB Business (AccountRight): a connection to one company file.
@@ -28,9 +34,12 @@ pub static PLATFORM: Platform = Platform {
 pub struct MyobAuthorization {
     /// The company file id (`Id` in `GET https://api.myob.com/accountright/`).
     pub company_file_id: Uuid,
-    /// The company file URI (`Uri` in the same list), e.g. `https://arl2.api.myob.com/accountright/<id>`.
+    /// The company file URI (`Uri` in the same list), e.g. `https://arl2.api.myob.com/accountright/<id>`; kept for reference: tributary calls `https://api.myob.com/accountright/{companyFileId}`.
     #[schemars(url, length(max = 2048))]
     pub company_file_uri: String,
+    /// Your MYOB app's API key (its OAuth client id), which MYOB requires on every API call as the `x-myobapi-key` header: syncing and verification need it.
+    #[schemars(length(min = 1, max = 256))]
+    pub api_key: Option<String>,
     /// The OAuth tokens (their fields sit directly in this object).
     #[serde(flatten)]
     pub tokens: ExpiringTokens,

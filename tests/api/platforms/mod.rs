@@ -4,9 +4,11 @@
 //! platform, as in `src/platforms/`: its test module and its `fixtures/`.
 
 mod dynamics_365_business_central;
+mod exact_online;
 mod fake;
 mod freeagent;
 mod freshbooks;
+mod myob;
 mod netsuite;
 mod quickbooks_online;
 mod sage_business_cloud;

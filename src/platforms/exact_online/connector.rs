@@ -1,0 +1,225 @@
+//! Exact Online's connector: a division's sales invoices with their lines
+//! (`GET /api/v1/{division}/salesinvoice/SalesInvoices?$expand=SalesInvoiceLines`)
+//! and its sales accounts (`/crm/Accounts?$filter=IsSales eq true`), paged by
+//! the OData `d.__next` link, on the division's country site. Tokens refresh
+//! at that site's `/api/oauth2/token` (client credentials in the form body)
+//! and rotate on every refresh. Sources: `NOTES.md`.
+
+use super::ExactOnlineAuthorization;
+use super::mapping::{ExactAccount, ExactInvoice, InvoiceId, Me, OData};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
+
+/// The invoice fields read, lines included (`$select` with `$expand`).
+const INVOICE_FIELDS: &str = "InvoiceID,InvoiceNumber,InvoiceTo,InvoiceToName,InvoiceDate,DueDate,\
+Currency,AmountFCExclVat,VATAmountFC,AmountFC,Status,Type,Description,Remarks,Modified,\
+SalesInvoiceLines/Description,SalesInvoiceLines/Quantity,SalesInvoiceLines/UnitPrice,\
+SalesInvoiceLines/AmountFC,SalesInvoiceLines/VATAmountFC";
+/// The account fields read.
+const ACCOUNT_FIELDS: &str = "ID,Code,Name,Email,Phone,Blocked,EndDate,SalesCurrency,Modified";
+
+/// The Exact Online connector.
+#[derive(Debug)]
+pub struct ExactOnlineConnector {
+    api_base: Option<String>,
+    token_url: Option<String>,
+    http: PlatformHttp,
+}
+
+impl Configured for ExactOnlineConnector {
+    const API_BASE: Endpoint = Endpoint::PerConnection(
+        "the connection's region: https://start.exactonline.<nl|be|de|fr|es|co.uk|com>",
+    );
+    const TOKEN_URL: Endpoint = Endpoint::PerConnection(
+        "the connection's region: https://start.exactonline.<nl|be|de|fr|es|co.uk|com>/api/oauth2/token",
+    );
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base(),
+            token_url: config.token_url.clone(),
+            http,
+        }
+    }
+}
+
+impl ExactOnlineConnector {
+    /// The site's root: the configured base, else the region's site.
+    fn base(&self, credentials: &ExactOnlineAuthorization) -> String {
+        self.api_base
+            .clone()
+            .unwrap_or_else(|| credentials.region.host().to_owned())
+    }
+
+    /// The first page of a division's `resource`, or the page Exact's
+    /// `__next` named (only ever on the same site: the token goes nowhere
+    /// else).
+    async fn list_page<T: serde::de::DeserializeOwned>(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        what: &'static str,
+        query: &[(&'static str, &'static str)],
+        resource: &str,
+        cursor: Option<String>,
+    ) -> Result<(Vec<T>, Option<String>), ConnectorError> {
+        let base = self.base(credentials);
+        let auth = Auth::bearer(&credentials.tokens);
+        let call = match NextLink::from_cursor(cursor) {
+            NextLink::First => {
+                let url = format!("{base}/api/v1/{}/{resource}", credentials.division);
+                query.iter().fold(
+                    Call::get(Self::PLATFORM, what, url, auth),
+                    |call, &(name, value)| call.query(name, value),
+                )
+            }
+            NextLink::Given(url) => {
+                if !url.starts_with(&format!("{base}/api/v1/")) {
+                    return Err(ConnectorError::Failed(
+                        "Exact Online named a next page outside its API; the previous data is kept"
+                            .to_owned(),
+                    ));
+                }
+                Call::get(Self::PLATFORM, what, url, auth)
+            }
+        };
+        let answer: OData<T> = self.http.json(&call).await?;
+        let next = NextLink::next(answer.d.next);
+        if next.is_some() && answer.d.results.is_empty() {
+            return Err(ConnectorError::Failed(format!(
+                "Exact Online answered {what} with no records but a next page; the previous data is kept"
+            )));
+        }
+        Ok((answer.d.results, next))
+    }
+}
+
+impl Connector for ExactOnlineConnector {
+    type Credentials = ExactOnlineAuthorization;
+    const PLATFORM: &'static str = "Exact Online";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    fn token_endpoint(&self, credentials: &ExactOnlineAuthorization) -> Option<TokenEndpoint> {
+        let url = self
+            .token_url
+            .clone()
+            .unwrap_or_else(|| format!("{}/api/oauth2/token", credentials.region.host()));
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
+    }
+
+    /// `GET /api/v1/current/Me` proves the token; one invoice id of the
+    /// connection's division proves it reaches that division.
+    async fn verify(&self, credentials: &ExactOnlineAuthorization) -> Result<(), ConnectorError> {
+        let base = self.base(credentials);
+        let auth = Auth::bearer(&credentials.tokens);
+        let me = Call::get(
+            Self::PLATFORM,
+            "the current user",
+            format!("{base}/api/v1/current/Me"),
+            auth,
+        )
+        .query("$select", "CurrentDivision");
+        let answer: OData<Me> = self.http.json(&me).await?;
+        if answer.d.results.is_empty() {
+            return Err(ConnectorError::Auth(
+                "Exact Online answered GET /current/Me without a user".to_owned(),
+            ));
+        }
+        let division = credentials.division;
+        let probe = Call::get(
+            Self::PLATFORM,
+            "an invoice of the division",
+            format!("{base}/api/v1/{division}/salesinvoice/SalesInvoices"),
+            auth,
+        )
+        .query("$select", "InvoiceID")
+        .query("$top", 1);
+        let _: OData<InvoiceId> = self.http.json(&probe).await.map_err(|error| {
+            let reason = match error {
+                ConnectorError::Auth(message)
+                | ConnectorError::Expired(message)
+                | ConnectorError::Failed(message) => message,
+                ConnectorError::Unavailable(message) => {
+                    return ConnectorError::Unavailable(message);
+                }
+            };
+            ConnectorError::Auth(format!(
+                "Exact Online accepted the access token, but not for division {division} ({reason})"
+            ))
+        })?;
+        Ok(())
+    }
+}
+
+impl Syncs<Invoices> for ExactOnlineConnector {
+    async fn page(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let first = [
+            ("$select", INVOICE_FIELDS),
+            ("$expand", "SalesInvoiceLines"),
+        ];
+        let (invoices, next) = self
+            .list_page::<ExactInvoice>(
+                credentials,
+                "a page of invoices",
+                &first,
+                "salesinvoice/SalesInvoices",
+                cursor,
+            )
+            .await?;
+        let records = invoices
+            .into_iter()
+            .filter(|invoice| !invoice.is_credit_note())
+            .map(ExactInvoice::into_record)
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next,
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for ExactOnlineConnector {
+    async fn page(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let first = [("$select", ACCOUNT_FIELDS), ("$filter", "IsSales eq true")];
+        let (accounts, next) = self
+            .list_page::<ExactAccount>(
+                credentials,
+                "a page of accounts",
+                &first,
+                "crm/Accounts",
+                cursor,
+            )
+            .await?;
+        Ok(Fetched {
+            records: accounts
+                .into_iter()
+                .map(ExactAccount::into_record)
+                .collect(),
+            next,
+            total: None,
+        })
+    }
+}

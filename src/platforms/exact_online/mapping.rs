@@ -1,0 +1,234 @@
+//! Exact Online's answers and how they become our records: the OData v2
+//! envelope (`d.results`, `d.__next`), `/Date(ms)/` dates, `Edm.Double`
+//! amounts, sales invoices (status 10 draft, 20 open, 50 processed; credit
+//! notes skipped) with their expanded lines, and sales accounts.
+
+use chrono::Utc;
+use serde::Deserialize;
+
+use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
+use crate::data::money::Money;
+use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::json::{self, Rounded, rounded};
+use crate::timestamp::Timestamp;
+
+/// Exact's invoice statuses (`Status`, an `Int16`). Open (20) invoices can
+/// still be changed and have not been sent; processed (50) ones have been
+/// printed or sent. Exact's sales invoice carries no payment state, so a
+/// processed invoice is `Submitted` and its whole total due (`NOTES.md`,
+/// open questions).
+const STATUSES: &[(i64, InvoiceStatus)] = &[
+    (10, InvoiceStatus::Draft),
+    (20, InvoiceStatus::Draft),
+    (50, InvoiceStatus::Submitted),
+];
+
+/// Our status of an Exact invoice status code.
+pub(super) fn invoice_status(status: Option<i64>) -> InvoiceStatus {
+    status
+        .and_then(|code| STATUSES.iter().find(|(theirs, _)| *theirs == code))
+        .map_or(InvoiceStatus::Unknown, |(_, ours)| *ours)
+}
+
+/// Exact's credit note types (`Type` 8021 sales credit note, 8024 direct
+/// sales credit note): not invoices.
+const CREDIT_NOTES: [i64; 2] = [8021, 8024];
+
+/// An OData v2 answer: `{"d": {"results": [...], "__next": "..."}}`.
+#[derive(Deserialize)]
+pub(super) struct OData<T> {
+    pub(super) d: Results<T>,
+}
+
+/// The `d` of an OData v2 list.
+#[derive(Deserialize)]
+pub(super) struct Results<T> {
+    pub(super) results: Vec<T>,
+    #[serde(rename = "__next")]
+    pub(super) next: Option<String>,
+}
+
+/// The signed-in user (`GET /api/v1/current/Me`).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct Me {
+    #[serde(rename = "CurrentDivision")]
+    pub(super) _current_division: Option<i64>,
+}
+
+/// An invoice id (`$select=InvoiceID`), for verification.
+#[derive(Deserialize)]
+pub(super) struct InvoiceId {
+    #[serde(rename = "InvoiceID")]
+    pub(super) _invoice_id: String,
+}
+
+/// A sales invoice as Exact writes it.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct ExactInvoice {
+    #[serde(rename = "InvoiceID")]
+    invoice_id: String,
+    invoice_number: Option<i64>,
+    invoice_to: Option<String>,
+    invoice_to_name: Option<String>,
+    invoice_date: Option<String>,
+    due_date: Option<String>,
+    currency: Option<String>,
+    #[serde(rename = "AmountFCExclVat")]
+    amount_fc_excl_vat: Option<Rounded>,
+    #[serde(rename = "VATAmountFC")]
+    vat_amount_fc: Option<Rounded>,
+    #[serde(rename = "AmountFC")]
+    amount_fc: Option<Rounded>,
+    status: Option<i64>,
+    #[serde(rename = "Type")]
+    kind: Option<i64>,
+    description: Option<String>,
+    remarks: Option<String>,
+    modified: Option<String>,
+    sales_invoice_lines: Option<Lines>,
+}
+
+/// `SalesInvoiceLines`: expanded, `{"results": [...]}`; deferred
+/// (`{"__deferred": {...}}`, when the answer did not expand them) reads as
+/// no lines.
+#[derive(Deserialize)]
+struct Lines {
+    #[serde(default)]
+    results: Vec<ExactLine>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct ExactLine {
+    description: Option<String>,
+    quantity: Option<Rounded>,
+    unit_price: Option<Rounded>,
+    #[serde(rename = "AmountFC")]
+    amount_fc: Option<Rounded>,
+    #[serde(rename = "VATAmountFC")]
+    vat_amount_fc: Option<Rounded>,
+}
+
+impl ExactInvoice {
+    /// A sales credit note: not an invoice.
+    pub(super) fn is_credit_note(&self) -> bool {
+        self.kind.is_some_and(|kind| CREDIT_NOTES.contains(&kind))
+    }
+
+    /// Our invoice; one without a readable `InvoiceDate` fails the page.
+    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+        let issue_date = self
+            .invoice_date
+            .as_deref()
+            .and_then(json::xero_date)
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!(
+                    "Exact Online invoice {} has no readable InvoiceDate; the previous data is kept",
+                    self.invoice_id
+                ))
+            })?;
+        let total = rounded(self.amount_fc);
+        let tax = rounded(self.vat_amount_fc);
+        let status = invoice_status(self.status);
+        let lines = self.sales_invoice_lines.map(|lines| lines.results);
+        let line_items = lines
+            .unwrap_or_default()
+            .into_iter()
+            .map(|line| {
+                // For normal lines AmountFC excludes VAT.
+                let sub_total = rounded(line.amount_fc);
+                let tax_amount = rounded(line.vat_amount_fc);
+                LineItem {
+                    description: line.description.unwrap_or_default(),
+                    unit_amount: rounded(line.unit_price),
+                    quantity: line.quantity.map(Rounded::quantity).unwrap_or_default(),
+                    discount_amount: Money(0),
+                    sub_total,
+                    tax_amount,
+                    total_amount: sub_total + tax_amount,
+                }
+            })
+            .collect();
+        Ok(Invoice {
+            invoice_number: self.invoice_number.map(|number| number.to_string()),
+            customer_ref: CustomerRef::to(self.invoice_to, self.invoice_to_name),
+            issue_date,
+            due_date: self.due_date.as_deref().and_then(json::xero_date),
+            paid_on_date: None,
+            currency: self.currency.unwrap_or_default(),
+            sub_total: self.amount_fc_excl_vat.map_or(total - tax, Rounded::money),
+            total_tax_amount: tax,
+            total_amount: total,
+            // No payment state on the invoice: all of it counts as due.
+            amount_due: total,
+            status,
+            line_items,
+            note: json::non_empty(self.description).or_else(|| json::non_empty(self.remarks)),
+            source_modified_date: modified(self.modified.as_deref()),
+            invoice_id: self.invoice_id,
+        })
+    }
+}
+
+fn modified(text: Option<&str>) -> Option<Timestamp> {
+    text.and_then(json::xero_datetime).map(Timestamp)
+}
+
+/// An account as Exact writes it (`crm/Accounts`).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct ExactAccount {
+    #[serde(rename = "ID")]
+    id: String,
+    code: Option<String>,
+    name: Option<String>,
+    email: Option<String>,
+    phone: Option<String>,
+    blocked: Option<bool>,
+    end_date: Option<String>,
+    sales_currency: Option<String>,
+    modified: Option<String>,
+}
+
+impl ExactAccount {
+    /// Our customer: archived when blocked or past its end date.
+    pub(super) fn into_record(self) -> Customer {
+        let ended = self
+            .end_date
+            .as_deref()
+            .and_then(json::xero_date)
+            .is_some_and(|end| end < Utc::now().date_naive());
+        Customer {
+            customer_name: json::non_empty(self.name)
+                .or_else(|| json::non_empty(self.code))
+                .unwrap_or_else(|| self.id.clone()),
+            email_address: json::non_empty(self.email),
+            phone: json::non_empty(self.phone),
+            default_currency: json::non_empty(self.sales_currency),
+            status: if self.blocked == Some(true) || ended {
+                CustomerStatus::Archived
+            } else {
+                CustomerStatus::Active
+            },
+            source_modified_date: modified(self.modified.as_deref()),
+            customer_id: self.id,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exact_statuses_map_by_code() {
+        assert_eq!(invoice_status(Some(10)), InvoiceStatus::Draft);
+        assert_eq!(invoice_status(Some(20)), InvoiceStatus::Draft);
+        assert_eq!(invoice_status(Some(50)), InvoiceStatus::Submitted);
+        assert_eq!(invoice_status(Some(99)), InvoiceStatus::Unknown);
+        assert_eq!(invoice_status(None), InvoiceStatus::Unknown);
+    }
+}

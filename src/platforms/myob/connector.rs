@@ -1,0 +1,257 @@
+//! MYOB's connector: the AccountRight API's sale invoices (`GET
+//! /accountright/{companyFileId}/Sale/Invoice`, every invoice type) and
+//! customers (`/Contact/Customer`), `$top` records a page and then MYOB's
+//! `NextPageLink`, with the `x-myobapi-key` (the app's client id) and
+//! `x-myobapi-version: v2` headers. Tokens refresh at `secure.myob.com`
+//! (client credentials in the form body); a returned refresh token replaces
+//! the stored one. Sources: `NOTES.md`.
+
+use super::MyobAuthorization;
+use super::mapping::{CompanyFile, MyobCustomer, MyobInvoice, Paged};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
+
+/// Records asked for per page by default (MYOB's own default; it allows up to 1000).
+pub const PAGE_SIZE: u64 = 400;
+
+const API_BASE: &str = "https://api.myob.com";
+const TOKEN_URL: &str = "https://secure.myob.com/oauth2/v1/authorize";
+
+/// The MYOB connector.
+#[derive(Debug)]
+pub struct MyobConnector {
+    api_base: String,
+    token_url: String,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for MyobConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url_or(TOKEN_URL),
+            page_size: config.page_size_or(PAGE_SIZE, 1000),
+            http,
+        }
+    }
+}
+
+impl MyobConnector {
+    /// A request to `url` with the token and MYOB's headers.
+    fn call<'a>(
+        &self,
+        credentials: &'a MyobAuthorization,
+        what: &'static str,
+        url: String,
+    ) -> Result<Call<'a>, ConnectorError> {
+        let api_key = credentials.api_key.as_deref().ok_or_else(|| {
+            ConnectorError::Failed(
+                "MYOB requires your app's API key on every call: authorize the connection again with \
+                 `apiKey` (your MYOB app's client id)"
+                    .to_owned(),
+            )
+        })?;
+        Ok(
+            Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
+                .header("x-myobapi-key", api_key)
+                .header("x-myobapi-version", "v2"),
+        )
+    }
+
+    /// The company file's `resource` list: the first page, or the page MYOB's
+    /// `NextPageLink` named.
+    async fn list_page<T: serde::de::DeserializeOwned>(
+        &self,
+        credentials: &MyobAuthorization,
+        what: &'static str,
+        resource: &str,
+        link: &NextLink,
+    ) -> Result<Paged<T>, ConnectorError> {
+        let call = match link {
+            NextLink::First => self
+                .call(
+                    credentials,
+                    what,
+                    format!(
+                        "{}/accountright/{}/{resource}",
+                        self.api_base, credentials.company_file_id
+                    ),
+                )?
+                .query("$top", self.page_size),
+            NextLink::Given(url) => {
+                self.check_link(url)?;
+                self.call(credentials, what, url.clone())?
+            }
+        };
+        let page: Paged<T> = self
+            .http
+            .json(&call)
+            .await
+            .map_err(rate_limit_is_not_an_auth_failure)?;
+        if page.next_page_link.is_some() && page.items.is_empty() {
+            return Err(ConnectorError::Failed(format!(
+                "MYOB answered {what} with no records but a next page; the previous data is kept"
+            )));
+        }
+        Ok(page)
+    }
+
+    /// A `NextPageLink` is followed only to MYOB's hosts (or the configured
+    /// API base): the access token goes nowhere else.
+    fn check_link(&self, link: &str) -> Result<(), ConnectorError> {
+        let parsed = url::Url::parse(link).ok();
+        let configured = link.starts_with(&format!("{}/", self.api_base));
+        let myob = parsed.as_ref().is_some_and(|url| {
+            url.scheme() == "https"
+                && url
+                    .host_str()
+                    .is_some_and(|host| host == "api.myob.com" || host.ends_with(".api.myob.com"))
+        });
+        if configured || myob {
+            Ok(())
+        } else {
+            Err(ConnectorError::Failed(
+                "MYOB named a next page outside its API; the previous data is kept".to_owned(),
+            ))
+        }
+    }
+
+    /// The company files the token reaches (`GET /accountright/`).
+    async fn company_files(
+        &self,
+        credentials: &MyobAuthorization,
+    ) -> Result<Vec<CompanyFile>, ConnectorError> {
+        let url = format!("{}/accountright/", self.api_base);
+        let call = self.call(credentials, "the list of company files", url)?;
+        self.http
+            .json(&call)
+            .await
+            .map_err(rate_limit_is_not_an_auth_failure)
+    }
+}
+
+/// MYOB answers a rate limit with 403 and `RateLimitError`: a wait cures
+/// it, so it must not deauthorize the connection.
+fn rate_limit_is_not_an_auth_failure(error: ConnectorError) -> ConnectorError {
+    match error {
+        ConnectorError::Auth(message)
+            if message.contains("RateLimitError") || message.contains("rate limit") =>
+        {
+            ConnectorError::Unavailable(format!("{message}; sync again later"))
+        }
+        other => other,
+    }
+}
+
+impl Connector for MyobConnector {
+    type Credentials = MyobAuthorization;
+    const PLATFORM: &'static str = "MYOB";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    fn token_endpoint(&self, _credentials: &MyobAuthorization) -> Option<TokenEndpoint> {
+        let endpoint = TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::RequestBody,
+            &self.http,
+        );
+        Some(endpoint)
+    }
+
+    /// `GET /accountright/` lists the company files the token reaches: it
+    /// must reach ours.
+    async fn verify(&self, credentials: &MyobAuthorization) -> Result<(), ConnectorError> {
+        let files = self.company_files(credentials).await?;
+        let wanted = credentials.company_file_id.to_string();
+        let reached = files.iter().map(|file| file.id.as_str());
+        require_reach(&wanted, reached, |count| {
+            format!(
+                "MYOB accepted the access token, but company file {wanted} is not among the {count} \
+                 it reaches"
+            )
+        })
+    }
+}
+
+/// An invoice cursor: the file's currency, then MYOB's next link.
+fn invoice_cursor(currency: &str, next: Option<String>) -> Option<String> {
+    NextLink::next(next).map(|link| format!("{currency} {link}"))
+}
+
+impl Syncs<Invoices> for MyobConnector {
+    async fn page(
+        &self,
+        credentials: &MyobAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        // The first page looks up the file's currency, later pages carry it.
+        let (currency, link) = match cursor {
+            None => {
+                let files = self.company_files(credentials).await?;
+                let wanted = credentials.company_file_id.to_string();
+                let currency = files
+                    .iter()
+                    .find(|file| file.id.eq_ignore_ascii_case(&wanted))
+                    .and_then(CompanyFile::currency)
+                    .unwrap_or_default();
+                (currency.to_owned(), NextLink::First)
+            }
+            Some(cursor) => {
+                let (currency, link) = cursor.split_once(' ').ok_or_else(|| {
+                    ConnectorError::Failed(format!("invalid MYOB cursor {cursor:?}"))
+                })?;
+                (currency.to_owned(), NextLink::Given(link.to_owned()))
+            }
+        };
+        let page: Paged<MyobInvoice> = self
+            .list_page(credentials, "a page of invoices", "Sale/Invoice", &link)
+            .await?;
+        let records = page
+            .items
+            .into_iter()
+            .filter(|invoice| !invoice.is_credit_note())
+            .map(|invoice| invoice.into_record(&currency))
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next: invoice_cursor(&currency, page.next_page_link),
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for MyobConnector {
+    async fn page(
+        &self,
+        credentials: &MyobAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let link = NextLink::from_cursor(cursor);
+        let page: Paged<MyobCustomer> = self
+            .list_page(credentials, "a page of customers", "Contact/Customer", &link)
+            .await?;
+        Ok(Fetched {
+            records: page
+                .items
+                .into_iter()
+                .map(MyobCustomer::into_record)
+                .collect(),
+            next: NextLink::next(page.next_page_link),
+            total: None,
+        })
+    }
+}

@@ -1,0 +1,480 @@
+//! Exact Online: a division's sales invoices (lines expanded) and sales
+//! accounts over OData `d.__next` pages, every invoice status and credit
+//! notes, `/Date(ms)/` dates and `Edm.Double` amounts, a refresh on a 401
+//! that rotates the refresh token (client credentials in the form body),
+//! `invalid_grant`, 429, 5xx, garbage, and verification through
+//! `current/Me` and the division. Fixtures follow the shapes in
+//! `src/platforms/exact_online/NOTES.md` (SalesInvoice [E1][E2], Account
+//! [E5], Me [E6], paging [E13]).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, captured_logs, json};
+
+const DIVISION: u64 = 2481632;
+const ACCESS: &str = "exact-access-token-0001";
+const REFRESH: &str = "stampNL001.exact-refresh-0001";
+
+/// A fixture with `{base}` replaced by the fake's own address, as Exact's
+/// `__next` links are absolute.
+fn linked(call: &Call, name: &str) -> String {
+    let host = call.headers.get("host").cloned().unwrap_or_default();
+    fixture(&format!("exact_online/fixtures/{name}")).replace("{base}", &format!("http://{host}"))
+}
+
+/// Serves the Exact fixtures: `current/Me`, two pages each of invoices and
+/// accounts (the second at `$skiptoken`), one invoice id for `$top=1`; any
+/// other division is forbidden.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        let query = |name: &str| call.query.get(name).map(String::as_str);
+        if call.path == "/api/v1/current/Me" {
+            return Answer::json(200, fixture("exact_online/fixtures/me.json"));
+        }
+        let invoices = format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices");
+        let accounts = format!("/api/v1/{DIVISION}/crm/Accounts");
+        if call.path == invoices {
+            if query("$top") == Some("1") {
+                return Answer::json(200, fixture("exact_online/fixtures/probe.json"));
+            }
+            if query("$skiptoken").is_some() {
+                return Answer::json(200, linked(call, "invoices-2.json"));
+            }
+            if query("$expand") != Some("SalesInvoiceLines")
+                || !query("$select")
+                    .is_some_and(|select| select.contains("SalesInvoiceLines/AmountFC"))
+            {
+                return Answer::json(
+                    400,
+                    r#"{"error":{"code":"","message":{"lang":"","value":"lines were not asked for"}}}"#,
+                );
+            }
+            return Answer::json(200, linked(call, "invoices-1.json"));
+        }
+        if call.path == accounts {
+            if query("$skiptoken").is_some() {
+                return Answer::json(200, linked(call, "accounts-2.json"));
+            }
+            if query("$filter") != Some("IsSales eq true") {
+                return Answer::json(
+                    400,
+                    r#"{"error":{"code":"","message":{"lang":"","value":"not filtered"}}}"#,
+                );
+            }
+            return Answer::json(200, linked(call, "accounts-1.json"));
+        }
+        if call.path.starts_with("/api/v1/") {
+            return Answer::json(403, fixture("exact_online/fixtures/forbidden.json"));
+        }
+        Answer::json(
+            404,
+            r#"{"error":{"code":"","message":{"lang":"","value":"Not found"}}}"#,
+        )
+    })
+}
+
+async fn fake() -> Fake {
+    let fake = Fake::start(
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("exact_online/fixtures/unauthorized.json"),
+        router(),
+    )
+    .await;
+    // Exact takes the client credentials in the form body.
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+fn body(division: u64, expires_in: i64) -> Value {
+    json!({
+        "division": division,
+        "region": "nl",
+        "accessToken": ACCESS,
+        "refreshToken": REFRESH,
+        "expiresIn": expires_in,
+    })
+}
+
+async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Van Dijk Bouw").await;
+    let connection_id = new_connection(app, company_id, "exact-online").await;
+    let response = authorize(
+        app,
+        company_id,
+        connection_id,
+        &body(DIVISION, expires_in),
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    let page = json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{data_type}?pageSize=100"
+        ))
+        .await,
+    )
+    .await;
+    page["results"].as_array().cloned().unwrap_or_default()
+}
+
+fn by_id<'a>(invoices: &'a [Value], id: &str) -> &'a Value {
+    invoices
+        .iter()
+        .find(|invoice| invoice["invoiceId"] == id)
+        .unwrap_or_else(|| panic!("invoice {id} synced"))
+}
+
+fn invoice_id(n: u8) -> String {
+    format!("a1000000-0000-4000-8000-00000000000{n}")
+}
+
+#[tokio::test]
+async fn exact_invoices_and_accounts_sync_over_every_page_with_every_status() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 2)).await;
+        let (company_id, _) = connected(&app, 600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+
+        let invoices = records(&app, company_id, "invoices").await;
+        // Six over two pages; the credit note (type 8021) is not an invoice.
+        assert_eq!(invoices.len(), 5, "{invoices:#?}");
+        assert!(
+            invoices
+                .iter()
+                .all(|invoice| invoice["invoiceId"] != invoice_id(4))
+        );
+        for (n, status) in [
+            (1, "Submitted"),
+            (2, "Draft"),
+            (3, "Draft"),
+            (5, "Unknown"),
+            (6, "Submitted"),
+        ] {
+            assert_eq!(by_id(&invoices, &invoice_id(n))["status"], status, "{n}");
+        }
+        let processed = by_id(&invoices, &invoice_id(1));
+        assert_eq!(processed["invoiceNumber"], "26100001");
+        assert_eq!(processed["totalAmount"], "1234.56");
+        assert_eq!(processed["subTotal"], "1020.30");
+        assert_eq!(processed["totalTaxAmount"], "214.26");
+        assert_eq!(processed["amountDue"], "1234.56");
+        assert_eq!(processed["issueDate"], "2026-10-03");
+        assert_eq!(processed["dueDate"], "2026-11-02");
+        assert_eq!(processed["currency"], "EUR");
+        assert_eq!(
+            processed["customerRef"]["id"],
+            "c2000000-0000-4000-8000-000000000001"
+        );
+        assert_eq!(
+            processed["customerRef"]["companyName"],
+            "Van Dijk Bouw B.V."
+        );
+        assert_eq!(processed["note"], "Consultancy October");
+        assert!(
+            processed["sourceModifiedDate"]
+                .as_str()
+                .is_some_and(|at| at.starts_with("2026-10-05T09:12:44")),
+            "{processed}"
+        );
+        let lines = processed["lineItems"].as_array().expect("lines");
+        assert_eq!(lines.len(), 2);
+        assert_eq!(lines[0]["description"], "Consultancy");
+        assert_eq!(lines[0]["quantity"], "8");
+        assert_eq!(lines[0]["unitAmount"], "95.00");
+        assert_eq!(lines[0]["subTotal"], "760.00");
+        assert_eq!(lines[0]["taxAmount"], "159.60");
+        assert_eq!(lines[0]["totalAmount"], "919.60");
+        // A binary double's noise is rounded away; deferred lines are none.
+        let draft = by_id(&invoices, &invoice_id(2));
+        assert_eq!(draft["invoiceNumber"], Value::Null);
+        assert_eq!(draft["totalAmount"], "0.30");
+        assert_eq!(draft["currency"], "SEK");
+        assert_eq!(draft["note"], "Draft for review");
+        assert_eq!(draft["lineItems"], json!([]));
+        // More decimals than money keeps: four, rounded.
+        let direct = by_id(&invoices, &invoice_id(6));
+        assert_eq!(direct["totalAmount"], "1000.1236");
+        assert_eq!(direct["lineItems"][0]["quantity"], "2.5");
+        assert_eq!(direct["lineItems"][0]["unitAmount"], "330.6194");
+
+        let customers = records(&app, company_id, "customers").await;
+        let customer = |name: &str| {
+            customers
+                .iter()
+                .find(|customer| customer["customerName"] == name)
+                .cloned()
+                .unwrap_or_else(|| panic!("{name} synced"))
+        };
+        assert_eq!(customers.len(), 3);
+        let van_dijk = customer("Van Dijk Bouw B.V.");
+        assert_eq!(
+            van_dijk["customerId"],
+            "c2000000-0000-4000-8000-000000000001"
+        );
+        assert_eq!(
+            van_dijk["emailAddress"],
+            "administratie@vandijkbouw.example"
+        );
+        assert_eq!(van_dijk["phone"], "+31 20 123 4567");
+        assert_eq!(van_dijk["defaultCurrency"], "EUR");
+        assert_eq!(van_dijk["status"], "Active");
+        // Blocked, and past its end date: archived.
+        assert_eq!(customer("Lindqvist AB")["status"], "Archived");
+        assert_eq!(customer("Lindqvist AB")["emailAddress"], Value::Null);
+        assert_eq!(customer("Oude Klant")["status"], "Archived");
+
+        let calls = fake.calls();
+        assert!(calls.iter().all(|call| call.token == ACCESS));
+        assert!(
+            calls
+                .iter()
+                .any(|call| call.path.ends_with("/SalesInvoices")
+                    && call.query.contains_key("$skiptoken"))
+        );
+        assert!(
+            calls.iter().any(|call| call.path.ends_with("/crm/Accounts")
+                && call.query.contains_key("$skiptoken"))
+        );
+        assert_eq!(fake.token_calls(), 0);
+    }
+}
+
+#[tokio::test]
+async fn exact_refreshes_a_rejected_token_and_stores_the_rotated_refresh_token_before_use() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "exact-online").await;
+        let (company_id, connection_id) = connected(&app, 600).await;
+        fake.with(|inner| {
+            inner.expire_after = Some(1);
+            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(records(&app, company_id, "invoices").await.len(), 5);
+        assert_eq!(fake.token_calls(), 1);
+        assert_eq!(
+            fake.with(|inner| inner.stored_at_first_use.clone()),
+            [Some("rt-rotated-1".to_owned())]
+        );
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["division"], DIVISION);
+        let logs = captured_logs();
+        for secret in [
+            ACCESS,
+            REFRESH,
+            "at-refreshed-1",
+            "rt-rotated-1",
+            super::fake::CLIENT_SECRET,
+        ] {
+            assert!(!logs.contains(secret), "a secret reached the logs");
+        }
+    }
+}
+
+#[tokio::test]
+async fn exact_invalid_grant_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "exact-online").await;
+        let (company_id, connection_id) = connected(&app, 60).await;
+        // Exact invalidates older refresh tokens once a newer one is used.
+        fake.with(|inner| inner.refresh_token = "stampNL001.newer".to_owned());
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("invalid_grant"), "{message}");
+        assert!(!message.contains(REFRESH));
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+        assert!(fake.calls().is_empty());
+    }
+}
+
+#[tokio::test]
+async fn exact_rate_limits_and_server_errors_are_retried_and_failures_keep_the_data() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 600).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![
+                    ("Retry-After".to_owned(), "1".to_owned()),
+                    ("X-RateLimit-Minutely-Remaining".to_owned(), "0".to_owned()),
+                ],
+                body: r#"{"error":{"code":"","message":{"lang":"","value":"Too many requests"}}}"#
+                    .to_owned(),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                r#"{"error":{"code":"","message":{"lang":"","value":"Internal server error"}}}"#,
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(fake.calls().len(), 4);
+        let before = records(&app, company_id, "invoices").await;
+        assert_eq!(before.len(), 5);
+
+        // Kept failing: the operation quotes Exact's OData error.
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    r#"{"error":{"code":"","message":{"lang":"","value":"Exact Online is under maintenance"}}}"#,
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains(
+                "Exact Online answered 503 Service Unavailable: Exact Online is under maintenance"
+            ),
+            "{message}"
+        );
+
+        // Page 1 fine, page 2 cut off: failed, the previous data stays.
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                200,
+                fixture("exact_online/fixtures/invoices-1.json").replace("{base}", &fake.url()),
+            ));
+            inner.scripted.push_back(Answer::json(
+                200,
+                r#"{"d": {"results": [{"InvoiceID": "x", "AmountFC": 1"#,
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("cannot read")
+        );
+        assert_eq!(records(&app, company_id, "invoices").await, before);
+    }
+}
+
+#[tokio::test]
+async fn exact_verification_checks_the_user_and_the_division_storing_nothing_on_failure() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
+        let company_id = new_company(&app, "Van Dijk Bouw").await;
+        let connection_id = new_connection(&app, company_id, "exact-online").await;
+
+        let mut wrong = body(DIVISION, 600);
+        wrong["accessToken"] = json!("not-a-token-exact-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.contains("The access token is invalid or has expired"),
+            "{message}"
+        );
+        assert!(!message.contains("not-a-token-exact-knows"));
+
+        // A working token, another division.
+        let response =
+            authorize(&app, company_id, connection_id, &body(1_000_001, 600), true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("not for division 1000001"), "{message}");
+        assert!(message.contains("no access to this division"), "{message}");
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        let response = authorize(&app, company_id, connection_id, &body(DIVISION, 600), true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        let calls = fake.calls();
+        let paths: Vec<&str> = calls
+            .iter()
+            .rev()
+            .take(2)
+            .map(|call| call.path.as_str())
+            .collect();
+        assert_eq!(
+            paths,
+            [
+                format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices").as_str(),
+                "/api/v1/current/Me"
+            ]
+        );
+
+        // Already expired: verified by a refresh. Exact writes `expires_in`
+        // as a string; the rotated refresh token is stored.
+        set_oauth_client(&app, "exact-online").await;
+        fake.with(|inner| {
+            inner.token_error = Some(Answer::json(
+                200,
+                r#"{"access_token":"at-exact-refreshed","token_type":"bearer","expires_in":"600","refresh_token":"stampNL001.rotated"}"#,
+            ));
+        });
+        let second = new_connection(&app, company_id, "exact-online").await;
+        let mut expired = body(DIVISION, 0);
+        expired
+            .as_object_mut()
+            .expect("an object")
+            .remove("expiresIn");
+        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
+        let response = authorize(&app, company_id, second, &expired, true).await;
+        assert_eq!(response.status(), 200);
+        let credentials = stored(&app, second).await;
+        assert_eq!(credentials["accessToken"], "at-exact-refreshed");
+        assert_eq!(credentials["refreshToken"], "stampNL001.rotated");
+        let expires = credentials["expiresAt"].as_str().expect("an expiry");
+        let expires = chrono::DateTime::parse_from_rfc3339(expires).expect("RFC 3339");
+        assert!(expires > chrono::Utc::now() + chrono::Duration::minutes(8));
+    }
+}
