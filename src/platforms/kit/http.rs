@@ -371,144 +371,105 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 /// `$message`, GraphQL's `errors[].message`, OAuth's `error_description`/`error`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
-    let text = |value: Option<&Value>| {
-        value
-            .and_then(Value::as_str)
-            .map(str::trim)
-            .filter(|text| !text.is_empty())
-            .map(str::to_owned)
-    };
-    if let Some(errors) = value.as_array() {
-        let messages: Vec<String> = errors
-            .iter()
-            .filter_map(|error| {
-                let message = text(error.get("$message"));
-                match (text(error.get("$dataCode")), message) {
-                    (Some(code), Some(message)) => Some(format!("{code}: {message}")),
-                    (code, message) => message.or(code),
-                }
-            })
-            .collect();
-        if !messages.is_empty() {
-            return Some(messages.join("; "));
-        }
-    }
-    if let Some(errors) = value.get("errors").and_then(Value::as_array) {
-        let messages: Vec<String> = errors
-            .iter()
-            .filter_map(|error| text(error.get("message")))
-            .collect();
-        if !messages.is_empty() {
-            return Some(messages.join("; "));
-        }
-    }
-    if let Some(errors) = value.pointer("/Fault/Error").and_then(Value::as_array) {
-        let messages: Vec<String> = errors
-            .iter()
-            .filter_map(|error| {
-                let message = text(error.get("Message"));
-                let detail = text(error.get("Detail"));
-                match (message, detail) {
-                    (Some(message), Some(detail)) => Some(format!("{message} ({detail})")),
-                    (message, detail) => message.or(detail),
-                }
-            })
-            .collect();
-        if !messages.is_empty() {
-            return Some(messages.join("; "));
-        }
-    }
-    if let Some(elements) = value.get("Elements").and_then(Value::as_array) {
-        let messages: Vec<String> = elements
-            .iter()
-            .flat_map(|element| {
-                element
-                    .get("ValidationErrors")
-                    .and_then(Value::as_array)
-                    .cloned()
-                    .unwrap_or_default()
-            })
-            .filter_map(|error| text(error.get("Message")))
-            .collect();
-        if !messages.is_empty() {
-            return Some(messages.join("; "));
-        }
-    }
+    let array = |pointer: &str| value.pointer(pointer).and_then(Value::as_array);
+    // Xero's validation errors sit one level down, in each element.
+    let xero_validation: Vec<&Value> = array("/Elements")
+        .into_iter()
+        .flatten()
+        .filter_map(|element| element.get("ValidationErrors").and_then(Value::as_array))
+        .flatten()
+        .collect();
+    // Sage: a bare array of `{$dataCode, $message}`.
+    joined(value.as_array().into_iter().flatten(), |error| {
+        labelled(text(error.get("$dataCode")), text(error.get("$message")))
+    })
+    // GraphQL, FreeAgent, FreshBooks: `{"errors": [{"message": …}]}`.
+    .or_else(|| {
+        joined(array("/errors").into_iter().flatten(), |error| {
+            text(error.get("message"))
+        })
+    })
+    .or_else(|| {
+        joined(array("/Fault/Error").into_iter().flatten(), |error| match (
+            text(error.get("Message")),
+            text(error.get("Detail")),
+        ) {
+            (Some(message), Some(detail)) => Some(format!("{message} ({detail})")),
+            (message, detail) => message.or(detail),
+        })
+    })
+    .or_else(|| {
+        joined(xero_validation.iter().copied(), |error| {
+            text(error.get("Message"))
+        })
+    })
     // OData (Business Central): `{"error": {"code": "…", "message": "…"}}`.
-    if let Some(error) = value.get("error").filter(|error| error.is_object()) {
-        let code = text(error.get("code"));
-        if let Some(message) = text(error.get("message")) {
-            return Some(match code {
-                Some(code) => format!("{code}: {message}"),
-                None => message,
-            });
-        }
+    .or_else(|| {
+        let error = value.get("error").filter(|error| error.is_object())?;
+        let message = text(error.get("message"))?;
+        labelled(text(error.get("code")), Some(message))
+    })
+    // NetSuite REST: `{"o:errorDetails": [{"detail": "…", "o:errorCode": "…"}]}`.
+    .or_else(|| {
+        joined(array("/o:errorDetails").into_iter().flatten(), |detail| {
+            let message = text(detail.get("detail"))?;
+            labelled(text(detail.get("o:errorCode")), Some(message))
+        })
+    })
+    // OData v2 (Exact Online): `{"error": {"message": {"value": "…"}}}`.
+    .or_else(|| text(value.pointer("/error/message/value")))
+    // MYOB: `{"Errors": [{"Name": "…", "Message": "…"}]}`, or a bare array of `{"Message": "…"}`.
+    .or_else(|| {
+        joined(
+            array("/Errors")
+                .or_else(|| value.as_array())
+                .into_iter()
+                .flatten(),
+            |error| labelled(text(error.get("Name")), text(error.get("Message"))),
+        )
+    })
+    // FreeAgent's `{"errors":{"error":{"message":…}}}`; FreshBooks' `{"response":{"errors":[…]}}`.
+    .or_else(|| text(value.pointer("/errors/error/message")))
+    .or_else(|| text(value.pointer("/response/errors/0/message")))
+    .or_else(|| {
+        [
+            "Detail",
+            "Message",
+            "message",
+            "error_description",
+            "Title",
+            "error",
+        ]
+        .into_iter()
+        .find_map(|key| text(value.get(key)))
+    })
+}
+
+/// A JSON string's trimmed text, if it has any.
+fn text(value: Option<&Value>) -> Option<String> {
+    value
+        .and_then(Value::as_str)
+        .map(str::trim)
+        .filter(|text| !text.is_empty())
+        .map(str::to_owned)
+}
+
+/// `label: message`, or whichever of the two there is.
+fn labelled(label: Option<String>, message: Option<String>) -> Option<String> {
+    match (label, message) {
+        (Some(label), Some(message)) => Some(format!("{label}: {message}")),
+        (label, message) => message.or(label),
     }
-    // NetSuite REST: `{"title": "…", "o:errorDetails": [{"detail": "…", "o:errorCode": "…"}]}`.
-    if let Some(details) = value.get("o:errorDetails").and_then(Value::as_array) {
-        let messages: Vec<String> = details
-            .iter()
-            .filter_map(|detail| {
-                let message = text(detail.get("detail"))?;
-                Some(match text(detail.get("o:errorCode")) {
-                    Some(code) => format!("{code}: {message}"),
-                    None => message,
-                })
-            })
-            .collect();
-        if !messages.is_empty() {
-            return Some(messages.join("; "));
-        }
-    }
-    // OData v2 (Exact Online): {"error": {"message": {"value": "..."}}}.
-    if let Some(message) = text(value.pointer("/error/message/value")) {
-        return Some(message);
-    }
-    // MYOB: {"Errors": [{"Name": "...", "Message": "..."}]}, or a bare
-    // array of {"Message": "..."}.
-    let errors = value
-        .get("Errors")
-        .and_then(Value::as_array)
-        .or_else(|| value.as_array());
-    if let Some(errors) = errors {
-        let messages: Vec<String> = errors
-            .iter()
-            .filter_map(|error| {
-                let message = text(error.get("Message"));
-                match (text(error.get("Name")), message) {
-                    (Some(name), Some(message)) => Some(format!("{name}: {message}")),
-                    (name, message) => message.or(name),
-                }
-            })
-            .collect();
-        if !messages.is_empty() {
-            return Some(messages.join("; "));
-        }
-    }
-    // FreeAgent's `{"errors":{"error":{"message":…}}}` and
-    // `{"errors":[{"message":…}]}`; FreshBooks' `{"response":{"errors":[{"message":…}]}}`.
-    for pointer in [
-        "/errors/error/message",
-        "/errors/0/message",
-        "/response/errors/0/message",
-    ] {
-        if let Some(message) = text(value.pointer(pointer)) {
-            return Some(message);
-        }
-    }
-    for key in [
-        "Detail",
-        "Message",
-        "message",
-        "error_description",
-        "Title",
-        "error",
-    ] {
-        if let Some(message) = text(value.get(key)) {
-            return Some(message);
-        }
-    }
-    None
+}
+
+/// The messages of a list of errors, joined with `; `; `None` when none
+/// of them says anything.
+fn joined<'a>(
+    errors: impl IntoIterator<Item = &'a Value>,
+    message: impl Fn(&Value) -> Option<String>,
+) -> Option<String> {
+    let messages: Vec<String> = errors.into_iter().filter_map(message).collect();
+    (!messages.is_empty()).then(|| messages.join("; "))
 }
 
 #[cfg(test)]

@@ -51,11 +51,7 @@ pub fn timestamp(text: Option<&str>) -> Option<Timestamp> {
 impl<'de> Deserialize<'de> for Amount {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw: &RawValue = Deserialize::deserialize(deserializer)?;
-        let text = raw.get().trim();
-        let text = text
-            .strip_prefix('"')
-            .and_then(|inner| inner.strip_suffix('"'))
-            .unwrap_or(text);
+        let text = number_text(raw);
         parse_amount(text).map(Amount).map_err(de::Error::custom)
     }
 }
@@ -86,11 +82,7 @@ pub fn rounded(value: Option<Rounded>) -> Money {
 impl<'de> Deserialize<'de> for Rounded {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw: &RawValue = Deserialize::deserialize(deserializer)?;
-        let text = raw.get().trim();
-        let text = text
-            .strip_prefix('"')
-            .and_then(|inner| inner.strip_suffix('"'))
-            .unwrap_or(text);
+        let text = number_text(raw);
         let decimal = Decimal::from_str(text)
             .or_else(|_| Decimal::from_scientific(text))
             .map_err(|_| de::Error::custom(AmountError::NotANumber))?;
@@ -98,6 +90,15 @@ impl<'de> Deserialize<'de> for Rounded {
             .map(Rounded)
             .ok_or_else(|| de::Error::custom(AmountError::TooPrecise))
     }
+}
+
+/// The text of a JSON number, or of a string holding one (platforms write
+/// amounts both ways).
+fn number_text(raw: &RawValue) -> &str {
+    let text = raw.get().trim();
+    text.strip_prefix('"')
+        .and_then(|inner| inner.strip_suffix('"'))
+        .unwrap_or(text)
 }
 
 /// Parses a decimal's text into exact money.
