@@ -80,6 +80,9 @@ pub struct Inner {
     pub rotate: bool,
     pub issued: u32,
     pub token_calls: u32,
+    /// The form of every token request, in order (what a platform that
+    /// needs more than the grant, such as a `scope`, was sent).
+    pub token_forms: Vec<HashMap<String, String>>,
     pub token_delay: Duration,
     /// Answer every token request with this instead.
     pub token_error: Option<Answer>,
@@ -121,6 +124,7 @@ impl Fake {
             rotate: true,
             issued: 0,
             token_calls: 0,
+            token_forms: Vec::new(),
             token_delay: Duration::ZERO,
             token_error: None,
             client_in_body: false,
@@ -271,6 +275,7 @@ async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &s
     let delay = {
         let mut inner = state.lock().expect("fake state");
         inner.token_calls += 1;
+        inner.token_forms.push(form.clone());
         inner.token_delay
     };
     tokio::time::sleep(delay).await;

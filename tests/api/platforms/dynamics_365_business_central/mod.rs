@@ -246,6 +246,12 @@ async fn an_access_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_
         assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
         assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
         assert_eq!(fake.token_calls(), 1);
+        // The Microsoft identity platform refreshes only with a scope.
+        let forms = fake.with(|inner| inner.token_forms.clone());
+        assert_eq!(
+            forms[0].get("scope").map(String::as_str),
+            Some("https://api.businesscentral.dynamics.com/.default offline_access")
+        );
         assert_eq!(
             fake.with(|inner| inner.stored_at_first_use.clone()),
             [Some("rt-rotated-1".to_owned())]
