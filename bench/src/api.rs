@@ -1,5 +1,6 @@
 //! Driving tributary through its public API: a company with one `sandbox`
-//! connection of N invoices, synced with `POST /companies/{id}/data/all`.
+//! connection of N invoices (or N orders), synced with
+//! `POST /companies/{id}/data/all`.
 
 use std::time::{Duration, Instant};
 
@@ -22,9 +23,11 @@ pub fn authorization() -> String {
 pub struct Synced {
     /// The company.
     pub company_id: String,
-    /// Invoices in the sync (from the server's pull operation).
-    pub invoices: u64,
-    /// From `POST data/all` to the invoices' pull operation seen complete.
+    /// The data type measured (`invoices`, `orders`).
+    pub data_type: &'static str,
+    /// Its records in the sync (from the server's pull operation).
+    pub records: u64,
+    /// From `POST data/all` to the data type's pull operation seen complete.
     pub wall: Duration,
     /// The server's peak resident memory during the sync, in bytes.
     pub peak_rss: u64,
@@ -54,16 +57,22 @@ async fn call(
     Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
-/// Creates the company and its sandbox connection, then syncs it and
-/// waits for both data types, sampling the server's memory throughout.
-pub async fn create_and_sync(server: &Server, invoice_count: u64) -> anyhow::Result<Synced> {
+/// Creates a company and its sandbox connection holding `count` records of
+/// `data_type` (`invoices` or `orders`; none of the other counted types),
+/// then syncs it and waits for every data type, sampling the server's
+/// memory throughout.
+pub async fn create_and_sync(
+    server: &Server,
+    data_type: &'static str,
+    count: u64,
+) -> anyhow::Result<Synced> {
     let client = reqwest::Client::new();
     let base = &server.base_url;
     let company = call(
         &client,
         reqwest::Method::POST,
         format!("{base}/companies"),
-        Some(json!({"name": "Benchmark Ltd"})),
+        Some(json!({"name": format!("Benchmark {data_type} Ltd")})),
     )
     .await?;
     let company_id = company["companyId"]
@@ -86,9 +95,11 @@ pub async fn create_and_sync(server: &Server, invoice_count: u64) -> anyhow::Res
         reqwest::Method::PUT,
         format!("{base}/companies/{company_id}/connections/{connection_id}/authorization"),
         Some(json!({
-            "organizationId": "sbx-benchmark",
+            "organizationId": format!("sbx-benchmark-{data_type}"),
             "accessToken": "benchmark",
-            "invoiceCount": invoice_count,
+            "invoiceCount": if data_type == "invoices" { count } else { 0 },
+            "orderCount": if data_type == "orders" { count } else { 0 },
+            "bankTransactionCount": 0,
             "seed": 2026
         })),
     )
@@ -109,7 +120,7 @@ pub async fn create_and_sync(server: &Server, invoice_count: u64) -> anyhow::Res
         .iter()
         .filter_map(|operation| operation["pullOperationId"].as_str().map(str::to_owned))
         .collect();
-    let mut invoices_done: Option<(Duration, u64)> = None;
+    let mut measured_done: Option<(Duration, u64)> = None;
     let mut pending = operations.clone();
     while !pending.is_empty() {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -125,9 +136,9 @@ pub async fn create_and_sync(server: &Server, invoice_count: u64) -> anyhow::Res
             match operation["status"].as_str() {
                 Some("Queued" | "Fetching") => still.push(id),
                 Some("Complete") => {
-                    if operation["dataType"] == "invoices" {
+                    if operation["dataType"] == data_type {
                         let records = operation["recordsFetched"].as_u64().unwrap_or(0);
-                        invoices_done = Some((started.elapsed(), records));
+                        measured_done = Some((started.elapsed(), records));
                     }
                 }
                 other => bail!("the sync ended {other:?}: {operation}"),
@@ -141,10 +152,12 @@ pub async fn create_and_sync(server: &Server, invoice_count: u64) -> anyhow::Res
     // The engine deletes the moved staging rows right after completing.
     tokio::time::sleep(Duration::from_secs(1)).await;
     let peak_rss = memory.finish();
-    let (wall, invoices) = invoices_done.context("no invoices operation completed")?;
+    let (wall, records) =
+        measured_done.with_context(|| format!("no {data_type} operation completed"))?;
     Ok(Synced {
         company_id,
-        invoices,
+        data_type,
+        records,
         wall,
         peak_rss,
     })

@@ -27,7 +27,7 @@ use anyhow::{Context, bail};
 
 use crate::load::Requests;
 use crate::process::{PeakMemory, Server, ServerSpec};
-use crate::report::{BackendReport, CaseResult, MemoryResult, Report};
+use crate::report::{BackendReport, CaseResult, MemoryResult, OrdersReport, Report};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -70,6 +70,26 @@ const CASES: [(&str, u64, Option<&'static str>, Which); 8] = [
     ("last page, status=paid", 100, Some("Paid"), Which::Last),
     ("page 1, pageSize=5000", 5000, None, Which::First),
     ("last page, pageSize=5000", 5000, None, Which::Last),
+];
+
+/// The orders cases (issue 13): the same list shapes on a second company
+/// of as many orders, read without anyone analysing the new rows first.
+const ORDER_CASES: [(&str, u64, Option<&'static str>, Which); 5] = [
+    ("orders: page 1", 100, None, Which::First),
+    ("orders: middle page", 100, None, Which::Middle),
+    ("orders: last page", 100, None, Which::Last),
+    (
+        "orders: page 1, status=Completed",
+        100,
+        Some("Completed"),
+        Which::First,
+    ),
+    (
+        "orders: last page, status=Completed",
+        100,
+        Some("Completed"),
+        Which::Last,
+    ),
 ];
 
 #[derive(Debug, Clone, Copy)]
@@ -166,10 +186,10 @@ async fn measure(
     let log = config.workdir.join(format!("{backend}-server.log"));
     let mut server = Server::start(&spec, &log).await?;
     eprintln!("[{backend}] syncing {invoice_count} sandbox invoices…");
-    let synced = api::create_and_sync(&server, invoice_count).await?;
+    let synced = api::create_and_sync(&server, "invoices", invoice_count).await?;
     eprintln!(
         "[{backend}] synced {} invoices in {:.1} s",
-        synced.invoices,
+        synced.records,
         synced.wall.as_secs_f64()
     );
     if postgres {
@@ -232,6 +252,7 @@ async fn measure(
         .find(|case| case.page_size == 5000 && case.name.starts_with("last"))
         .map_or(1, |case| case.page);
     let memory = memory_under_load(config, &server, &invoices_path, last_big_page)?;
+    let orders = measure_orders(config, backend, &server, invoice_count).await?;
     server.stop();
 
     if config.naive {
@@ -268,11 +289,60 @@ async fn measure(
     }
     Ok(BackendReport {
         backend,
-        invoices: synced.invoices,
+        invoices: synced.records,
         sync: synced,
         cases,
         memory,
+        orders,
     })
+}
+
+/// Syncs a second company holding `count` orders and reads its list's
+/// cases through the API only, straight after the sync.
+async fn measure_orders(
+    config: &Config,
+    backend: &'static str,
+    server: &Server,
+    count: u64,
+) -> anyhow::Result<OrdersReport> {
+    eprintln!("[{backend}] syncing {count} sandbox orders…");
+    let sync = api::create_and_sync(server, "orders", count).await?;
+    eprintln!(
+        "[{backend}] synced {} orders in {:.1} s",
+        sync.records,
+        sync.wall.as_secs_f64()
+    );
+    let orders_path = format!("/companies/{}/data/orders", sync.company_id);
+    let mut cases = Vec::new();
+    for (name, page_size, status, which) in ORDER_CASES {
+        let filter = status.map_or(String::new(), |status| format!("&status={status}"));
+        let total =
+            api::total_results(server, &format!("{orders_path}?pageSize=1{filter}")).await?;
+        let page = which.page(total, page_size);
+        let path = format!("{orders_path}?page={page}&pageSize={page_size}{filter}");
+        eprintln!("[{backend}] {name}: {path}");
+        let api = load::run(
+            config.load,
+            &server.base_url,
+            &Requests::Path(path.clone()),
+            1,
+            config.case_duration,
+            &config.workdir,
+        )?;
+        cases.push(CaseResult {
+            name,
+            page_size,
+            status,
+            page,
+            total,
+            path,
+            api,
+            sql: None,
+            naive_api: None,
+            naive_sql: None,
+        });
+    }
+    Ok(OrdersReport { sync, cases })
 }
 
 /// Eight clients fetch random `pageSize=5000` pages while the server's

@@ -75,6 +75,10 @@ pub enum PullStatus {
     /// Stopped before it ran (its connection was unlinked or deauthorized).
     #[sea_orm(string_value = "Cancelled")]
     Cancelled,
+    /// The connection's platform does not have the data type asked for
+    /// (`errorMessage` says which it has); nothing was fetched.
+    #[sea_orm(string_value = "NotSupported")]
+    NotSupported,
 }
 
 /// Tables a pull operation refers to.

@@ -6,7 +6,9 @@ use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
 use super::money::{Money, Quantity};
-use super::{Definition, Direction, Filter, Spec, vocabulary};
+use std::borrow::Cow;
+
+use super::{Definition, Direction, Filter, FilterValues, Spec, vocabulary};
 use crate::timestamp::Timestamp;
 
 /// The invoices data type.
@@ -23,7 +25,7 @@ impl Definition for Invoices {
         filter: Some(Filter {
             parameter: "status",
             description: "Only invoices in this status",
-            values: InvoiceStatus::NAMES,
+            values: FilterValues::Vocabulary(InvoiceStatus::NAMES),
         }),
     };
 
@@ -35,8 +37,8 @@ impl Definition for Invoices {
         record.issue_date.format("%Y-%m-%d").to_string()
     }
 
-    fn filter_value(record: &Invoice) -> Option<&'static str> {
-        Some(record.status.as_str())
+    fn filter_value(record: &Invoice) -> Option<Cow<'static, str>> {
+        Some(Cow::Borrowed(record.status.as_str()))
     }
 }
 

@@ -4,13 +4,17 @@
 //! reads and the paged endpoint follow from it; see "Adding a data type" in
 //! `ARCHITECTURE.md`.
 //!
-//! - [`invoices`], [`customers`]: the definitions.
+//! - [`invoices`], [`customers`], [`orders`], [`bank_accounts`],
+//!   [`bank_transactions`]: the definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
 
+pub mod bank_accounts;
+pub mod bank_transactions;
 pub mod customers;
 pub mod invoices;
 pub mod money;
+pub mod orders;
 pub mod records;
 
 use std::borrow::Cow;
@@ -38,7 +42,7 @@ pub trait Definition: Send + Sync + 'static {
     fn sort_key(record: &Self::Record) -> String;
 
     /// The record's value of the list's filter; `None` where the list has none.
-    fn filter_value(_record: &Self::Record) -> Option<&'static str> {
+    fn filter_value(_record: &Self::Record) -> Option<Cow<'static, str>> {
         None
     }
 }
@@ -75,17 +79,67 @@ pub struct Filter {
     pub parameter: &'static str,
     /// What it selects, for the documentation (`Only invoices in this status`).
     pub description: &'static str,
-    /// The values it accepts (any letter case), where they are a vocabulary.
-    pub values: &'static [&'static str],
+    /// The values it accepts.
+    pub values: FilterValues,
 }
 
+/// What a filter accepts.
+#[derive(Debug, Clone, Copy)]
+pub enum FilterValues {
+    /// One of a vocabulary, in any letter case (`status=paid`).
+    Vocabulary(&'static [&'static str]),
+    /// A platform's id, exactly as the records carry it (`accountId=acc-1`),
+    /// from 1 to [`MAX_FILTER_ID_LENGTH`] characters.
+    Id {
+        /// A value to show in the documentation.
+        example: &'static str,
+    },
+}
+
+/// The longest id a filter accepts.
+pub const MAX_FILTER_ID_LENGTH: usize = 255;
+
 impl Filter {
-    /// The accepted value `text` names, ignoring case.
-    pub fn value_named(&self, text: &str) -> Option<&'static str> {
-        self.values
-            .iter()
-            .copied()
-            .find(|value| value.eq_ignore_ascii_case(text))
+    /// The accepted value `text` names (a vocabulary ignores case); `None`
+    /// when the filter does not accept it.
+    pub fn value_named(&self, text: &str) -> Option<Cow<'static, str>> {
+        match self.values {
+            FilterValues::Vocabulary(values) => values
+                .iter()
+                .copied()
+                .find(|value| value.eq_ignore_ascii_case(text))
+                .map(Cow::Borrowed),
+            FilterValues::Id { .. } => (!text.is_empty()
+                && text.chars().count() <= MAX_FILTER_ID_LENGTH
+                && !text.contains('\0'))
+            .then(|| Cow::Owned(text.to_owned())),
+        }
+    }
+
+    /// What the filter accepts, in words, for a 400's message.
+    pub fn rule(&self) -> String {
+        match self.values {
+            FilterValues::Vocabulary(values) => {
+                format!("must be one of {} (any case)", values.join(", "))
+            }
+            FilterValues::Id { .. } => format!(
+                "must be an id of 1 to {MAX_FILTER_ID_LENGTH} characters, as the records carry it"
+            ),
+        }
+    }
+
+    /// A value to show in the documentation (a vocabulary's third value
+    /// from the end, in lower case: its letter case does not matter).
+    pub fn example(&self) -> String {
+        match self.values {
+            FilterValues::Vocabulary(values) => values
+                .iter()
+                .rev()
+                .nth(2)
+                .or(values.first())
+                .map_or(String::new(), |value| value.to_lowercase()),
+            FilterValues::Id { example } => example.to_owned(),
+        }
     }
 }
 
@@ -98,6 +152,12 @@ impl DataType {
     pub const INVOICES: DataType = DataType::of::<invoices::Invoices>();
     /// Customers (a shorthand for `DataType::of::<Customers>()`).
     pub const CUSTOMERS: DataType = DataType::of::<customers::Customers>();
+    /// Orders.
+    pub const ORDERS: DataType = DataType::of::<orders::Orders>();
+    /// Bank accounts.
+    pub const BANK_ACCOUNTS: DataType = DataType::of::<bank_accounts::BankAccounts>();
+    /// Bank transactions.
+    pub const BANK_TRANSACTIONS: DataType = DataType::of::<bank_transactions::BankTransactions>();
 
     /// The data type `D` defines.
     pub const fn of<D: Definition>() -> Self {
@@ -214,6 +274,9 @@ macro_rules! data_types {
 data_types! {
     invoices::Invoices,
     customers::Customers,
+    orders::Orders,
+    bank_accounts::BankAccounts,
+    bank_transactions::BankTransactions,
 }
 
 /// Declares a vocabulary: a string enum written by serde as its variants'
@@ -277,8 +340,11 @@ mod tests {
         for data_type in DataType::all() {
             assert_eq!(DataType::named(data_type.name()), Some(*data_type));
         }
-        assert_eq!(DataType::named("orders"), None);
-        assert_eq!(DataType::names(), "invoices, customers");
+        assert_eq!(DataType::named("Orders"), None);
+        assert_eq!(
+            DataType::names(),
+            "invoices, customers, orders, bankAccounts, bankTransactions"
+        );
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! [`Row`]: its id, its sort key and filter value, and the JSON the API
 //! shows, written once, when the record is staged.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use schemars::{JsonSchema, SchemaGenerator};
@@ -75,7 +76,7 @@ pub struct Row {
     /// What its list is ordered by.
     pub sort_key: String,
     /// Its value of the list's filter.
-    pub filter_value: Option<&'static str>,
+    pub filter_value: Option<Cow<'static, str>>,
     /// The record as the API shows it, as JSON text.
     pub body: String,
 }

@@ -33,8 +33,6 @@ use authorization::BodyKind;
 use connector::ConnectorKind;
 
 use crate::data::DataType;
-use crate::data::customers::Customers;
-use crate::data::invoices::Invoices;
 
 /// Declares the platforms: one module (folder) each, in platform-key order,
 /// each with its `PLATFORM` catalogue entry.
@@ -87,7 +85,19 @@ pub enum SourceType {
 }
 
 /// Sales data: invoices and the customers they are addressed to.
-pub const SALES: &[DataType] = &[DataType::of::<Invoices>(), DataType::of::<Customers>()];
+pub const SALES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
+/// Commerce data: orders and the customers who place them.
+pub const COMMERCE: &[DataType] = &[DataType::ORDERS, DataType::CUSTOMERS];
+/// Banking data: accounts and their transactions.
+pub const BANKING: &[DataType] = &[DataType::BANK_ACCOUNTS, DataType::BANK_TRANSACTIONS];
+/// Every data type: the sandbox's synthetic organisation has them all.
+pub const EVERY: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::ORDERS,
+    DataType::BANK_ACCOUNTS,
+    DataType::BANK_TRANSACTIONS,
+];
 /// No data type yet.
 pub const NONE_YET: &[DataType] = &[];
 
@@ -163,6 +173,18 @@ mod tests {
         assert!(!neither.self_service_migration() && !neither.managed_migration);
         for source_type in [Accounting, Commerce, Banking] {
             assert!(real.iter().any(|i| i.source_type == source_type));
+        }
+    }
+
+    #[test]
+    fn each_platform_lists_exactly_the_data_types_its_connector_syncs() {
+        for platform in all() {
+            let listed: Vec<DataType> = platform.data_types.to_vec();
+            let synced = platform
+                .connector
+                .as_ref()
+                .map_or_else(Vec::new, |connector| connector.data_types());
+            assert_eq!(listed, synced, "{}", platform.platform_key);
         }
     }
 

@@ -12,7 +12,7 @@ use serde::{Deserialize, Deserializer};
 /// Longest accepted `expiresIn`: ten years, in seconds.
 pub const MAX_EXPIRES_IN: u64 = 10 * 365 * 24 * 60 * 60;
 /// The sandbox's largest `invoiceCount`.
-pub const MAX_INVOICE_COUNT: u64 = 5_000_000;
+pub const MAX_RECORD_COUNT: u64 = 5_000_000;
 /// The largest integer every JSON client represents exactly (2^53 - 1).
 pub const MAX_SAFE_INTEGER: u64 = 9_007_199_254_740_991;
 
@@ -24,8 +24,8 @@ pub struct Bounded<const MAX: u64>(u64);
 pub type Seconds = Bounded<MAX_EXPIRES_IN>;
 /// An identifier the platform gives as a number.
 pub type WholeNumber = Bounded<MAX_SAFE_INTEGER>;
-/// The sandbox's invoice count.
-pub type InvoiceCount = Bounded<MAX_INVOICE_COUNT>;
+/// How many records of a data type the sandbox has.
+pub type RecordCount = Bounded<MAX_RECORD_COUNT>;
 /// The sandbox's data seed.
 pub type Seed = Bounded<MAX_SAFE_INTEGER>;
 
@@ -205,12 +205,12 @@ mod tests {
 
     #[test]
     fn values_out_of_range_or_not_digits_are_rejected() {
-        assert!(serde_json::from_str::<InvoiceCount>("5000001").is_err());
-        assert!(serde_json::from_str::<InvoiceCount>("\"5000001\"").is_err());
-        assert!(serde_json::from_str::<InvoiceCount>("\"12a\"").is_err());
-        assert!(serde_json::from_str::<InvoiceCount>("-1").is_err());
+        assert!(serde_json::from_str::<RecordCount>("5000001").is_err());
+        assert!(serde_json::from_str::<RecordCount>("\"5000001\"").is_err());
+        assert!(serde_json::from_str::<RecordCount>("\"12a\"").is_err());
+        assert!(serde_json::from_str::<RecordCount>("-1").is_err());
         assert_eq!(
-            serde_json::from_str::<InvoiceCount>("5000000")
+            serde_json::from_str::<RecordCount>("5000000")
                 .expect("the maximum")
                 .get(),
             5_000_000

@@ -61,7 +61,7 @@ pub async fn stage(
             record_id: Set(row.id.clone()),
             company_id: Set(staging.company_id),
             sort_key: Set(row.sort_key.clone()),
-            filter_value: Set(row.filter_value.map(str::to_owned)),
+            filter_value: Set(row.filter_value.as_deref().map(str::to_owned)),
             body: Set(row.body.clone()),
         });
         record_staging::Entity::insert_many(models)
@@ -109,7 +109,7 @@ async fn stage_as_json(
         .map(|row| JsonRow {
             record_id: &row.id,
             sort_key: &row.sort_key,
-            filter_value: row.filter_value,
+            filter_value: row.filter_value.as_deref(),
             body: &row.body,
         })
         .collect();

@@ -22,6 +22,8 @@ pub fn sandbox_body(access_token: &str) -> AuthorizeConnectionBody {
         refresh_token: None,
         expires_in: None,
         invoice_count: Default::default(),
+        order_count: Default::default(),
+        bank_transaction_count: Default::default(),
         seed: Default::default(),
     })
 }

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use tributary::data::invoices::InvoiceStatus;
+use tributary::data::orders::OrderStatus;
 use tributary::platforms::sandbox::dataset::Dataset;
 
 use crate::helpers::POSTGRES_URL_VAR;
@@ -37,12 +38,16 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
     };
     let report = bench::run(&config).await.expect("the benchmark runs");
 
-    let dataset = Dataset {
-        seed: BENCH_SEED,
-        invoice_count: INVOICES,
-    };
+    let dataset = Dataset::invoices_only(BENCH_SEED, INVOICES);
     let paid = (0..INVOICES)
         .filter(|index| dataset.invoice(*index).status == InvoiceStatus::Paid)
+        .count() as u64;
+    let orders = Dataset {
+        order_count: INVOICES,
+        ..Dataset::invoices_only(BENCH_SEED, 0)
+    };
+    let completed_orders = (0..INVOICES)
+        .filter(|index| orders.order(*index).status == OrderStatus::Completed)
         .count() as u64;
     let expected_backends = if config.postgres_admin_url.is_some() {
         2
@@ -78,8 +83,25 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
         assert_eq!(last.page, INVOICES.div_ceil(100));
         assert!(backend.sync.peak_rss > 0 && backend.memory.peak_rss > 0);
         assert!(!backend.checks().is_empty());
+
+        let orders = &backend.orders;
+        assert_eq!(orders.sync.records, INVOICES, "{}", backend.backend);
+        assert_eq!(orders.cases.len(), 5);
+        for case in &orders.cases {
+            let expected = if case.name.contains("status=Completed") {
+                completed_orders
+            } else {
+                INVOICES
+            };
+            assert_eq!(case.total, expected, "{} {}", backend.backend, case.name);
+            assert!(case.api.requests > 0, "{}", case.name);
+        }
     }
     let table = report.markdown();
     assert!(table.contains("### SQLite — 600 invoices"), "{table}");
     assert!(table.contains("| last page, status=paid |"), "{table}");
+    assert!(
+        table.contains("| orders: last page, status=Completed |"),
+        "{table}"
+    );
 }

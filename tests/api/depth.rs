@@ -171,13 +171,7 @@ async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
         app.client.sync_all_data(&company_id).await.expect("queued");
         settled(&app.client, company_id).await;
         staging_is_cleared(&app).await;
-        let mut sources = vec![(
-            first,
-            Dataset {
-                seed: 7,
-                invoice_count: 1234,
-            },
-        )];
+        let mut sources = vec![(first, Dataset::invoices_only(7, 1234))];
         assert_pages_are_slices(&app, company_id, &expected_invoices(&sources)).await;
         assert_customer_pages_concatenate(&app, company_id).await;
 
@@ -185,13 +179,7 @@ async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
         let second = sandbox_connection(&app, company_id, 777, 8).await;
         app.client.sync_all_data(&company_id).await.expect("queued");
         settled(&app.client, company_id).await;
-        sources.push((
-            second,
-            Dataset {
-                seed: 8,
-                invoice_count: 777,
-            },
-        ));
+        sources.push((second, Dataset::invoices_only(8, 777)));
         assert_pages_are_slices(&app, company_id, &expected_invoices(&sources)).await;
         assert_customer_pages_concatenate(&app, company_id).await;
     }
@@ -209,10 +197,7 @@ impl AnyConnector for RepeatingPlatform {
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
-            let dataset = Dataset {
-                seed: 3,
-                invoice_count: 30,
-            };
+            let dataset = Dataset::invoices_only(3, 30);
             if data_type == DataType::CUSTOMERS {
                 return Ok(dataset.page(data_type, 0));
             }
@@ -309,20 +294,8 @@ async fn the_ordinals_migration_numbers_rows_synced_before_it() {
             .expect("the ordinals migration applies to existing rows");
 
         let sources = vec![
-            (
-                first,
-                Dataset {
-                    seed: 11,
-                    invoice_count: 450,
-                },
-            ),
-            (
-                second,
-                Dataset {
-                    seed: 12,
-                    invoice_count: 120,
-                },
-            ),
+            (first, Dataset::invoices_only(11, 450)),
+            (second, Dataset::invoices_only(12, 120)),
         ];
         assert_pages_are_slices(&app, company_id, &expected_invoices(&sources)).await;
         assert_customer_pages_concatenate(&app, company_id).await;
@@ -352,13 +325,7 @@ async fn the_naive_build_answers_every_page_as_the_ordinals_do() {
                 ..AppOptions::idle()
             })
             .await;
-        let sources = [(
-            first,
-            Dataset {
-                seed: 5,
-                invoice_count: 321,
-            },
-        )];
+        let sources = [(first, Dataset::invoices_only(5, 321))];
         let expected = expected_invoices(&sources);
         assert_pages_are_slices(&app, company_id, &expected).await;
         for path in [

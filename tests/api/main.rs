@@ -11,6 +11,7 @@ mod benchmark;
 mod cli;
 mod companies;
 mod connections;
+mod data_types;
 mod depth;
 mod integrations;
 mod paging;

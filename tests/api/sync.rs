@@ -66,10 +66,7 @@ pub async fn settled(client: &client::Client, company_id: Uuid) -> Vec<PullOpera
 }
 
 fn paid_count(seed: u64, invoice_count: u64) -> usize {
-    let dataset = Dataset {
-        seed,
-        invoice_count,
-    };
+    let dataset = Dataset::invoices_only(seed, invoice_count);
     (0..invoice_count)
         .filter(|index| dataset.invoice(*index).status == InvoiceStatus::Paid)
         .count()
@@ -100,7 +97,8 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         let queued = app.client.sync_all_data(&company_id).await.expect("queued");
         assert_eq!(queued.status(), 202);
         let queued = queued.into_inner();
-        assert_eq!(queued.len(), 2);
+        // The sandbox has every data type: one operation each.
+        assert_eq!(queued.len(), 5);
         assert!(queued.iter().all(|op| op.connection_id == connection_id));
 
         let done = settled(&app.client, company_id).await;
@@ -201,6 +199,8 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         let expected_records = match one.data_type {
             client::types::DataType::Invoices => 600,
             client::types::DataType::Customers => 60,
+            client::types::DataType::Orders | client::types::DataType::BankTransactions => 250,
+            client::types::DataType::BankAccounts => 3,
         };
         assert_eq!(one.records_fetched, expected_records);
         let (_, other) = app.other_tenant("other-client").await;
@@ -270,18 +270,18 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 2);
+        assert_eq!(history.total_results, 5);
 
-        let orders = app
+        let unknown_type = app
             .raw()
-            .post(app.url(&format!("/companies/{company_id}/data/queue/orders")))
+            .post(app.url(&format!("/companies/{company_id}/data/queue/payments")))
             .header("authorization", app.authorization())
             .send()
             .await
             .expect("answered");
-        assert_eq!(orders.status(), 400);
+        assert_eq!(unknown_type.status(), 400);
         assert_eq!(
-            json(orders).await["validation"]["errors"][0]["itemId"],
+            json(unknown_type).await["validation"]["errors"][0]["itemId"],
             "dataType"
         );
         let unknown = Uuid::now_v7();
@@ -579,7 +579,8 @@ async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
             );
         }
         let starts = starts.lock().expect("counts").clone();
-        assert_eq!(starts.len(), 16, "{starts:?}");
+        // Eight sandbox connections, five data types each.
+        assert_eq!(starts.len(), 40, "{starts:?}");
         assert!(
             starts.values().all(|count| *count == 1),
             "an operation ran twice: {starts:?}"
@@ -865,7 +866,7 @@ async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 2);
+        assert_eq!(history.total_results, 5);
 
         let unlink = client::types::ConnectionUpdate {
             status: client::types::StatusChange::Unlinked,

@@ -52,7 +52,7 @@ pub struct PullOperation {
     pub progress: i32,
     /// Records fetched so far.
     pub records_fetched: i64,
-    /// Why it failed, in words to act on; null unless `Failed`, `AuthError` or `Cancelled`.
+    /// Why it failed or fetched nothing, in words to act on; null unless `Failed`, `AuthError`, `Cancelled` or `NotSupported`.
     pub error_message: Nullable<String>,
 }
 
@@ -115,7 +115,7 @@ pub struct DataTypeStatus {
 /// Answer of the sync triggers.
 #[derive(ApiResponse)]
 pub enum Queued {
-    /// The pull operations queued, or already queued or running, one per data type of each `Linked` connection.
+    /// The pull operations queued, or already queued or running, one per data type of each `Linked` connection (and, for one data type, a `NotSupported` one per `Linked` connection whose platform lacks it).
     #[oai(status = 202)]
     Accepted(Json<Vec<PullOperation>>),
 }
@@ -193,8 +193,11 @@ impl DataApi {
 
     /// Sync one data type
     ///
-    /// Queues `dataType` (`invoices` or `customers`) for every `Linked`
-    /// connection that syncs it, like `syncAllData`.
+    /// Queues `dataType` for every `Linked` connection whose platform has
+    /// it, like `syncAllData`. For each `Linked` connection whose platform
+    /// does not have it (a bank has no invoices), the answer holds an
+    /// operation that ended `NotSupported` at once, saying which data types
+    /// that platform has (`GET /integrations/{platformKey}` lists them).
     #[oai(
         path = "/companies/:companyId/data/queue/:dataType",
         method = "post",
@@ -207,7 +210,7 @@ impl DataApi {
         /// The company's id.
         #[oai(name = "companyId")]
         company_id: Path<Uuid>,
-        /// The data type: `invoices` or `customers`.
+        /// The data type: `invoices`, `customers`, `orders`, `bankAccounts` or `bankTransactions`.
         #[oai(name = "dataType")]
         data_type: Path<String>,
     ) -> Result<Queued, TriggerErrors> {
@@ -248,10 +251,10 @@ impl DataApi {
             validator(minimum(value = "1"), maximum(value = "5000"))
         )]
         page_size: Query<i32>,
-        /// Only operations of this data type: `invoices` or `customers`.
+        /// Only operations of this data type: `invoices`, `customers`, `orders`, `bankAccounts` or `bankTransactions`.
         #[oai(name = "dataType")]
         data_type: Query<Option<String>>,
-        /// Only operations in this status (`Queued`, `Fetching`, `Complete`, `Failed`, `AuthError`, `Cancelled`; any case).
+        /// Only operations in this status (`Queued`, `Fetching`, `Complete`, `Failed`, `AuthError`, `Cancelled`, `NotSupported`; any case).
         status: Query<Option<String>>,
     ) -> Result<PullOperationPage, ReadErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;

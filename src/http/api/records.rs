@@ -24,7 +24,7 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use crate::data::{DataType, Definition, Visitor, visit_all};
+use crate::data::{DataType, Definition, FilterValues, MAX_FILTER_ID_LENGTH, Visitor, visit_all};
 use crate::error::FieldError;
 use crate::http::api::ApiTags;
 use crate::http::error::{ApiError, ErrorResponses, UUID_RULE, status};
@@ -136,12 +136,7 @@ fn texts(data_type: DataType) -> &'static Texts {
                         ", optionally of one `{name}` (`{name}={example}` works; `totalResults` \
                          counts after the filter, and the filter is carried into `_links`)",
                         name = filter.parameter,
-                        example = filter
-                            .values
-                            .iter()
-                            .rev()
-                            .nth(2)
-                            .map_or(String::new(), |value| value.to_lowercase()),
+                        example = filter.example(),
                     )
                 });
                 let texts = Texts {
@@ -247,22 +242,36 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
         ),
     ];
     if let Some(filter) = &data_type.spec().filter {
-        let names: Vec<String> = filter
-            .values
-            .iter()
-            .map(|value| format!("`{value}`"))
-            .collect();
-        let listed = match names.split_last() {
-            Some((last, rest)) if !rest.is_empty() => format!("{} or {last}", rest.join(", ")),
-            _ => names.join(""),
+        let (schema, accepted) = match filter.values {
+            FilterValues::Vocabulary(values) => {
+                let names: Vec<String> = values.iter().map(|value| format!("`{value}`")).collect();
+                let listed = match names.split_last() {
+                    Some((last, rest)) if !rest.is_empty() => {
+                        format!("{} or {last}", rest.join(", "))
+                    }
+                    _ => names.join(""),
+                };
+                (
+                    MetaSchema {
+                        pattern: Some(case_insensitive(values)),
+                        ..MetaSchema::new("string")
+                    },
+                    format!("{listed} (any case)"),
+                )
+            }
+            FilterValues::Id { example } => (
+                MetaSchema {
+                    min_length: Some(1),
+                    max_length: Some(MAX_FILTER_ID_LENGTH),
+                    ..MetaSchema::new("string")
+                },
+                format!("the platform's id, exactly as the records carry it (`{example}`)"),
+            ),
         };
         params.push(query(
             filter.parameter,
-            MetaSchema {
-                pattern: Some(case_insensitive(filter.values)),
-                ..MetaSchema::new("string")
-            },
-            format!("{}: {listed} (any case).", filter.description),
+            schema,
+            format!("{}: {accepted}.", filter.description),
         ));
     }
     let mut responses = vec![MetaResponse {
@@ -401,24 +410,44 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         Some(filter) => match query_value(&pairs, filter.parameter) {
             None => None,
             Some(text) => Some(filter.value_named(text).ok_or_else(|| {
-                ApiError::validation(vec![FieldError::new(
-                    filter.parameter,
-                    format!("must be one of {} (any case)", filter.values.join(", ")),
-                )])
+                ApiError::validation(vec![FieldError::new(filter.parameter, filter.rule())])
             })?),
         },
     };
     #[cfg(feature = "naive-paging")]
     let found = if state.naive_paging {
-        reads::naive_page(&state.db, tenant, company_id, data_type, filter, page).await
+        reads::naive_page(
+            &state.db,
+            tenant,
+            company_id,
+            data_type,
+            filter.as_deref(),
+            page,
+        )
+        .await
     } else {
-        reads::page(&state.db, tenant, company_id, data_type, filter, page).await
+        reads::page(
+            &state.db,
+            tenant,
+            company_id,
+            data_type,
+            filter.as_deref(),
+            page,
+        )
+        .await
     }
     .map_err(ApiError::from)?;
     #[cfg(not(feature = "naive-paging"))]
-    let found = reads::page(&state.db, tenant, company_id, data_type, filter, page)
-        .await
-        .map_err(ApiError::from)?;
+    let found = reads::page(
+        &state.db,
+        tenant,
+        company_id,
+        data_type,
+        filter.as_deref(),
+        page,
+    )
+    .await
+    .map_err(ApiError::from)?;
     let results = found
         .bodies
         .into_iter()
@@ -486,10 +515,7 @@ mod tests {
     /// every status, null and present optional fields, exact amounts.
     #[test]
     fn pages_of_every_data_type_match_their_published_schema() {
-        let dataset = Dataset {
-            seed: 9,
-            invoice_count: 60,
-        };
+        let dataset = Dataset::invoices_only(9, 60);
         let invoices = page_of::<Invoices>((0..60).map(|index| dataset.invoice(index)).collect());
         assert_eq!(published("Paged_Invoice").field_errors(&invoices), []);
         let statuses: std::collections::HashSet<&str> = invoices["results"]
@@ -511,10 +537,7 @@ mod tests {
 
     #[test]
     fn a_record_missing_a_required_field_does_not_match() {
-        let dataset = Dataset {
-            seed: 9,
-            invoice_count: 1,
-        };
+        let dataset = Dataset::invoices_only(9, 1);
         let mut page = page_of::<Invoices>(vec![dataset.invoice(0)]);
         if let Some(invoice) = page["results"][0].as_object_mut() {
             invoice.remove("amountDue");

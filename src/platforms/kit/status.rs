@@ -16,6 +16,15 @@ pub fn lookup(table: StatusTable, word: &str) -> Option<InvoiceStatus> {
         .map(|(_, ours)| *ours)
 }
 
+/// Our word for `word` in a table of any of our vocabularies (orders'
+/// statuses, for one), if listed.
+pub fn find<S: Copy>(table: &[(&str, S)], word: &str) -> Option<S> {
+    table
+        .iter()
+        .find(|(theirs, _)| *theirs == word)
+        .map(|(_, ours)| *ours)
+}
+
 /// The status amounts decide: `Paid` when nothing is due, `PartiallyPaid`
 /// when less than the total is, `Submitted` when all of it is.
 pub fn by_balance(total: Money, due: Money) -> InvoiceStatus {
@@ -41,5 +50,13 @@ mod tests {
         const TABLE: StatusTable = &[("VOIDED", InvoiceStatus::Void)];
         assert_eq!(lookup(TABLE, "VOIDED"), Some(InvoiceStatus::Void));
         assert_eq!(lookup(TABLE, "voided"), None);
+    }
+
+    #[test]
+    fn any_vocabulary_is_found_by_the_exact_word() {
+        use crate::data::orders::OrderStatus;
+        const ORDERS: &[(&str, OrderStatus)] = &[("Shipped", OrderStatus::Completed)];
+        assert_eq!(find(ORDERS, "Shipped"), Some(OrderStatus::Completed));
+        assert_eq!(find(ORDERS, "shipped"), None);
     }
 }

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{Platform, SourceType, NONE_YET};
 use crate::platforms::authorization::BodyKind;
 
 /// Mollie in the catalogue.
@@ -15,7 +15,7 @@ pub static PLATFORM: Platform = Platform {
     name: "Mollie",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: SALES,
+    data_types: NONE_YET,
     authorization: Some(BodyKind::of::<MollieAuthorization>()),
     connector: None,
 };

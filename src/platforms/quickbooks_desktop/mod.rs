@@ -1,7 +1,7 @@
 //! QuickBooks Desktop: its catalogue entry (no self-service migration). Notes, with
 //! sources: `NOTES.md`.
 
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{Platform, SourceType, NONE_YET};
 
 /// QuickBooks Desktop in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -9,7 +9,7 @@ pub static PLATFORM: Platform = Platform {
     name: "QuickBooks Desktop",
     source_type: SourceType::Accounting,
     managed_migration: false,
-    data_types: SALES,
+    data_types: NONE_YET,
     authorization: None,
     connector: None,
 };

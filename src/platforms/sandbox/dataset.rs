@@ -6,18 +6,27 @@
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use super::SandboxAuthorization;
+use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
+use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::data::customers::{Customer, CustomerStatus, Customers};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, Invoices, LineItem};
 use crate::data::money::{Money, Quantity};
-use crate::data::{DataType, Records};
+use crate::data::orders::{Order, OrderLineItem, OrderStatus, Orders};
+use crate::data::{DataType, Definition, Records};
 use crate::platforms::connector::{Fetched, Page};
-use crate::platforms::numbers::{InvoiceCount, Seed};
+use crate::platforms::numbers::{RecordCount, Seed};
 use crate::timestamp::Timestamp;
 
 /// Records per page.
 pub const PAGE_SIZE: u64 = 1000;
 /// `invoiceCount` when the authorization gives none.
 pub const DEFAULT_INVOICE_COUNT: u64 = 250;
+/// `orderCount` when the authorization gives none.
+pub const DEFAULT_ORDER_COUNT: u64 = 250;
+/// `bankTransactionCount` when the authorization gives none.
+pub const DEFAULT_BANK_TRANSACTION_COUNT: u64 = 250;
+/// How many bank accounts the synthetic organisation has.
+pub const BANK_ACCOUNT_COUNT: u64 = 3;
 
 /// The data a sandbox authorization describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -26,6 +35,10 @@ pub struct Dataset {
     pub seed: u64,
     /// How many invoices.
     pub invoice_count: u64,
+    /// How many orders.
+    pub order_count: u64,
+    /// How many bank transactions, over all accounts.
+    pub bank_transaction_count: u64,
 }
 
 impl Dataset {
@@ -35,7 +48,24 @@ impl Dataset {
             seed: authorization.seed.map_or(0, Seed::get),
             invoice_count: authorization
                 .invoice_count
-                .map_or(DEFAULT_INVOICE_COUNT, InvoiceCount::get),
+                .map_or(DEFAULT_INVOICE_COUNT, RecordCount::get),
+            order_count: authorization
+                .order_count
+                .map_or(DEFAULT_ORDER_COUNT, RecordCount::get),
+            bank_transaction_count: authorization
+                .bank_transaction_count
+                .map_or(DEFAULT_BANK_TRANSACTION_COUNT, RecordCount::get),
+        }
+    }
+
+    /// Only invoices: `invoice_count` of them, under `seed` (what the
+    /// benchmark and the tests that count invoices use).
+    pub fn invoices_only(seed: u64, invoice_count: u64) -> Self {
+        Self {
+            seed,
+            invoice_count,
+            order_count: 0,
+            bank_transaction_count: 0,
         }
     }
 
@@ -166,20 +196,163 @@ impl Dataset {
         self.slice(start, self.customer_count(), |index| self.customer(index))
     }
 
+    /// The `index`-th order.
+    pub fn order(&self, index: u64) -> Order {
+        let mut random = Random::new(self.seed, 4, index);
+        let customer_index = random.below(self.customer_count());
+        let created = platform_time()
+            - chrono::Duration::minutes(60 * 24 * 60 + random.below(60 * 24 * 730) as i64);
+        let currency = CURRENCIES[weighted(&mut random, &[40, 30, 20, 5, 5])];
+        let line_count = 1 + random.below(3);
+        let mut line_items = Vec::with_capacity(line_count as usize);
+        for line in 0..line_count {
+            let quantity = 1 + random.below(5) as i64;
+            let unit_cents = 199 + random.below(19_800) as i64;
+            let gross_cents = quantity * unit_cents;
+            let discount_cents = if random.below(5) == 0 { gross_cents / 10 } else { 0 };
+            let tax_cents = ((gross_cents - discount_cents) * 20 + 50) / 100;
+            line_items.push(OrderLineItem {
+                line_id: Some(format!("sbx-ord-{index:07}-{}", line + 1)),
+                description: PRODUCTS[random.below(PRODUCTS.len() as u64) as usize].to_owned(),
+                sku: Some(format!("SKU-{:04}", random.below(10_000))),
+                quantity: Quantity::units(quantity),
+                unit_amount: Money::from_cents(unit_cents),
+                discount_amount: Money::from_cents(discount_cents),
+                tax_amount: Money::from_cents(tax_cents),
+                total_amount: Money::from_cents(gross_cents - discount_cents + tax_cents),
+            });
+        }
+        let sum = |amount: fn(&OrderLineItem) -> Money| {
+            Money(line_items.iter().map(|item| amount(item).0).sum())
+        };
+        let sub_total = Money(
+            line_items
+                .iter()
+                .map(|item| item.unit_amount.0 * (item.quantity.0 / Quantity::units(1).0))
+                .sum(),
+        );
+        let total_discount = sum(|item| item.discount_amount);
+        let total_tax_amount = sum(|item| item.tax_amount);
+        let total_amount = sum(|item| item.total_amount);
+        let status = ORDER_STATUSES[weighted(&mut random, &[5, 15, 60, 8, 7, 5])];
+        let total_refunded = match status {
+            OrderStatus::Refunded => total_amount,
+            OrderStatus::PartiallyRefunded => {
+                Money::from_cents((total_amount.0 / 100 / 3).max(1))
+            }
+            _ => Money(0),
+        };
+        let closed_date = match status {
+            OrderStatus::Pending | OrderStatus::Open | OrderStatus::Unknown => None,
+            _ => Some(Timestamp(
+                created + chrono::Duration::hours(1 + random.below(24 * 14) as i64),
+            )),
+        };
+        Order {
+            order_id: format!("sbx-ord-{index:07}"),
+            order_number: Some(format!("#{}", 1001 + index)),
+            customer_ref: Some(CustomerRef {
+                id: customer_id(customer_index),
+                company_name: Some(self.customer_name(customer_index)),
+            }),
+            created_date: Timestamp(created),
+            source_modified_date: Some(closed_date.unwrap_or(Timestamp(created))),
+            closed_date,
+            currency: currency.to_owned(),
+            sub_total,
+            total_tax_amount,
+            total_discount,
+            total_amount,
+            total_refunded,
+            status,
+            line_items,
+        }
+    }
+
+    /// The `index`-th bank account.
+    pub fn bank_account(&self, index: u64) -> BankAccount {
+        let mut random = Random::new(self.seed, 5, index);
+        let (name, account_type) = BANK_ACCOUNTS[(index as usize) % BANK_ACCOUNTS.len()];
+        let balance = Money::from_cents(random.below(5_000_000) as i64 - 500_000);
+        BankAccount {
+            account_id: bank_account_id(index),
+            account_name: format!("{name} {}", index + 1),
+            account_type,
+            currency: "GBP".to_owned(),
+            current_balance: Some(balance),
+            available_balance: Some(if account_type == BankAccountType::CreditCard {
+                Money::from_cents(1_000_000) + balance
+            } else {
+                balance
+            }),
+            institution: Some("Sandbox Bank".to_owned()),
+            masked_account_number: Some(format!("••••{:04}", random.below(10_000))),
+            source_modified_date: Some(Timestamp(platform_time())),
+        }
+    }
+
+    /// The `index`-th bank transaction.
+    pub fn bank_transaction(&self, index: u64) -> BankTransaction {
+        let mut random = Random::new(self.seed, 6, index);
+        let account = random.below(BANK_ACCOUNT_COUNT);
+        let date = epoch() - Days::new(random.below(730));
+        let (description, merchant, category, sign) =
+            TRANSACTIONS[random.below(TRANSACTIONS.len() as u64) as usize];
+        let cents = 100 + random.below(250_000) as i64;
+        BankTransaction {
+            transaction_id: format!("sbx-txn-{index:07}"),
+            account_id: bank_account_id(account),
+            date,
+            description: format!("{description} {:06}", random.below(1_000_000)),
+            amount: Money::from_cents(sign * cents),
+            currency: "GBP".to_owned(),
+            // The newest few days are still pending, as at a real bank.
+            status: if date > epoch() - Days::new(3) {
+                BankTransactionStatus::Pending
+            } else {
+                BankTransactionStatus::Posted
+            },
+            merchant_name: merchant.map(str::to_owned),
+            category: Some(category.to_owned()),
+            source_modified_date: Some(Timestamp(
+                date.and_time(NaiveTime::MIN).and_utc() + chrono::Duration::hours(18),
+            )),
+        }
+    }
+
+    /// The orders from record `start`, a page of them.
+    pub fn orders(&self, start: u64) -> Fetched<Order> {
+        self.slice(start, self.order_count, |index| self.order(index))
+    }
+
+    /// The bank accounts from record `start`, a page of them.
+    pub fn bank_accounts(&self, start: u64) -> Fetched<BankAccount> {
+        self.slice(start, BANK_ACCOUNT_COUNT, |index| self.bank_account(index))
+    }
+
+    /// The bank transactions from record `start`, a page of them.
+    pub fn bank_transactions(&self, start: u64) -> Fetched<BankTransaction> {
+        self.slice(start, self.bank_transaction_count, |index| {
+            self.bank_transaction(index)
+        })
+    }
+
     /// The page of `data_type` from record `start` (for test connectors
     /// standing in for the sandbox).
     pub fn page(&self, data_type: DataType, start: u64) -> Page {
-        let (records, next, total) = if data_type == DataType::INVOICES {
-            let page = self.invoices(start);
-            (Records::of::<Invoices>(page.records), page.next, page.total)
-        } else {
-            let page = self.customers(start);
-            (Records::of::<Customers>(page.records), page.next, page.total)
-        };
-        Page {
-            records,
-            next,
-            total,
+        fn typed<D: Definition>(page: Fetched<D::Record>) -> Page {
+            Page {
+                records: Records::of::<D>(page.records),
+                next: page.next,
+                total: page.total,
+            }
+        }
+        match data_type.name() {
+            "invoices" => typed::<Invoices>(self.invoices(start)),
+            "orders" => typed::<Orders>(self.orders(start)),
+            "bankAccounts" => typed::<BankAccounts>(self.bank_accounts(start)),
+            "bankTransactions" => typed::<BankTransactions>(self.bank_transactions(start)),
+            _ => typed::<Customers>(self.customers(start)),
         }
     }
 
@@ -197,6 +370,10 @@ fn customer_id(index: u64) -> String {
     format!("sbx-cus-{index:06}")
 }
 
+fn bank_account_id(index: u64) -> String {
+    format!("sbx-acc-{index}")
+}
+
 /// Dates count back from a fixed day, not from today, so data never drifts.
 fn epoch() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 6, 30).unwrap_or_default()
@@ -209,6 +386,29 @@ const STATUSES: [InvoiceStatus; 5] = [
     InvoiceStatus::PartiallyPaid,
     InvoiceStatus::Paid,
     InvoiceStatus::Void,
+];
+const ORDER_STATUSES: [OrderStatus; 6] = [
+    OrderStatus::Pending,
+    OrderStatus::Open,
+    OrderStatus::Completed,
+    OrderStatus::Cancelled,
+    OrderStatus::Refunded,
+    OrderStatus::PartiallyRefunded,
+];
+const BANK_ACCOUNTS: [(&str, BankAccountType); 3] = [
+    ("Business Current", BankAccountType::Current),
+    ("Business Savings", BankAccountType::Savings),
+    ("Business Card", BankAccountType::CreditCard),
+];
+/// (statement text, merchant, category, sign): what a small business's
+/// statement is made of.
+const TRANSACTIONS: [(&str, Option<&str>, &str, i64); 6] = [
+    ("CARD PAYMENT TO OFFICE SUPPLIES CO", Some("Office Supplies Co"), "Office", -1),
+    ("FASTER PAYMENT FROM CUSTOMER", None, "Income", 1),
+    ("DIRECT DEBIT CLOUD HOSTING", Some("Cloud Hosting Ltd"), "Software", -1),
+    ("CARD PAYMENT TO RAIL OPERATOR", Some("National Rail"), "Travel", -1),
+    ("BANK GIRO CREDIT REFUND", None, "Refunds", 1),
+    ("STANDING ORDER RENT", Some("Harbour Properties"), "Rent", -1),
 ];
 const PRODUCTS: [&str; 8] = [
     "Consulting hours",
@@ -285,10 +485,58 @@ mod tests {
     use super::*;
 
     fn dataset(seed: u64, invoice_count: u64) -> Dataset {
-        Dataset {
-            seed,
-            invoice_count,
+        Dataset::invoices_only(seed, invoice_count)
+    }
+
+    #[test]
+    fn orders_are_internally_consistent_and_use_every_status() {
+        let data = Dataset {
+            order_count: 2000,
+            ..dataset(9, 0)
+        };
+        let mut seen = std::collections::HashSet::new();
+        for index in 0..2000 {
+            let order = data.order(index);
+            seen.insert(order.status);
+            assert_eq!(
+                order.total_amount.0,
+                order.sub_total.0 - order.total_discount.0 + order.total_tax_amount.0
+            );
+            match order.status {
+                OrderStatus::Refunded => assert_eq!(order.total_refunded, order.total_amount),
+                OrderStatus::PartiallyRefunded => assert!(
+                    order.total_refunded.0 > 0 && order.total_refunded.0 < order.total_amount.0
+                ),
+                _ => assert_eq!(order.total_refunded.0, 0),
+            }
+            assert_eq!(order.closed_date.is_none(), order.status == OrderStatus::Pending
+                || order.status == OrderStatus::Open);
         }
+        assert_eq!(seen.len(), ORDER_STATUSES.len());
+    }
+
+    #[test]
+    fn bank_transactions_are_on_the_sandbox_accounts_both_ways() {
+        let data = Dataset {
+            bank_transaction_count: 500,
+            ..dataset(3, 0)
+        };
+        let accounts: Vec<String> = data
+            .bank_accounts(0)
+            .records
+            .into_iter()
+            .map(|account| account.account_id)
+            .collect();
+        assert_eq!(accounts.len() as u64, BANK_ACCOUNT_COUNT);
+        let transactions = data.bank_transactions(0).records;
+        assert!(transactions.iter().all(|t| accounts.contains(&t.account_id)));
+        assert!(transactions.iter().any(|t| t.amount.0 > 0));
+        assert!(transactions.iter().any(|t| t.amount.0 < 0));
+        assert!(
+            transactions
+                .iter()
+                .any(|t| t.status == BankTransactionStatus::Pending)
+        );
     }
 
     #[test]

@@ -1,5 +1,5 @@
-//! The `sandbox` platform: synthetic accounting data derived from the
-//! authorization's `seed` and `invoiceCount`, for demos, tests and
+//! The `sandbox` platform: synthetic data of every data type derived from
+//! the authorization's `seed` and counts, for demos, tests and
 //! benchmarks ([`dataset`]), and its connector. Notes: `NOTES.md`.
 
 pub mod connector;
@@ -11,9 +11,9 @@ use serde::Deserialize;
 
 use crate::error::FieldError;
 use crate::platforms::authorization::AuthorizationBody;
-use crate::platforms::numbers::{InvoiceCount, Seconds, Seed};
+use crate::platforms::numbers::{RecordCount, Seconds, Seed};
 use crate::platforms::tokens::{Expiry, Secret, expiry};
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{EVERY, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -23,13 +23,14 @@ pub static PLATFORM: Platform = Platform {
     name: "tributary Sandbox",
     source_type: SourceType::Accounting,
     managed_migration: false,
-    data_types: SALES,
+    data_types: EVERY,
     authorization: Some(BodyKind::of::<SandboxAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::SandboxConnector>()),
 };
 
 /// tributary's synthetic platform, for demos, tests and benchmarks: its
-/// data is generated from `seed` and `invoiceCount`.
+/// data (invoices, customers, orders, bank accounts and transactions) is
+/// generated from `seed` and the counts.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]
@@ -45,7 +46,13 @@ pub struct SandboxAuthorization {
     pub expires_in: Option<Seconds>,
     /// How many invoices the synthetic organization has (default 250).
     #[schemars(extend("default" = 250))]
-    pub invoice_count: Option<InvoiceCount>,
+    pub invoice_count: Option<RecordCount>,
+    /// How many orders the synthetic organization has (default 250).
+    #[schemars(extend("default" = 250))]
+    pub order_count: Option<RecordCount>,
+    /// How many bank transactions its three bank accounts have between them (default 250).
+    #[schemars(extend("default" = 250))]
+    pub bank_transaction_count: Option<RecordCount>,
     /// The seed of the synthetic data: the same seed always yields the same data (default 0).
     #[schemars(extend("default" = 0))]
     pub seed: Option<Seed>,

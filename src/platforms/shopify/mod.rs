@@ -9,7 +9,7 @@ use crate::error::FieldError;
 use crate::platforms::authorization::AuthorizationBody;
 use crate::platforms::numbers::Seconds;
 use crate::platforms::tokens::{Expiry, Secret, expiry};
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{Platform, SourceType, NONE_YET};
 use crate::platforms::authorization::BodyKind;
 
 /// Shopify in the catalogue.
@@ -18,7 +18,7 @@ pub static PLATFORM: Platform = Platform {
     name: "Shopify",
     source_type: SourceType::Commerce,
     managed_migration: true,
-    data_types: SALES,
+    data_types: NONE_YET,
     authorization: Some(BodyKind::of::<ShopifyAuthorization>()),
     connector: None,
 };

@@ -6,7 +6,7 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::long_lived_token_body;
 use crate::platforms::tokens::{LongLivedToken, Secret};
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{Platform, SourceType, NONE_YET};
 use crate::platforms::authorization::BodyKind;
 
 /// Stripe in the catalogue.
@@ -15,7 +15,7 @@ pub static PLATFORM: Platform = Platform {
     name: "Stripe",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: SALES,
+    data_types: NONE_YET,
     authorization: Some(BodyKind::of::<StripeAuthorization>()),
     connector: None,
 };

@@ -7,7 +7,7 @@ use uuid::Uuid;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{Platform, SourceType, NONE_YET};
 use crate::platforms::authorization::BodyKind;
 
 /// Zettle by PayPal in the catalogue.
@@ -16,7 +16,7 @@ pub static PLATFORM: Platform = Platform {
     name: "Zettle by PayPal",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: SALES,
+    data_types: NONE_YET,
     authorization: Some(BodyKind::of::<ZettleAuthorization>()),
     connector: None,
 };

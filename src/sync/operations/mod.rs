@@ -83,40 +83,89 @@ async fn queue(
         .all(db)
         .await?;
     let mut targets = Vec::new();
+    let mut unsupported = Vec::new();
     for connection in &linked {
-        let integration = platforms::find(&connection.platform_key).ok_or_else(|| {
+        let platform = platforms::find(&connection.platform_key).ok_or_else(|| {
             Error::internal(anyhow::anyhow!(
                 "stored platform key {:?} is not in the catalogue",
                 connection.platform_key
             ))
         })?;
-        for data_type in integration.data_types {
-            if only.is_none_or(|wanted| wanted == *data_type) {
-                targets.push((connection.id, *data_type));
+        match only {
+            None => targets.extend(platform.data_types.iter().map(|dt| (connection.id, *dt))),
+            Some(wanted) if platform.data_types.contains(&wanted) => {
+                targets.push((connection.id, wanted))
             }
+            Some(wanted) => unsupported.push((connection.id, wanted, platform)),
         }
     }
-    if targets.is_empty() {
-        let problem = match (linked.is_empty(), only) {
-            (true, _) => Problem::new(format!(
+    if targets.is_empty() && unsupported.is_empty() {
+        let problem = if linked.is_empty() {
+            Problem::new(format!(
                 "Company {company_id} has no Linked connection to sync."
             ))
-            .with_remedy(Remedy::AuthorizeConnection { company_id }),
-            (false, Some(data_type)) => Problem::new(format!(
-                "No Linked connection of company {company_id} syncs {}.",
-                data_type.name()
-            )),
-            (false, None) => Problem::new(format!(
+            .with_remedy(Remedy::AuthorizeConnection { company_id })
+        } else {
+            Problem::new(format!(
                 "No Linked connection of company {company_id} syncs any data type."
-            )),
+            ))
         };
         return Err(Error::Conflict(problem));
     }
-    let mut operations = Vec::with_capacity(targets.len());
+    let mut operations = Vec::with_capacity(targets.len() + unsupported.len());
     for (connection_id, data_type) in targets {
         operations.push(queue_target(db, company_id, connection_id, data_type).await?);
     }
+    for (connection_id, data_type, platform) in unsupported {
+        operations.push(not_supported(db, company_id, connection_id, data_type, platform).await?);
+    }
     Ok(operations)
+}
+
+/// Records that `platform` does not have `data_type`: an operation that
+/// ended `NotSupported` the moment it was asked for, saying what it has.
+async fn not_supported(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+    connection_id: Uuid,
+    data_type: DataType,
+    platform: &platforms::Platform,
+) -> Result<pull_operation::Model, Error> {
+    let has: Vec<&str> = platform.data_types.iter().map(|dt| dt.name()).collect();
+    let message = if has.is_empty() {
+        format!(
+            "{} has no {}: tributary syncs no data type from it yet.",
+            platform.name,
+            data_type.spec().noun
+        )
+    } else {
+        format!(
+            "{} has no {}; it syncs {}.",
+            platform.name,
+            data_type.spec().noun,
+            has.join(", ")
+        )
+    };
+    let now = Timestamp::now();
+    Ok(pull_operation::ActiveModel {
+        id: Set(Uuid::now_v7()),
+        company_id: Set(company_id),
+        connection_id: Set(connection_id),
+        data_type: Set(data_type.name().to_owned()),
+        status: Set(PullStatus::NotSupported),
+        requested: Set(now),
+        started: Set(None),
+        completed: Set(Some(now)),
+        progress: Set(0),
+        records_fetched: Set(0),
+        error_message: Set(Some(message)),
+        error_remedy: Set(None),
+        lease_owner: Set(None),
+        lease_expires_at: Set(None),
+        attempts: Set(0),
+    }
+    .insert(db)
+    .await?)
 }
 
 async fn active_operation(
@@ -261,14 +310,24 @@ pub async fn data_status(
         let of_type = pull_operation::Entity::find()
             .filter(pull_operation::Column::CompanyId.eq(company_id))
             .filter(pull_operation::Column::DataType.eq(data_type.name()));
-        let Some(latest) = of_type
+        // An operation that found the data type unsupported by one
+        // connection says nothing of the connections that sync it: it is the
+        // latest only when nothing else was ever queued.
+        let newest = |query: sea_orm::Select<pull_operation::Entity>| {
+            query
+                .order_by_desc(pull_operation::Column::Requested)
+                .order_by_desc(pull_operation::Column::Id)
+                .one(db)
+        };
+        let supported = of_type
             .clone()
-            .order_by_desc(pull_operation::Column::Requested)
-            .order_by_desc(pull_operation::Column::Id)
-            .one(db)
-            .await?
-        else {
-            continue;
+            .filter(pull_operation::Column::Status.ne(PullStatus::NotSupported));
+        let latest = match newest(supported).await? {
+            Some(latest) => latest,
+            None => match newest(of_type.clone()).await? {
+                Some(latest) => latest,
+                None => continue,
+            },
         };
         let latest_successful = of_type
             .filter(pull_operation::Column::Status.eq(PullStatus::Complete))
