@@ -1,13 +1,23 @@
-//! Amazon Seller Central: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Amazon Seller Central: its catalogue entry and authorization body; its
+//! connector ([`connector`]: the Selling Partner API's orders) and the
+//! mapping of its orders and statuses ([`mapping`]). What these rely on,
+//! with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::{Platform, SourceType};
+
+/// What Amazon syncs: orders (the Selling Partner API has no customer list).
+const DATA_TYPES: &[DataType] = &[DataType::ORDERS];
 
 /// Amazon Seller Central in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "Amazon Seller Central",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: SALES,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<AmazonSellerCentralAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::AmazonSellerCentralConnector>()),
 };
 
 /// Selling Partner API regions.

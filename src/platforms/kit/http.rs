@@ -71,6 +71,9 @@ pub enum Auth<'a> {
     Bearer(&'a str),
     /// `Authorization: <scheme> <token>` (Zoho's `Zoho-oauthtoken`).
     Scheme(&'static str, &'a str),
+    /// The bare token in a header of its own, and no `Authorization`
+    /// (Amazon's `x-amz-access-token`).
+    Header(&'static str, &'a str),
 }
 
 impl<'a> Auth<'a> {
@@ -81,14 +84,16 @@ impl<'a> Auth<'a> {
 
     fn token(&self) -> &str {
         match self {
-            Self::Bearer(token) | Self::Scheme(_, token) => token,
+            Self::Bearer(token) | Self::Scheme(_, token) | Self::Header(_, token) => token,
         }
     }
 
-    fn header(&self) -> String {
+    /// The header carrying the token, and its value.
+    fn header(&self) -> (&'static str, String) {
         match self {
-            Self::Bearer(token) => format!("Bearer {token}"),
-            Self::Scheme(scheme, token) => format!("{scheme} {token}"),
+            Self::Bearer(token) => ("authorization", format!("Bearer {token}")),
+            Self::Scheme(scheme, token) => ("authorization", format!("{scheme} {token}")),
+            Self::Header(name, token) => (name, (*token).to_owned()),
         }
     }
 }
@@ -149,10 +154,11 @@ impl<'a> Call<'a> {
     }
 
     fn build(&self, client: &reqwest::Client) -> reqwest::RequestBuilder {
+        let (auth_name, auth_value) = self.auth.header();
         let mut request = client
             .request(self.method.clone(), &self.url)
             .query(&self.query)
-            .header(reqwest::header::AUTHORIZATION, self.auth.header())
+            .header(auth_name, auth_value)
             .header(reqwest::header::ACCEPT, "application/json");
         for (name, value) in &self.headers {
             request = request.header(*name, value);

@@ -70,6 +70,8 @@ pub type Hook = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync
 pub enum Scheme {
     Bearer,
     ZohoOauthtoken,
+    /// The bare token in a header of its own (Amazon's `x-amz-access-token`).
+    Header(&'static str),
 }
 
 /// What the fake knows and has seen.
@@ -215,6 +217,7 @@ async fn handle(
     let token = match scheme {
         Scheme::Bearer => authorization.strip_prefix("Bearer "),
         Scheme::ZohoOauthtoken => authorization.strip_prefix("Zoho-oauthtoken "),
+        Scheme::Header(name) => headers.get(name).map(String::as_str),
     }
     .unwrap_or_default()
     .to_owned();

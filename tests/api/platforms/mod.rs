@@ -3,6 +3,7 @@
 //! fixtures shaped like the platforms' documented responses. One folder per
 //! platform, as in `src/platforms/`: its test module and its `fixtures/`.
 
+mod amazon_seller_central;
 mod dynamics_365_business_central;
 mod exact_online;
 mod fake;
