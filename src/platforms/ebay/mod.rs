@@ -1,13 +1,23 @@
-//! eBay: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! eBay: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the Fulfillment API's orders) and the mapping of its
+//! orders and statuses ([`mapping`]). What these rely on, with sources:
+//! `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::{Platform, SourceType};
+use crate::data::DataType;
+
+/// What eBay syncs: orders (the Fulfillment API has no list of buyers).
+const DATA_TYPES: &[DataType] = &[DataType::ORDERS];
 
 /// eBay in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "eBay",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: SALES,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<EbayAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::EbayConnector>()),
 };
 
 /// eBay: a connection to one eBay user (eBay tokens are per user).

@@ -43,6 +43,18 @@ pub fn quantity(value: Option<Amount>) -> Quantity {
     value.map(Amount::quantity).unwrap_or_default()
 }
 
+/// The price of one unit of a line whose platform gives only the line's
+/// total for `quantity` units (eBay's `lineItemCost`, Amazon's `ItemPrice`),
+/// rounded to ten-thousandths (half to even); the total itself when the
+/// quantity is not positive.
+pub fn per_unit(total: Money, quantity: Quantity) -> Money {
+    if quantity.0 <= 0 {
+        return total;
+    }
+    let unit = Decimal::new(total.0, Money::SCALE) / Decimal::new(quantity.0, Money::SCALE);
+    Money::from_decimal(unit.round_dp(Money::SCALE)).unwrap_or(total)
+}
+
 /// A date-time the platform writes in any of [`datetime`]'s forms, as ours.
 pub fn timestamp(text: Option<&str>) -> Option<Timestamp> {
     text.and_then(datetime).map(Timestamp)
@@ -227,6 +239,15 @@ mod tests {
         );
         assert_eq!(read(r#"{"amount": 1234.56}"#), Some(Money(12_345_600)));
         assert_eq!(read(r#"{"amount": "x"}"#), None);
+    }
+
+    #[test]
+    fn a_line_total_divides_into_exact_unit_prices() {
+        assert_eq!(per_unit(Money(399_800), Quantity::units(2)), Money(199_900));
+        // 10.00 / 3 = 3.33333… → 3.3333
+        assert_eq!(per_unit(Money(100_000), Quantity::units(3)), Money(33_333));
+        assert_eq!(per_unit(Money(100_000), Quantity(0)), Money(100_000));
+        assert_eq!(per_unit(Money(-50_000), Quantity::units(1)), Money(-50_000));
     }
 
     #[test]

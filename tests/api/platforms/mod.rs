@@ -5,6 +5,7 @@
 
 mod amazon_seller_central;
 mod dynamics_365_business_central;
+mod ebay;
 mod exact_online;
 mod fake;
 mod freeagent;
