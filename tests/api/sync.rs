@@ -223,7 +223,18 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         settled(&app.client, company_id).await;
         let fewer = app.client.list_invoices(&company_id, None, None, None).await.expect("invoices");
         assert_eq!(fewer.into_inner().total_results, 250);
-        assert_eq!(count_rows(app, "record WHERE data_type = 'invoices'").await, 250, "the superseded generation was deleted");
+        // The superseded generation is deleted just after the swap commits
+        // (readers never see it), so it may still be going when the
+        // operation already shows Complete.
+        let mut stored = 0;
+        for _ in 0..100 {
+            stored = count_rows(app, "record WHERE data_type = 'invoices'").await;
+            if stored == 250 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(stored, 250, "the superseded generation was deleted");
     })
     .await;
 }
