@@ -6,7 +6,7 @@ use std::time::Duration;
 use anyhow::Context;
 use migration::{Migrator, MigratorTrait};
 use sea_orm::sqlx::sqlite::SqliteJournalMode;
-use sea_orm::{ConnectOptions, Database, DatabaseConnection};
+use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr, RuntimeErr};
 
 /// The embedded default: an SQLite file in the working directory, created on first run.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://tributary.db?mode=rwc";
@@ -74,4 +74,66 @@ pub async fn migrate(db: &DatabaseConnection) -> anyhow::Result<()> {
     Migrator::up(db, None)
         .await
         .context("applying database migrations")
+}
+
+/// Whether `error` says the database could not be reached (no connection
+/// could be opened or handed out in time, or the server closed it), as
+/// opposed to a statement that failed on a working connection. The first
+/// kind is an outage a client may retry through; the second is a bug.
+pub fn is_unreachable(error: &DbErr) -> bool {
+    match error {
+        DbErr::ConnectionAcquire(_) | DbErr::Conn(_) => true,
+        DbErr::Exec(RuntimeErr::SqlxError(cause)) | DbErr::Query(RuntimeErr::SqlxError(cause)) => {
+            lost_connection(cause)
+        }
+        _ => false,
+    }
+}
+
+/// The sqlx errors of a connection that broke or could not be had:
+/// transport failures, and PostgreSQL's connection-exception (`08…`) and
+/// operator-intervention (`57P…`: shutdown, terminated backend, "cannot
+/// connect now") classes.
+fn lost_connection(error: &sea_orm::sqlx::Error) -> bool {
+    use sea_orm::sqlx::Error as Sqlx;
+    match error {
+        Sqlx::Io(_)
+        | Sqlx::Tls(_)
+        | Sqlx::PoolTimedOut
+        | Sqlx::PoolClosed
+        | Sqlx::WorkerCrashed => true,
+        Sqlx::Database(database) => database
+            .code()
+            .is_some_and(|code| code.starts_with("08") || code.starts_with("57P")),
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use sea_orm::ConnAcquireErr;
+
+    use super::*;
+
+    #[test]
+    fn pool_and_transport_failures_are_unreachable_and_statement_failures_are_not() {
+        assert!(is_unreachable(&DbErr::ConnectionAcquire(
+            ConnAcquireErr::Timeout
+        )));
+        let io =
+            || sea_orm::sqlx::Error::Io(std::io::Error::from(std::io::ErrorKind::ConnectionReset));
+        assert!(is_unreachable(&DbErr::Query(RuntimeErr::SqlxError(
+            Arc::new(io())
+        ))));
+        assert!(is_unreachable(&DbErr::Conn(RuntimeErr::SqlxError(
+            Arc::new(io())
+        ))));
+        assert!(!is_unreachable(&DbErr::Query(RuntimeErr::SqlxError(
+            Arc::new(sea_orm::sqlx::Error::RowNotFound)
+        ))));
+        assert!(!is_unreachable(&DbErr::RecordNotFound("x".to_owned())));
+        assert!(!is_unreachable(&DbErr::Custom("a bug".to_owned())));
+    }
 }

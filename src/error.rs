@@ -21,9 +21,19 @@ pub enum Error {
     /// Well-formed, but it cannot be carried out for what it addresses.
     #[error("{0}")]
     Unprocessable(Problem),
-    /// Something we depend on (a platform being asked to verify tokens) is not answering.
+    /// Something we depend on (the database, a platform being asked to verify
+    /// tokens) is not answering.
     #[error("{0}")]
     Unavailable(Problem),
+    /// What was asked for is on its way (a first sync is queued or running):
+    /// the same request will succeed once it arrives.
+    #[error("{problem}")]
+    Pending {
+        /// What is on its way, and how far it is.
+        problem: Problem,
+        /// When asking again is worth it.
+        retry_after: std::time::Duration,
+    },
     /// A bug or an unexpected failure (the database, the keyring); logged, never shown.
     #[error("internal error: {0:#}")]
     Internal(anyhow::Error),
@@ -57,8 +67,27 @@ impl Error {
 }
 
 impl From<sea_orm::DbErr> for Error {
+    /// An unreachable database is an outage ([`Error::Unavailable`]); any
+    /// other database error is a bug ([`Error::Internal`]).
     fn from(error: sea_orm::DbErr) -> Self {
-        Self::internal(error)
+        if crate::db::is_unreachable(&error) {
+            Self::database_unavailable(&error)
+        } else {
+            Self::internal(error)
+        }
+    }
+}
+
+/// What a client is told while the database cannot be reached.
+pub const DATABASE_UNAVAILABLE: &str =
+    "The database is not answering at the moment. Try again in a few seconds.";
+
+impl Error {
+    /// The outage `cause` shows, logged (it names no secret: database
+    /// errors carry no bound values) and worded for the client.
+    pub fn database_unavailable(cause: &dyn std::fmt::Display) -> Self {
+        tracing::warn!(error = %cause, "the database is unreachable");
+        Self::Unavailable(Problem::new(DATABASE_UNAVAILABLE))
     }
 }
 
@@ -145,6 +174,13 @@ pub enum Remedy {
     AuthorizeConnection {
         /// The company.
         company_id: Uuid,
+    },
+    /// Follow a pull operation until it ends.
+    WatchOperation {
+        /// The company.
+        company_id: Uuid,
+        /// The pull operation.
+        operation_id: Uuid,
     },
     /// Queue a sync of the company's data and wait for it to complete.
     QueueSync {

@@ -79,7 +79,7 @@ impl Checker {
     /// problem), every field reported.
     pub fn field_errors(&self, instance: &Value) -> Vec<FieldError> {
         let mut errors = Vec::new();
-        oversized_strings(instance, "", &mut errors);
+        unstorable_strings(instance, "", &mut errors);
         errors.extend(self.schema_errors(instance));
         let mut reported: Vec<String> = Vec::new();
         errors.retain(|error| {
@@ -151,21 +151,34 @@ fn find_accepts(schema: &Value) -> Option<String> {
     })
 }
 
-/// Strings over [`MAX_STRING_BYTES`], wherever they are in `instance`.
-fn oversized_strings(instance: &Value, at: &str, into: &mut Vec<FieldError>) {
+/// Why a text containing NUL is refused, wherever it comes from (a body's
+/// field, a query parameter).
+pub const NUL_RULE: &str = "must not contain the NUL character (U+0000), which no text accepts";
+
+/// Whether `text` may be stored: PostgreSQL's text cannot hold NUL (SQLite
+/// can), so both databases refuse it alike, before it reaches either.
+pub fn storable(text: &str) -> bool {
+    !text.contains('\0')
+}
+
+/// Strings over [`MAX_STRING_BYTES`] or holding NUL, wherever they are in
+/// `instance`.
+fn unstorable_strings(instance: &Value, at: &str, into: &mut Vec<FieldError>) {
+    let item = || if at.is_empty() { "body" } else { at };
     match instance {
         Value::String(text) if text.len() > MAX_STRING_BYTES => into.push(FieldError::new(
-            if at.is_empty() { "body" } else { at },
+            item(),
             format!("must be at most {MAX_STRING_BYTES} bytes"),
         )),
+        Value::String(text) if !storable(text) => into.push(FieldError::new(item(), NUL_RULE)),
         Value::Object(fields) => {
             for (name, value) in fields {
-                oversized_strings(value, &join(at, name), into);
+                unstorable_strings(value, &join(at, name), into);
             }
         }
         Value::Array(items) => {
             for (index, value) in items.iter().enumerate() {
-                oversized_strings(value, &format!("{at}[{index}]"), into);
+                unstorable_strings(value, &format!("{at}[{index}]"), into);
             }
         }
         _ => {}

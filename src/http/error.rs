@@ -54,6 +54,15 @@ pub enum ApiError {
     /// 409: the request conflicts with the resource's current state.
     #[error("{0}")]
     Conflict(String),
+    /// 409 with `canBeRetried` and `Retry-After`: what was asked for is on
+    /// its way (a first sync is queued or running).
+    #[error("{message}")]
+    Pending {
+        /// The sentence shown to the caller.
+        message: String,
+        /// Seconds until asking again is worth it.
+        retry_after_seconds: u64,
+    },
     /// 422: the request is well-formed but cannot be carried out for this resource.
     #[error("{0}")]
     Unprocessable(String),
@@ -66,7 +75,7 @@ pub enum ApiError {
     /// 415: the body is not `application/json`.
     #[error("{0}")]
     UnsupportedMediaType(String),
-    /// 503: a dependency (the database) is not answering.
+    /// 503 with `Retry-After`: a dependency (the database, a platform) is not answering.
     #[error("{0}")]
     Unavailable(String),
     /// 500: a bug or an unexpected failure; the cause is logged, never sent.
@@ -107,7 +116,7 @@ impl ApiError {
             Self::Unauthorized(_) => StatusCode::UNAUTHORIZED,
             Self::NotFound(_) => StatusCode::NOT_FOUND,
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
-            Self::Conflict(_) => StatusCode::CONFLICT,
+            Self::Conflict(_) | Self::Pending { .. } => StatusCode::CONFLICT,
             Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
@@ -239,8 +248,8 @@ impl ApiError {
             correlation_id: correlation_id.to_owned(),
             validation,
             can_be_retried: matches!(
-                status,
-                StatusCode::INTERNAL_SERVER_ERROR | StatusCode::SERVICE_UNAVAILABLE
+                self,
+                Self::Internal(_) | Self::Unavailable(_) | Self::Pending { .. }
             ),
         };
         let mut response = poem_openapi::payload::Json(body).into_response();
@@ -256,6 +265,20 @@ impl ApiError {
                 if let Ok(value) = HeaderValue::from_str(&join_methods(allow, ", ")) {
                     response.headers_mut().insert(header::ALLOW, value);
                 }
+            }
+            Self::Pending {
+                retry_after_seconds,
+                ..
+            } => {
+                response
+                    .headers_mut()
+                    .insert(header::RETRY_AFTER, HeaderValue::from(*retry_after_seconds));
+            }
+            Self::Unavailable(_) => {
+                response.headers_mut().insert(
+                    header::RETRY_AFTER,
+                    HeaderValue::from(UNAVAILABLE_RETRY_AFTER_SECONDS),
+                );
             }
             _ => {}
         }
@@ -286,16 +309,41 @@ impl From<Error> for ApiError {
             Error::Conflict(problem) => Self::Conflict(worded(problem)),
             Error::Unprocessable(problem) => Self::Unprocessable(worded(problem)),
             Error::Unavailable(problem) => Self::Unavailable(worded(problem)),
-            Error::Internal(cause) => Self::Internal(cause),
+            Error::Pending {
+                problem,
+                retry_after,
+            } => Self::Pending {
+                message: worded(problem),
+                retry_after_seconds: retry_after.as_secs().max(1),
+            },
+            Error::Internal(cause) => match unreachable_database(&cause) {
+                Some(outage) => outage,
+                None => Self::Internal(cause),
+            },
         }
     }
 }
 
+/// A 503 when an unexpected failure was, underneath, the database being
+/// out of reach (a `DbErr` wrapped on its way up); `None` for a real bug.
+fn unreachable_database(cause: &anyhow::Error) -> Option<ApiError> {
+    cause
+        .chain()
+        .filter_map(|link| link.downcast_ref::<sea_orm::DbErr>())
+        .find(|db_error| crate::db::is_unreachable(db_error))
+        .map(|db_error| Error::database_unavailable(db_error).into())
+}
+
 impl From<sea_orm::DbErr> for ApiError {
     fn from(error: sea_orm::DbErr) -> Self {
-        Self::internal(error)
+        Error::from(error).into()
     }
 }
+
+/// Seconds a 503 asks the client to wait (`Retry-After`): the pool gives up
+/// on a connection after 10 s, so an outage shorter than that is already
+/// retried inside the request.
+pub const UNAVAILABLE_RETRY_AFTER_SECONDS: u64 = 5;
 
 /// A problem's sentences, followed by its remedy's.
 pub fn worded(problem: Problem) -> String {
@@ -317,6 +365,12 @@ pub fn sentence(remedy: &Remedy) -> String {
         ),
         Remedy::AuthorizeConnection { company_id } => format!(
             "Authorize one with PUT /companies/{company_id}/connections/{{connectionId}}/authorization first."
+        ),
+        Remedy::WatchOperation {
+            company_id,
+            operation_id,
+        } => format!(
+            "GET /companies/{company_id}/data/history/{operation_id} shows its progress; read again once it is Complete."
         ),
         Remedy::QueueSync {
             company_id,
@@ -385,7 +439,7 @@ pub mod status {
     pub const UNPROCESSABLE: u32 = 1 << 8;
 
     /// What every authenticated operation can answer.
-    pub const AUTHENTICATED: u32 = UNAUTHORIZED | INTERNAL;
+    pub const AUTHENTICATED: u32 = UNAUTHORIZED | UNAVAILABLE | INTERNAL;
     /// What an operation taking a JSON body can answer on top of that.
     pub const JSON_BODY: u32 = BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE;
 }
@@ -464,6 +518,38 @@ impl<const STATUSES: u32> From<ErrorResponses<STATUSES>> for poem::Error {
     }
 }
 
+/// The headers an error status carries, for the spec.
+fn declared_headers(code: u16) -> Vec<MetaHeader> {
+    let header = |name: &str, description: &str, required: bool, schema| MetaHeader {
+        name: name.to_owned(),
+        description: Some(description.to_owned()),
+        required,
+        deprecated: false,
+        schema,
+    };
+    match code {
+        401 => vec![header(
+            "WWW-Authenticate",
+            "The challenge: `Basic realm=\"tributary\"`.",
+            true,
+            String::schema_ref(),
+        )],
+        409 => vec![header(
+            "Retry-After",
+            "Seconds to wait, present when `canBeRetried` is true: what was asked for is on its way (a first sync is queued or running).",
+            false,
+            u64::schema_ref(),
+        )],
+        503 => vec![header(
+            "Retry-After",
+            "Seconds to wait before trying again.",
+            true,
+            u64::schema_ref(),
+        )],
+        _ => Vec::new(),
+    }
+}
+
 impl<const STATUSES: u32> ApiResponse for ErrorResponses<STATUSES> {
     fn meta() -> MetaResponses {
         let responses = DECLARED_STATUSES
@@ -477,17 +563,7 @@ impl<const STATUSES: u32> ApiResponse for ErrorResponses<STATUSES> {
                     content_type: "application/json; charset=utf-8",
                     schema: ErrorBody::schema_ref(),
                 }],
-                headers: if code == 401 {
-                    vec![MetaHeader {
-                        name: "WWW-Authenticate".to_owned(),
-                        description: Some("The challenge: `Basic realm=\"tributary\"`.".to_owned()),
-                        required: true,
-                        deprecated: false,
-                        schema: String::schema_ref(),
-                    }]
-                } else {
-                    Vec::new()
-                },
+                headers: declared_headers(code),
             })
             .collect();
         MetaResponses { responses }

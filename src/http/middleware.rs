@@ -18,18 +18,24 @@ pub const CORRELATION_HEADER: &str = "x-correlation-id";
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
 
-/// A documented query parameter given more than once: which value counts
-/// would be a guess, so the request is refused instead.
+/// A documented query parameter given more than once (which value counts
+/// would be a guess) or holding NUL (no text accepts it) is refused.
 fn repeated_query_parameter(operation: &Operation, query: Option<&str>) -> Result<(), ApiError> {
     let Some(query) = query else { return Ok(()) };
     let mut seen: Vec<String> = Vec::new();
-    for (name, _) in url::form_urlencoded::parse(query.as_bytes()) {
+    for (name, value) in url::form_urlencoded::parse(query.as_bytes()) {
         if !operation
             .query_parameters
             .iter()
             .any(|known| *known == name)
         {
             continue;
+        }
+        if !crate::validation::storable(&value) {
+            return Err(ApiError::validation(vec![FieldError::new(
+                name.into_owned(),
+                crate::validation::NUL_RULE,
+            )]));
         }
         if seen.iter().any(|earlier| *earlier == name) {
             return Err(ApiError::validation(vec![FieldError::new(

@@ -20,9 +20,15 @@ use crate::data::DataType;
 use crate::error::{Error, Problem, Remedy};
 use crate::paging::PageRequest;
 use crate::store::{self, Visible, pages};
+use crate::sync::operations;
 use crate::tenant::Tenant;
+use crate::timestamp::Timestamp;
 
 pub use crate::store::pages::Page;
+
+/// How long a reader waiting for a first sync is asked to wait before
+/// reading again (a small sync completes within it; a large one is polled).
+pub const FIRST_SYNC_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 
 /// One page of the company's records of `data_type`, of one filter value
 /// when `filter` is given, and the total after the filter.
@@ -77,8 +83,26 @@ async fn generations(
     if !visible.is_empty() {
         return Ok(visible);
     }
-    // Nothing visible: an unknown (or another client's) company, or no sync yet.
+    // Nothing visible: an unknown (or another client's) company, a first
+    // sync on its way, or no sync yet.
     companies::find(db, tenant, company_id).await?;
+    if let Some(operation) = operations::underway(db, company_id, data_type).await? {
+        return Err(Error::Pending {
+            problem: Problem::new(format!(
+                "The {} of company {company_id} are not synced yet: pull operation {} is {} \
+                 (requested {}).",
+                data_type.spec().noun,
+                operation.id,
+                operations::pull_status_name(operation.status),
+                Timestamp(operation.requested).to_rfc3339(),
+            ))
+            .with_remedy(Remedy::WatchOperation {
+                company_id,
+                operation_id: operation.id,
+            }),
+            retry_after: FIRST_SYNC_RETRY_AFTER,
+        });
+    }
     Err(Error::Conflict(
         Problem::new(format!(
             "The {} of company {company_id} are not synced yet.",

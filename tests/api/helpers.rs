@@ -55,34 +55,60 @@ pub async fn for_each_database(scenario: impl AsyncFn(&TestApp)) {
 /// Keeps a test database alive for the test and removes it afterwards.
 enum DatabaseGuard {
     Sqlite(#[expect(dead_code, reason = "held for its Drop")] tempfile::TempDir),
-    Postgres { admin_url: String, schema: String },
+    Postgres {
+        admin_url: String,
+        schema: String,
+    },
+    /// A whole database of its own, for tests that take it offline.
+    PostgresDatabase {
+        admin_url: String,
+        name: String,
+    },
 }
 
 impl Drop for DatabaseGuard {
     fn drop(&mut self) {
-        if let DatabaseGuard::Postgres { admin_url, schema } = self {
-            let (admin_url, schema) = (admin_url.clone(), schema.clone());
-            // Drop runs inside the test's runtime, which cannot be blocked
-            // on; a short-lived thread with its own runtime does the cleanup.
-            let cleanup = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread()
-                    .enable_all()
-                    .build()
-                    .expect("a runtime for cleanup");
-                runtime.block_on(async {
-                    let admin = sea_orm::Database::connect(&admin_url)
-                        .await
-                        .expect("admin connection");
-                    admin
-                        .execute_unprepared(&format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"))
-                        .await
-                        .expect("test schema dropped");
-                    let _ = admin.close().await;
-                });
+        let cleanup = match self {
+            DatabaseGuard::Sqlite(_) => return,
+            DatabaseGuard::Postgres { admin_url, schema } => (
+                admin_url.clone(),
+                format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+            ),
+            DatabaseGuard::PostgresDatabase { admin_url, name } => (
+                admin_url.clone(),
+                format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+            ),
+        };
+        let (admin_url, statement) = cleanup;
+        // Drop runs inside the test's runtime, which cannot be blocked
+        // on; a short-lived thread with its own runtime does the cleanup.
+        let cleanup = std::thread::spawn(move || {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .expect("a runtime for cleanup");
+            runtime.block_on(async {
+                let admin = sea_orm::Database::connect(&admin_url)
+                    .await
+                    .expect("admin connection");
+                admin
+                    .execute_unprepared(&statement)
+                    .await
+                    .expect("test schema or database dropped");
+                let _ = admin.close().await;
             });
-            let _ = cleanup.join();
-        }
+        });
+        let _ = cleanup.join();
     }
+}
+
+/// An app on a PostgreSQL database of its own, and an admin connection to
+/// the server (outside that database) to take it offline and back.
+pub struct OwnDatabase {
+    pub app: TestApp,
+    pub admin: DatabaseConnection,
+    /// The database's name.
+    pub name: String,
 }
 
 /// What a test may change about the app it starts.
@@ -189,6 +215,14 @@ impl TestApp {
                 (DatabaseGuard::Postgres { admin_url, schema }, database)
             }
         };
+        Self::start(guard, database, options).await
+    }
+
+    async fn start(
+        guard: DatabaseGuard,
+        database: (String, Option<String>),
+        options: AppOptions,
+    ) -> TestApp {
         capture_logs();
         let key_entry = crypto::generate_key_entry();
         let keyring = Arc::new(Keyring::parse(&key_entry).expect("a generated key parses"));
@@ -209,6 +243,30 @@ impl TestApp {
             client,
             _database: guard,
         }
+    }
+
+    /// Starts the app on a PostgreSQL database of its own (not a schema of
+    /// the shared one), which the test may take offline; `None` without
+    /// PostgreSQL.
+    pub async fn spawn_in_own_postgres_database() -> Option<OwnDatabase> {
+        let admin_url = std::env::var(POSTGRES_URL_VAR).ok()?;
+        let name = format!("tributary_test_{}", uuid::Uuid::new_v4().simple());
+        let admin = sea_orm::Database::connect(&admin_url)
+            .await
+            .unwrap_or_else(|error| panic!("PostgreSQL at {admin_url} is unreachable: {error}"));
+        admin
+            .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+            .await
+            .expect("test database created");
+        let mut url = url::Url::parse(&admin_url).expect("a PostgreSQL URL");
+        url.set_path(&format!("/{name}"));
+        let database = (url.to_string(), None);
+        let guard = DatabaseGuard::PostgresDatabase {
+            admin_url,
+            name: name.clone(),
+        };
+        let app = Self::start(guard, database, AppOptions::default()).await;
+        Some(OwnDatabase { app, admin, name })
     }
 
     /// Starts another server and sync engine on this app's database, with

@@ -13,6 +13,7 @@ mod companies;
 mod connections;
 mod data_types;
 mod depth;
+mod faults;
 mod integrations;
 mod paging;
 mod platforms;

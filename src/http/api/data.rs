@@ -54,6 +54,11 @@ pub struct PullOperation {
     pub records_fetched: i64,
     /// Why it failed or fetched nothing, in words to act on; null unless `Failed`, `AuthError`, `Cancelled` or `NotSupported`.
     pub error_message: Nullable<String>,
+    /// While `Fetching`: when the worker's lease on it lapses. A working worker renews it every few seconds, so a time
+    /// in the past means the worker stopped (its server died); another worker then takes the operation over, or ends it
+    /// `Failed` after its last attempt. Until the lease lapses (at most 30 seconds) a dead worker's operation still
+    /// shows `Fetching`. Null unless `Fetching`.
+    pub lease_expires_at: Nullable<Timestamp>,
 }
 
 impl TryFrom<pull_operation::Model> for PullOperation {
@@ -87,6 +92,11 @@ impl TryFrom<pull_operation::Model> for PullOperation {
                         .and_then(|remedy| serde_json::from_str(remedy).ok());
                     worded(Problem { message, remedy })
                 })
+                .into(),
+            lease_expires_at: row
+                .lease_expires_at
+                .filter(|_| row.status == PullStatus::Fetching)
+                .map(Timestamp)
                 .into(),
         })
     }
@@ -223,7 +233,10 @@ impl DataApi {
     /// List pull operations
     ///
     /// The company's pull operations, newest first, optionally of one data
-    /// type and one status (both carried into `_links`).
+    /// type and one status (both carried into `_links`). If the server
+    /// running an operation dies, the operation still shows `Fetching` until
+    /// its `leaseExpiresAt` (at most 30 seconds); then another worker takes
+    /// it over. A `leaseExpiresAt` in the past tells a dead sync from a slow one.
     #[oai(
         path = "/companies/:companyId/data/history",
         method = "get",

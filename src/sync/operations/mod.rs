@@ -181,6 +181,23 @@ async fn active_operation(
         .await
 }
 
+/// The company's oldest queued or running operation of `data_type`, if
+/// any: what a reader of data not synced yet is waiting for.
+pub async fn underway(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+    data_type: DataType,
+) -> Result<Option<pull_operation::Model>, sea_orm::DbErr> {
+    pull_operation::Entity::find()
+        .filter(pull_operation::Column::CompanyId.eq(company_id))
+        .filter(pull_operation::Column::DataType.eq(data_type.name()))
+        .filter(pull_operation::Column::Status.is_in([PullStatus::Queued, PullStatus::Fetching]))
+        .order_by_asc(pull_operation::Column::Requested)
+        .order_by_asc(pull_operation::Column::Id)
+        .one(db)
+        .await
+}
+
 /// The queued or running operation of (connection, data type), or a new one.
 /// The partial unique index settles a race between two triggers.
 async fn queue_target(
