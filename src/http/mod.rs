@@ -13,3 +13,4 @@ pub mod server;
 pub mod spec;
 pub mod state;
 pub mod types;
+pub mod wire;

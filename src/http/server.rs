@@ -16,6 +16,7 @@ use crate::http::middleware::around_every_request;
 use crate::http::routes::RouteTable;
 use crate::http::spec;
 use crate::http::state::AppState;
+use crate::http::wire::JsonErrorsAcceptor;
 
 /// The whole application: the API, its docs and spec, and the middleware.
 pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
@@ -62,8 +63,9 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
     Ok(route)
 }
 
-/// A bound listening socket, not yet serving.
-pub struct Listener(TcpAcceptor);
+/// A bound listening socket, not yet serving. Its connections answer in
+/// JSON even what the HTTP parser refuses ([`crate::http::wire`]).
+pub struct Listener(JsonErrorsAcceptor<TcpAcceptor>);
 
 impl Listener {
     /// Binds `bind` (use port 0 for any free port).
@@ -71,7 +73,7 @@ impl Listener {
         TcpListener::bind(bind.to_owned())
             .into_acceptor()
             .await
-            .map(Self)
+            .map(|acceptor| Self(JsonErrorsAcceptor(acceptor)))
             .with_context(|| format!("cannot listen on {bind}"))
     }
 

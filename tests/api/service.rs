@@ -3,7 +3,9 @@
 
 use sea_orm::ConnectionTrait;
 
-use crate::helpers::{for_each_database, json};
+use serde_json::Value;
+
+use crate::helpers::{TestApp, for_each_database, json};
 
 #[tokio::test]
 async fn every_response_carries_a_correlation_id_and_echoes_a_valid_one() {
@@ -346,6 +348,85 @@ async fn an_undecodable_path_names_the_parameter() {
             json(response).await["validation"]["errors"][0]["itemId"],
             "companyId"
         );
+    })
+    .await;
+}
+
+/// Sends `request` as raw bytes and reads the whole answer (the server
+/// closes the connection after these answers).
+async fn raw_exchange(app: &TestApp, request: Vec<u8>) -> (u16, reqwest::header::HeaderMap, Value) {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(app.address)
+        .await
+        .expect("connected");
+    // The server may answer and close before reading everything.
+    let _ = stream.write_all(&request).await;
+    let mut answer = Vec::new();
+    let _ = tokio::time::timeout(
+        std::time::Duration::from_secs(10),
+        stream.read_to_end(&mut answer),
+    )
+    .await;
+    let text = String::from_utf8_lossy(&answer).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").expect("a head and a body");
+    let mut lines = head.lines();
+    let status = lines
+        .next()
+        .and_then(|line| line.split(' ').nth(1))
+        .and_then(|code| code.parse().ok())
+        .expect("a status line");
+    let mut headers = reqwest::header::HeaderMap::new();
+    for line in lines {
+        if let Some((name, value)) = line.split_once(": ") {
+            headers.insert(
+                reqwest::header::HeaderName::from_bytes(name.as_bytes()).expect("a name"),
+                value.parse().expect("a value"),
+            );
+        }
+    }
+    (
+        status,
+        headers,
+        serde_json::from_str(body).expect("a JSON body"),
+    )
+}
+
+#[tokio::test]
+async fn requests_the_http_parser_refuses_answer_the_json_error_body() {
+    for_each_database(async |app| {
+        let long_url = format!(
+            "GET /companies?name={} HTTP/1.1\r\nHost: x\r\n\r\n",
+            "a".repeat(70_000)
+        );
+        let huge_headers = format!(
+            "GET /companies HTTP/1.1\r\nHost: x\r\nX-Filler: {}\r\n\r\n",
+            "a".repeat(600_000)
+        );
+        for (request, status) in [
+            (long_url.into_bytes(), 414),
+            (huge_headers.into_bytes(), 431),
+            (b"NOT HTTP AT ALL\r\n\r\n".to_vec(), 400),
+        ] {
+            let (answered, headers, body) = raw_exchange(app, request).await;
+            assert_eq!(answered, status, "{body}");
+            assert_eq!(
+                headers["content-type"], "application/json; charset=utf-8",
+                "{status}"
+            );
+            assert_eq!(body["statusCode"], status, "{body}");
+            assert_eq!(body["canBeRetried"], false, "{body}");
+            assert!(
+                body["error"]
+                    .as_str()
+                    .is_some_and(|error| error.ends_with('.'))
+            );
+            assert_eq!(
+                headers["x-correlation-id"].to_str().expect("ASCII"),
+                body["correlationId"].as_str().expect("an id")
+            );
+        }
+        // The server goes on answering normally.
+        assert_eq!(app.get("/companies").await.status(), 200);
     })
     .await;
 }
