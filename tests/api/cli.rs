@@ -143,7 +143,7 @@ async fn the_first_start_prints_one_working_key_with_a_curl_line_and_logs_each_r
         "the default database is a file in the working directory"
     );
 
-    let response = reqwest::Client::new()
+    let response = crate::helpers::http_client()
         .get(format!("http://127.0.0.1:{port}/companies"))
         .header("authorization", &credential)
         .header("x-correlation-id", "cli-test-1")
@@ -205,7 +205,7 @@ async fn a_bootstrap_key_works_and_never_appears_in_the_output() {
         .env("TRIBUTARY_BOOTSTRAP_API_KEY", "bootstrap-secret-123");
     let mut server = Running::start(command);
     server.until(is_listening).await;
-    let response = reqwest::Client::new()
+    let response = crate::helpers::http_client()
         .get(format!("http://127.0.0.1:{port}/companies"))
         .header(
             "authorization",
@@ -464,4 +464,173 @@ async fn stored_sandbox_credential(
     .await
     .expect("authorized");
     (db, connection.connection.id)
+}
+
+/// GETs `path` from the server on `port` with `key`, as JSON.
+async fn get_json(port: u16, key: &str, path: &str) -> serde_json::Value {
+    let response = crate::helpers::http_client()
+        .get(format!("http://127.0.0.1:{port}{path}"))
+        .header("authorization", crate::helpers::basic(key))
+        .send()
+        .await
+        .expect("the server answers");
+    crate::helpers::json(response).await
+}
+
+/// The company's invoices pull operations, newest first.
+async fn invoice_operations(port: u16, key: &str, company: &str) -> Vec<serde_json::Value> {
+    get_json(
+        port,
+        key,
+        &format!("/companies/{company}/data/history?dataType=invoices"),
+    )
+    .await["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_sync_serves_the_previous_data_whole_and_the_next_one_completes_it() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let key = "crash-test-key-123";
+    let start = |port: u16| {
+        let mut command = tributary(dir.path());
+        command
+            .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
+            .env("TRIBUTARY_BOOTSTRAP_API_KEY", key);
+        Running::start(command)
+    };
+    let port = free_port();
+    let mut server = start(port);
+    server.until(is_listening).await;
+    let http = crate::helpers::http_client();
+    let send = |method: reqwest::Method, path: String, body: Option<serde_json::Value>| {
+        let request = http
+            .request(method, format!("http://127.0.0.1:{port}{path}"))
+            .header("authorization", crate::helpers::basic(key));
+        let request = match body {
+            Some(body) => request.json(&body),
+            None => request,
+        };
+        async move {
+            let response = request.send().await.expect("the server answers");
+            assert!(response.status().is_success(), "{}", response.status());
+            crate::helpers::json(response).await
+        }
+    };
+    let company = send(
+        reqwest::Method::POST,
+        "/companies".to_owned(),
+        Some(serde_json::json!({"name": "Crash"})),
+    )
+    .await["companyId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let connection = send(
+        reqwest::Method::POST,
+        format!("/companies/{company}/connections"),
+        Some(serde_json::json!({"platformKey": "sandbox"})),
+    )
+    .await["connectionId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let authorize = |invoice_count: u64| {
+        send(
+            reqwest::Method::PUT,
+            format!("/companies/{company}/connections/{connection}/authorization"),
+            Some(serde_json::json!({
+                "organizationId": "sbx-crash", "accessToken": "tok",
+                "invoiceCount": invoice_count, "seed": 3
+            })),
+        )
+    };
+    let sync_invoices = || {
+        send(
+            reqwest::Method::POST,
+            format!("/companies/{company}/data/queue/invoices"),
+            None,
+        )
+    };
+    let invoices_path = format!("/companies/{company}/data/invoices?pageSize=5000");
+
+    // The data readers have before the crash.
+    authorize(1000).await;
+    sync_invoices().await;
+    let mut first = Vec::new();
+    for _ in 0..600 {
+        first = invoice_operations(port, key, &company).await;
+        if first.first().is_some_and(|op| op["status"] == "Complete") {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(first[0]["status"], "Complete", "{first:?}");
+    let before = get_json(port, key, &invoices_path).await;
+    assert_eq!(before["totalResults"], 1000);
+
+    // A large sync, killed once it has staged some pages.
+    authorize(60_000).await;
+    let queued = sync_invoices().await;
+    let operation_id = queued[0]["pullOperationId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let mut running = serde_json::Value::Null;
+    for _ in 0..1200 {
+        running = get_json(
+            port,
+            key,
+            &format!("/companies/{company}/data/history/{operation_id}"),
+        )
+        .await;
+        if running["status"] == "Fetching" && running["recordsFetched"].as_i64() > Some(0) {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(running["status"], "Fetching", "{running}");
+    assert!(running["leaseExpiresAt"].is_string(), "{running}");
+    server.child.start_kill().expect("SIGKILL sent");
+    let _ = server.child.wait().await;
+
+    // A new process on the same database: the previous data, whole.
+    let port = free_port();
+    let mut restarted = start(port);
+    restarted.until(is_listening).await;
+    let during = get_json(port, key, &invoices_path).await;
+    assert_eq!(during["totalResults"], 1000, "{}", during["totalResults"]);
+    assert_eq!(during["results"], before["results"]);
+
+    // The dead worker's lease lapses; a worker of the new process takes the
+    // operation over and completes it.
+    let mut ended = serde_json::Value::Null;
+    for _ in 0..1800 {
+        ended = get_json(
+            port,
+            key,
+            &format!("/companies/{company}/data/history/{operation_id}"),
+        )
+        .await;
+        if ended["status"] != "Fetching" && ended["status"] != "Queued" {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    assert_eq!(ended["status"], "Complete", "{ended}");
+    assert_eq!(ended["recordsFetched"], 60_000, "{ended}");
+    assert_eq!(ended["leaseExpiresAt"], serde_json::Value::Null, "{ended}");
+    let after = get_json(port, key, "/companies").await;
+    assert_eq!(after["totalResults"], 1);
+    let invoices = get_json(
+        port,
+        key,
+        &format!("/companies/{company}/data/invoices?pageSize=1"),
+    )
+    .await;
+    assert_eq!(invoices["totalResults"], 60_000);
+    let (status, _) = restarted.terminate().await;
+    assert!(status.success());
 }

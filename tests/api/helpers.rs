@@ -289,7 +289,7 @@ impl TestApp {
 
     /// A raw HTTP client, for requests the generated client cannot make.
     pub fn raw(&self) -> reqwest::Client {
-        reqwest::Client::new()
+        http_client()
     }
 
     /// A raw authenticated GET of `path`.
@@ -356,6 +356,16 @@ async fn start_instance(
         .expect("the application builds");
     let db = application.db().clone();
     (application.spawn(), db)
+}
+
+/// An HTTP client for the tests' own requests. reqwest (with rustls and
+/// no provider of its own) needs a process-wide crypto provider; the app
+/// installs one when it builds its platform client, but a test that talks
+/// to a separate process may run before any app exists, alone under a
+/// filter.
+pub fn http_client() -> reqwest::Client {
+    let _ = rustls::crypto::ring::default_provider().install_default();
+    reqwest::Client::new()
 }
 
 /// `Basic base64(key)`.
