@@ -1,13 +1,23 @@
-//! PayPal: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! PayPal: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the Invoicing API v2's invoices, on the environment's
+//! host) and the mapping of its invoices and statuses ([`mapping`]). What
+//! these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::{Platform, SourceType};
+
+/// What PayPal syncs: invoices (PayPal's REST API has no customers).
+const DATA_TYPES: &[DataType] = &[DataType::INVOICES];
 
 /// PayPal in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "PayPal",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<PayPalAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::PayPalConnector>()),
 };
 
 /// PayPal: a connection to one merchant account.

@@ -1,13 +1,23 @@
-//! Stripe: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Stripe: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the connected account's invoices and customers) and the
+//! mapping of its objects and statuses ([`mapping`]). What these rely on,
+//! with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::long_lived_token_body;
 use crate::platforms::tokens::{LongLivedToken, Secret};
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::{Platform, SourceType};
+
+/// What Stripe syncs: the connected account's invoices and customers.
+const DATA_TYPES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
 
 /// Stripe in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "Stripe",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<StripeAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::StripeConnector>()),
 };
 
 /// Stripe (Connect OAuth): a connection to one connected account. Connect

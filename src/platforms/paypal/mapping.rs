@@ -1,0 +1,340 @@
+//! PayPal's answers and how they become our records: money is an object of
+//! a currency code and a decimal string in major units, dates are
+//! `YYYY-MM-DD`, times RFC 3339, the invoice's recipient is named by its
+//! billing e-mail (PayPal has no customer ids), and the twelve invoice
+//! statuses map by a table.
+
+use serde::Deserialize;
+
+use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
+use crate::data::money::{Money, Quantity};
+use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::status::{StatusTable, lookup};
+
+/// PayPal's invoice statuses (upper case, as the API writes them).
+pub(super) const STATUSES: StatusTable = &[
+    ("DRAFT", InvoiceStatus::Draft),
+    // To be sent on its invoice date: not yet issued to the customer.
+    ("SCHEDULED", InvoiceStatus::Draft),
+    ("SENT", InvoiceStatus::Submitted),
+    ("UNPAID", InvoiceStatus::Submitted),
+    // A payment was made but has not cleared: still owed until it does.
+    ("PAYMENT_PENDING", InvoiceStatus::Submitted),
+    ("PARTIALLY_PAID", InvoiceStatus::PartiallyPaid),
+    ("PAID", InvoiceStatus::Paid),
+    // Paid outside PayPal and recorded as such.
+    ("MARKED_AS_PAID", InvoiceStatus::Paid),
+    // Paid, then part of it refunded: the invoice still stands as paid.
+    ("PARTIALLY_REFUNDED", InvoiceStatus::Paid),
+    // The money went back: the invoice no longer stands.
+    ("REFUNDED", InvoiceStatus::Void),
+    ("MARKED_AS_REFUNDED", InvoiceStatus::Void),
+    ("CANCELLED", InvoiceStatus::Void),
+];
+
+/// Our status for PayPal's word; `Unknown` for a word not documented.
+pub(super) fn invoice_status(status: Option<&str>) -> InvoiceStatus {
+    lookup(STATUSES, status.unwrap_or("").trim()).unwrap_or(InvoiceStatus::Unknown)
+}
+
+/// A page of `GET /v2/invoicing/invoices`.
+#[derive(Deserialize)]
+pub(super) struct InvoicesPage {
+    #[serde(default)]
+    pub(super) items: Vec<Summary>,
+    pub(super) total_items: Option<u64>,
+    pub(super) total_pages: Option<u64>,
+}
+
+/// An invoice as the list summarises it: its id is what we need from it.
+#[derive(Deserialize)]
+pub(super) struct Summary {
+    pub(super) id: String,
+}
+
+/// PayPal money: a currency code and a decimal string.
+#[derive(Deserialize)]
+struct PayPalMoney {
+    value: Option<Amount>,
+}
+
+/// Optional money as ours; zero when absent.
+fn money(value: Option<&PayPalMoney>) -> Money {
+    value.and_then(|m| m.value).map(Amount::money).unwrap_or_default()
+}
+
+/// An invoice as `GET /v2/invoicing/invoices/{id}` writes it.
+#[derive(Deserialize)]
+pub(super) struct PayPalInvoice {
+    id: String,
+    status: Option<String>,
+    detail: Option<Detail>,
+    #[serde(default)]
+    primary_recipients: Vec<Recipient>,
+    #[serde(default)]
+    items: Vec<Item>,
+    amount: Option<AmountSummary>,
+    due_amount: Option<PayPalMoney>,
+    payments: Option<Payments>,
+}
+
+/// The invoice's detail: number, dates, currency, note, audit times.
+#[derive(Deserialize)]
+struct Detail {
+    invoice_number: Option<String>,
+    invoice_date: Option<String>,
+    currency_code: Option<String>,
+    note: Option<String>,
+    payment_term: Option<PaymentTerm>,
+    metadata: Option<Metadata>,
+}
+
+#[derive(Deserialize)]
+struct PaymentTerm {
+    due_date: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Metadata {
+    create_time: Option<String>,
+    last_update_time: Option<String>,
+}
+
+/// One of the invoice's recipients.
+#[derive(Deserialize)]
+struct Recipient {
+    billing_info: Option<BillingInfo>,
+}
+
+#[derive(Deserialize)]
+struct BillingInfo {
+    name: Option<Name>,
+    business_name: Option<String>,
+    email_address: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct Name {
+    given_name: Option<String>,
+    surname: Option<String>,
+    full_name: Option<String>,
+}
+
+impl Name {
+    /// `full_name`, else the given name and surname.
+    fn text(self) -> Option<String> {
+        json::non_empty(self.full_name).or_else(|| {
+            let parts: Vec<String> = [self.given_name, self.surname]
+                .into_iter()
+                .filter_map(json::non_empty)
+                .collect();
+            (!parts.is_empty()).then(|| parts.join(" "))
+        })
+    }
+}
+
+/// The invoice total and its breakdown.
+#[derive(Deserialize)]
+struct AmountSummary {
+    value: Option<Amount>,
+    breakdown: Option<Breakdown>,
+}
+
+#[derive(Deserialize)]
+struct Breakdown {
+    tax_total: Option<PayPalMoney>,
+}
+
+/// The payments recorded against an invoice.
+#[derive(Deserialize)]
+struct Payments {
+    #[serde(default)]
+    transactions: Vec<Transaction>,
+}
+
+#[derive(Deserialize)]
+struct Transaction {
+    payment_date: Option<String>,
+}
+
+/// An invoice item.
+#[derive(Deserialize)]
+struct Item {
+    name: Option<String>,
+    description: Option<String>,
+    quantity: Option<Amount>,
+    unit_amount: Option<PayPalMoney>,
+    tax: Option<ItemTax>,
+    discount: Option<ItemDiscount>,
+}
+
+#[derive(Deserialize)]
+struct ItemTax {
+    amount: Option<PayPalMoney>,
+}
+
+#[derive(Deserialize)]
+struct ItemDiscount {
+    amount: Option<PayPalMoney>,
+}
+
+/// `quantity × price`, exact to ten-thousandths (half to even).
+fn times(quantity: Quantity, price: Money) -> Money {
+    let exact = quantity.to_decimal() * price.to_decimal();
+    Money::from_decimal(exact.round_dp(Money::SCALE)).unwrap_or_default()
+}
+
+impl Item {
+    fn into_line(self) -> LineItem {
+        let quantity = json::quantity(self.quantity);
+        let unit_amount = money(self.unit_amount.as_ref());
+        let tax_amount = money(self.tax.as_ref().and_then(|t| t.amount.as_ref()));
+        // PayPal writes item discounts as positive amounts (invoice-level
+        // discounts, in the breakdown, as negative ones).
+        let discount = money(self.discount.as_ref().and_then(|d| d.amount.as_ref()));
+        let discount_amount = Money(discount.0.abs());
+        let sub_total = times(quantity, unit_amount) - discount_amount;
+        let description = match (json::non_empty(self.name), json::non_empty(self.description)) {
+            (Some(name), Some(description)) => format!("{name}: {description}"),
+            (name, description) => name.or(description).unwrap_or_default(),
+        };
+        LineItem {
+            description,
+            unit_amount,
+            quantity,
+            discount_amount,
+            sub_total,
+            tax_amount,
+            total_amount: sub_total + tax_amount,
+        }
+    }
+}
+
+impl PayPalInvoice {
+    /// Our invoice; one without a readable date fails the page.
+    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+        let detail = self.detail;
+        let (number, invoice_date, currency, note, due_on, metadata) = match detail {
+            Some(d) => (
+                d.invoice_number,
+                d.invoice_date,
+                d.currency_code,
+                d.note,
+                d.payment_term.and_then(|t| t.due_date),
+                d.metadata,
+            ),
+            None => (None, None, None, None, None, None),
+        };
+        let (created, updated) = match metadata {
+            Some(m) => (m.create_time, m.last_update_time),
+            None => (None, None),
+        };
+        let issue_date = invoice_date
+            .as_deref()
+            .and_then(json::date)
+            .or_else(|| json::timestamp(created.as_deref()).map(|t| t.0.date_naive()))
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!(
+                    "PayPal invoice {} has no readable invoice_date; the previous data is kept",
+                    self.id
+                ))
+            })?;
+        let status = invoice_status(self.status.as_deref());
+        let (total, tax) = match self.amount {
+            Some(amount) => (
+                amount.value.map(Amount::money).unwrap_or_default(),
+                money(amount.breakdown.as_ref().and_then(|b| b.tax_total.as_ref())),
+            ),
+            None => (Money(0), Money(0)),
+        };
+        let amount_due = match (&self.due_amount, status) {
+            (Some(due), _) => money(Some(due)),
+            (None, InvoiceStatus::Paid | InvoiceStatus::Void) => Money(0),
+            (None, _) => total,
+        };
+        let paid_on_date = if status == InvoiceStatus::Paid {
+            self.payments
+                .into_iter()
+                .flat_map(|p| p.transactions)
+                .filter_map(|t| t.payment_date.as_deref().and_then(json::date))
+                .max()
+        } else {
+            None
+        };
+        let recipient = self
+            .primary_recipients
+            .into_iter()
+            .find_map(|r| r.billing_info);
+        let customer_ref = recipient.and_then(|info| {
+            let name = info
+                .business_name
+                .and_then(|b| json::non_empty(Some(b)))
+                .or_else(|| info.name.and_then(Name::text));
+            let id = json::non_empty(info.email_address).map(|e| e.to_lowercase());
+            CustomerRef::to(id, name)
+        });
+        Ok(Invoice {
+            invoice_number: json::non_empty(number),
+            customer_ref,
+            issue_date,
+            due_date: due_on.as_deref().and_then(json::date),
+            paid_on_date,
+            currency: currency.unwrap_or_default().to_ascii_uppercase(),
+            sub_total: total - tax,
+            total_tax_amount: tax,
+            total_amount: total,
+            amount_due,
+            status,
+            line_items: self.items.into_iter().map(Item::into_line).collect(),
+            note: json::non_empty(note),
+            source_modified_date: json::timestamp(updated.as_deref().or(created.as_deref())),
+            invoice_id: self.id,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rust_decimal::Decimal;
+
+    #[test]
+    fn every_documented_status_maps_and_others_are_unknown() {
+        for (word, ours) in [
+            ("DRAFT", InvoiceStatus::Draft),
+            ("SCHEDULED", InvoiceStatus::Draft),
+            ("SENT", InvoiceStatus::Submitted),
+            ("UNPAID", InvoiceStatus::Submitted),
+            ("PAYMENT_PENDING", InvoiceStatus::Submitted),
+            ("PARTIALLY_PAID", InvoiceStatus::PartiallyPaid),
+            ("PAID", InvoiceStatus::Paid),
+            ("MARKED_AS_PAID", InvoiceStatus::Paid),
+            ("PARTIALLY_REFUNDED", InvoiceStatus::Paid),
+            ("REFUNDED", InvoiceStatus::Void),
+            ("MARKED_AS_REFUNDED", InvoiceStatus::Void),
+            ("CANCELLED", InvoiceStatus::Void),
+        ] {
+            assert_eq!(invoice_status(Some(word)), ours, "{word}");
+        }
+        assert_eq!(invoice_status(Some("ARCHIVED")), InvoiceStatus::Unknown);
+        assert_eq!(invoice_status(None), InvoiceStatus::Unknown);
+    }
+
+    #[test]
+    fn a_line_is_quantity_times_price_less_its_discount_plus_its_tax() {
+        let item: Item = serde_json::from_str(
+            r#"{"name": "Yoga Mat", "quantity": "1.5",
+                "unit_amount": {"currency_code": "USD", "value": "50.00"},
+                "tax": {"name": "Sales Tax", "percent": "7.25", "amount": {"currency_code": "USD", "value": "3.27"}},
+                "discount": {"percent": "5", "amount": {"currency_code": "USD", "value": "2.5"}}}"#,
+        )
+        .expect("an item");
+        let line = item.into_line();
+        assert_eq!(line.sub_total, Money(725_000));
+        assert_eq!(line.discount_amount, Money(25_000));
+        assert_eq!(line.tax_amount, Money(32_700));
+        assert_eq!(line.total_amount, Money(757_700));
+        assert_eq!(line.quantity.to_decimal(), Decimal::new(15, 1));
+    }
+}

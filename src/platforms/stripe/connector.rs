@@ -1,0 +1,214 @@
+//! Stripe's connector: the connected account's invoices (`GET /v1/invoices`,
+//! with any lines beyond the embedded ones from `GET
+//! /v1/invoices/{id}/lines`) and customers (`GET /v1/customers`), `limit`
+//! paged by `starting_after=<last id>` while `has_more`, with the Connect
+//! OAuth access token (the account's own secret key) as a bearer token and
+//! the API version pinned by `Stripe-Version`. The token does not expire: it
+//! is refreshed only after a 401 and only when the authorization holds a
+//! refresh token (at `connect.stripe.com/oauth/token`, the platform's secret
+//! key as `client_secret`). Sources: `NOTES.md`.
+
+use super::StripeAuthorization;
+use super::mapping::{Account, List, StripeCustomer, StripeInvoice, StripeLine};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+
+/// Records asked for per page by default: Stripe's maximum.
+pub const PAGE_SIZE: u64 = 100;
+/// The API version every call asks for (the field set `mapping` reads).
+pub const API_VERSION: &str = "2024-06-20";
+
+const API_BASE: &str = "https://api.stripe.com";
+const TOKEN_URL: &str = "https://connect.stripe.com/oauth/token";
+
+/// The Stripe connector.
+#[derive(Debug)]
+pub struct StripeConnector {
+    api_base: String,
+    token_url: String,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for StripeConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url_or(TOKEN_URL),
+            page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
+            http,
+        }
+    }
+}
+
+impl StripeConnector {
+    /// `GET /v1/<path>` as the connected account.
+    fn get<'a>(
+        &self,
+        credentials: &'a StripeAuthorization,
+        path: &str,
+        what: &'static str,
+    ) -> Call<'a> {
+        Call::get(
+            Self::PLATFORM,
+            what,
+            format!("{}/v1/{path}", self.api_base),
+            Auth::Bearer(credentials.token.access_token.expose()),
+        )
+        .header("stripe-version", API_VERSION)
+    }
+
+    /// One page of a list: `limit` records after `cursor` (an object id).
+    fn list<'a>(
+        &self,
+        credentials: &'a StripeAuthorization,
+        path: &str,
+        what: &'static str,
+        cursor: Option<String>,
+    ) -> Call<'a> {
+        let call = self
+            .get(credentials, path, what)
+            .query("limit", self.page_size);
+        match cursor {
+            Some(after) => call.query("starting_after", after),
+            None => call,
+        }
+    }
+
+    /// The lines of `invoice` after the embedded ones, when Stripe says there
+    /// are more than it embedded.
+    async fn remaining_lines(
+        &self,
+        credentials: &StripeAuthorization,
+        invoice: &str,
+        mut lines: Vec<StripeLine>,
+    ) -> Result<Vec<StripeLine>, ConnectorError> {
+        loop {
+            let after = lines.last().and_then(|line| line.id.clone());
+            let path = format!("invoices/{invoice}/lines");
+            let page: List<StripeLine> = self
+                .http
+                .json(&self.list(credentials, &path, "an invoice's lines", after.clone()))
+                .await?;
+            let more = page.has_more && !page.data.is_empty();
+            lines.extend(page.data);
+            let advanced = lines.last().and_then(|line| line.id.clone());
+            if !more || advanced.is_none() || advanced == after {
+                return Ok(lines);
+            }
+        }
+    }
+}
+
+/// The cursor after a page: the last object's id, while Stripe has more.
+fn next_cursor(has_more: bool, last: Option<&str>) -> Option<String> {
+    if has_more { last.map(str::to_owned) } else { None }
+}
+
+impl Connector for StripeConnector {
+    type Credentials = StripeAuthorization;
+    const PLATFORM: &'static str = "Stripe";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers]
+    }
+
+    /// Only a connection holding a refresh token can be refreshed; Connect
+    /// access tokens never expire, so this is used after a 401 alone.
+    fn token_endpoint(&self, credentials: &StripeAuthorization) -> Option<TokenEndpoint> {
+        credentials.refresh_token.as_ref()?;
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
+    }
+
+    /// `GET /v1/account` names the account the token belongs to: it must be
+    /// the connection's `stripeUserId`.
+    async fn verify(&self, credentials: &StripeAuthorization) -> Result<(), ConnectorError> {
+        let account: Account = self
+            .http
+            .json(&self.get(credentials, "account", "the account"))
+            .await?;
+        let wanted = &credentials.stripe_user_id;
+        require_reach(wanted, [account.id.as_str()], |_| {
+            format!(
+                "Stripe accepted the access token, but it belongs to account {}, not {wanted}",
+                account.id
+            )
+        })
+    }
+}
+
+impl Syncs<Invoices> for StripeConnector {
+    async fn page(
+        &self,
+        credentials: &StripeAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let call = self.list(credentials, "invoices", "a page of invoices", cursor);
+        let page: List<StripeInvoice> = self.http.json(&call).await?;
+        let next = next_cursor(
+            page.has_more,
+            page.data.last().map(|invoice| invoice.id.as_str()),
+        );
+        let mut records = Vec::with_capacity(page.data.len());
+        for mut invoice in page.data {
+            let embedded = invoice.lines.take();
+            let lines = match embedded {
+                Some(lines) if lines.has_more => {
+                    self.remaining_lines(credentials, &invoice.id, lines.data)
+                        .await?
+                }
+                Some(lines) => lines.data,
+                None => Vec::new(),
+            };
+            records.push(invoice.into_record(lines)?);
+        }
+        Ok(Fetched {
+            records,
+            next,
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for StripeConnector {
+    async fn page(
+        &self,
+        credentials: &StripeAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let call = self.list(credentials, "customers", "a page of customers", cursor);
+        let page: List<StripeCustomer> = self.http.json(&call).await?;
+        let next = next_cursor(page.has_more, page.data.last().map(StripeCustomer::id));
+        Ok(Fetched {
+            records: page.data.into_iter().map(StripeCustomer::into_record).collect(),
+            next,
+            total: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_next_page_starts_after_the_last_object_while_stripe_has_more() {
+        assert_eq!(next_cursor(true, Some("in_3")).as_deref(), Some("in_3"));
+        assert_eq!(next_cursor(false, Some("in_3")), None);
+        assert_eq!(next_cursor(true, None), None);
+    }
+}

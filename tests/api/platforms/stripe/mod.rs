@@ -1,0 +1,570 @@
+//! Stripe: invoices (with lines beyond the embedded ones) and customers over
+//! several `starting_after` pages, every invoice status, minor units of
+//! two-, zero- and three-decimal currencies, a token that is never refreshed
+//! before use, refresh on a 401 only with a refresh token (the platform key
+//! in the form body, the rotated refresh token stored), `invalid_grant`,
+//! 429, 5xx, garbage, the data types Stripe lacks, and verification through
+//! `GET /v1/account`. Fixtures follow the objects of
+//! https://docs.stripe.com/api/invoices/object,
+//! https://docs.stripe.com/api/customers/object and
+//! https://docs.stripe.com/api/accounts/retrieve (see `src/platforms/stripe/NOTES.md`).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, captured_logs, json};
+
+const ACCOUNT: &str = "acct_1Nv0FGQ9RKHgCVdK";
+const ACCESS: &str = "sk_test_stripe-connect-access-0001";
+const REFRESH: &str = "rt_stripe-connect-refresh-0001";
+/// Records per page in these tests (Stripe's own maximum is 100).
+const PAGE: u64 = 3;
+
+/// The page of `resource` after `starting_after` (the fixtures hold three
+/// pages of invoices and two of customers, `PAGE` records each).
+fn page(resource: &str, call: &Call) -> Answer {
+    let number = match (
+        resource,
+        call.query.get("starting_after").map(String::as_str),
+    ) {
+        (_, None) => 1,
+        ("invoices", Some("in_3Part")) | ("customers", Some("cus_3")) => 2,
+        ("invoices", Some("in_6Void")) => 3,
+        _ => return Answer::json(400, fixture("stripe/fixtures/not-found.json")),
+    };
+    Answer::json(
+        200,
+        fixture(&format!("stripe/fixtures/{resource}-{number}.json")),
+    )
+}
+
+/// Serves the Stripe fixtures.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| match call.path.as_str() {
+        "/v1/account" => Answer::json(200, fixture("stripe/fixtures/account.json")),
+        "/v1/invoices" => page("invoices", call),
+        "/v1/customers" => page("customers", call),
+        "/v1/invoices/in_4Paid/lines"
+            if call.query.get("starting_after").map(String::as_str) == Some("il_4a") =>
+        {
+            Answer::json(200, fixture("stripe/fixtures/in_4Paid-lines.json"))
+        }
+        _ => Answer::json(404, fixture("stripe/fixtures/not-found.json")),
+    })
+}
+
+async fn fake() -> Fake {
+    let fake = Fake::start(
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("stripe/fixtures/unauthorized.json"),
+        router(),
+    )
+    .await;
+    // Stripe takes the platform's secret key as the `client_secret` form field.
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+/// A Connect body: the account, its access token and, when given, its
+/// refresh token. Connect tokens carry no expiry.
+fn body(account: &str, refresh: Option<&str>) -> Value {
+    let mut body = json!({"stripeUserId": account, "accessToken": ACCESS});
+    if let Some(refresh) = refresh {
+        body["refreshToken"] = json!(refresh);
+    }
+    body
+}
+
+/// A company with an authorized Stripe connection.
+async fn connected(app: &TestApp, refresh: Option<&str>) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Acme Supplies").await;
+    let connection_id = new_connection(app, company_id, "stripe").await;
+    let response = authorize(
+        app,
+        company_id,
+        connection_id,
+        &body(ACCOUNT, refresh),
+        false,
+    )
+    .await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    let page = json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{data_type}?pageSize=100"
+        ))
+        .await,
+    )
+    .await;
+    page["results"].as_array().cloned().unwrap_or_default()
+}
+
+fn by_id<'a>(records: &'a [Value], field: &str, id: &str) -> &'a Value {
+    records
+        .iter()
+        .find(|record| record[field] == id)
+        .unwrap_or_else(|| panic!("{id} synced"))
+}
+
+#[tokio::test]
+async fn stripe_invoices_and_customers_sync_over_every_page_with_every_status_and_exact_minor_units()
+ {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 2)).await;
+        let (company_id, _) = connected(&app, None).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+
+        let invoices = records(&app, company_id, "invoices").await;
+        assert_eq!(invoices.len(), 7, "{invoices:#?}");
+        let invoice = |id| by_id(&invoices, "invoiceId", id);
+        // Every status Stripe has.
+        for (id, status) in [
+            ("in_1Draft", "Draft"),
+            ("in_2Open", "Submitted"),
+            ("in_3Part", "PartiallyPaid"),
+            ("in_4Paid", "Paid"),
+            ("in_5Uncl", "Submitted"),
+            ("in_6Void", "Void"),
+            ("in_7Kwd", "Paid"),
+        ] {
+            assert_eq!(invoice(id)["status"], status, "{id}");
+        }
+        // Newest issue date first.
+        assert_eq!(invoices[0]["invoiceId"], "in_1Draft");
+        let draft = invoice("in_1Draft");
+        assert_eq!(draft["invoiceNumber"], Value::Null);
+        assert_eq!(draft["issueDate"], "2026-10-20");
+
+        let open = invoice("in_2Open");
+        assert_eq!(open["invoiceNumber"], "ACME-0002");
+        assert_eq!(open["currency"], "USD");
+        assert_eq!(open["subTotal"], "939.84");
+        assert_eq!(open["totalTaxAmount"], "187.97");
+        assert_eq!(open["totalAmount"], "1127.81");
+        assert_eq!(open["amountDue"], "1127.81");
+        assert_eq!(open["issueDate"], "2026-10-03");
+        assert_eq!(open["dueDate"], "2026-11-02");
+        assert_eq!(open["paidOnDate"], Value::Null);
+        assert_eq!(open["note"], "Thank you for your business.");
+        assert_eq!(open["sourceModifiedDate"], Value::Null);
+        assert_eq!(open["customerRef"]["id"], "cus_1");
+        assert_eq!(open["customerRef"]["companyName"], "Acme Trading Ltd");
+        let line = &open["lineItems"][0];
+        assert_eq!(line["description"], "Design work");
+        assert_eq!(line["unitAmount"], "93.984");
+        assert_eq!(line["quantity"], "10");
+        assert_eq!(line["subTotal"], "939.84");
+        assert_eq!(line["taxAmount"], "187.97");
+        assert_eq!(line["totalAmount"], "1127.81");
+
+        let part_paid = invoice("in_3Part");
+        assert_eq!(part_paid["currency"], "EUR");
+        assert_eq!(part_paid["totalAmount"], "1234.56");
+        assert_eq!(part_paid["amountDue"], "1000.00");
+
+        // Yen have no minor unit: 5500 is ¥5,500. Its third line came from
+        // the invoice's own lines list.
+        let yen = invoice("in_4Paid");
+        assert_eq!(yen["currency"], "JPY");
+        assert_eq!(yen["totalAmount"], "5500.00");
+        assert_eq!(yen["subTotal"], "5000.00");
+        assert_eq!(yen["totalTaxAmount"], "500.00");
+        assert_eq!(yen["amountDue"], "0.00");
+        assert_eq!(yen["paidOnDate"], "2026-08-20");
+        assert_eq!(yen["customerRef"]["id"], "cus_2");
+        assert_eq!(yen["customerRef"]["companyName"], Value::Null);
+        let lines = yen["lineItems"].as_array().expect("lines");
+        let descriptions: Vec<&str> = lines
+            .iter()
+            .filter_map(|line| line["description"].as_str())
+            .collect();
+        assert_eq!(descriptions, ["Green tea", "Matcha", "Tea cups"]);
+        assert_eq!(lines[0]["unitAmount"], "1000.00");
+        assert_eq!(lines[0]["quantity"], "2");
+        assert_eq!(lines[0]["taxAmount"], "500.00");
+        assert_eq!(lines[0]["totalAmount"], "2500.00");
+        assert_eq!(lines[2]["discountAmount"], "100.00");
+
+        // No `tax` field (as in newer API versions): total less total excluding tax.
+        let uncollectible = invoice("in_5Uncl");
+        assert_eq!(uncollectible["totalTaxAmount"], "10.00");
+        assert_eq!(uncollectible["subTotal"], "40.00");
+        assert_eq!(uncollectible["amountDue"], "50.00");
+        assert_eq!(invoice("in_6Void")["lineItems"], json!([]));
+        // Dinars have three decimals: 5120 is 5.120 KWD.
+        let dinar = invoice("in_7Kwd");
+        assert_eq!(dinar["totalAmount"], "5.12");
+        assert_eq!(dinar["paidOnDate"], "2026-04-02");
+        assert_eq!(dinar["issueDate"], "2026-04-01");
+
+        let customers = records(&app, company_id, "customers").await;
+        assert_eq!(customers.len(), 4, "{customers:#?}");
+        let customer = |id| by_id(&customers, "customerId", id);
+        let acme = customer("cus_1");
+        assert_eq!(acme["customerName"], "Acme Trading Ltd");
+        assert_eq!(acme["emailAddress"], "accounts@acme.example");
+        assert_eq!(acme["phone"], "+1 555 0100");
+        assert_eq!(acme["defaultCurrency"], "USD");
+        assert_eq!(acme["status"], "Active");
+        // Unnamed customers go by their email, else their id.
+        assert_eq!(customer("cus_2")["customerName"], "jane@doe.example");
+        assert_eq!(customer("cus_2")["defaultCurrency"], "JPY");
+        assert_eq!(customer("cus_3")["customerName"], "cus_3");
+        assert_eq!(customer("cus_3")["emailAddress"], Value::Null);
+        assert_eq!(customer("cus_4")["customerName"], "Zeta GmbH");
+
+        let calls = fake.calls();
+        assert!(calls.iter().all(|call| call.token == ACCESS));
+        assert!(calls.iter().all(|call| {
+            call.headers.get("stripe-version").map(String::as_str) == Some("2024-06-20")
+                && !call.headers.contains_key("stripe-account")
+        }));
+        let cursors = |path: &str| -> Vec<(String, Option<String>)> {
+            calls
+                .iter()
+                .filter(|call| call.path == path)
+                .map(|call| {
+                    (
+                        call.query.get("limit").cloned().unwrap_or_default(),
+                        call.query.get("starting_after").cloned(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(
+            cursors("/v1/invoices"),
+            [
+                ("3".to_owned(), None),
+                ("3".to_owned(), Some("in_3Part".to_owned())),
+                ("3".to_owned(), Some("in_6Void".to_owned())),
+            ]
+        );
+        assert_eq!(
+            cursors("/v1/invoices/in_4Paid/lines"),
+            [("3".to_owned(), Some("il_4a".to_owned()))]
+        );
+        assert_eq!(
+            cursors("/v1/customers"),
+            [
+                ("3".to_owned(), None),
+                ("3".to_owned(), Some("cus_3".to_owned())),
+            ]
+        );
+        assert_eq!(
+            fake.token_calls(),
+            0,
+            "a Connect token is never refreshed before use"
+        );
+    }
+}
+
+#[tokio::test]
+async fn stripe_has_no_orders_or_bank_data_and_says_so() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, None).await;
+        for data_type in ["orders", "bankAccounts", "bankTransactions"] {
+            let queued = app
+                .post_json(
+                    &format!("/companies/{company_id}/data/queue/{data_type}"),
+                    &json!(null),
+                )
+                .await;
+            assert_eq!(queued.status(), 202);
+            let queued = json(queued).await;
+            let operation = &queued[0];
+            assert_eq!(operation["status"], "NotSupported", "{queued}");
+            let message = operation["errorMessage"].as_str().unwrap_or_default();
+            assert!(
+                message.starts_with("Stripe has no ")
+                    && message.ends_with("; it syncs invoices, customers."),
+                "{message}"
+            );
+        }
+        crate::sync::settled(&app.client, company_id).await;
+        assert!(fake.calls().is_empty(), "nothing asked of Stripe");
+        let integration = json(app.get("/integrations/stripe").await).await;
+        assert_eq!(
+            integration["dataTypes"],
+            json!(["invoices", "customers"]),
+            "{integration}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_stripe_token_rejected_mid_sync_is_refreshed_with_the_platform_key_and_the_rotated_refresh_token_is_stored_before_use()
+ {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "stripe").await;
+        let (company_id, connection_id) = connected(&app, Some(REFRESH)).await;
+        fake.with(|inner| {
+            inner.expire_after = Some(1);
+            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(records(&app, company_id, "invoices").await.len(), 7);
+        // One refresh: the refresh-token grant, the platform's key in the form.
+        assert_eq!(fake.token_calls(), 1);
+        let form = fake.with(|inner| inner.token_forms[0].clone());
+        assert_eq!(
+            form.get("grant_type").map(String::as_str),
+            Some("refresh_token")
+        );
+        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
+        assert_eq!(
+            form.get("client_secret").map(String::as_str),
+            Some(super::fake::CLIENT_SECRET)
+        );
+        assert_eq!(
+            fake.with(|inner| inner.stored_at_first_use.clone()),
+            [Some("rt-rotated-1".to_owned())]
+        );
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["stripeUserId"], ACCOUNT);
+        let logs = captured_logs();
+        for secret in [
+            ACCESS,
+            REFRESH,
+            "at-refreshed-1",
+            "rt-rotated-1",
+            super::fake::CLIENT_SECRET,
+        ] {
+            assert!(!logs.contains(secret), "a secret reached the logs");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_revoked_stripe_token_without_a_refresh_token_deauthorizes_without_a_refresh() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "stripe").await;
+        let (company_id, connection_id) = connected(&app, None).await;
+        fake.with(|inner| inner.access_tokens.clear());
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Stripe answered 401") && message.contains("Invalid API Key"),
+            "{message}"
+        );
+        assert_eq!(fake.token_calls(), 0);
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+    }
+}
+
+#[tokio::test]
+async fn a_stripe_invalid_grant_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "stripe").await;
+        let (company_id, connection_id) = connected(&app, Some(REFRESH)).await;
+        fake.with(|inner| {
+            inner.access_tokens.clear();
+            inner.refresh_token = "revoked-by-stripe".to_owned();
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Stripe") && message.contains("invalid_grant"),
+            "{message}"
+        );
+        assert!(!message.contains(REFRESH));
+        assert_eq!(fake.token_calls(), 1);
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+    }
+}
+
+#[tokio::test]
+async fn stripe_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, None).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                body: "{\"error\":{\"code\":\"rate_limit\",\"message\":\"Too many requests hit the API too quickly.\",\"type\":\"invalid_request_error\"}}".to_owned(),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                "{\"error\":{\"message\":\"An unknown error occurred\",\"type\":\"api_error\"}}",
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(records(&app, company_id, "customers").await.len(), 4);
+        // Two failed attempts, then both pages.
+        assert_eq!(fake.calls().len(), 4);
+
+        // A platform that keeps failing: the operation says what it answered.
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    "{\"error\":{\"message\":\"Stripe is temporarily unavailable\",\"type\":\"api_error\"}}",
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains(
+                "Stripe answered 503 Service Unavailable: Stripe is temporarily unavailable"
+            ),
+            "{message}"
+        );
+        assert_eq!(records(&app, company_id, "customers").await.len(), 4);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_stripe_answer_fails_the_sync_and_keeps_the_previous_data() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, None).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let before = records(&app, company_id, "invoices").await;
+        // Page 1 is fine, page 2 is cut off mid-way.
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                200,
+                fixture("stripe/fixtures/invoices-1.json"),
+            ));
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"object\": \"list\", \"data\": [{\"id\": \"in_9\", \"total\": 12",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Failed);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("cannot read")
+        );
+        assert_eq!(records(&app, company_id, "invoices").await, before);
+    }
+}
+
+#[tokio::test]
+async fn stripe_verification_accepts_the_accounts_token_and_rejects_others_storing_nothing() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
+        let company_id = new_company(&app, "Acme Supplies").await;
+
+        // Rejected by Stripe: 422 with its reason, nothing stored.
+        let connection_id = new_connection(&app, company_id, "stripe").await;
+        let mut wrong = body(ACCOUNT, None);
+        wrong["accessToken"] = json!("sk_test_not-a-token-stripe-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("Invalid API Key provided"), "{message}");
+        assert!(!message.contains("not-a-token-stripe-knows"));
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        // A working token, but for another connected account.
+        let other = body("acct_someoneElse42", None);
+        let response = authorize(&app, company_id, connection_id, &other, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.contains("acct_someoneElse42") && message.contains(ACCOUNT),
+            "{message}"
+        );
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
+
+        // Accepted: one call to GET /v1/account, then stored and linked.
+        let response = authorize(
+            &app,
+            company_id,
+            connection_id,
+            &body(ACCOUNT, Some(REFRESH)),
+            true,
+        )
+        .await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        let last = fake.calls().last().cloned().expect("a call");
+        assert_eq!(last.path, "/v1/account");
+        assert_eq!(last.token, ACCESS);
+        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
+        assert_eq!(fake.token_calls(), 0);
+    }
+}
