@@ -449,7 +449,7 @@ mod tests {
     #[test]
     fn platforms_that_call_nothing_have_no_url_flags() {
         assert!(parsed(&["--sandbox-api-base", "http://127.0.0.1:9"]).is_err());
-        assert!(parsed(&["--shopify-api-base", "http://127.0.0.1:9"]).is_err());
+        assert!(parsed(&["--quickbooks-desktop-api-base", "http://127.0.0.1:9"]).is_err());
         let cli = parsed(&[]).expect("parses");
         assert!(
             !cli.serve

@@ -1,13 +1,23 @@
-//! Mollie: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Mollie: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the Orders and Customers APIs) and the mapping of its
+//! orders, customers and statuses ([`mapping`]). What these rely on, with
+//! sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::data::DataType;
+
+/// What Mollie syncs: the organization's customers and orders.
+const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];
 
 /// Mollie in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "Mollie",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<MollieAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::MollieConnector>()),
 };
 
 /// Mollie: a connection to one Mollie organization.

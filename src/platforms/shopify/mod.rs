@@ -1,5 +1,10 @@
-//! Shopify: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Shopify: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the GraphQL Admin API's orders and customers on the
+//! shop's own host) and the mapping of its orders, customers and statuses
+//! ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
@@ -9,8 +14,13 @@ use crate::error::FieldError;
 use crate::platforms::authorization::AuthorizationBody;
 use crate::platforms::numbers::Seconds;
 use crate::platforms::tokens::{Expiry, Secret, expiry};
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::data::DataType;
+
+/// What Shopify syncs: the shop's customers and orders.
+const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];
 
 /// Shopify in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -18,9 +28,9 @@ pub static PLATFORM: Platform = Platform {
     name: "Shopify",
     source_type: SourceType::Commerce,
     managed_migration: true,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<ShopifyAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::ShopifyConnector>()),
 };
 
 /// Shopify: a connection to one shop. Legacy offline tokens never expire;

@@ -10,11 +10,13 @@ mod exact_online;
 mod fake;
 mod freeagent;
 mod freshbooks;
+mod mollie;
 mod myob;
 mod netsuite;
 mod paypal;
 mod quickbooks_online;
 mod sage_business_cloud;
+mod shopify;
 mod stripe;
 mod wave;
 mod xero;
@@ -152,7 +154,13 @@ pub fn stored_refresh_token(app: &TestApp, connection_id: Uuid) -> fake::Hook {
 
 #[tokio::test]
 async fn verify_is_refused_where_there_is_no_connector_and_trivial_for_the_sandbox() {
-    crate::helpers::for_each_database(async |app| {
+    for backend in crate::helpers::backends() {
+        // An app without Mollie's connector.
+        let options = AppOptions {
+            connectors: Connectors::default(),
+            ..AppOptions::default()
+        };
+        let app = &TestApp::spawn_with(backend, options).await;
         let company_id = crate::connections::new_company(app, "Acme").await;
         let connection_id = crate::connections::new_connection(app, company_id, "mollie").await;
         let body = serde_json::json!({
@@ -176,7 +184,10 @@ async fn verify_is_refused_where_there_is_no_connector_and_trivial_for_the_sandb
                 .status(),
             200
         );
+    }
 
+    crate::helpers::for_each_database(async |app| {
+        let company_id = crate::connections::new_company(app, "Acme").await;
         let sandbox = crate::connections::new_connection(app, company_id, "sandbox").await;
         let body = serde_json::json!({"organizationId": "sbx-verify", "accessToken": "tok"});
         assert_eq!(

@@ -1,0 +1,282 @@
+//! Shopify's connector: GraphQL queries (`POST
+//! /admin/api/<version>/graphql.json` on the shop's own host, the token in
+//! `X-Shopify-Access-Token`) for the shop's `orders` and `customers`, paged
+//! by cursor (`first`/`after` while `pageInfo.hasNextPage`). Shopify answers
+//! throttling and other failures with 200 and an `errors` array: a
+//! throttled query is asked again once the cost bucket has refilled.
+//! Expiring offline tokens refresh at the shop's token endpoint (client
+//! credentials in the form body) and rotate; legacy offline tokens never
+//! expire and are not refreshed. Sources: `NOTES.md`.
+
+use serde::de::DeserializeOwned;
+use serde_json::{Value, json};
+
+use super::ShopifyAuthorization;
+use super::mapping::{Answer, Connection, CustomersData, OrdersData, Outcome, ShopData};
+use crate::data::customers::{Customer, Customers};
+use crate::data::orders::{Order, Orders};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
+    syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
+
+/// Records asked for per page by default: Shopify's maximum.
+pub const PAGE_SIZE: u64 = 250;
+
+/// The GraphQL Admin API version asked for (Shopify versions its API by quarter).
+pub const API_VERSION: &str = "2026-10";
+
+/// The header the Admin API reads the access token from.
+const TOKEN_HEADER: &str = "x-shopify-access-token";
+
+/// Line items asked for per order (one page of the order's lines).
+const LINES_PER_ORDER: u64 = 250;
+
+/// The shop, proving the token reaches it.
+const SHOP_QUERY: &str = "query TributaryShop { shop { id name myshopifyDomain } }";
+
+/// A page of the shop's orders with their lines.
+const ORDERS_QUERY: &str = "query TributaryOrders($first: Int!, $after: String, $lines: Int!) {
+  orders(first: $first, after: $after) {
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      id name createdAt updatedAt closedAt cancelledAt currencyCode
+      displayFinancialStatus displayFulfillmentStatus
+      customer { id displayName }
+      totalTaxSet { shopMoney { amount currencyCode } }
+      totalDiscountsSet { shopMoney { amount currencyCode } }
+      totalPriceSet { shopMoney { amount currencyCode } }
+      totalRefundedSet { shopMoney { amount currencyCode } }
+      lineItems(first: $lines) {
+        nodes {
+          id name sku quantity
+          originalUnitPriceSet { shopMoney { amount currencyCode } }
+          originalTotalSet { shopMoney { amount currencyCode } }
+          discountedTotalSet { shopMoney { amount currencyCode } }
+          taxLines { priceSet { shopMoney { amount currencyCode } } }
+        }
+      }
+    }
+  }
+}";
+
+/// A page of the shop's customers.
+const CUSTOMERS_QUERY: &str = "query TributaryCustomers($first: Int!, $after: String) {
+  customers(first: $first, after: $after) {
+    pageInfo { hasNextPage endCursor }
+    nodes {
+      id displayName firstName lastName updatedAt
+      defaultEmailAddress { emailAddress }
+      defaultPhoneNumber { phoneNumber }
+    }
+  }
+}";
+
+/// The Shopify connector.
+#[derive(Debug)]
+pub struct ShopifyConnector {
+    /// A configured base replaces every shop's host (a test's local server).
+    api_base: Option<String>,
+    /// A configured token URL replaces every shop's token endpoint.
+    token_url: Option<String>,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for ShopifyConnector {
+    const API_BASE: Endpoint =
+        Endpoint::PerConnection("the connection's shop: https://<shop>.myshopify.com");
+    const TOKEN_URL: Endpoint = Endpoint::PerConnection(
+        "the connection's shop: https://<shop>.myshopify.com/admin/oauth/access_token",
+    );
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base(),
+            token_url: config.token_url.clone(),
+            page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
+            http,
+        }
+    }
+}
+
+/// The shop's own host: `https://<shop>.myshopify.com`.
+pub fn shop_host(shop_domain: &str) -> String {
+    format!("https://{}", shop_domain.to_ascii_lowercase())
+}
+
+impl ShopifyConnector {
+    /// The shop's GraphQL Admin endpoint (or the configured base's).
+    fn graphql_url(&self, credentials: &ShopifyAuthorization) -> String {
+        let base = self
+            .api_base
+            .clone()
+            .unwrap_or_else(|| shop_host(&credentials.shop_domain));
+        format!("{base}/admin/api/{API_VERSION}/graphql.json")
+    }
+
+    /// Runs `query` with `variables` and reads its `data`, asking again
+    /// while Shopify throttles it (as long as the retry policy allows).
+    async fn query<T: DeserializeOwned>(
+        &self,
+        credentials: &ShopifyAuthorization,
+        what: &'static str,
+        query: &str,
+        variables: Value,
+    ) -> Result<T, ConnectorError> {
+        let token = credentials.access_token.expose();
+        let body = json!({"query": query, "variables": variables});
+        let call = Call::post(
+            Self::PLATFORM,
+            what,
+            self.graphql_url(credentials),
+            Auth::Header(TOKEN_HEADER, token),
+            body,
+        );
+        let mut retry = 0;
+        loop {
+            let answer: Answer<T> = self.http.json(&call).await?;
+            match answer.outcome(what, token)? {
+                Outcome::Data(data) => return Ok(data),
+                Outcome::Throttled(wait, message) => {
+                    let policy = &self.http.retry;
+                    if retry >= policy.retries || wait > policy.max_retry_after {
+                        return Err(ConnectorError::Unavailable(format!(
+                            "{message} (still throttled after {} attempts)",
+                            retry + 1
+                        )));
+                    }
+                    tracing::info!(
+                        platform = Self::PLATFORM,
+                        retry = retry + 1,
+                        wait_ms = wait.as_millis() as u64,
+                        "Shopify throttled a query; asking again"
+                    );
+                    tokio::time::sleep(wait).await;
+                    retry += 1;
+                }
+            }
+        }
+    }
+
+    /// A page of a connection: its nodes and the next page's cursor.
+    async fn list<T: DeserializeOwned, N>(
+        &self,
+        credentials: &ShopifyAuthorization,
+        what: &'static str,
+        query: &str,
+        cursor: Option<String>,
+        mut variables: Value,
+        pick: impl FnOnce(T) -> Connection<N>,
+    ) -> Result<(Vec<N>, Option<String>), ConnectorError> {
+        variables["first"] = json!(self.page_size);
+        variables["after"] = match NextLink::from_cursor(cursor) {
+            NextLink::First => Value::Null,
+            NextLink::Given(after) => json!(after),
+        };
+        let data: T = self.query(credentials, what, query, variables).await?;
+        let connection = pick(data);
+        let next = connection.next();
+        Ok((connection.nodes, next))
+    }
+}
+
+impl Connector for ShopifyConnector {
+    type Credentials = ShopifyAuthorization;
+    const PLATFORM: &'static str = "Shopify";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Customers, Orders]
+    }
+
+    /// An expiring offline token (one with a refresh token) refreshes at the
+    /// shop's token endpoint; a legacy offline token never expires.
+    fn token_endpoint(&self, credentials: &ShopifyAuthorization) -> Option<TokenEndpoint> {
+        credentials.refresh_token.as_ref()?;
+        let url = self.token_url.clone().unwrap_or_else(|| {
+            format!(
+                "{}/admin/oauth/access_token",
+                shop_host(&credentials.shop_domain)
+            )
+        });
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
+    }
+
+    /// `shop { myshopifyDomain }` must be the connection's shop.
+    async fn verify(&self, credentials: &ShopifyAuthorization) -> Result<(), ConnectorError> {
+        let data: ShopData = self
+            .query(credentials, "the shop", SHOP_QUERY, json!({}))
+            .await?;
+        let domain = data.shop.and_then(|shop| shop.myshopify_domain);
+        require_reach(&credentials.shop_domain, domain.as_deref(), |_| {
+            format!(
+                "Shopify accepted the access token, but for another shop than {}",
+                credentials.shop_domain
+            )
+        })
+    }
+}
+
+impl Syncs<Orders> for ShopifyConnector {
+    async fn page(
+        &self,
+        credentials: &ShopifyAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
+        let (orders, next) = self
+            .list(
+                credentials,
+                "a page of orders",
+                ORDERS_QUERY,
+                cursor,
+                json!({"lines": LINES_PER_ORDER}),
+                |data: OrdersData| data.orders,
+            )
+            .await?;
+        let records = orders
+            .into_iter()
+            .map(|order| order.into_record())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next,
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for ShopifyConnector {
+    async fn page(
+        &self,
+        credentials: &ShopifyAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let (customers, next) = self
+            .list(
+                credentials,
+                "a page of customers",
+                CUSTOMERS_QUERY,
+                cursor,
+                json!({}),
+                |data: CustomersData| data.customers,
+            )
+            .await?;
+        Ok(Fetched {
+            records: customers
+                .into_iter()
+                .map(|customer| customer.into_record())
+                .collect(),
+            next,
+            total: None,
+        })
+    }
+}

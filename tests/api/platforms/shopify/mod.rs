@@ -1,0 +1,562 @@
+//! Shopify: orders and customers over several GraphQL cursor pages with
+//! every financial and fulfilment state, read back through the lists;
+//! refresh of an expiring offline token before expiry and on a 401 (Shopify
+//! rotates its refresh token), a legacy token that is never refreshed,
+//! `invalid_grant`, a THROTTLED answer, 429 with `Retry-After`, a 500, a
+//! malformed page, the data type Shopify lacks, and verification at
+//! migration.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, captured_logs, json};
+
+const SHOP: &str = "maple-goods.myshopify.com";
+const ACCESS: &str = "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";
+const REFRESH: &str = "shprt_0a1b2c3d4e5f60718293a4b5c6d7e8f9";
+/// Records per page in these tests (`first`).
+const PAGE: u64 = 5;
+const GRAPHQL_PATH: &str = "/admin/api/2026-10/graphql.json";
+
+/// The GraphQL request a call carried: its query and variables.
+fn request(call: &Call) -> (String, Value) {
+    let body: Value = serde_json::from_str(&call.body).unwrap_or(Value::Null);
+    let query = body["query"].as_str().unwrap_or_default().to_owned();
+    (query, body["variables"].clone())
+}
+
+/// Serves the Shopify fixtures: three pages of orders and two of
+/// customers by `after`, and the shop.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        if call.path != GRAPHQL_PATH || call.method != "POST" {
+            return Answer::json(404, "{\"errors\":\"Not Found\"}");
+        }
+        let (query, variables) = request(call);
+        let after = variables["after"].as_str().unwrap_or_default().to_owned();
+        if query.contains("shop {") {
+            return Answer::json(200, fixture("shopify/fixtures/shop.json"));
+        }
+        if query.contains("orders(") {
+            let page = match after.as_str() {
+                "" => 1,
+                "eyJsYXN0X2lkIjo1MDA1LCJsYXN0X3ZhbHVlIjo1MDA1fQ==" => 2,
+                "eyJsYXN0X2lkIjo1MDEwLCJsYXN0X3ZhbHVlIjo1MDEwfQ==" => 3,
+                _ => return Answer::json(200, "{\"errors\":[{\"message\":\"Invalid cursor\"}]}"),
+            };
+            return Answer::json(
+                200,
+                fixture(&format!("shopify/fixtures/orders-{page}.json")),
+            );
+        }
+        if query.contains("customers(") {
+            let page = if after.is_empty() { 1 } else { 2 };
+            return Answer::json(
+                200,
+                fixture(&format!("shopify/fixtures/customers-{page}.json")),
+            );
+        }
+        Answer::json(200, "{\"errors\":[{\"message\":\"Unknown query\"}]}")
+    })
+}
+
+async fn fake() -> Fake {
+    let fake = Fake::start(
+        Scheme::Header("x-shopify-access-token"),
+        ACCESS,
+        REFRESH,
+        fixture("shopify/fixtures/unauthorized.json"),
+        router(),
+    )
+    .await;
+    // Shopify takes the app's credentials in the form body.
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+/// An expiring offline token's body.
+fn body(expires_in: i64) -> Value {
+    json!({"shopDomain": SHOP, "accessToken": ACCESS, "refreshToken": REFRESH, "expiresIn": expires_in})
+}
+
+/// A legacy, non-expiring offline token's body.
+fn legacy_body() -> Value {
+    json!({"shopDomain": SHOP, "accessToken": ACCESS})
+}
+
+/// A company with an authorized Shopify connection.
+async fn connected(app: &TestApp, body: &Value) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Maple Goods").await;
+    let connection_id = new_connection(app, company_id, "shopify").await;
+    let response = authorize(app, company_id, connection_id, body, false).await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn list_page(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Value {
+    json(
+        app.get(&format!("/companies/{company_id}/data/{data_type}?{query}"))
+            .await,
+    )
+    .await
+}
+
+async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    list_page(app, company_id, data_type, "pageSize=100").await["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
+    orders
+        .iter()
+        .find(|order| order["orderNumber"] == number)
+        .unwrap_or_else(|| panic!("order {number} synced"))
+}
+
+#[tokio::test]
+async fn shopify_orders_sync_over_every_cursor_page_with_every_status_and_read_back_exactly() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, connection_id) = connected(&app, &body(3600)).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+
+        let orders = list(&app, company_id, "orders").await;
+        assert_eq!(orders.len(), 13, "{orders:#?}");
+        for (number, status) in [
+            ("#1001", "Open"),
+            ("#1002", "Open"),
+            ("#1003", "Completed"),
+            ("#1004", "Completed"),
+            ("#1005", "Pending"),
+            ("#1006", "Pending"),
+            ("#1007", "Refunded"),
+            ("#1008", "PartiallyRefunded"),
+            ("#1009", "Cancelled"),
+            ("#1010", "Cancelled"),
+            ("#1011", "Cancelled"),
+            ("#1012", "Completed"),
+            ("#1013", "Unknown"),
+        ] {
+            assert_eq!(by_number(&orders, number)["status"], status, "{number}");
+        }
+        let first = by_number(&orders, "#1001");
+        assert_eq!(first["orderId"], "gid://shopify/Order/5001");
+        assert_eq!(first["connectionId"], connection_id.to_string());
+        assert_eq!(first["currency"], "CAD");
+        assert_eq!(first["subTotal"], "904.9699");
+        assert_eq!(first["totalTaxAmount"], "102.51");
+        assert_eq!(first["totalDiscount"], "8.56");
+        assert_eq!(first["totalAmount"], "998.9199");
+        assert_eq!(first["totalRefunded"], "0.00");
+        assert_eq!(first["customerRef"]["id"], "gid://shopify/Customer/701");
+        assert_eq!(first["customerRef"]["companyName"], "Customer 1");
+        assert_eq!(first["createdDate"], "2026-10-01T09:00:00.000000Z");
+        assert_eq!(first["sourceModifiedDate"], "2026-10-01T11:30:00.000000Z");
+        assert_eq!(first["closedDate"], Value::Null);
+        let vase = &first["lineItems"][0];
+        assert_eq!(vase["lineId"], "gid://shopify/LineItem/9001");
+        assert_eq!(vase["description"], "Glazed vase - Large / Blue");
+        assert_eq!(vase["sku"], "VASE-L");
+        assert_eq!(vase["quantity"], "3");
+        assert_eq!(vase["unitAmount"], "299.99");
+        assert_eq!(vase["discountAmount"], "8.56");
+        assert_eq!(vase["taxAmount"], "102.51");
+        assert_eq!(vase["totalAmount"], "891.41");
+        let wrapping = &first["lineItems"][1];
+        assert_eq!(wrapping["sku"], Value::Null);
+        assert_eq!(wrapping["unitAmount"], "4.9999");
+        assert_eq!(by_number(&orders, "#1005")["customerRef"], Value::Null);
+        assert_eq!(
+            by_number(&orders, "#1004")["closedDate"],
+            "2026-10-05T08:00:00.000000Z"
+        );
+        assert_eq!(
+            by_number(&orders, "#1009")["closedDate"],
+            "2026-10-10T07:15:00.000000Z"
+        );
+        assert_eq!(by_number(&orders, "#1007")["totalRefunded"], "11.30");
+        assert_eq!(by_number(&orders, "#1008")["totalRefunded"], "5.25");
+
+        // Three pages by cursor: none, then each page's endCursor.
+        let calls = fake.calls();
+        let afters: Vec<Value> = calls
+            .iter()
+            .map(|call| request(call).1["after"].clone())
+            .collect();
+        assert_eq!(
+            afters,
+            [
+                Value::Null,
+                json!("eyJsYXN0X2lkIjo1MDA1LCJsYXN0X3ZhbHVlIjo1MDA1fQ=="),
+                json!("eyJsYXN0X2lkIjo1MDEwLCJsYXN0X3ZhbHVlIjo1MDEwfQ==")
+            ]
+        );
+        assert!(calls.iter().all(|call| request(call).1["first"] == PAGE));
+        assert!(calls.iter().all(|call| call.token == ACCESS));
+        assert!(
+            calls
+                .iter()
+                .all(|call| !call.headers.contains_key("authorization")),
+            "the token goes in X-Shopify-Access-Token only"
+        );
+        assert_eq!(
+            fake.token_calls(),
+            0,
+            "a token valid for an hour is not refreshed"
+        );
+    }
+}
+
+#[tokio::test]
+async fn shopify_customers_sync_over_cursor_pages() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, &legacy_body()).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        let customers = list(&app, company_id, "customers").await;
+        assert_eq!(customers.len(), 3, "{customers:#?}");
+        // By name.
+        let ada = &customers[0];
+        assert_eq!(ada["customerId"], "gid://shopify/Customer/701");
+        assert_eq!(ada["customerName"], "Ada Lovelace");
+        assert_eq!(ada["emailAddress"], "ada@example.com");
+        assert_eq!(ada["phone"], "+16135550101");
+        assert_eq!(ada["defaultCurrency"], Value::Null);
+        assert_eq!(ada["status"], "Active");
+        assert_eq!(ada["sourceModifiedDate"], "2026-09-01T12:00:00.000000Z");
+        // Without a display name: the first and last names, else the e-mail.
+        assert_eq!(customers[1]["customerName"], "Grace Hopper");
+        assert_eq!(customers[1]["phone"], Value::Null);
+        assert_eq!(customers[2]["customerName"], "no-name@example.com");
+        let calls = fake.calls();
+        assert_eq!(calls.len(), 2);
+        assert_eq!(request(&calls[1]).1["after"], "Y3VzdG9tZXJzLTI=");
+    }
+}
+
+#[tokio::test]
+async fn shopify_has_no_invoices_and_says_so() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, &body(3600)).await;
+        let queued = app
+            .post_json(
+                &format!("/companies/{company_id}/data/queue/invoices"),
+                &json!(null),
+            )
+            .await;
+        assert_eq!(queued.status(), 202);
+        let queued = json(queued).await;
+        assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
+        assert_eq!(
+            queued[0]["errorMessage"],
+            "Shopify has no invoices; it syncs customers, orders."
+        );
+        crate::sync::settled(&app.client, company_id).await;
+        assert!(fake.calls().is_empty(), "nothing asked of Shopify");
+        let integration = json(app.get("/integrations/shopify").await).await;
+        assert_eq!(
+            integration["dataTypes"],
+            json!(["customers", "orders"]),
+            "{integration}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_expiring_offline_token_is_refreshed_first_and_the_rotated_refresh_token_stored() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "shopify").await;
+        let (company_id, connection_id) = connected(&app, &body(60)).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
+        assert_eq!(fake.token_calls(), 1);
+        assert!(
+            fake.calls()
+                .iter()
+                .all(|call| call.token == "at-refreshed-1")
+        );
+        // The refresh grant, the app's credentials in the form body.
+        let form = fake.with(|inner| inner.token_forms[0].clone());
+        assert_eq!(
+            form.get("grant_type").map(String::as_str),
+            Some("refresh_token")
+        );
+        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
+        assert_eq!(
+            form.get("client_secret").map(String::as_str),
+            Some(super::fake::CLIENT_SECRET)
+        );
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["shopDomain"], SHOP);
+    }
+}
+
+#[tokio::test]
+async fn an_access_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "shopify").await;
+        let (company_id, connection_id) = connected(&app, &body(3600)).await;
+        fake.with(|inner| inner.expire_after = Some(1));
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(list(&app, company_id, "orders").await.len(), 13);
+        assert_eq!(fake.token_calls(), 1);
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        let logs = captured_logs();
+        for secret in [
+            ACCESS,
+            REFRESH,
+            "at-refreshed-1",
+            "rt-rotated-1",
+            super::fake::CLIENT_SECRET,
+        ] {
+            assert!(!logs.contains(secret), "a secret reached the logs");
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_rejected_legacy_token_is_never_refreshed() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "shopify").await;
+        let (company_id, connection_id) = connected(&app, &legacy_body()).await;
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials.get("expiresAt"), None);
+        fake.with(|inner| inner.access_tokens.clear());
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_ne!(operation.status, PullStatus::Complete, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("Shopify answered 401"), "{message}");
+        assert_eq!(
+            fake.token_calls(),
+            0,
+            "a legacy token has nothing to refresh with"
+        );
+    }
+}
+
+#[tokio::test]
+async fn invalid_grant_deauthorizes_the_shopify_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "shopify").await;
+        let (company_id, connection_id) = connected(&app, &body(120)).await;
+        fake.with(|inner| inner.refresh_token = "replaced-by-another-install".to_owned());
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("invalid_grant"), "{message}");
+        assert!(!message.contains(REFRESH));
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+        assert!(
+            fake.calls().is_empty(),
+            "no API call with an expiring token"
+        );
+    }
+}
+
+#[tokio::test]
+async fn shopify_throttling_rate_limits_and_server_errors_are_waited_out() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, &body(3600)).await;
+        fake.with(|inner| {
+            // 200 with THROTTLED: 50 points missing at 100 a second.
+            inner
+                .scripted
+                .push_back(Answer::json(200, fixture("shopify/fixtures/throttled.json")));
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                body: "{\"errors\":\"Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.\"}".to_owned(),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                "{\"errors\":[{\"message\":\"Internal error. Looks like something went wrong on our end.\"}]}",
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert!(
+            started.elapsed() >= Duration::from_millis(1500),
+            "the throttle's refill and Retry-After were honoured"
+        );
+        assert_eq!(list(&app, company_id, "orders").await.len(), 13);
+        // Three failed attempts, then three pages.
+        assert_eq!(fake.calls().len(), 6);
+
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    "{\"errors\":[{\"message\":\"Service unavailable\"}]}",
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Shopify answered 503 Service Unavailable: Service unavailable"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "orders").await.len(), 13);
+
+        // Throttled on every attempt: the sync ends, saying so.
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    200,
+                    fixture("shopify/fixtures/throttled.json"),
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("Throttled (THROTTLED)"), "{message}");
+        assert_eq!(list(&app, company_id, "orders").await.len(), 13);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_shopify_page_or_a_graphql_error_fails_the_sync_and_keeps_the_previous_orders()
+{
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, &body(3600)).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
+        let before = list(&app, company_id, "orders").await;
+        fake.with(|inner| {
+            inner
+                .scripted
+                .push_back(Answer::json(200, fixture("shopify/fixtures/orders-1.json")));
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"data\": {\"orders\": {\"nodes\": [{\"id\": \"gid://shopify/Order/1\", \"totalPriceSet\": {\"shopMoney\": {\"amount\": \"12.5",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Failed);
+        assert!(
+            operation
+                .error_message
+                .unwrap_or_default()
+                .contains("Shopify answered a page of orders that tributary cannot read")
+        );
+        assert_eq!(list(&app, company_id, "orders").await, before);
+
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"errors\":[{\"message\":\"Field 'orderz' doesn't exist on type 'QueryRoot'\",\"locations\":[{\"line\":2,\"column\":3}],\"path\":[\"query TributaryOrders\",\"orderz\"],\"extensions\":{\"code\":\"undefinedField\",\"typeName\":\"QueryRoot\",\"fieldName\":\"orderz\"}}]}",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Shopify answered a page of orders with errors: Field 'orderz' doesn't exist on type 'QueryRoot' (undefinedField)"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "orders").await, before);
+    }
+}
+
+#[tokio::test]
+async fn shopify_verification_at_migration_accepts_the_shops_token_and_rejects_others() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
+        let company_id = new_company(&app, "Maple Goods").await;
+        let connection_id = new_connection(&app, company_id, "shopify").await;
+
+        let mut wrong = legacy_body();
+        wrong["accessToken"] = json!("shpat_not_a_token_shopify_knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("Shopify answered 401"), "{message}");
+        assert!(!message.contains("shpat_not_a_token_shopify_knows"));
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        // A working token, but for another shop.
+        let mut elsewhere = legacy_body();
+        elsewhere["shopDomain"] = json!("other-shop.myshopify.com");
+        let response = authorize(&app, company_id, connection_id, &elsewhere, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("another shop"), "{message}");
+
+        let response = authorize(&app, company_id, connection_id, &legacy_body(), true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        let last = fake.calls().last().cloned().expect("a verification call");
+        assert_eq!(last.path, GRAPHQL_PATH);
+        assert!(request(&last).0.contains("myshopifyDomain"));
+
+        // Without verify nothing is called.
+        let calls = fake.calls().len();
+        let other = new_connection(&app, company_id, "shopify").await;
+        assert_eq!(
+            authorize(&app, company_id, other, &wrong, false)
+                .await
+                .status(),
+            200
+        );
+        assert_eq!(fake.calls().len(), calls);
+    }
+}
