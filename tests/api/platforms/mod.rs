@@ -12,6 +12,7 @@ mod freeagent;
 mod freshbooks;
 mod myob;
 mod netsuite;
+mod plaid;
 mod quickbooks_online;
 mod sage_business_cloud;
 mod wave;
