@@ -15,6 +15,7 @@ mod netsuite;
 mod plaid;
 mod quickbooks_online;
 mod sage_business_cloud;
+mod truelayer;
 mod wave;
 mod xero;
 mod zoho_books;
