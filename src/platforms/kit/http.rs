@@ -374,7 +374,8 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 /// `message`, OData's `error.code`/`error.message` (Business Central) and
 /// `error.message.value` (Exact Online), MYOB's `Errors[].Name`/`Message`,
 /// NetSuite's `o:errorDetails[].detail`, Sage's array of `$dataCode` and
-/// `$message`, GraphQL's `errors[].message`, OAuth's `error_description`/`error`.
+/// `$message`, GraphQL's `errors[].message`, OAuth's `error_description`/`error`,
+/// Plaid's `error_code`/`error_message`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
     let array = |pointer: &str| value.pointer(pointer).and_then(Value::as_array);
@@ -448,6 +449,13 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
         ]
         .into_iter()
         .find_map(|key| text(value.get(key)))
+    })
+    // Plaid: `{"error_type": …, "error_code": "ITEM_LOGIN_REQUIRED", "error_message": "…"}`.
+    .or_else(|| {
+        labelled(
+            text(value.get("error_code")),
+            text(value.get("error_message")),
+        )
     })
 }
 
@@ -537,6 +545,11 @@ mod tests {
         );
         let freshbooks = br#"{"response":{"errors":[{"errno":1012,"field":"f","message":"the reason","object":"o","value":"v"}]}}"#;
         assert_eq!(platform_message(freshbooks).as_deref(), Some("the reason"));
+        let plaid = br#"{"error_type":"ITEM_ERROR","error_code":"ITEM_LOGIN_REQUIRED","error_message":"the login details of this item have changed","display_message":null,"request_id":"r"}"#;
+        assert_eq!(
+            platform_message(plaid).as_deref(),
+            Some("ITEM_LOGIN_REQUIRED: the login details of this item have changed")
+        );
     }
 
     #[test]

@@ -1,13 +1,23 @@
-//! TrueLayer: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! TrueLayer: its catalogue entry and authorization body; its connector
+//! ([`connector`]: the Data API v1's accounts, balances and transactions)
+//! and the mapping of its accounts and transactions ([`mapping`]). What
+//! these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::{Environment, expiring_token_body};
-use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::{Environment, expiring_token_body};
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType};
+
+/// What TrueLayer syncs: the connection's accounts and their transactions.
+const DATA_TYPES: &[DataType] = &[DataType::BANK_ACCOUNTS, DataType::BANK_TRANSACTIONS];
 
 /// TrueLayer in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "TrueLayer",
     source_type: SourceType::Banking,
     managed_migration: false,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<TrueLayerAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::TrueLayerConnector>()),
 };
 
 /// TrueLayer (Data API): a connection to one end user's bank via one provider.

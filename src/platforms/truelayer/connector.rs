@@ -1,0 +1,262 @@
+//! TrueLayer's connector: the Data API v1's accounts (`GET
+//! /data/v1/accounts`, each with its `/balance`) and their transactions
+//! (`/transactions` over the last 89 days, posted, and `/transactions/pending`),
+//! one account per page, with the end user's access token as a bearer
+//! token; the host is the connection's environment's. Tokens refresh at
+//! the auth server's `/connect/token` (client id and secret in the form)
+//! and a returned refresh token replaces the stored one. A lapsed consent
+//! (TrueLayer's 90 days, a revocation, an SCA window) is an authorization
+//! failure that names it. Sources: `NOTES.md`.
+
+use chrono::{Duration, Utc};
+use serde::de::DeserializeOwned;
+
+use super::TrueLayerAuthorization;
+use super::mapping::{Balance, Me, Results, TrueLayerAccount, TrueLayerTransaction};
+use crate::data::bank_accounts::{BankAccount, BankAccounts};
+use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
+use crate::platforms::authorization::Environment;
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
+    syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+
+/// The live Data API host.
+pub const API_BASE: &str = "https://api.truelayer.com";
+/// The sandbox Data API host.
+pub const SANDBOX_API_BASE: &str = "https://api.truelayer-sandbox.com";
+/// The live token endpoint.
+pub const TOKEN_URL: &str = "https://auth.truelayer.com/connect/token";
+/// The sandbox token endpoint.
+pub const SANDBOX_TOKEN_URL: &str = "https://auth.truelayer-sandbox.com/connect/token";
+
+/// Days of posted transactions asked for: within the 90 days most banks
+/// allow without a fresh strong customer authentication.
+pub const HISTORY_DAYS: i64 = 89;
+
+/// The TrueLayer connector.
+#[derive(Debug)]
+pub struct TrueLayerConnector {
+    api_base: Option<String>,
+    token_url: Option<String>,
+    http: PlatformHttp,
+}
+
+impl Configured for TrueLayerConnector {
+    /// One host per environment, chosen per connection.
+    const API_BASE: Endpoint = Endpoint::PerConnection(
+        "the connection's environment: https://api.truelayer.com or https://api.truelayer-sandbox.com",
+    );
+    const TOKEN_URL: Endpoint = Endpoint::PerConnection(
+        "the connection's environment: https://auth.truelayer.com/connect/token or https://auth.truelayer-sandbox.com/connect/token",
+    );
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base(),
+            token_url: config.token_url.clone(),
+            http,
+        }
+    }
+}
+
+/// A 403 from the Data API (`access_denied`, `sca_exceeded`) as the
+/// authorization failure it is, saying what to do; any other error as it is.
+fn consent_lapsed(error: ConnectorError) -> ConnectorError {
+    match error {
+        ConnectorError::Auth(message) => ConnectorError::Auth(format!(
+            "{message}. The end user's consent has lapsed (TrueLayer connections last 90 days), was \
+             revoked, or the bank's strong-authentication window has passed: have them reconnect \
+             through TrueLayer, then authorize the connection again"
+        )),
+        other => other,
+    }
+}
+
+impl TrueLayerConnector {
+    /// The Data API root of the connection's environment.
+    fn base<'a>(&'a self, credentials: &TrueLayerAuthorization) -> &'a str {
+        match (&self.api_base, credentials.environment) {
+            (Some(base), _) => base.as_str(),
+            (None, Environment::Sandbox) => SANDBOX_API_BASE,
+            (None, Environment::Production) => API_BASE,
+        }
+    }
+
+    /// `GET <host>/data/v1<path>` as `T`.
+    async fn get<T: DeserializeOwned>(
+        &self,
+        credentials: &TrueLayerAuthorization,
+        what: &'static str,
+        path: &str,
+        query: &[(&'static str, String)],
+    ) -> Result<T, ConnectorError> {
+        let url = format!("{}/data/v1{path}", self.base(credentials));
+        let mut call = Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens));
+        for &(name, ref value) in query {
+            call = call.query(name, value);
+        }
+        self.http.json(&call).await.map_err(consent_lapsed)
+    }
+
+    /// The connection's accounts.
+    async fn accounts(
+        &self,
+        credentials: &TrueLayerAuthorization,
+    ) -> Result<Vec<TrueLayerAccount>, ConnectorError> {
+        let page: Results<TrueLayerAccount> =
+            self.get(credentials, "the accounts", "/accounts", &[]).await?;
+        Ok(page.results)
+    }
+
+    /// An account's posted transactions of the last [`HISTORY_DAYS`] and its pending ones.
+    async fn transactions(
+        &self,
+        credentials: &TrueLayerAuthorization,
+        account_id: &str,
+    ) -> Result<Vec<BankTransaction>, ConnectorError> {
+        let to = Utc::now();
+        let from = to - Duration::days(HISTORY_DAYS);
+        let format = "%Y-%m-%dT%H:%M:%SZ";
+        let window = [
+            ("from", from.format(format).to_string()),
+            ("to", to.format(format).to_string()),
+        ];
+        let path = format!("/accounts/{}/transactions", encode(account_id));
+        let posted: Results<TrueLayerTransaction> = self
+            .get(credentials, "an account's transactions", &path, &window)
+            .await?;
+        let pending: Results<TrueLayerTransaction> = self
+            .get(
+                credentials,
+                "an account's pending transactions",
+                &format!("{path}/pending"),
+                &[],
+            )
+            .await?;
+        let posted = posted
+            .results
+            .into_iter()
+            .map(|t| t.into_record(account_id, BankTransactionStatus::Posted));
+        let pending = pending
+            .results
+            .into_iter()
+            .map(|t| t.into_record(account_id, BankTransactionStatus::Pending));
+        posted.chain(pending).collect()
+    }
+}
+
+/// A path segment with everything but unreserved characters percent-encoded.
+fn encode(segment: &str) -> String {
+    url::form_urlencoded::byte_serialize(segment.as_bytes())
+        .collect::<String>()
+        .replace('+', "%20")
+}
+
+impl Connector for TrueLayerConnector {
+    type Credentials = TrueLayerAuthorization;
+    const PLATFORM: &'static str = "TrueLayer";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: BankAccounts, BankTransactions]
+    }
+
+    fn token_endpoint(&self, credentials: &TrueLayerAuthorization) -> Option<TokenEndpoint> {
+        let url = match (&self.token_url, credentials.environment) {
+            (Some(url), _) => url.as_str(),
+            (None, Environment::Sandbox) => SANDBOX_TOKEN_URL,
+            (None, Environment::Production) => TOKEN_URL,
+        };
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
+    }
+
+    /// `GET /data/v1/me`: the connection the token reaches must be ours
+    /// (its `credentials_id`).
+    async fn verify(&self, credentials: &TrueLayerAuthorization) -> Result<(), ConnectorError> {
+        let me: Results<Me> = self
+            .get(credentials, "the connection's metadata", "/me", &[])
+            .await?;
+        require_reach(
+            &credentials.credentials_id,
+            me.results.iter().filter_map(|me| me.credentials_id.as_deref()),
+            |_| {
+                format!(
+                    "the access token belongs to another TrueLayer connection than `{}`",
+                    credentials.credentials_id
+                )
+            },
+        )
+    }
+}
+
+impl Syncs<BankAccounts> for TrueLayerConnector {
+    async fn page(
+        &self,
+        credentials: &TrueLayerAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<BankAccount>, ConnectorError> {
+        let mut records = Vec::new();
+        for account in self.accounts(credentials).await? {
+            let path = format!("/accounts/{}/balance", encode(&account.account_id));
+            let balance: Results<Balance> = self
+                .get(credentials, "an account's balance", &path, &[])
+                .await?;
+            records.push(account.into_record(balance.results.into_iter().next()));
+        }
+        Ok(Fetched {
+            total: Some(records.len() as u64),
+            records,
+            next: None,
+        })
+    }
+}
+
+impl Syncs<BankTransactions> for TrueLayerConnector {
+    /// One account's transactions per page. The first page lists the
+    /// accounts; the cursor is the JSON array of the accounts still to do.
+    async fn page(
+        &self,
+        credentials: &TrueLayerAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BankTransaction>, ConnectorError> {
+        let remaining: Vec<String> = match cursor {
+            None => self
+                .accounts(credentials)
+                .await?
+                .into_iter()
+                .map(|account| account.account_id)
+                .collect(),
+            Some(cursor) => serde_json::from_str(&cursor).map_err(|_| {
+                ConnectorError::Failed("a TrueLayer transactions cursor is not readable".to_owned())
+            })?,
+        };
+        let Some((account_id, rest)) = remaining.split_first() else {
+            return Ok(Fetched {
+                records: Vec::new(),
+                next: None,
+                total: Some(0),
+            });
+        };
+        let records = self.transactions(credentials, account_id).await?;
+        let next = if rest.is_empty() {
+            None
+        } else {
+            Some(serde_json::to_string(rest).map_err(|_| {
+                ConnectorError::Failed("a TrueLayer transactions cursor could not be made".to_owned())
+            })?)
+        };
+        Ok(Fetched {
+            records,
+            next,
+            total: None,
+        })
+    }
+}

@@ -1,0 +1,634 @@
+//! Plaid: an Item's accounts of every type, and its transactions over three
+//! `/transactions/sync` pages (`cursor` → `next_cursor` while `has_more`,
+//! with a modified and a removed transaction), read back through the lists;
+//! the keys in Plaid's headers and the access token in the body; no refresh
+//! (the token does not expire); `ITEM_LOGIN_REQUIRED` deauthorizes; 429 with
+//! `Retry-After`, a 500, a mutation during pagination, a malformed page,
+//! data types Plaid lacks, and verification at migration.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, json};
+
+const ITEM: &str = "Ed6bjNrDLJfGvZWwnkQlfxwoNz54B5C97ejBr";
+const ACCESS: &str = "access-sandbox-de3ce8ef-33f8-452c-a685-8671031fc0f6";
+const CLIENT_ID: &str = "5f3e9c1a2b4d6e0012345678";
+const SECRET: &str = "plaid-sandbox-secret-9f8e7d6c5b4a";
+/// Transaction updates per `/transactions/sync` call in these tests (`count`).
+const PAGE: u64 = 3;
+/// The `next_cursor` of the first and of the second page.
+const CURSOR_1: &str = "tVUUL15lYQN5rBnfDIc1I8xudpGdIlw9nsgeXWvhOfkECvUeR663i3Dt1uf/94S8ASkitgLcIiOSqNwzzp+bh89kirazha5vuZHBb2ZA5NtCDkkV";
+const CURSOR_2: &str = "uWVVM26mZRO6sCogEJd2J9yvefHeJmx0otfhfYXwiPglDwVfS774j4Eu2vg/05T9BTljuhMdJjPTrOx00q+ci90ljbsaib6wvaICc3aB6OuDElmW";
+
+fn body_of(call: &Call) -> Value {
+    serde_json::from_str(&call.body).unwrap_or(Value::Null)
+}
+
+/// Serves the Plaid fixtures: the accounts, and three sync pages by cursor.
+/// The keys come in the headers (the secret is the fake's "token"), the
+/// access token in the body.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        let body = body_of(call);
+        if call.method != "POST" || body["access_token"] != ACCESS {
+            return Answer::json(400, fixture("plaid/fixtures/invalid-access-token.json"));
+        }
+        if call.headers.get("plaid-client-id").map(String::as_str) != Some(CLIENT_ID) {
+            return Answer::json(400, fixture("plaid/fixtures/invalid-api-keys.json"));
+        }
+        match call.path.as_str() {
+            "/accounts/get" => Answer::json(200, fixture("plaid/fixtures/accounts.json")),
+            "/transactions/sync" => {
+                let page = match body["cursor"].as_str() {
+                    None => "first",
+                    Some(CURSOR_1) => "second",
+                    Some(CURSOR_2) => "last",
+                    Some(_) => {
+                        return Answer::json(
+                            400,
+                            "{\"error_type\":\"INVALID_INPUT\",\"error_code\":\"INVALID_FIELD\",\"error_message\":\"cursor not recognized\"}",
+                        );
+                    }
+                };
+                Answer::json(200, fixture(&format!("plaid/fixtures/sync-{page}.json")))
+            }
+            _ => Answer::json(
+                404,
+                "{\"error_type\":\"INVALID_REQUEST\",\"error_code\":\"NOT_FOUND\",\"error_message\":\"not found\"}",
+            ),
+        }
+    })
+}
+
+async fn fake() -> Fake {
+    Fake::start(
+        Scheme::Header("plaid-secret"),
+        SECRET,
+        "plaid-has-no-refresh-token",
+        fixture("plaid/fixtures/invalid-api-keys.json"),
+        router(),
+    )
+    .await
+}
+
+fn body() -> Value {
+    json!({"itemId": ITEM, "environment": "sandbox", "accessToken": ACCESS, "clientId": CLIENT_ID, "secret": SECRET})
+}
+
+/// A company with an authorized Plaid connection.
+async fn connected(app: &TestApp) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Platypus Savings Club").await;
+    let connection_id = new_connection(app, company_id, "plaid").await;
+    let response = authorize(app, company_id, connection_id, &body(), false).await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn list(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Value {
+    json(
+        app.get(&format!("/companies/{company_id}/data/{data_type}?{query}"))
+            .await,
+    )
+    .await
+}
+
+async fn all(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    list(app, company_id, data_type, "pageSize=100").await["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn by<'a>(records: &'a [Value], field: &str, id: &str) -> &'a Value {
+    records
+        .iter()
+        .find(|record| record[field] == id)
+        .unwrap_or_else(|| panic!("{id} synced"))
+}
+
+async fn deauthorized(app: &TestApp, company_id: Uuid, connection_id: Uuid) -> bool {
+    let connection = app
+        .client
+        .get_connection(&company_id, &connection_id)
+        .await
+        .expect("found")
+        .into_inner();
+    connection.status == ConnectionStatus::Deauthorized
+}
+
+#[tokio::test]
+async fn plaid_accounts_of_every_type_sync_with_balances_read_back_exactly() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, connection_id) = connected(&app).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankAccounts).await;
+        let operation = latest(&operations, "bankAccounts");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+
+        let accounts = all(&app, company_id, "bankAccounts").await;
+        assert_eq!(accounts.len(), 6, "{accounts:#?}");
+        // By name.
+        let names: Vec<_> = accounts.iter().map(|a| a["accountName"].clone()).collect();
+        assert_eq!(
+            names,
+            [
+                "Crypto wallet",
+                "Plaid 401k",
+                "Plaid Checking",
+                "Plaid Credit Card",
+                "Plaid Mortgage",
+                "Plaid Saving"
+            ]
+        );
+        for (id, kind, current, available) in [
+            (
+                "BxBXxLj1m4HMXBm9WZZmCWVbPjX16EHwv99vp",
+                "Current",
+                json!("110.25"),
+                json!("100.00"),
+            ),
+            (
+                "dVzbVMLjrxTnLjX4G66XUp5GLklm4oiZy88yK",
+                "Savings",
+                json!("210.1234"),
+                Value::Null,
+            ),
+            // What is owed on a card or a loan is negative; available credit is not.
+            (
+                "Pp1Vpkl9w8sajvK6oEEKtr7vZxBnGpf7LxxLE",
+                "CreditCard",
+                json!("-410.00"),
+                json!("11600.00"),
+            ),
+            (
+                "BxBXxLj1m4HMXBm9WZJyUg9XLd4rKEhw8Pb1J",
+                "Loan",
+                json!("-56302.06"),
+                Value::Null,
+            ),
+            (
+                "6PdjjRP6LmugpBy5NgQvUqpRXMWxzktg3rwrk",
+                "Investment",
+                json!("23631.9805"),
+                Value::Null,
+            ),
+            (
+                "XMBvvyMGQ1UoLbKByoMqH3nXMj84ALSdE5B58",
+                "Other",
+                json!("12.50"),
+                Value::Null,
+            ),
+        ] {
+            let account = by(&accounts, "accountId", id);
+            assert_eq!(account["accountType"], kind, "{account}");
+            assert_eq!(account["currentBalance"], current, "{account}");
+            assert_eq!(account["availableBalance"], available, "{account}");
+        }
+        let checking = by(
+            &accounts,
+            "accountId",
+            "BxBXxLj1m4HMXBm9WZZmCWVbPjX16EHwv99vp",
+        );
+        assert_eq!(checking["currency"], "USD");
+        assert_eq!(checking["institution"], "First Platypus Bank");
+        assert_eq!(checking["maskedAccountNumber"], "••••0000");
+        assert_eq!(checking["connectionId"], connection_id.to_string());
+        assert_eq!(checking["sourceModifiedDate"], Value::Null);
+        let wallet = by(
+            &accounts,
+            "accountId",
+            "XMBvvyMGQ1UoLbKByoMqH3nXMj84ALSdE5B58",
+        );
+        assert_eq!(wallet["currency"], "BTC");
+        assert_eq!(wallet["maskedAccountNumber"], Value::Null);
+        assert_eq!(wallet["sourceModifiedDate"], "2026-11-01T08:30:00.000000Z");
+
+        let calls = fake.calls();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(calls[0].path, "/accounts/get");
+        assert_eq!(calls[0].token, SECRET, "the secret in PLAID-SECRET");
+        assert_eq!(body_of(&calls[0]), json!({"access_token": ACCESS}));
+        assert_eq!(fake.token_calls(), 0, "Plaid tokens are never refreshed");
+    }
+}
+
+#[tokio::test]
+async fn plaid_transactions_sync_over_every_cursor_page_signed_and_read_back_exactly() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, connection_id) = connected(&app).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        let operation = latest(&operations, "bankTransactions");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+
+        let transactions = all(&app, company_id, "bankTransactions").await;
+        // Six added, one of them modified later, one removed (its pending
+        // form, replaced by the posted one).
+        assert_eq!(transactions.len(), 5, "{transactions:#?}");
+        assert!(
+            transactions
+                .iter()
+                .all(|t| t["transactionId"] != "qYpG3mE0Ba8nRVkzJDyoHj5MLbxqgXtd7Kw2P"),
+            "the removed pending transaction is gone"
+        );
+        // Newest first.
+        assert_eq!(
+            transactions[0]["transactionId"],
+            "Zr8kPqW2nB5yLx0vJmT7cHd3sGfA9eRuNo1Ki"
+        );
+        for (id, date, amount, status, merchant, category) in [
+            // Modified on the second page: 72.10 became 72.15, money out.
+            (
+                "lPNjeW1nR6CDn5okmGQ6hEpMo4lLNoSrzqDje",
+                "2026-10-28",
+                "-72.15",
+                "Posted",
+                json!("Walmart"),
+                json!("GENERAL_MERCHANDISE_SUPERSTORES"),
+            ),
+            // Plaid's negative is money in.
+            (
+                "4uGzFJzRk8HmgoLtXr9AfPLJDkRMbqHPdMZ0D",
+                "2026-10-30",
+                "2500.00",
+                "Posted",
+                Value::Null,
+                json!("INCOME_WAGES"),
+            ),
+            (
+                "no86Eox18VHMvaOVL7gPUM9ap3aR1LsAVZ5nc",
+                "2026-11-02",
+                "-4.33",
+                "Pending",
+                json!("Starbucks"),
+                json!("FOOD_AND_DRINK_COFFEE"),
+            ),
+            // No personal finance category: the legacy one.
+            (
+                "x7d9LJ8kq1FoXE3ZyJzwTpy9a1LvGRSNw3XYd",
+                "2026-10-31",
+                "0.0125",
+                "Posted",
+                Value::Null,
+                json!("Interest > Interest Earned"),
+            ),
+            (
+                "Zr8kPqW2nB5yLx0vJmT7cHd3sGfA9eRuNo1Ki",
+                "2026-11-03",
+                "-91.05",
+                "Posted",
+                json!("Uber"),
+                json!("TRANSPORTATION_TAXIS_AND_RIDE_SHARES"),
+            ),
+        ] {
+            let transaction = by(&transactions, "transactionId", id);
+            assert_eq!(transaction["date"], date, "{transaction}");
+            assert_eq!(transaction["amount"], amount, "{transaction}");
+            assert_eq!(transaction["status"], status, "{transaction}");
+            assert_eq!(transaction["merchantName"], merchant, "{transaction}");
+            assert_eq!(transaction["category"], category, "{transaction}");
+            assert_eq!(transaction["currency"], "USD");
+        }
+        let walmart = by(
+            &transactions,
+            "transactionId",
+            "lPNjeW1nR6CDn5okmGQ6hEpMo4lLNoSrzqDje",
+        );
+        assert_eq!(walmart["description"], "PURCHASE WM SUPERCENTER #1700");
+        assert_eq!(
+            walmart["accountId"],
+            "BxBXxLj1m4HMXBm9WZZmCWVbPjX16EHwv99vp"
+        );
+        assert_eq!(walmart["connectionId"], connection_id.to_string());
+
+        // Filtered by account, with its total after the filter.
+        let card = list(
+            &app,
+            company_id,
+            "bankTransactions",
+            "accountId=Pp1Vpkl9w8sajvK6oEEKtr7vZxBnGpf7LxxLE&pageSize=1",
+        )
+        .await;
+        assert_eq!(card["totalResults"], 2, "{card}");
+        assert_eq!(
+            card["results"][0]["transactionId"],
+            "Zr8kPqW2nB5yLx0vJmT7cHd3sGfA9eRuNo1Ki"
+        );
+
+        // Three pages: no cursor, then each next_cursor; `count` each time.
+        let calls = fake.calls();
+        let sent: Vec<Value> = calls.iter().map(body_of).collect();
+        assert_eq!(
+            sent,
+            [
+                json!({"access_token": ACCESS, "count": PAGE}),
+                json!({"access_token": ACCESS, "count": PAGE, "cursor": CURSOR_1}),
+                json!({"access_token": ACCESS, "count": PAGE, "cursor": CURSOR_2}),
+            ]
+        );
+        assert!(calls.iter().all(|call| call.path == "/transactions/sync"
+            && call.token == SECRET
+            && call.headers.get("plaid-client-id").map(String::as_str) == Some(CLIENT_ID)));
+        assert_eq!(fake.token_calls(), 0);
+    }
+}
+
+#[tokio::test]
+async fn plaid_has_no_invoices_customers_or_orders_and_says_so() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        for (data_type, noun) in [
+            ("invoices", "invoices"),
+            ("customers", "customers"),
+            ("orders", "orders"),
+        ] {
+            let queued = app
+                .post_json(
+                    &format!("/companies/{company_id}/data/queue/{data_type}"),
+                    &json!(null),
+                )
+                .await;
+            assert_eq!(queued.status(), 202);
+            let queued = json(queued).await;
+            assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
+            assert_eq!(
+                queued[0]["errorMessage"],
+                format!("Plaid has no {noun}; it syncs bankAccounts, bankTransactions.")
+            );
+        }
+        crate::sync::settled(&app.client, company_id).await;
+        assert!(fake.calls().is_empty(), "nothing asked of Plaid");
+        let integration = json(app.get("/integrations/plaid").await).await;
+        assert_eq!(
+            integration["dataTypes"],
+            json!(["bankAccounts", "bankTransactions"]),
+            "{integration}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn item_login_required_deauthorizes_the_plaid_connection_with_a_clear_message() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, connection_id) = connected(&app).await;
+        // The first page comes, then the bank wants its user again.
+        fake.with(|inner| {
+            inner
+                .scripted
+                .push_back(Answer::json(200, fixture("plaid/fixtures/sync-first.json")));
+            inner.scripted.push_back(Answer::json(
+                400,
+                fixture("plaid/fixtures/item-login-required.json"),
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        let operation = latest(&operations, "bankTransactions");
+        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message
+                .contains("Plaid answered 400 Bad Request: ITEM_LOGIN_REQUIRED: the login details"),
+            "{message}"
+        );
+        assert!(message.contains("Plaid Link's update mode"), "{message}");
+        assert!(!message.contains(ACCESS) && !message.contains(SECRET));
+        assert!(deauthorized(&app, company_id, connection_id).await);
+        assert_eq!(fake.token_calls(), 0, "nothing to refresh");
+        assert!(all(&app, company_id, "bankTransactions").await.is_empty());
+    }
+}
+
+#[tokio::test]
+async fn a_plaid_connection_without_keys_or_with_wrong_ones_is_deauthorized() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let company_id = new_company(&app, "Platypus Savings Club").await;
+
+        let without = new_connection(&app, company_id, "plaid").await;
+        let mut keyless = body();
+        if let Some(fields) = keyless.as_object_mut() {
+            fields.remove("clientId");
+            fields.remove("secret");
+        }
+        assert_eq!(
+            authorize(&app, company_id, without, &keyless, false)
+                .await
+                .status(),
+            200
+        );
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankAccounts).await;
+        let operation = latest(&operations, "bankAccounts");
+        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("`clientId` and `secret`"), "{message}");
+        assert!(deauthorized(&app, company_id, without).await);
+        assert!(fake.calls().is_empty());
+
+        let company_id = new_company(&app, "Wrong Keys Ltd").await;
+        let wrong = new_connection(&app, company_id, "plaid").await;
+        let mut other_secret = body();
+        other_secret["secret"] = json!("a-secret-plaid-never-issued");
+        assert_eq!(
+            authorize(&app, company_id, wrong, &other_secret, false)
+                .await
+                .status(),
+            200
+        );
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankAccounts).await;
+        let operation = latest(&operations, "bankAccounts");
+        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("INVALID_API_KEYS"), "{message}");
+        assert!(!message.contains("a-secret-plaid-never-issued"));
+        assert!(deauthorized(&app, company_id, wrong).await);
+    }
+}
+
+#[tokio::test]
+async fn plaid_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                body: fixture("plaid/fixtures/rate-limit.json"),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                fixture("plaid/fixtures/internal-server-error.json"),
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        assert_eq!(
+            latest(&operations, "bankTransactions").status,
+            PullStatus::Complete
+        );
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(all(&app, company_id, "bankTransactions").await.len(), 5);
+        // Two failed attempts, then three pages.
+        assert_eq!(fake.calls().len(), 5);
+
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    500,
+                    fixture("plaid/fixtures/internal-server-error.json"),
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        let operation = latest(&operations, "bankTransactions");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains(
+                "Plaid answered 500 Internal Server Error: INTERNAL_SERVER_ERROR: an unexpected error occurred"
+            ),
+            "{message}"
+        );
+        assert_eq!(all(&app, company_id, "bankTransactions").await.len(), 5);
+    }
+}
+
+#[tokio::test]
+async fn a_plaid_update_that_changes_while_paged_is_restarted_from_the_start() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        fake.with(|inner| {
+            inner
+                .scripted
+                .push_back(Answer::json(200, fixture("plaid/fixtures/sync-first.json")));
+            inner.scripted.push_back(Answer::json(
+                400,
+                fixture("plaid/fixtures/mutation-during-pagination.json"),
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        let operation = latest(&operations, "bankTransactions");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(all(&app, company_id, "bankTransactions").await.len(), 5);
+        let cursors: Vec<Value> = fake
+            .calls()
+            .iter()
+            .map(|call| body_of(call)["cursor"].clone())
+            .collect();
+        assert_eq!(
+            cursors,
+            [
+                Value::Null,
+                json!(CURSOR_1),
+                Value::Null,
+                json!(CURSOR_1),
+                json!(CURSOR_2)
+            ]
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_plaid_page_fails_the_sync_and_keeps_the_previous_transactions() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        assert_eq!(
+            latest(&operations, "bankTransactions").status,
+            PullStatus::Complete
+        );
+        let before = all(&app, company_id, "bankTransactions").await;
+        fake.with(|inner| {
+            inner
+                .scripted
+                .push_back(Answer::json(200, fixture("plaid/fixtures/sync-first.json")));
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"added\": [{\"transaction_id\": \"x\", \"amount\": 12.5",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        let operation = latest(&operations, "bankTransactions");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Plaid answered a page of transactions that tributary cannot read"),
+            "{message}"
+        );
+        assert_eq!(all(&app, company_id, "bankTransactions").await, before);
+    }
+}
+
+#[tokio::test]
+async fn plaid_verification_at_migration_accepts_working_keys_and_rejects_others() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
+        let company_id = new_company(&app, "Platypus Savings Club").await;
+        let connection_id = new_connection(&app, company_id, "plaid").await;
+
+        let mut wrong = body();
+        wrong["accessToken"] = json!("access-sandbox-not-one-plaid-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("INVALID_ACCESS_TOKEN"), "{message}");
+        assert!(!message.contains("access-sandbox-not-one-plaid-knows"));
+
+        let mut other_item = body();
+        other_item["itemId"] = json!("someone-elses-item");
+        let response = authorize(&app, company_id, connection_id, &other_item, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("another Plaid Item"), "{message}");
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        let response = authorize(&app, company_id, connection_id, &body(), true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        let last = fake.calls().last().cloned().expect("a verification call");
+        assert_eq!(last.path, "/accounts/get");
+        assert_eq!(last.token, SECRET);
+
+        // Without verify nothing is called.
+        let calls = fake.calls().len();
+        let other = new_connection(&app, company_id, "plaid").await;
+        assert_eq!(
+            authorize(&app, company_id, other, &wrong, false)
+                .await
+                .status(),
+            200
+        );
+        assert_eq!(fake.calls().len(), calls);
+    }
+}
