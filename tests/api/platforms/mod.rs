@@ -14,6 +14,7 @@ mod myob;
 mod netsuite;
 mod quickbooks_online;
 mod sage_business_cloud;
+mod square;
 mod wave;
 mod xero;
 mod zoho_books;
