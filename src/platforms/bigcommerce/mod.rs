@@ -1,13 +1,23 @@
-//! BigCommerce: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! BigCommerce: its catalogue entry and authorization body; its connector
+//! ([`connector`]: V2 orders with their products, V3 customers) and the
+//! mapping of its records and status ids ([`mapping`]). What these rely on,
+//! with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::long_lived_token_body;
 use crate::platforms::tokens::LongLivedToken;
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::{Platform, SourceType};
+
+/// What BigCommerce syncs: customers and orders (a store issues no invoices).
+const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];
 
 /// BigCommerce in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "BigCommerce",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<BigCommerceAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::BigCommerceConnector>()),
 };
 
 /// BigCommerce: a connection to one store. App tokens do not expire.

@@ -332,6 +332,36 @@ impl PlatformHttp {
         })?;
         Ok((value, answer.headers))
     }
+
+    /// [`PlatformHttp::json`], where an empty answer (`204 No Content`, as
+    /// BigCommerce's V2 lists answer past their last page) means `T`'s
+    /// default (an empty list).
+    pub async fn json_or_default<T: serde::de::DeserializeOwned + Default>(
+        &self,
+        call: &Call<'_>,
+    ) -> Result<T, ConnectorError> {
+        let secrets = [call.auth.token()];
+        let answer = self
+            .send(call.platform, |client| call.build(client), &secrets)
+            .await
+            .map_err(CallError::into_connector_error)?;
+        if is_empty_body(&answer.body) {
+            return Ok(T::default());
+        }
+        serde_json::from_slice(&answer.body).map_err(|error| {
+            ConnectorError::Failed(format!(
+                "{} answered {} that tributary cannot read ({}); the previous data is kept",
+                call.platform,
+                call.what,
+                scrub(&error.to_string(), &secrets)
+            ))
+        })
+    }
+}
+
+/// Whether an answer's body holds nothing but whitespace.
+fn is_empty_body(body: &[u8]) -> bool {
+    body.iter().all(u8::is_ascii_whitespace)
 }
 
 /// `Retry-After` in seconds (the HTTP-date form is treated as absent).
@@ -489,6 +519,14 @@ fn joined<'a>(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_a_blank_body_is_empty() {
+        assert!(is_empty_body(b""));
+        assert!(is_empty_body(b" \r\n"));
+        assert!(!is_empty_body(b"[]"));
+        assert!(!is_empty_body(b"null"));
+    }
 
     #[test]
     fn platform_messages_are_found_in_each_error_shape() {

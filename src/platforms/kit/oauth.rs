@@ -23,6 +23,9 @@ pub enum ClientAuth {
     Basic,
     /// `client_id` and `client_secret` in the form body (Zoho).
     RequestBody,
+    /// `client_id`, `client_secret` and the grant as one JSON object
+    /// (`Content-Type: application/json`), as Square's `ObtainToken` takes them.
+    JsonBody,
 }
 
 /// Where and how a platform refreshes tokens.
@@ -148,16 +151,22 @@ async fn refresh_inner(
         .set_client_secret(ClientSecret::new(client.client_secret.clone()))
         .set_auth_type(match endpoint.client_auth {
             ClientAuth::Basic => AuthType::BasicAuth,
-            ClientAuth::RequestBody => AuthType::RequestBody,
+            ClientAuth::RequestBody | ClientAuth::JsonBody => AuthType::RequestBody,
         })
         .set_token_uri(token_url);
     let secrets = [refresh_token, client.client_secret.as_str()];
+    let as_json = endpoint.client_auth == ClientAuth::JsonBody;
     let mut retry = 0;
     loop {
         let raw_body: Arc<Mutex<Option<Vec<u8>>>> = Arc::new(Mutex::new(None));
         let http = endpoint.http.client().clone();
         let captured = raw_body.clone();
         let send = move |request: HttpRequest| {
+            let request = if as_json {
+                form_as_json(request)
+            } else {
+                request
+            };
             send_token_request(http.clone(), request, captured.clone(), platform)
         };
         let token = RefreshToken::new(refresh_token.to_owned());
@@ -267,6 +276,8 @@ async fn send_token_request(
             status = reqwest::StatusCode::BAD_REQUEST;
         } else if let Some(numeric) = expires_in_as_number(&body) {
             body = numeric;
+        } else if let Some(relative) = expires_at_as_expires_in(&body, Utc::now()) {
+            body = relative;
         }
     }
     if let Ok(mut slot) = captured.lock() {
@@ -287,6 +298,37 @@ fn expires_in_as_number(body: &[u8]) -> Option<Vec<u8>> {
     let seconds: u64 = value.get("expires_in")?.as_str()?.trim().parse().ok()?;
     value["expires_in"] = Value::from(seconds);
     serde_json::to_vec(&value).ok()
+}
+
+/// A token answer that gives the expiry as a moment (`expires_at`, RFC
+/// 3339, Square's `ObtainToken`) and no `expires_in`, rewritten with the
+/// seconds left from `now` as `expires_in` (0 when already past); `None`
+/// otherwise.
+fn expires_at_as_expires_in(body: &[u8], now: DateTime<Utc>) -> Option<Vec<u8>> {
+    let mut value: Value = serde_json::from_slice(body).ok()?;
+    if value.get("expires_in").is_some() {
+        return None;
+    }
+    let at = DateTime::parse_from_rfc3339(value.get("expires_at")?.as_str()?.trim()).ok()?;
+    let seconds = (at.with_timezone(&Utc) - now).num_seconds().max(0);
+    value["expires_in"] = Value::from(seconds);
+    serde_json::to_vec(&value).ok()
+}
+
+/// The refresh grant `oauth2` wrote as a form, rewritten as one JSON object
+/// of the same fields (`ClientAuth::JsonBody`).
+fn form_as_json(request: HttpRequest) -> HttpRequest {
+    let (mut parts, body) = request.into_parts();
+    let fields: serde_json::Map<String, Value> = url::form_urlencoded::parse(&body)
+        .map(|(name, value)| (name.into_owned(), Value::String(value.into_owned())))
+        .collect();
+    let json = serde_json::to_vec(&Value::Object(fields)).unwrap_or_default();
+    parts.headers.insert(
+        ::http::header::CONTENT_TYPE,
+        ::http::HeaderValue::from_static("application/json"),
+    );
+    parts.headers.remove(::http::header::CONTENT_LENGTH);
+    HttpRequest::from_parts(parts, json)
 }
 
 /// `api_domain` of a token response, when it is an https URL (or a
@@ -389,6 +431,68 @@ mod tests {
         assert_eq!(fixed["expires_in"], 1200);
         assert_eq!(fixed["refresh_token"], "r");
         assert_eq!(expires_in_as_number(br#"{"expires_in":1800}"#), None);
+    }
+
+    #[test]
+    fn an_expiry_given_as_a_moment_becomes_the_seconds_left() {
+        let now = DateTime::parse_from_rfc3339("2026-11-24T12:00:00Z")
+            .expect("a moment")
+            .with_timezone(&Utc);
+        let body = br#"{"access_token":"a","token_type":"bearer","expires_at":"2026-12-24T12:00:00Z","refresh_token":"r"}"#;
+        let fixed: Value =
+            serde_json::from_slice(&expires_at_as_expires_in(body, now).expect("rewritten"))
+                .expect("JSON");
+        assert_eq!(fixed["expires_in"], 30 * 86_400);
+        assert_eq!(fixed["refresh_token"], "r");
+        let past = br#"{"access_token":"a","expires_at":"2026-11-01T00:00:00Z"}"#;
+        let fixed: Value =
+            serde_json::from_slice(&expires_at_as_expires_in(past, now).expect("rewritten"))
+                .expect("JSON");
+        assert_eq!(fixed["expires_in"], 0);
+        assert_eq!(
+            expires_at_as_expires_in(
+                br#"{"expires_in":60,"expires_at":"2026-12-24T12:00:00Z"}"#,
+                now
+            ),
+            None
+        );
+        assert_eq!(
+            expires_at_as_expires_in(br#"{"expires_at":"soon"}"#, now),
+            None
+        );
+    }
+
+    #[test]
+    fn a_json_body_grant_carries_the_form_fields_as_one_object() {
+        let request = ::http::Request::builder()
+            .method("POST")
+            .uri("https://connect.squareup.com/oauth2/token")
+            .header(::http::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+            .header(::http::header::CONTENT_LENGTH, "80")
+            .body(b"grant_type=refresh_token&refresh_token=EQAA%2Bx&client_id=sq0idp-1&client_secret=s%26t".to_vec())
+            .expect("a request");
+        let request = form_as_json(request);
+        assert_eq!(
+            request
+                .headers()
+                .get(::http::header::CONTENT_TYPE)
+                .map(|value| value.as_bytes()),
+            Some(&b"application/json"[..])
+        );
+        assert!(
+            request
+                .headers()
+                .get(::http::header::CONTENT_LENGTH)
+                .is_none()
+        );
+        let body: Value = serde_json::from_slice(request.body()).expect("JSON");
+        assert_eq!(
+            body,
+            serde_json::json!({
+                "grant_type": "refresh_token", "refresh_token": "EQAA+x",
+                "client_id": "sq0idp-1", "client_secret": "s&t"
+            })
+        );
     }
 
     #[test]

@@ -1,13 +1,23 @@
-//! Square: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Square: its catalogue entry and authorization body; its connector
+//! ([`connector`]: invoices, customers and orders, location by location)
+//! and the mapping of its money, records and statuses ([`mapping`]). What
+//! these rely on, with sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::{Environment, expiring_token_body};
-use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::{Environment, expiring_token_body};
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType};
+
+/// What Square syncs: invoices, customer profiles and orders.
+const DATA_TYPES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS, DataType::ORDERS];
 
 /// Square in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -15,9 +25,9 @@ pub static PLATFORM: Platform = Platform {
     name: "Square",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<SquareAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::SquareConnector>()),
 };
 
 /// Square: a connection to one seller (merchant).

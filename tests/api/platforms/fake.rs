@@ -85,6 +85,12 @@ pub struct Inner {
     /// The form of every token request, in order (what a platform that
     /// needs more than the grant, such as a `scope`, was sent).
     pub token_forms: Vec<HashMap<String, String>>,
+    /// The `Content-Type` of every token request, in order (a platform
+    /// taking its grant as JSON, such as Square, is sent JSON).
+    pub token_content_types: Vec<String>,
+    /// Answer refreshes with the expiry as a moment (`expires_at`, RFC
+    /// 3339, as Square does) instead of `expires_in`.
+    pub expires_at: bool,
     pub token_delay: Duration,
     /// Answer every token request with this instead.
     pub token_error: Option<Answer>,
@@ -127,6 +133,8 @@ impl Fake {
             issued: 0,
             token_calls: 0,
             token_forms: Vec::new(),
+            token_content_types: Vec::new(),
+            expires_at: false,
             token_delay: Duration::ZERO,
             token_error: None,
             client_in_body: false,
@@ -272,13 +280,24 @@ async fn handle(
 }
 
 async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &str) -> Answer {
-    let form: HashMap<String, String> = url::form_urlencoded::parse(body.as_bytes())
-        .into_owned()
-        .collect();
+    let content_type = headers.get("content-type").cloned().unwrap_or_default();
+    // A grant sent as JSON (Square) is read as the form it stands for.
+    let form: HashMap<String, String> = if content_type.starts_with("application/json") {
+        serde_json::from_str::<serde_json::Map<String, Value>>(body)
+            .unwrap_or_default()
+            .into_iter()
+            .filter_map(|(name, value)| value.as_str().map(|value| (name, value.to_owned())))
+            .collect()
+    } else {
+        url::form_urlencoded::parse(body.as_bytes())
+            .into_owned()
+            .collect()
+    };
     let delay = {
         let mut inner = state.lock().expect("fake state");
         inner.token_calls += 1;
         inner.token_forms.push(form.clone());
+        inner.token_content_types.push(content_type);
         inner.token_delay
     };
     tokio::time::sleep(delay).await;
@@ -323,6 +342,13 @@ async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &s
     if inner.rotate {
         inner.refresh_token = format!("rt-rotated-{}", inner.issued);
         answer["refresh_token"] = Value::String(inner.refresh_token.clone());
+    }
+    if inner.expires_at {
+        let at = chrono::Utc::now() + chrono::Duration::days(30);
+        answer["expires_at"] = Value::String(at.format("%Y-%m-%dT%H:%M:%SZ").to_string());
+        if let Some(fields) = answer.as_object_mut() {
+            fields.remove("expires_in");
+        }
     }
     if let Some(domain) = &inner.api_domain {
         answer["api_domain"] = Value::String(domain.clone());

@@ -4,6 +4,7 @@
 //! platform, as in `src/platforms/`: its test module and its `fixtures/`.
 
 mod amazon_seller_central;
+mod bigcommerce;
 mod dynamics_365_business_central;
 mod ebay;
 mod exact_online;
@@ -18,6 +19,7 @@ mod plaid;
 mod quickbooks_online;
 mod sage_business_cloud;
 mod shopify;
+mod square;
 mod stripe;
 mod truelayer;
 mod wave;

@@ -1,0 +1,158 @@
+//! BigCommerce's connector: orders (V2 `GET /stores/{store_hash}/v2/orders`,
+//! `page`/`limit` until a page comes back short or empty, each order's
+//! products from `GET .../v2/orders/{id}/products`) and customers (V3 `GET
+//! /stores/{store_hash}/v3/customers`, `page`/`limit` until
+//! `meta.pagination` says the last page), with the store's token in
+//! `X-Auth-Token`. App tokens do not expire and cannot be refreshed: a 401
+//! deauthorizes the connection. Sources: `NOTES.md`.
+
+use super::BigCommerceAuthorization;
+use super::mapping::{BigCommerceOrder, CustomersPage, OrderProduct};
+use crate::data::customers::{Customer, Customers};
+use crate::data::orders::{Order, Orders};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::paging::PageNumber;
+
+/// The real API (every store's, by its hash).
+pub const API_BASE: &str = "https://api.bigcommerce.com";
+/// Records asked for per page by default: the V2 orders list's maximum.
+pub const PAGE_SIZE: u64 = 250;
+
+/// The BigCommerce connector.
+#[derive(Debug)]
+pub struct BigCommerceConnector {
+    api_base: String,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for BigCommerceConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    // Store tokens never expire: nothing is refreshed.
+    const TOKEN_URL: Endpoint = Endpoint::Unused;
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
+            http,
+        }
+    }
+}
+
+impl BigCommerceConnector {
+    /// A `GET` of the store's `path` (`v2/orders`, `v3/customers`).
+    fn get<'a>(
+        &self,
+        credentials: &'a BigCommerceAuthorization,
+        path: &str,
+        what: &'static str,
+    ) -> Call<'a> {
+        let url = format!(
+            "{}/stores/{}/{path}",
+            self.api_base, credentials.store_hash
+        );
+        Call::get(
+            Self::PLATFORM,
+            what,
+            url,
+            Auth::Header("X-Auth-Token", credentials.token.access_token.expose()),
+        )
+    }
+
+    /// A page of customers.
+    fn customers<'a>(
+        &self,
+        credentials: &'a BigCommerceAuthorization,
+        page: PageNumber,
+        limit: u64,
+    ) -> Call<'a> {
+        self.get(credentials, "v3/customers", "a page of customers")
+            .query("page", page.0)
+            .query("limit", limit)
+    }
+}
+
+impl Connector for BigCommerceConnector {
+    type Credentials = BigCommerceAuthorization;
+    const PLATFORM: &'static str = "BigCommerce";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Customers, Orders]
+    }
+
+    /// One customer of the store (`limit=1`): the store hash is in the
+    /// URL, so an answer proves the token works for this store.
+    async fn verify(&self, credentials: &BigCommerceAuthorization) -> Result<(), ConnectorError> {
+        let _: CustomersPage = self
+            .http
+            .json(&self.customers(credentials, PageNumber(1), 1))
+            .await?;
+        Ok(())
+    }
+}
+
+impl Syncs<Orders> for BigCommerceConnector {
+    async fn page(
+        &self,
+        credentials: &BigCommerceAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .get(credentials, "v2/orders", "a page of orders")
+            .query("page", page.0)
+            .query("limit", self.page_size);
+        // Past the last page V2 answers 204 No Content.
+        let orders: Vec<BigCommerceOrder> = self.http.json_or_default(&call).await?;
+        let full = orders.len() as u64 >= self.page_size;
+        let mut records = Vec::with_capacity(orders.len());
+        for order in orders {
+            let path = format!("v2/orders/{}/products", order.id);
+            let call = self
+                .get(credentials, &path, "an order's products")
+                .query("limit", PAGE_SIZE);
+            let products: Vec<OrderProduct> = self.http.json_or_default(&call).await?;
+            records.push(order.into_record(products)?);
+        }
+        Ok(Fetched {
+            records,
+            next: page.next(full),
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for BigCommerceConnector {
+    async fn page(
+        &self,
+        credentials: &BigCommerceAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let body: CustomersPage = self
+            .http
+            .json(&self.customers(credentials, page, self.page_size))
+            .await?;
+        let pagination = body.meta.and_then(|meta| meta.pagination);
+        let more = match &pagination {
+            Some(pagination) => {
+                pagination.current_page.unwrap_or(page.0) < pagination.total_pages.unwrap_or(0)
+            }
+            None => body.data.len() as u64 >= self.page_size,
+        };
+        Ok(Fetched {
+            records: body
+                .data
+                .into_iter()
+                .map(|customer| customer.into_record())
+                .collect(),
+            next: page.next(more),
+            total: pagination.and_then(|pagination| pagination.total),
+        })
+    }
+}

@@ -1,0 +1,327 @@
+//! Square's connector: invoices location by location (`GET
+//! /v2/invoices?location_id=` for each location of `GET /v2/locations`),
+//! customer profiles (`GET /v2/customers`) and orders (`POST
+//! /v2/orders/search`, ten locations a search), each paged by Square's
+//! `cursor`, with a pinned `Square-Version`, on the production or sandbox
+//! host as the authorization says. Tokens refresh at that host's
+//! `/oauth2/token` with the client credentials in a JSON body; whatever
+//! refresh token comes back is kept. Sources: `NOTES.md`.
+
+use serde_json::json;
+
+use super::SquareAuthorization;
+use super::mapping::{CustomersPage, InvoicesPage, Location, LocationsAnswer, OrdersPage};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
+use crate::data::orders::{Order, Orders};
+use crate::platforms::authorization::Environment;
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
+
+/// The real production API.
+pub const API_BASE: &str = "https://connect.squareup.com";
+/// The real sandbox API.
+pub const SANDBOX_API_BASE: &str = "https://connect.squareupsandbox.com";
+/// The token endpoint's path on either host.
+const TOKEN_PATH: &str = "/oauth2/token";
+/// The API version every call asks for (`Square-Version`).
+pub const SQUARE_VERSION: &str = "2024-01-18";
+/// Records asked for per page by default: the customers list's maximum
+/// (invoices allow 200, order searches more).
+pub const PAGE_SIZE: u64 = 100;
+/// Locations one order search may name.
+const LOCATIONS_PER_SEARCH: usize = 10;
+
+/// The Square connector.
+#[derive(Debug)]
+pub struct SquareConnector {
+    api_base: Option<String>,
+    token_url: Option<String>,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for SquareConnector {
+    const API_BASE: Endpoint = Endpoint::PerConnection(
+        "the connection's environment: https://connect.squareup.com or \
+         https://connect.squareupsandbox.com",
+    );
+    const TOKEN_URL: Endpoint = Endpoint::PerConnection(
+        "the connection's environment: https://connect.squareup.com/oauth2/token or \
+         https://connect.squareupsandbox.com/oauth2/token",
+    );
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base(),
+            token_url: config.token_url.clone(),
+            page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
+            http,
+        }
+    }
+}
+
+/// The host of the connection's environment.
+fn environment_host(credentials: &SquareAuthorization) -> &'static str {
+    match credentials.environment {
+        Environment::Production => API_BASE,
+        Environment::Sandbox => SANDBOX_API_BASE,
+    }
+}
+
+/// Where a list stands: which location (or group of ten) and Square's
+/// cursor within it. As a cursor: `<index>` or `<index>:<Square's cursor>`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Position {
+    index: usize,
+    within: NextLink,
+}
+
+impl Position {
+    fn from_cursor(cursor: Option<String>) -> Result<Self, ConnectorError> {
+        let Some(cursor) = cursor else {
+            return Ok(Self {
+                index: 0,
+                within: NextLink::First,
+            });
+        };
+        let (index, within) = match cursor.split_once(':') {
+            Some((index, given)) => (index, NextLink::Given(given.to_owned())),
+            None => (cursor.as_str(), NextLink::First),
+        };
+        let index = index
+            .parse()
+            .map_err(|_| ConnectorError::Failed(format!("invalid Square cursor {cursor:?}")))?;
+        Ok(Self { index, within })
+    }
+
+    /// The next page: Square's next cursor in this location, else the next
+    /// location's first page, else none.
+    fn next(&self, given: Option<String>, positions: usize) -> Option<String> {
+        match NextLink::next(given) {
+            Some(given) => Some(format!("{}:{given}", self.index)),
+            None => (self.index + 1 < positions).then(|| (self.index + 1).to_string()),
+        }
+    }
+
+    /// Square's cursor for this page, if it is not the first of its location.
+    fn given(&self) -> Option<&str> {
+        match &self.within {
+            NextLink::First => None,
+            NextLink::Given(given) => Some(given),
+        }
+    }
+}
+
+impl SquareConnector {
+    /// `path` of the v2 API: on the configured base, else the environment's host.
+    fn url(&self, credentials: &SquareAuthorization, path: &str) -> String {
+        let base = self
+            .api_base
+            .as_deref()
+            .unwrap_or_else(|| environment_host(credentials));
+        format!("{base}/v2/{path}")
+    }
+
+    /// A `GET` of the v2 API with the pinned version.
+    fn get<'a>(
+        &self,
+        credentials: &'a SquareAuthorization,
+        path: &str,
+        what: &'static str,
+    ) -> Call<'a> {
+        Call::get(
+            Self::PLATFORM,
+            what,
+            self.url(credentials, path),
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("Square-Version", SQUARE_VERSION)
+    }
+
+    /// The seller's locations, in Square's order.
+    async fn locations(
+        &self,
+        credentials: &SquareAuthorization,
+    ) -> Result<Vec<Location>, ConnectorError> {
+        let call = self.get(credentials, "locations", "the locations");
+        let answer: LocationsAnswer = self.http.json(&call).await?;
+        Ok(answer.locations)
+    }
+}
+
+impl Connector for SquareConnector {
+    type Credentials = SquareAuthorization;
+    const PLATFORM: &'static str = "Square";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Invoices, Customers, Orders]
+    }
+
+    fn token_endpoint(&self, credentials: &SquareAuthorization) -> Option<TokenEndpoint> {
+        let url = self
+            .token_url
+            .clone()
+            .unwrap_or_else(|| format!("{}{TOKEN_PATH}", environment_host(credentials)));
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &url,
+            ClientAuth::JsonBody,
+            &self.http,
+        ))
+    }
+
+    /// `GET /v2/locations`, the call Square names for checking a token:
+    /// its locations must belong to our merchant.
+    async fn verify(&self, credentials: &SquareAuthorization) -> Result<(), ConnectorError> {
+        let locations = self.locations(credentials).await?;
+        let merchant = &credentials.merchant_id;
+        let reached = locations
+            .iter()
+            .filter_map(|location| location.merchant_id.as_deref());
+        require_reach(merchant, reached, |count| {
+            format!(
+                "Square accepted the access token, but its {count} location(s) belong to another \
+                 seller than merchant {merchant}"
+            )
+        })
+    }
+}
+
+impl Syncs<Invoices> for SquareConnector {
+    async fn page(
+        &self,
+        credentials: &SquareAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let position = Position::from_cursor(cursor)?;
+        let locations = self.locations(credentials).await?;
+        let Some(location) = locations.get(position.index) else {
+            return Ok(Fetched {
+                records: Vec::new(),
+                next: None,
+                total: None,
+            });
+        };
+        let mut call = self
+            .get(credentials, "invoices", "a page of invoices")
+            .query("location_id", &location.id)
+            .query("limit", self.page_size);
+        if let Some(given) = position.given() {
+            call = call.query("cursor", given);
+        }
+        let body: InvoicesPage = self.http.json(&call).await?;
+        let records = body
+            .invoices
+            .into_iter()
+            .map(|invoice| invoice.into_record())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next: position.next(body.cursor, locations.len()),
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Customers> for SquareConnector {
+    async fn page(
+        &self,
+        credentials: &SquareAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let mut call = self
+            .get(credentials, "customers", "a page of customers")
+            .query("limit", self.page_size);
+        if let NextLink::Given(given) = NextLink::from_cursor(cursor) {
+            call = call.query("cursor", given);
+        }
+        let body: CustomersPage = self.http.json(&call).await?;
+        Ok(Fetched {
+            records: body
+                .customers
+                .into_iter()
+                .map(|customer| customer.into_record())
+                .collect(),
+            next: NextLink::next(body.cursor),
+            total: None,
+        })
+    }
+}
+
+impl Syncs<Orders> for SquareConnector {
+    async fn page(
+        &self,
+        credentials: &SquareAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
+        let position = Position::from_cursor(cursor)?;
+        let locations = self.locations(credentials).await?;
+        let groups: Vec<Vec<&str>> = locations
+            .chunks(LOCATIONS_PER_SEARCH)
+            .map(|group| group.iter().map(|location| location.id.as_str()).collect())
+            .collect();
+        let Some(group) = groups.get(position.index) else {
+            return Ok(Fetched {
+                records: Vec::new(),
+                next: None,
+                total: None,
+            });
+        };
+        // The same query on every page, as Square requires with a cursor.
+        let mut search = json!({
+            "location_ids": group,
+            "limit": self.page_size,
+            "return_entries": false,
+            "query": {"sort": {"sort_field": "CREATED_AT", "sort_order": "ASC"}},
+        });
+        if let Some(given) = position.given() {
+            search["cursor"] = json!(given);
+        }
+        let call = Call::post(
+            Self::PLATFORM,
+            "a page of orders",
+            self.url(credentials, "orders/search"),
+            Auth::bearer(&credentials.tokens),
+            search,
+        )
+        .header("Square-Version", SQUARE_VERSION);
+        let body: OrdersPage = self.http.json(&call).await?;
+        let records = body
+            .orders
+            .into_iter()
+            .map(|order| order.into_record())
+            .collect::<Result<Vec<_>, _>>()?;
+        Ok(Fetched {
+            records,
+            next: position.next(body.cursor, groups.len()),
+            total: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_position_names_the_location_and_square_cursor_within_it() {
+        let first = Position::from_cursor(None).expect("the first page");
+        assert_eq!(first.index, 0);
+        assert_eq!(first.given(), None);
+        assert_eq!(first.next(Some("c:2".to_owned()), 3).as_deref(), Some("0:c:2"));
+        let within = Position::from_cursor(Some("0:c:2".to_owned())).expect("a page");
+        assert_eq!(within.index, 0);
+        assert_eq!(within.given(), Some("c:2"));
+        assert_eq!(within.next(None, 3).as_deref(), Some("1"));
+        let last = Position::from_cursor(Some("2".to_owned())).expect("a location");
+        assert_eq!(last.given(), None);
+        assert_eq!(last.next(Some(String::new()), 3), None);
+        assert!(Position::from_cursor(Some("x:1".to_owned())).is_err());
+    }
+}

@@ -1,0 +1,445 @@
+//! BigCommerce: V2 orders over full `page`/`limit` pages until the empty
+//! `204` past the last, every status id, each order's products; V3 customers
+//! until `meta.pagination` names the last page; the `X-Auth-Token` header;
+//! a rejected token deauthorizes (nothing to refresh); 429 with
+//! `Retry-After`, a 500, a malformed page, the data types BigCommerce
+//! lacks, and verification at migration.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, json};
+
+const STORE: &str = "h8x3kq2m7p";
+const TOKEN: &str = "bc-store-token-0001xyz";
+/// Records per page in these tests (`limit`).
+const PAGE: u64 = 4;
+
+fn not_found() -> Answer {
+    Answer::json(
+        404,
+        "{\"status\":404,\"title\":\"The requested resource was not found.\"}",
+    )
+}
+
+/// Serves the BigCommerce fixtures: four full pages of orders and a 204
+/// past them, products for order 101 (none for the others: 204), and two
+/// pages of customers.
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        let Some(path) = call.path.strip_prefix(&format!("/stores/{STORE}/")) else {
+            return not_found();
+        };
+        let page = call.query.get("page").cloned().unwrap_or_default();
+        let limit = call.query.get("limit").map(String::as_str);
+        match path {
+            "v2/orders" => match page.as_str() {
+                "1" | "2" | "3" | "4" if limit == Some("4") => Answer::json(
+                    200,
+                    fixture(&format!("bigcommerce/fixtures/orders-{page}.json")),
+                ),
+                "5" => Answer::json(204, ""),
+                _ => not_found(),
+            },
+            "v2/orders/101/products" => {
+                Answer::json(200, fixture("bigcommerce/fixtures/products-101.json"))
+            }
+            path if path.starts_with("v2/orders/") && path.ends_with("/products") => {
+                Answer::json(204, "")
+            }
+            "v3/customers" => match (page.as_str(), limit) {
+                ("1", Some("1")) => {
+                    Answer::json(200, fixture("bigcommerce/fixtures/customers-verify.json"))
+                }
+                ("1" | "2", Some("4")) => Answer::json(
+                    200,
+                    fixture(&format!("bigcommerce/fixtures/customers-{page}.json")),
+                ),
+                _ => not_found(),
+            },
+            _ => not_found(),
+        }
+    })
+}
+
+async fn fake() -> Fake {
+    Fake::start(
+        Scheme::Header("x-auth-token"),
+        TOKEN,
+        "no-refresh-token",
+        fixture("bigcommerce/fixtures/unauthorized.json"),
+        router(),
+    )
+    .await
+}
+
+fn body() -> Value {
+    json!({"storeHash": STORE, "accessToken": TOKEN})
+}
+
+/// A company with an authorized BigCommerce connection.
+async fn connected(app: &TestApp) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Orbit Terrariums").await;
+    let connection_id = new_connection(app, company_id, "bigcommerce").await;
+    let response = authorize(app, company_id, connection_id, &body(), false).await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{data_type}?pageSize=100"
+        ))
+        .await,
+    )
+    .await["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {
+    records
+        .iter()
+        .find(|record| record[field] == value)
+        .unwrap_or_else(|| panic!("{field} {value} synced"))
+}
+
+#[tokio::test]
+async fn bigcommerce_orders_sync_page_by_page_with_every_status_id_and_their_products() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, connection_id) = connected(&app).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+
+        let orders = list(&app, company_id, "orders").await;
+        assert_eq!(orders.len(), 16, "{orders:#?}");
+        for (id, status) in [
+            ("101", "Open"),
+            ("102", "Pending"),
+            ("103", "Pending"),
+            ("104", "Completed"),
+            ("105", "Open"),
+            ("106", "Refunded"),
+            ("107", "Cancelled"),
+            ("108", "Cancelled"),
+            ("109", "Pending"),
+            ("110", "Open"),
+            ("111", "Open"),
+            ("112", "Completed"),
+            ("113", "Open"),
+            ("114", "Open"),
+            ("115", "PartiallyRefunded"),
+            ("116", "Unknown"),
+        ] {
+            assert_eq!(by(&orders, "orderId", id)["status"], status, "{id}");
+        }
+        let first = by(&orders, "orderId", "101");
+        assert_eq!(first["orderNumber"], "101");
+        assert_eq!(first["connectionId"], connection_id.to_string());
+        assert_eq!(first["currency"], "USD");
+        assert_eq!(first["subTotal"], "225.00");
+        assert_eq!(first["totalTaxAmount"], "18.00");
+        assert_eq!(first["totalDiscount"], "15.00");
+        assert_eq!(first["totalAmount"], "228.00");
+        assert_eq!(first["totalRefunded"], "0.00");
+        assert_eq!(first["customerRef"]["id"], "11");
+        assert_eq!(first["customerRef"]["companyName"], "Jane Doe");
+        assert_eq!(first["createdDate"], "2026-10-01T10:00:00.000000Z");
+        assert_eq!(first["sourceModifiedDate"], "2026-10-01T18:30:00.000000Z");
+        assert_eq!(first["closedDate"], Value::Null);
+        let terrarium = &first["lineItems"][0];
+        assert_eq!(terrarium["lineId"], "1");
+        assert_eq!(terrarium["description"], "Orbit Terrarium - Large");
+        assert_eq!(terrarium["sku"], "OTL-1");
+        assert_eq!(terrarium["quantity"], "2");
+        assert_eq!(terrarium["unitAmount"], "100.00");
+        assert_eq!(terrarium["discountAmount"], "10.00");
+        assert_eq!(terrarium["taxAmount"], "16.00");
+        assert_eq!(terrarium["totalAmount"], "216.00");
+        assert_eq!(first["lineItems"][1]["sku"], Value::Null);
+        assert_eq!(by(&orders, "orderId", "102")["lineItems"], json!([]));
+        // A guest order names no customer.
+        assert_eq!(by(&orders, "orderId", "102")["customerRef"], Value::Null);
+        assert_eq!(
+            by(&orders, "orderId", "107")["customerRef"]["companyName"],
+            "Blue Finch LLC"
+        );
+        assert_eq!(
+            by(&orders, "orderId", "104")["closedDate"],
+            "2026-10-05T15:45:00.000000Z"
+        );
+        assert_eq!(
+            by(&orders, "orderId", "107")["closedDate"],
+            "2026-10-07T18:30:00.000000Z"
+        );
+        assert_eq!(by(&orders, "orderId", "115")["totalRefunded"], "12.50");
+
+        // Four full pages, then the empty page past them; the store token
+        // in X-Auth-Token on every call.
+        let calls = fake.calls();
+        let pages: Vec<String> = calls
+            .iter()
+            .filter(|call| call.path.ends_with("/v2/orders"))
+            .map(|call| call.query.get("page").cloned().unwrap_or_default())
+            .collect();
+        assert_eq!(pages, ["1", "2", "3", "4", "5"]);
+        let products = calls
+            .iter()
+            .filter(|call| call.path.ends_with("/products"))
+            .count();
+        assert_eq!(products, 16);
+        assert!(calls.iter().all(|call| call.token == TOKEN));
+        assert!(
+            calls
+                .iter()
+                .all(|call| !call.headers.contains_key("authorization"))
+        );
+        assert_eq!(fake.token_calls(), 0);
+    }
+}
+
+#[tokio::test]
+async fn bigcommerce_customers_sync_until_the_last_page_the_meta_names() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        let customers = list(&app, company_id, "customers").await;
+        assert_eq!(customers.len(), 5, "{customers:#?}");
+        let jane = by(&customers, "customerId", "11");
+        assert_eq!(jane["customerName"], "Jane Doe");
+        assert_eq!(jane["emailAddress"], "jane@example.com");
+        assert_eq!(jane["phone"], "+1 512 555 0100");
+        assert_eq!(jane["status"], "Active");
+        assert_eq!(jane["sourceModifiedDate"], "2026-03-11T08:00:00.000000Z");
+        assert_eq!(
+            by(&customers, "customerId", "12")["customerName"],
+            "Blue Finch LLC"
+        );
+        assert_eq!(by(&customers, "customerId", "12")["phone"], Value::Null);
+        assert_eq!(
+            by(&customers, "customerId", "15")["customerName"],
+            "nameless@example.com"
+        );
+        let pages: Vec<String> = fake
+            .calls()
+            .iter()
+            .map(|call| call.query.get("page").cloned().unwrap_or_default())
+            .collect();
+        assert_eq!(pages, ["1", "2"], "no page past total_pages");
+    }
+}
+
+#[tokio::test]
+async fn bigcommerce_has_no_invoices_or_bank_data_and_says_so() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        for (data_type, noun) in [
+            ("invoices", "invoices"),
+            ("bankAccounts", "bank accounts"),
+            ("bankTransactions", "bank transactions"),
+        ] {
+            let queued = app
+                .post_json(
+                    &format!("/companies/{company_id}/data/queue/{data_type}"),
+                    &json!(null),
+                )
+                .await;
+            assert_eq!(queued.status(), 202);
+            let queued = json(queued).await;
+            assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
+            assert_eq!(
+                queued[0]["errorMessage"],
+                format!("BigCommerce has no {noun}; it syncs customers, orders.")
+            );
+        }
+        crate::sync::settled(&app.client, company_id).await;
+        assert!(fake.calls().is_empty(), "nothing asked of BigCommerce");
+        let integration = json(app.get("/integrations/bigcommerce").await).await;
+        assert_eq!(
+            integration["dataTypes"],
+            json!(["customers", "orders"]),
+            "{integration}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_rejected_bigcommerce_token_deauthorizes_the_connection_without_a_refresh() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, connection_id) = connected(&app).await;
+        // The app was uninstalled, or its scopes changed: the token is dead.
+        fake.with(|inner| inner.expire_after = Some(1));
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("BigCommerce answered 401"), "{message}");
+        assert!(!message.contains(TOKEN));
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+        assert_eq!(fake.token_calls(), 0, "a store token is never refreshed");
+    }
+}
+
+#[tokio::test]
+async fn bigcommerce_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![
+                    ("Retry-After".to_owned(), "1".to_owned()),
+                    ("X-Rate-Limit-Time-Reset-Ms".to_owned(), "1000".to_owned()),
+                ],
+                body: "{\"status\":429,\"title\":\"Too many requests\"}".to_owned(),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                "{\"status\":500,\"title\":\"Internal Server Error\"}",
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(list(&app, company_id, "customers").await.len(), 5);
+        // Two failed attempts, then two pages.
+        assert_eq!(fake.calls().len(), 4);
+
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    "{\"status\":503,\"title\":\"Service Unavailable\"}",
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("BigCommerce answered 503 Service Unavailable"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "customers").await.len(), 5);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_bigcommerce_page_fails_the_sync_and_keeps_the_previous_customers() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        let before = list(&app, company_id, "customers").await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                200,
+                fixture("bigcommerce/fixtures/customers-1.json"),
+            ));
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"data\": [{\"id\": 16, \"email\": \"x@example.com\"",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("BigCommerce answered a page of customers that tributary cannot read"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "customers").await, before);
+    }
+}
+
+#[tokio::test]
+async fn bigcommerce_verification_at_migration_accepts_the_store_token_and_rejects_others() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
+        let company_id = new_company(&app, "Orbit Terrariums").await;
+        let connection_id = new_connection(&app, company_id, "bigcommerce").await;
+
+        let mut wrong = body();
+        wrong["accessToken"] = json!("not-a-token-bigcommerce-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("BigCommerce answered 401"), "{message}");
+        assert!(!message.contains("not-a-token-bigcommerce-knows"));
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        // The token of this store, but another store's hash: not found there.
+        let mut other_store = body();
+        other_store["storeHash"] = json!("zz99otherstore");
+        let response = authorize(&app, company_id, connection_id, &other_store, true).await;
+        assert_eq!(response.status(), 422);
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        let response = authorize(&app, company_id, connection_id, &body(), true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        let last = fake.calls().last().cloned().expect("a verification call");
+        assert_eq!(last.path, format!("/stores/{STORE}/v3/customers"));
+        assert_eq!(last.query.get("limit").map(String::as_str), Some("1"));
+
+        // Without verify nothing is called.
+        let calls = fake.calls().len();
+        let other = new_connection(&app, company_id, "bigcommerce").await;
+        assert_eq!(
+            authorize(&app, company_id, other, &wrong, false)
+                .await
+                .status(),
+            200
+        );
+        assert_eq!(fake.calls().len(), calls);
+    }
+}

@@ -1,0 +1,651 @@
+//! Square: invoices location by location over Square's cursors with every
+//! invoice status, customer profiles over two cursor pages, orders searched
+//! ten locations at a time with every order state, money in the currency's
+//! smallest unit (cents and yen); refresh before expiry and on a 401 with
+//! the grant as JSON and the expiry Square gives as a moment, the rotated
+//! refresh token stored, `invalid_grant`, 429 with `Retry-After`, a 500, a
+//! malformed page, the data types Square lacks, and verification at
+//! migration (the locations must be the merchant's).
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+
+use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
+use crate::connections::{count_rows, new_company, new_connection};
+use crate::helpers::{TestApp, backends, captured_logs, json};
+
+const MERCHANT: &str = "MLR6ZX4A6KXS2";
+const ACCESS: &str = "EAAAEsquare-access-token-0001";
+const REFRESH: &str = "EQAAEsquare-refresh-token-0001";
+/// Records per page in these tests (`limit`).
+const PAGE: u64 = 2;
+/// The first and the last (eleventh) location.
+const FIRST: &str = "L01WQ7K";
+const LAST: &str = "L11WQ7K";
+
+fn not_found() -> Answer {
+    Answer::json(
+        404,
+        "{\"errors\":[{\"category\":\"INVALID_REQUEST_ERROR\",\"code\":\"NOT_FOUND\",\"detail\":\"Not found\"}]}",
+    )
+}
+
+/// Serves the Square fixtures: eleven locations, invoices in the first
+/// (two pages) and the last, two pages of customers, and orders in two
+/// searches (the first ten locations over two pages, then the eleventh).
+fn router() -> super::fake::Router {
+    Arc::new(|call: &Call| {
+        if call.headers.get("square-version").map(String::as_str) != Some("2024-01-18") {
+            return Answer::json(
+                400,
+                "{\"errors\":[{\"code\":\"INVALID_SQUARE_VERSION_FORMAT\"}]}",
+            );
+        }
+        let cursor = call.query.get("cursor").map(String::as_str);
+        match (call.method.as_str(), call.path.as_str()) {
+            ("GET", "/v2/locations") => {
+                Answer::json(200, fixture("square/fixtures/locations.json"))
+            }
+            ("GET", "/v2/invoices") => {
+                let location = call.query.get("location_id").map(String::as_str);
+                let file = match (location, cursor) {
+                    (Some(FIRST), None) => "invoices-L01-1.json",
+                    (Some(FIRST), Some("inv-cursor:2")) => "invoices-L01-2.json",
+                    (Some(LAST), None) => "invoices-L11.json",
+                    (Some(_), None) => "empty.json",
+                    _ => return not_found(),
+                };
+                Answer::json(200, fixture(&format!("square/fixtures/{file}")))
+            }
+            ("GET", "/v2/customers") => match cursor {
+                None => Answer::json(200, fixture("square/fixtures/customers-1.json")),
+                Some("cust-cursor-2") => {
+                    Answer::json(200, fixture("square/fixtures/customers-2.json"))
+                }
+                Some(_) => not_found(),
+            },
+            ("POST", "/v2/orders/search") => {
+                let search: Value = serde_json::from_str(&call.body).unwrap_or_default();
+                let first = search["location_ids"][0].as_str();
+                let file = match (first, search["cursor"].as_str()) {
+                    (Some(FIRST), None) => "orders-1.json",
+                    (Some(FIRST), Some("ord-cursor-2")) => "orders-2.json",
+                    (Some(LAST), None) => "orders-3.json",
+                    _ => return not_found(),
+                };
+                Answer::json(200, fixture(&format!("square/fixtures/{file}")))
+            }
+            _ => not_found(),
+        }
+    })
+}
+
+async fn fake() -> Fake {
+    let fake = Fake::start(
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("square/fixtures/unauthorized.json"),
+        router(),
+    )
+    .await;
+    // Square's ObtainToken takes the client credentials in its JSON body
+    // and answers the expiry as a moment.
+    fake.with(|inner| {
+        inner.client_in_body = true;
+        inner.expires_at = true;
+    });
+    fake
+}
+
+fn body(expires_in: i64) -> Value {
+    json!({
+        "merchantId": MERCHANT, "environment": "production",
+        "accessToken": ACCESS, "refreshToken": REFRESH, "expiresIn": expires_in
+    })
+}
+
+/// A company with an authorized Square connection.
+async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+    let company_id = new_company(app, "Harbor Coffee").await;
+    let connection_id = new_connection(app, company_id, "square").await;
+    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
+    assert_eq!(response.status(), 200);
+    (company_id, connection_id)
+}
+
+async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{data_type}?pageSize=100"
+        ))
+        .await,
+    )
+    .await["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {
+    records
+        .iter()
+        .find(|record| record[field] == value)
+        .unwrap_or_else(|| panic!("{field} {value} synced"))
+}
+
+#[tokio::test]
+async fn square_invoices_sync_location_by_location_with_every_status_and_exact_money() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, connection_id) = connected(&app, 7 * 86_400).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+
+        let invoices = list(&app, company_id, "invoices").await;
+        assert_eq!(invoices.len(), 10, "{invoices:#?}");
+        for (number, status) in [
+            ("000001", "Draft"),
+            ("000002", "Submitted"),
+            ("000003", "Submitted"),
+            ("000004", "PartiallyPaid"),
+            ("000005", "Paid"),
+            ("000006", "Paid"),
+            ("000007", "Void"),
+            ("000008", "Void"),
+            ("000009", "Void"),
+            ("000010", "Submitted"),
+        ] {
+            assert_eq!(
+                by(&invoices, "invoiceNumber", number)["status"],
+                status,
+                "{number}"
+            );
+        }
+        // A deposit paid, the balance open: the total of both requests.
+        let part_paid = by(&invoices, "invoiceNumber", "000004");
+        assert_eq!(part_paid["invoiceId"], "inv:0-Chr004");
+        assert_eq!(part_paid["connectionId"], connection_id.to_string());
+        assert_eq!(part_paid["currency"], "USD");
+        assert_eq!(part_paid["totalAmount"], "100.50");
+        assert_eq!(part_paid["subTotal"], "100.50");
+        assert_eq!(part_paid["totalTaxAmount"], "0.00");
+        assert_eq!(part_paid["amountDue"], "75.50");
+        assert_eq!(part_paid["dueDate"], "2026-11-04");
+        assert_eq!(part_paid["issueDate"], "2026-10-04");
+        assert_eq!(part_paid["paidOnDate"], Value::Null);
+        assert_eq!(part_paid["note"], "Invoice 4");
+        assert_eq!(
+            part_paid["sourceModifiedDate"],
+            "2026-10-04T18:00:00.000000Z"
+        );
+        assert_eq!(part_paid["customerRef"]["id"], "JDKYHBWT1D4F8MFH63DBMEN8Y4");
+        assert_eq!(part_paid["customerRef"]["companyName"], "Amelia Earhart");
+        let company = by(&invoices, "invoiceNumber", "000002");
+        assert_eq!(company["totalAmount"], "123.45");
+        assert_eq!(company["amountDue"], "123.45");
+        assert_eq!(company["customerRef"]["companyName"], "Blue Finch LLC");
+        assert_eq!(
+            by(&invoices, "invoiceNumber", "000005")["amountDue"],
+            "0.00"
+        );
+        // A scheduled invoice is issued when Square sends it.
+        assert_eq!(
+            by(&invoices, "invoiceNumber", "000003")["issueDate"],
+            "2026-10-20"
+        );
+        // Yen have no minor unit: 1500 is ¥1,500.
+        let yen = by(&invoices, "invoiceNumber", "000009");
+        assert_eq!(yen["currency"], "JPY");
+        assert_eq!(yen["totalAmount"], "1500.00");
+
+        // The locations, then the first location's two pages, nine empty
+        // ones and the last's; each page names its location.
+        let invoice_calls: Vec<(String, Option<String>)> = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path == "/v2/invoices")
+            .map(|call| {
+                assert_eq!(call.query.get("limit").map(String::as_str), Some("2"));
+                (
+                    call.query.get("location_id").cloned().unwrap_or_default(),
+                    call.query.get("cursor").cloned(),
+                )
+            })
+            .collect();
+        assert_eq!(invoice_calls.len(), 12, "{invoice_calls:?}");
+        assert_eq!(invoice_calls[0], (FIRST.to_owned(), None));
+        assert_eq!(
+            invoice_calls[1],
+            (FIRST.to_owned(), Some("inv-cursor:2".to_owned()))
+        );
+        assert_eq!(invoice_calls[2], ("L02WQ7K".to_owned(), None));
+        assert_eq!(invoice_calls[11], (LAST.to_owned(), None));
+        let calls = fake.calls();
+        assert!(calls.iter().all(|call| call.token == ACCESS));
+        assert!(calls.iter().all(
+            |call| call.headers.get("square-version").map(String::as_str) == Some("2024-01-18")
+        ));
+        assert_eq!(
+            fake.token_calls(),
+            0,
+            "a token valid for a week is not refreshed"
+        );
+    }
+}
+
+#[tokio::test]
+async fn square_customers_sync_over_cursor_pages() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        let customers = list(&app, company_id, "customers").await;
+        assert_eq!(customers.len(), 3, "{customers:#?}");
+        let amelia = by(&customers, "customerId", "JDKYHBWT1D4F8MFH63DBMEN8Y4");
+        assert_eq!(amelia["customerName"], "Amelia Earhart");
+        assert_eq!(amelia["emailAddress"], "Amelia.Earhart@example.com");
+        assert_eq!(amelia["phone"], "1-212-555-4240");
+        assert_eq!(amelia["status"], "Active");
+        assert_eq!(amelia["defaultCurrency"], Value::Null);
+        assert_eq!(amelia["sourceModifiedDate"], "2026-03-23T20:21:55.000000Z");
+        assert_eq!(
+            by(&customers, "customerId", "CUST-B")["customerName"],
+            "Blue Finch LLC"
+        );
+        let walk_in = by(&customers, "customerId", "CUST-C");
+        assert_eq!(walk_in["customerName"], "Walk-in regular");
+        assert_eq!(walk_in["emailAddress"], Value::Null);
+        let cursors: Vec<Option<String>> = fake
+            .calls()
+            .iter()
+            .map(|call| {
+                assert_eq!(call.path, "/v2/customers");
+                assert_eq!(call.query.get("limit").map(String::as_str), Some("2"));
+                call.query.get("cursor").cloned()
+            })
+            .collect();
+        assert_eq!(cursors, [None, Some("cust-cursor-2".to_owned())]);
+    }
+}
+
+#[tokio::test]
+async fn square_orders_are_searched_ten_locations_at_a_time_with_every_state() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        let orders = list(&app, company_id, "orders").await;
+        assert_eq!(orders.len(), 6, "{orders:#?}");
+        for (id, status) in [
+            ("CAISENgvlJ6jLWAzERDzjyHVybY", "Open"),
+            ("CAISEM82RcpmcFBM0TfOyiHV3es", "Completed"),
+            ("CAISEM52YcpmcWAzERDOyiWS3ty", "Cancelled"),
+            ("CAISEDRAFTmcWAzERDOyiWS4tz", "Pending"),
+            ("CAISEJPYmcWAzERDOyiWS5ua", "Completed"),
+            ("CAISEWEIRDmcWAzERDOyiWS6ub", "Unknown"),
+        ] {
+            assert_eq!(by(&orders, "orderId", id)["status"], status, "{id}");
+        }
+        let open = by(&orders, "orderId", "CAISENgvlJ6jLWAzERDzjyHVybY");
+        assert_eq!(open["orderNumber"], "WEB-1001");
+        assert_eq!(open["customerRef"]["id"], "JDKYHBWT1D4F8MFH63DBMEN8Y4");
+        assert_eq!(open["currency"], "USD");
+        assert_eq!(open["subTotal"], "18.00");
+        assert_eq!(open["totalTaxAmount"], "1.45");
+        assert_eq!(open["totalDiscount"], "1.35");
+        assert_eq!(open["totalAmount"], "18.10");
+        assert_eq!(open["totalRefunded"], "0.00");
+        assert_eq!(open["createdDate"], "2026-10-01T10:05:00.123000Z");
+        assert_eq!(open["sourceModifiedDate"], "2026-10-01T23:59:00.000000Z");
+        assert_eq!(open["closedDate"], Value::Null);
+        let latte = &open["lineItems"][0];
+        assert_eq!(latte["lineId"], "ln-1");
+        assert_eq!(latte["description"], "Latte (Large)");
+        assert_eq!(latte["sku"], Value::Null);
+        assert_eq!(latte["quantity"], "3");
+        assert_eq!(latte["unitAmount"], "4.50");
+        assert_eq!(latte["discountAmount"], "1.35");
+        assert_eq!(latte["taxAmount"], "1.09");
+        assert_eq!(latte["totalAmount"], "13.24");
+        assert_eq!(open["lineItems"][1]["quantity"], "1.5");
+        let completed = by(&orders, "orderId", "CAISEM82RcpmcFBM0TfOyiHV3es");
+        assert_eq!(completed["orderNumber"], "Table 4");
+        assert_eq!(completed["totalRefunded"], "25.92");
+        assert_eq!(completed["closedDate"], "2026-10-02T11:30:00.000000Z");
+        assert_eq!(completed["customerRef"], Value::Null);
+        let yen = by(&orders, "orderId", "CAISEJPYmcWAzERDOyiWS5ua");
+        assert_eq!(yen["currency"], "JPY");
+        assert_eq!(yen["totalAmount"], "1200.00");
+        assert_eq!(yen["lineItems"][0]["unitAmount"], "600.00");
+
+        // Two searches of the first ten locations (the same query, then
+        // Square's cursor), then one of the eleventh.
+        let searches: Vec<Value> = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path == "/v2/orders/search")
+            .map(|call| {
+                assert_eq!(call.method, "POST");
+                serde_json::from_str(&call.body).expect("a JSON search")
+            })
+            .collect();
+        assert_eq!(searches.len(), 3, "{searches:#?}");
+        let first_ten: Vec<String> = (1..=10).map(|n| format!("L{n:02}WQ7K")).collect();
+        assert_eq!(searches[0]["location_ids"], json!(first_ten));
+        assert_eq!(searches[0]["limit"], 2);
+        assert_eq!(searches[0]["return_entries"], false);
+        assert_eq!(searches[0].get("cursor"), None);
+        assert_eq!(searches[1]["cursor"], "ord-cursor-2");
+        assert_eq!(searches[1]["query"], searches[0]["query"]);
+        assert_eq!(searches[2]["location_ids"], json!([LAST]));
+    }
+}
+
+#[tokio::test]
+async fn square_has_no_bank_data_and_says_so() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        for (data_type, noun) in [
+            ("bankAccounts", "bank accounts"),
+            ("bankTransactions", "bank transactions"),
+        ] {
+            let queued = app
+                .post_json(
+                    &format!("/companies/{company_id}/data/queue/{data_type}"),
+                    &json!(null),
+                )
+                .await;
+            assert_eq!(queued.status(), 202);
+            let queued = json(queued).await;
+            let operation = &queued[0];
+            assert_eq!(operation["status"], "NotSupported", "{queued}");
+            assert_eq!(
+                operation["errorMessage"],
+                format!("Square has no {noun}; it syncs invoices, customers, orders.")
+            );
+        }
+        crate::sync::settled(&app.client, company_id).await;
+        assert!(fake.calls().is_empty(), "nothing asked of Square");
+        let integration = json(app.get("/integrations/square").await).await;
+        assert_eq!(
+            integration["dataTypes"],
+            json!(["invoices", "customers", "orders"]),
+            "{integration}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn a_token_about_to_expire_is_refreshed_first_with_a_json_grant_and_square_expiry() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "square").await;
+        let (company_id, connection_id) = connected(&app, 60).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        assert_eq!(fake.token_calls(), 1);
+        assert!(
+            fake.calls()
+                .iter()
+                .all(|call| call.token == "at-refreshed-1")
+        );
+        // The refresh grant as one JSON object with the client's credentials.
+        let (form, content_type) = fake.with(|inner| {
+            (
+                inner.token_forms[0].clone(),
+                inner.token_content_types[0].clone(),
+            )
+        });
+        assert!(
+            content_type.starts_with("application/json"),
+            "{content_type}"
+        );
+        assert_eq!(
+            form.get("grant_type").map(String::as_str),
+            Some("refresh_token")
+        );
+        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
+        assert_eq!(
+            form.get("client_id").map(String::as_str),
+            Some(super::fake::CLIENT_ID)
+        );
+        assert_eq!(
+            form.get("client_secret").map(String::as_str),
+            Some(super::fake::CLIENT_SECRET)
+        );
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        // A PKCE client's refresh token rotates: the new one is kept.
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        assert_eq!(credentials["merchantId"], MERCHANT);
+        // `expires_at`, thirty days out, became the stored expiry.
+        let expires = chrono::DateTime::parse_from_rfc3339(
+            credentials["expiresAt"].as_str().expect("an expiry"),
+        )
+        .expect("RFC 3339");
+        let left = expires.with_timezone(&chrono::Utc) - chrono::Utc::now();
+        assert!(
+            left > chrono::Duration::days(29) && left <= chrono::Duration::days(30),
+            "{left}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn an_access_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "square").await;
+        let (company_id, connection_id) = connected(&app, 7 * 86_400).await;
+        fake.with(|inner| inner.expire_after = Some(2));
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
+        assert_eq!(fake.token_calls(), 1);
+        let credentials = stored(&app, connection_id).await;
+        assert_eq!(credentials["accessToken"], "at-refreshed-1");
+        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
+        let logs = captured_logs();
+        for secret in [
+            ACCESS,
+            REFRESH,
+            "at-refreshed-1",
+            "rt-rotated-1",
+            super::fake::CLIENT_SECRET,
+        ] {
+            assert!(!logs.contains(secret), "a secret reached the logs");
+        }
+    }
+}
+
+#[tokio::test]
+async fn invalid_grant_deauthorizes_the_square_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        set_oauth_client(&app, "square").await;
+        let (company_id, connection_id) = connected(&app, 120).await;
+        fake.with(|inner| inner.refresh_token = "revoked-in-the-dashboard".to_owned());
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::AuthError);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(message.contains("invalid_grant"), "{message}");
+        assert!(!message.contains(REFRESH));
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
+        assert!(
+            fake.calls().is_empty(),
+            "no API call with an expiring token"
+        );
+    }
+}
+
+#[tokio::test]
+async fn square_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer {
+                status: 429,
+                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
+                body:
+                    "{\"errors\":[{\"category\":\"RATE_LIMIT_ERROR\",\"code\":\"RATE_LIMITED\"}]}"
+                        .to_owned(),
+            });
+            inner.scripted.push_back(Answer::json(
+                500,
+                "{\"errors\":[{\"category\":\"API_ERROR\",\"code\":\"INTERNAL_SERVER_ERROR\"}]}",
+            ));
+        });
+        let started = std::time::Instant::now();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        assert!(
+            started.elapsed() >= Duration::from_secs(1),
+            "Retry-After was honoured"
+        );
+        assert_eq!(list(&app, company_id, "customers").await.len(), 3);
+        // Two failed attempts, then two pages.
+        assert_eq!(fake.calls().len(), 4);
+
+        fake.with(|inner| {
+            for _ in 0..4 {
+                inner.scripted.push_back(Answer::json(
+                    503,
+                    "{\"errors\":[{\"category\":\"API_ERROR\",\"code\":\"SERVICE_UNAVAILABLE\"}]}",
+                ));
+            }
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operation = latest(&operations, "customers");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Square answered 503 Service Unavailable"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "customers").await.len(), 3);
+    }
+}
+
+#[tokio::test]
+async fn a_malformed_square_page_fails_the_sync_and_keeps_the_previous_orders() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
+        let before = list(&app, company_id, "orders").await;
+        assert_eq!(before.len(), 6);
+        fake.with(|inner| {
+            inner
+                .scripted
+                .push_back(Answer::json(200, fixture("square/fixtures/locations.json")));
+            inner.scripted.push_back(Answer::json(
+                200,
+                "{\"orders\": [{\"id\": \"x\", \"total_money\": {\"amount\": 12",
+            ));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let operation = latest(&operations, "orders");
+        assert_eq!(operation.status, PullStatus::Failed);
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("Square answered a page of orders that tributary cannot read"),
+            "{message}"
+        );
+        assert_eq!(list(&app, company_id, "orders").await, before);
+    }
+}
+
+#[tokio::test]
+async fn square_verification_at_migration_accepts_the_merchants_tokens_and_rejects_others() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
+        let company_id = new_company(&app, "Harbor Coffee").await;
+        let connection_id = new_connection(&app, company_id, "square").await;
+
+        let mut wrong = body(7 * 86_400);
+        wrong["accessToken"] = json!("not-a-token-square-knows");
+        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(message.contains("Square answered 401"), "{message}");
+        assert!(!message.contains("not-a-token-square-knows"));
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        // A token for another seller: its locations name another merchant.
+        let mut other_seller = body(7 * 86_400);
+        other_seller["merchantId"] = json!("ML0THERSELLER");
+        let response = authorize(&app, company_id, connection_id, &other_seller, true).await;
+        assert_eq!(response.status(), 422);
+        let message = json(response).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            message.contains("another seller than merchant ML0THERSELLER"),
+            "{message}"
+        );
+        assert_eq!(count_rows(&app, "connection_credential").await, 0);
+
+        let response = authorize(&app, company_id, connection_id, &body(7 * 86_400), true).await;
+        assert_eq!(response.status(), 200);
+        assert_eq!(json(response).await["status"], "Linked");
+        let last = fake.calls().last().cloned().expect("a verification call");
+        assert_eq!(last.path, "/v2/locations");
+        assert_eq!(last.token, ACCESS);
+
+        // Without verify nothing is called.
+        let calls = fake.calls().len();
+        let other = new_connection(&app, company_id, "square").await;
+        assert_eq!(
+            authorize(&app, company_id, other, &wrong, false)
+                .await
+                .status(),
+            200
+        );
+        assert_eq!(fake.calls().len(), calls);
+    }
+}
