@@ -1,5 +1,10 @@
-//! Zettle by PayPal: its catalogue entry and authorization body. tributary has no connector
-//! for it yet; what its API offers, with sources: `NOTES.md`.
+//! Zettle by PayPal: its catalogue entry and authorization body; its
+//! connector ([`connector`]: the Purchase API v2) and the mapping of its
+//! purchases and refunds to orders ([`mapping`]). What these rely on, with
+//! sources: `NOTES.md`.
+
+pub mod connector;
+pub mod mapping;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -7,8 +12,13 @@ use uuid::Uuid;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
+use crate::data::DataType;
+
+/// What Zettle syncs: the organization's purchases as orders (it has no customers).
+const DATA_TYPES: &[DataType] = &[DataType::ORDERS];
 
 /// Zettle by PayPal in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -16,9 +26,9 @@ pub static PLATFORM: Platform = Platform {
     name: "Zettle by PayPal",
     source_type: SourceType::Commerce,
     managed_migration: false,
-    data_types: NONE_YET,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<ZettleAuthorization>()),
-    connector: None,
+    connector: Some(ConnectorKind::of::<connector::ZettleConnector>()),
 };
 
 /// Zettle: a connection to one Zettle organization.

@@ -24,6 +24,7 @@ mod stripe;
 mod truelayer;
 mod wave;
 mod xero;
+mod zettle;
 mod zoho_books;
 
 use std::time::Duration;

@@ -1,0 +1,201 @@
+//! Zettle's connector: the Purchase API v2 (`GET /purchases/v2`), paged by
+//! `limit` and the previous page's `lastPurchaseHash` until a page comes
+//! back empty, most recent first (`descending=true`), with the
+//! organization's OAuth access token as a bearer token. Refund purchases
+//! are not orders: they make the purchases they refund `Refunded` or
+//! `PartiallyRefunded`, read from the same page or by id
+//! (`GET /purchase/v2/{uuid}`). Tokens refresh at Zettle's OAuth host
+//! (client credentials in the form body), where `GET /users/self` verifies
+//! the organization. Sources: `NOTES.md`.
+
+use super::ZettleAuthorization;
+use super::mapping::{Purchase, PurchasePage, UserSelf, refunds_by_original};
+use crate::data::money::Money;
+use crate::data::orders::{Order, Orders};
+use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::{
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
+    syncs,
+};
+use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
+
+/// Purchases asked for per page by default (Zettle allows 1–1000 and
+/// warns against large pages).
+pub const PAGE_SIZE: u64 = 200;
+/// Zettle's largest `limit`.
+const MAX_PAGE_SIZE: u64 = 1000;
+
+const API_BASE: &str = "https://purchase.izettle.com";
+const TOKEN_URL: &str = "https://oauth.zettle.com/token";
+
+/// The Zettle connector.
+#[derive(Debug)]
+pub struct ZettleConnector {
+    api_base: String,
+    token_url: String,
+    page_size: u64,
+    http: PlatformHttp,
+}
+
+impl Configured for ZettleConnector {
+    const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
+    const TOKEN_URL: Endpoint = Endpoint::Fixed(TOKEN_URL);
+
+    fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
+        Self {
+            api_base: config.api_base_or(API_BASE),
+            token_url: config.token_url_or(TOKEN_URL),
+            page_size: config.page_size_or(PAGE_SIZE, MAX_PAGE_SIZE),
+            http,
+        }
+    }
+}
+
+/// `GET /users/self` on the OAuth host: the token URL's host and path
+/// without its final `/token`.
+fn user_url(token_url: &str) -> String {
+    let base = token_url.trim_end_matches('/');
+    let base = base.strip_suffix("/token").unwrap_or(base);
+    format!("{base}/users/self")
+}
+
+impl ZettleConnector {
+    /// One purchase by id (`GET /purchase/v2/{uuid}`): a refund purchase
+    /// not on the page of the purchase it refunds.
+    async fn purchase(
+        &self,
+        credentials: &ZettleAuthorization,
+        id: &str,
+    ) -> Result<Purchase, ConnectorError> {
+        let url = format!("{}/purchase/v2/{id}", self.api_base);
+        let call = Call::get(
+            Self::PLATFORM,
+            "a refund purchase",
+            url,
+            Auth::bearer(&credentials.tokens),
+        );
+        self.http.json(&call).await
+    }
+}
+
+impl Connector for ZettleConnector {
+    type Credentials = ZettleAuthorization;
+    const PLATFORM: &'static str = "Zettle";
+
+    fn syncs() -> Vec<Fetcher<Self>> {
+        syncs![Self: Orders]
+    }
+
+    fn token_endpoint(&self, _credentials: &ZettleAuthorization) -> Option<TokenEndpoint> {
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
+    }
+
+    /// `GET https://oauth.zettle.com/users/self` must answer the
+    /// connection's `organizationUuid`.
+    async fn verify(&self, credentials: &ZettleAuthorization) -> Result<(), ConnectorError> {
+        let call = Call::get(
+            Self::PLATFORM,
+            "the user",
+            user_url(&self.token_url),
+            Auth::bearer(&credentials.tokens),
+        );
+        let user: UserSelf = self.http.json(&call).await?;
+        let wanted = credentials.organization_uuid.to_string();
+        require_reach(&wanted, user.organization_uuid.as_deref(), |_| {
+            format!(
+                "Zettle accepted the access token, but for another organization than {wanted}"
+            )
+        })
+    }
+}
+
+impl Syncs<Orders> for ZettleConnector {
+    async fn page(
+        &self,
+        credentials: &ZettleAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
+        let url = format!("{}/purchases/v2", self.api_base);
+        let mut call = Call::get(
+            Self::PLATFORM,
+            "a page of purchases",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .query("limit", self.page_size)
+        .query("descending", "true");
+        let sent = match NextLink::from_cursor(cursor) {
+            NextLink::Given(hash) => {
+                call = call.query("lastPurchaseHash", hash.clone());
+                Some(hash)
+            }
+            NextLink::First => None,
+        };
+        let page: PurchasePage = self.http.json(&call).await?;
+        // "Continue ... until you receive an empty result."
+        let next = if page.purchases.is_empty() {
+            None
+        } else {
+            match NextLink::next(page.last_purchase_hash.clone()) {
+                Some(hash) if Some(&hash) != sent.as_ref() => Some(hash),
+                _ => {
+                    return Err(ConnectorError::Failed(
+                        "Zettle answered a page of purchases without a new lastPurchaseHash; the previous data is kept"
+                            .to_owned(),
+                    ));
+                }
+            }
+        };
+        let (refunds, purchases): (Vec<Purchase>, Vec<Purchase>) =
+            page.purchases.into_iter().partition(|purchase| purchase.refund);
+        let mut refunded_by = refunds_by_original(&refunds)?;
+        let mut records = Vec::with_capacity(purchases.len());
+        for purchase in purchases {
+            let mut refunded: Option<Money> = None;
+            for refund_id in purchase.refunded_by.clone() {
+                let amount = match refunded_by.get(&refund_id) {
+                    Some(amount) => *amount,
+                    None => {
+                        let amount = self
+                            .purchase(credentials, &refund_id)
+                            .await?
+                            .refunded_amount()?;
+                        refunded_by.insert(refund_id, amount);
+                        amount
+                    }
+                };
+                refunded = Some(refunded.unwrap_or_default() + amount);
+            }
+            records.push(purchase.into_record(refunded)?);
+        }
+        Ok(Fetched {
+            records,
+            next,
+            total: None,
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_user_is_asked_of_the_token_urls_host() {
+        assert_eq!(
+            user_url("https://oauth.zettle.com/token"),
+            "https://oauth.zettle.com/users/self"
+        );
+        assert_eq!(
+            user_url("http://127.0.0.1:4000/token/"),
+            "http://127.0.0.1:4000/users/self"
+        );
+    }
+}
