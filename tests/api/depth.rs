@@ -198,7 +198,8 @@ impl AnyConnector for RepeatingPlatform {
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
             let dataset = Dataset::invoices_only(3, 30);
-            if data_type == DataType::CUSTOMERS {
+            // Only invoices repeat; every other data type is the sandbox's.
+            if data_type != DataType::INVOICES {
                 return Ok(dataset.page(data_type, 0));
             }
             let records = match cursor.as_deref() {
@@ -349,5 +350,63 @@ async fn the_naive_build_answers_every_page_as_the_ordinals_do() {
             .await;
             assert_eq!(theirs, ours, "{path}");
         }
+    }
+}
+
+/// A platform whose connector answers invoices whatever it is asked for.
+struct InvoicesForEverything;
+
+impl AnyConnector for InvoicesForEverything {
+    fn fetch<'a>(
+        &'a self,
+        _credentials: &'a Value,
+        _data_type: DataType,
+        _cursor: Option<String>,
+    ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
+        Box::pin(async move {
+            let dataset = Dataset::invoices_only(3, 30);
+            Ok(Page {
+                records: Records::of::<Invoices>(
+                    (0..30).map(|index| dataset.invoice(index)).collect(),
+                ),
+                next: None,
+                total: Some(30),
+            })
+        })
+    }
+}
+
+#[tokio::test]
+async fn a_page_of_another_data_type_fails_its_sync_and_touches_no_other_data_type() {
+    for backend in backends() {
+        let app = TestApp::spawn_with(
+            backend,
+            AppOptions::with_sandbox(Arc::new(InvoicesForEverything)),
+        )
+        .await;
+        let company_id = new_company(&app, "Mixed up").await;
+        sandbox_connection(&app, company_id, 30, 3).await;
+        app.client.sync_all_data(&company_id).await.expect("queued");
+        let done = settled(&app.client, company_id).await;
+        for operation in &done {
+            let expected = if operation.data_type == client::types::DataType::Invoices {
+                client::types::PullStatus::Complete
+            } else {
+                client::types::PullStatus::Failed
+            };
+            assert_eq!(operation.status, expected, "{operation:?}");
+        }
+        let invoices = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/invoices?pageSize=5000"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(invoices["totalResults"], 30);
+        let orders = app
+            .get(&format!("/companies/{company_id}/data/orders"))
+            .await;
+        assert_eq!(orders.status(), 409, "no orders were ever published");
     }
 }

@@ -181,6 +181,15 @@ impl Run<'_> {
                 .fetch(self.engine, self.data_type, cursor.take())
                 .await?;
             timings.fetching += started.elapsed();
+            // Staging keys rows by the records' own type: a page of another
+            // type would land in another data type's generation.
+            if page.records.data_type() != self.data_type {
+                return Err(RunError::Internal(format!(
+                    "the connector answered {} to a sync of {}",
+                    page.records.data_type().name(),
+                    self.data_type.name()
+                )));
+            }
             fetched += page.records.len() as i64;
             let progress = match page.total {
                 Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
