@@ -43,6 +43,35 @@ pub fn quantity(value: Option<Amount>) -> Quantity {
     value.map(Amount::quantity).unwrap_or_default()
 }
 
+/// ISO 4217 currencies without a minor unit: an amount of `500` is 500 units.
+const NO_MINOR_UNIT: &[&str] = &[
+    "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND",
+    "VUV", "XAF", "XOF", "XPF",
+];
+
+/// ISO 4217 currencies with three decimals: an amount of `5120` is 5.120.
+const THREE_DIGIT_MINOR_UNIT: &[&str] = &["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
+
+/// Decimal places of an ISO 4217 currency's minor unit (two unless listed),
+/// for platforms that count amounts in it (Square, Zettle).
+pub fn minor_digits(currency: &str) -> u32 {
+    let code = currency.trim().to_ascii_uppercase();
+    if NO_MINOR_UNIT.contains(&code.as_str()) {
+        0
+    } else if THREE_DIGIT_MINOR_UNIT.contains(&code.as_str()) {
+        3
+    } else {
+        2
+    }
+}
+
+/// An integer `amount` of a minor unit with `digits` decimal places as
+/// exact money; `None` when it does not fit.
+pub fn from_minor(amount: i64, digits: u32) -> Option<Money> {
+    let factor = 10_i64.checked_pow(Money::SCALE.checked_sub(digits)?)?;
+    amount.checked_mul(factor).map(Money)
+}
+
 /// The price of one unit of a line whose platform gives only the line's
 /// total for `quantity` units (eBay's `lineItemCost`, Amazon's `ItemPrice`),
 /// rounded to ten-thousandths (half to even); the total itself when the

@@ -42,24 +42,6 @@ pub(super) const ORDER_STATES: &[(&str, OrderStatus)] = &[
     ("CANCELED", OrderStatus::Cancelled),
 ];
 
-/// Digits after the decimal point of an ISO 4217 currency's smallest unit:
-/// 0 for the currencies without minor units, 3 for those with mils, else 2.
-pub(super) fn minor_digits(currency: &str) -> u32 {
-    const NONE: &[&str] = &[
-        "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND",
-        "VUV", "XAF", "XOF", "XPF",
-    ];
-    const THREE: &[&str] = &["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
-    let code = currency.trim().to_ascii_uppercase();
-    if NONE.contains(&code.as_str()) {
-        0
-    } else if THREE.contains(&code.as_str()) {
-        3
-    } else {
-        2
-    }
-}
-
 /// Square's `Money`: an integer count of the currency's smallest unit.
 #[derive(Deserialize, Clone)]
 pub(super) struct SquareMoney {
@@ -71,10 +53,8 @@ impl SquareMoney {
     /// The amount as our money (ten-thousandths of the unit); `None` when
     /// it does not fit.
     fn money(&self) -> Option<Money> {
-        let amount = self.amount.unwrap_or(0);
-        let digits = minor_digits(self.currency.as_deref().unwrap_or_default());
-        let factor = 10_i64.pow(Money::SCALE.saturating_sub(digits));
-        amount.checked_mul(factor).map(Money)
+        let digits = json::minor_digits(self.currency.as_deref().unwrap_or_default());
+        json::from_minor(self.amount.unwrap_or(0), digits)
     }
 }
 

@@ -40,8 +40,7 @@ pub(super) fn minor_unit_places(currency: &str) -> u32 {
 
 /// An integer amount of `currency`'s minor unit as exact money.
 pub(super) fn minor(amount: i64, currency: &str) -> Result<Money, ConnectorError> {
-    let factor = 10_i64.pow(Money::SCALE - minor_unit_places(currency));
-    amount.checked_mul(factor).map(Money).ok_or_else(|| {
+    json::from_minor(amount, minor_unit_places(currency)).ok_or_else(|| {
         ConnectorError::Failed(format!(
             "a Stripe amount ({amount} in {currency}) is out of range; the previous data is kept"
         ))

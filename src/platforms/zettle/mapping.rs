@@ -13,31 +13,9 @@ use crate::data::orders::{Order, OrderLineItem, OrderStatus};
 use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::json::{self, Amount};
 
-/// ISO 4217 currencies without a minor unit: an amount of `500` is 500 units.
-const ZERO_DECIMAL: &[&str] = &[
-    "BIF", "CLP", "DJF", "GNF", "ISK", "JPY", "KMF", "KRW", "PYG", "RWF", "UGX", "UYI", "VND",
-    "VUV", "XAF", "XOF", "XPF",
-];
-
-/// ISO 4217 currencies with three decimals: an amount of `5120` is 5.120.
-const THREE_DECIMAL: &[&str] = &["BHD", "IQD", "JOD", "KWD", "LYD", "OMR", "TND"];
-
-/// Decimal places of `currency`'s minor unit (ISO 4217; two unless listed).
-pub(super) fn minor_digits(currency: &str) -> u32 {
-    let currency = currency.trim().to_ascii_uppercase();
-    if ZERO_DECIMAL.contains(&currency.as_str()) {
-        0
-    } else if THREE_DECIMAL.contains(&currency.as_str()) {
-        3
-    } else {
-        2
-    }
-}
-
 /// An integer amount of `currency`'s minor unit as exact money.
 pub(super) fn minor(amount: i64, currency: &str) -> Result<Money, ConnectorError> {
-    let factor = 10_i64.pow(Money::SCALE - minor_digits(currency));
-    amount.checked_mul(factor).map(Money).ok_or_else(|| {
+    json::from_minor(amount, json::minor_digits(currency)).ok_or_else(|| {
         ConnectorError::Failed(format!(
             "Zettle answered an amount ({amount} in {currency}) out of range; the previous data is kept"
         ))
