@@ -15,7 +15,9 @@
 //! and a few shapes that third-party tools (redocly, openapi-python-client,
 //! optic, schemathesis; see `spec-tests/`) need: described references as
 //! plain `$ref`s, a `type` on the free-form `authorizationSchema`, and an
-//! explicit empty `security` on operations that take no API key.
+//! explicit empty `security` on operations that take no API key. Two more
+//! passes have modules of their own: [`request_text`] (no NUL in request
+//! strings) and [`error_examples`] (a realistic body on every error).
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -24,6 +26,9 @@ use anyhow::Context;
 use serde_json::{Map, Value, json};
 
 use crate::http::api;
+
+mod error_examples;
+mod request_text;
 
 const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 
@@ -39,233 +44,9 @@ pub fn document() -> anyhow::Result<Value> {
     plain_references(&mut document);
     type_free_form_values(&mut document);
     declare_open_operations(&mut document);
-    forbid_nul_in_request_text(&mut document);
-    show_error_examples(&mut document);
+    request_text::forbid_nul(&mut document);
+    error_examples::show(&mut document);
     Ok(document)
-}
-
-/// A realistic body for each error status, so the docs (Swagger UI shows
-/// an example built from the schema otherwise: `statusCode: 0`) show what a
-/// client receives.
-fn error_example(status: u16, path: &str) -> Option<Value> {
-    let correlation_id = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
-    let company = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a72";
-    let (error, can_be_retried) = match status {
-        400 => {
-            return Some(json!({
-                "statusCode": 400,
-                "error": "Invalid `pageSize`: must be an integer from 1 to 5000",
-                "correlationId": correlation_id,
-                "validation": {"errors": [{
-                    "itemId": "pageSize",
-                    "message": "must be an integer from 1 to 5000"
-                }]},
-                "canBeRetried": false
-            }));
-        }
-        401 => (crate::http::auth::MISSING_CREDENTIALS.to_owned(), false),
-        // The thing the path names last is the one missing.
-        404 => (
-            match path.rsplit('{').next().unwrap_or_default() {
-                parameter if parameter.starts_with("connectionId") => {
-                    "No connection with id 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a73 in this company."
-                        .to_owned()
-                }
-                parameter if parameter.starts_with("pullOperationId") => {
-                    "No pull operation with id 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a74 in this company."
-                        .to_owned()
-                }
-                parameter if parameter.starts_with("platformKey") => {
-                    "No integration with platformKey `xeroo`; GET /integrations lists them.".to_owned()
-                }
-                _ => format!("No company with id {company}."),
-            },
-            false,
-        ),
-        409 => (
-            format!(
-                "The invoices of company {company} are not synced yet. Call POST /companies/{company}/data/all \
-                 (or /data/queue/invoices) and wait for the pull operation to complete."
-            ),
-            false,
-        ),
-        413 => (
-            "The request body is larger than the limit of 1048576 bytes (1 MiB).".to_owned(),
-            false,
-        ),
-        415 => (
-            "the `Content-Type` requested by the client is not supported: text/plain; send the body as \
-             `application/json`."
-                .to_owned(),
-            false,
-        ),
-        422 => (
-            "Xero rejected the tokens: the access token is invalid or expired. Nothing was stored."
-                .to_owned(),
-            false,
-        ),
-        503 => (crate::error::DATABASE_UNAVAILABLE.to_owned(), true),
-        500 => (
-            "Something went wrong on our side. Quote the correlation id if you contact support."
-                .to_owned(),
-            true,
-        ),
-        _ => return None,
-    };
-    Some(json!({
-        "statusCode": status,
-        "error": error,
-        "correlationId": correlation_id,
-        "canBeRetried": can_be_retried
-    }))
-}
-
-/// Puts [`error_example`] on every error response.
-fn show_error_examples(document: &mut Value) {
-    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
-        return;
-    };
-    for (path, operation) in paths
-        .iter_mut()
-        .filter_map(|(path, item)| Some((path.clone(), item.as_object_mut()?)))
-        .flat_map(|(path, item)| {
-            item.values_mut()
-                .map(move |operation| (path.clone(), operation))
-        })
-    {
-        let Some(responses) = operation
-            .get_mut("responses")
-            .and_then(Value::as_object_mut)
-        else {
-            continue;
-        };
-        for (code, response) in responses.iter_mut() {
-            let Some(example) = code
-                .parse()
-                .ok()
-                .and_then(|status| error_example(status, &path))
-            else {
-                continue;
-            };
-            if let Some(media) = response.pointer_mut("/content/application~1json")
-                && media.pointer("/schema/$ref").and_then(Value::as_str)
-                    == Some("#/components/schemas/ErrorBody")
-                && let Some(media) = media.as_object_mut()
-            {
-                media.insert("example".to_owned(), example);
-            }
-        }
-    }
-}
-
-/// What every free-text value a request carries must match: no NUL
-/// character, which the server refuses (`validation::storable`).
-pub const NO_NUL_PATTERN: &str = "^[^\\u0000]*$";
-
-/// [`NO_NUL_PATTERN`] for a text that must also hold something other than
-/// spaces (what `\S` alone says, which lets NUL through).
-pub const NO_NUL_NOT_BLANK_PATTERN: &str = "^[^\\u0000]*[^\\s\\u0000][^\\u0000]*$";
-
-/// Every string a request can carry (query parameters, and the body schemas with
-/// everything they refer to) that no enum, pattern or format constrains
-/// already gets [`NO_NUL_PATTERN`], so the contract says what the server
-/// enforces and generators (schemathesis) do not send what it refuses.
-fn forbid_nul_in_request_text(document: &mut Value) {
-    let mut pending: Vec<String> = Vec::new();
-    if let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) {
-        for operation in paths
-            .values_mut()
-            .filter_map(Value::as_object_mut)
-            .flat_map(|item| item.values_mut())
-        {
-            if let Some(parameters) = operation
-                .get_mut("parameters")
-                .and_then(Value::as_array_mut)
-            {
-                // A path parameter holding NUL names nothing: it answers 404.
-                for parameter in parameters
-                    .iter_mut()
-                    .filter(|parameter| parameter["in"] == "query")
-                {
-                    if let Some(schema) = parameter.get_mut("schema") {
-                        constrain_text(schema, &mut pending);
-                    }
-                }
-            }
-            if let Some(contents) = operation
-                .pointer_mut("/requestBody/content")
-                .and_then(Value::as_object_mut)
-            {
-                for schema in contents
-                    .values_mut()
-                    .filter_map(|content| content.get_mut("schema"))
-                {
-                    constrain_text(schema, &mut pending);
-                }
-            }
-        }
-    }
-    let mut done: Vec<String> = Vec::new();
-    while let Some(name) = pending.pop() {
-        if done.contains(&name) {
-            continue;
-        }
-        done.push(name.clone());
-        if let Some(schema) = document.pointer_mut(&format!("/components/schemas/{name}")) {
-            constrain_text(schema, &mut pending);
-        }
-    }
-}
-
-/// Adds [`NO_NUL_PATTERN`] to the unconstrained strings of `schema` and
-/// below, and collects the component names it refers to.
-fn constrain_text(schema: &mut Value, refers_to: &mut Vec<String>) {
-    match schema {
-        Value::Object(fields) => {
-            if let Some(name) = fields
-                .get("$ref")
-                .and_then(Value::as_str)
-                .and_then(|reference| reference.strip_prefix(SCHEMA_REF_PREFIX))
-            {
-                refers_to.push(name.to_owned());
-            }
-            let is_string = match fields.get("type") {
-                Some(Value::String(kind)) => kind == "string",
-                Some(Value::Array(kinds)) => kinds.iter().any(|kind| kind == "string"),
-                _ => false,
-            };
-            let constrained = ["enum", "format", "const"]
-                .iter()
-                .any(|key| fields.contains_key(*key));
-            if is_string && !constrained {
-                match fields.get("pattern").and_then(Value::as_str) {
-                    None => {
-                        fields.insert("pattern".to_owned(), json!(NO_NUL_PATTERN));
-                    }
-                    Some("\\S") => {
-                        fields.insert("pattern".to_owned(), json!(NO_NUL_NOT_BLANK_PATTERN));
-                    }
-                    // Every other pattern is anchored over a class without NUL.
-                    Some(_) => {}
-                }
-            }
-            for (key, value) in fields.iter_mut() {
-                // Examples and defaults are values, not schemas.
-                if !matches!(
-                    key.as_str(),
-                    "example" | "examples" | "default" | "enum" | "const"
-                ) {
-                    constrain_text(value, refers_to);
-                }
-            }
-        }
-        Value::Array(items) => {
-            for item in items {
-                constrain_text(item, refers_to);
-            }
-        }
-        _ => {}
-    }
 }
 
 /// The document, built once per process.

@@ -1,0 +1,118 @@
+//! Realistic error bodies on every error response of the document, so the
+//! docs show what a client receives.
+
+use serde_json::{Value, json};
+
+/// A realistic body for each error status, so the docs (Swagger UI shows
+/// an example built from the schema otherwise: `statusCode: 0`) show what a
+/// client receives.
+fn error_example(status: u16, path: &str) -> Option<Value> {
+    let correlation_id = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
+    let company = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a72";
+    let (error, can_be_retried) = match status {
+        400 => {
+            return Some(json!({
+                "statusCode": 400,
+                "error": "Invalid `pageSize`: must be an integer from 1 to 5000",
+                "correlationId": correlation_id,
+                "validation": {"errors": [{
+                    "itemId": "pageSize",
+                    "message": "must be an integer from 1 to 5000"
+                }]},
+                "canBeRetried": false
+            }));
+        }
+        401 => (crate::http::auth::MISSING_CREDENTIALS.to_owned(), false),
+        // The thing the path names last is the one missing.
+        404 => (
+            match path.rsplit('{').next().unwrap_or_default() {
+                parameter if parameter.starts_with("connectionId") => {
+                    "No connection with id 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a73 in this company."
+                        .to_owned()
+                }
+                parameter if parameter.starts_with("pullOperationId") => {
+                    "No pull operation with id 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a74 in this company."
+                        .to_owned()
+                }
+                parameter if parameter.starts_with("platformKey") => {
+                    "No integration with platformKey `xeroo`; GET /integrations lists them.".to_owned()
+                }
+                _ => format!("No company with id {company}."),
+            },
+            false,
+        ),
+        409 => (
+            format!(
+                "The invoices of company {company} are not synced yet. Call POST /companies/{company}/data/all \
+                 (or /data/queue/invoices) and wait for the pull operation to complete."
+            ),
+            false,
+        ),
+        413 => (
+            "The request body is larger than the limit of 1048576 bytes (1 MiB).".to_owned(),
+            false,
+        ),
+        415 => (
+            "the `Content-Type` requested by the client is not supported: text/plain; send the body as \
+             `application/json`."
+                .to_owned(),
+            false,
+        ),
+        422 => (
+            "Xero rejected the tokens: the access token is invalid or expired. Nothing was stored."
+                .to_owned(),
+            false,
+        ),
+        503 => (crate::error::DATABASE_UNAVAILABLE.to_owned(), true),
+        500 => (
+            "Something went wrong on our side. Quote the correlation id if you contact support."
+                .to_owned(),
+            true,
+        ),
+        _ => return None,
+    };
+    Some(json!({
+        "statusCode": status,
+        "error": error,
+        "correlationId": correlation_id,
+        "canBeRetried": can_be_retried
+    }))
+}
+
+/// Puts [`error_example`] on every error response.
+pub(super) fn show(document: &mut Value) {
+    let Some(paths) = document.get_mut("paths").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (path, operation) in paths
+        .iter_mut()
+        .filter_map(|(path, item)| Some((path.clone(), item.as_object_mut()?)))
+        .flat_map(|(path, item)| {
+            item.values_mut()
+                .map(move |operation| (path.clone(), operation))
+        })
+    {
+        let Some(responses) = operation
+            .get_mut("responses")
+            .and_then(Value::as_object_mut)
+        else {
+            continue;
+        };
+        for (code, response) in responses.iter_mut() {
+            let Some(example) = code
+                .parse()
+                .ok()
+                .and_then(|status| error_example(status, &path))
+            else {
+                continue;
+            };
+            if let Some(media) = response.pointer_mut("/content/application~1json")
+                && media.pointer("/schema/$ref").and_then(Value::as_str)
+                    == Some("#/components/schemas/ErrorBody")
+                && let Some(media) = media.as_object_mut()
+            {
+                media.insert("example".to_owned(), example);
+            }
+        }
+    }
+}
