@@ -1,11 +1,13 @@
 //! What connectors share, so a connector is its mapping, not its plumbing:
 //!
 //! - [`http`]: the retrying client and [`http::Call`], a request with its auth header;
+//! - [`errors`]: what a platform's error answer says, scrubbed of secrets;
 //! - [`paging`]: the platforms' paging styles;
 //! - [`oauth`]: the refresh-token grant;
 //! - [`json`]: exact amounts and the platforms' date forms;
 //! - [`status`]: status tables and the rule amounts decide.
 
+pub mod errors;
 pub mod http;
 pub mod json;
 pub mod oauth;
