@@ -3,8 +3,8 @@
 //! how deep the page is.
 
 use sea_orm::{
-    ColumnTrait, Condition, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    Select, Statement,
+    ColumnTrait, Condition, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, Select, Statement,
 };
 use uuid::Uuid;
 
@@ -42,6 +42,46 @@ pub async fn page_of_one(
     filter: Option<&str>,
     page: PageRequest,
 ) -> Result<Option<Page>, sea_orm::DbErr> {
+    let statement = page_of_one_statement(
+        db.get_database_backend(),
+        client_id,
+        company_id,
+        data_type,
+        filter,
+        page,
+    );
+    let found = db.query_all_raw(statement).await?;
+    let Some(first) = found.first() else {
+        return Ok(None);
+    };
+    let connections: i64 = first.try_get("", "visible_connections")?;
+    if connections != 1 {
+        return Ok(None);
+    }
+    let total: Option<i64> = first.try_get("", "visible_total")?;
+    let mut bodies = Vec::with_capacity(found.len());
+    for row in &found {
+        // The one row of an empty page carries the visible generation only.
+        if let Some(body) = row.try_get::<Option<String>>("", "body")? {
+            bodies.push(body);
+        }
+    }
+    Ok(Some(Page {
+        bodies,
+        total: total.unwrap_or(0) as u64,
+    }))
+}
+
+/// The one statement [`page_of_one`] runs (public so that tests can read
+/// the database's plan for it).
+pub fn page_of_one_statement(
+    backend: DbBackend,
+    client_id: Uuid,
+    company_id: Uuid,
+    data_type: DataType,
+    filter: Option<&str>,
+    page: PageRequest,
+) -> Statement {
     let (after, through) = ordinal_range(page);
     // (the total, which rows of the generation, their order); the total is
     // computed once per visible connection, in `v`, not once per row.
@@ -62,6 +102,27 @@ pub async fn page_of_one(
             "r.filter_ordinal",
         ),
     };
+    let rows = format!(
+        "(SELECT count(*) FROM v) = 1 AND r.connection_id = v.connection_id \
+         AND r.data_type = $3 AND r.generation = v.generation AND {join}"
+    );
+    // On PostgreSQL the page's rows are a subquery ordered by the ordinal:
+    // only the index that ends in that ordinal yields them in order without
+    // a sort, so the planner takes it even when its statistics predate the
+    // sync and it believes the list empty (as a plain join, it then judged
+    // every index on the connection alike and could scan a million rows to
+    // keep a hundred). SQLite has no LATERAL, and no statistics it does not
+    // gather itself; it matches the most constrained index.
+    let (joined, position) = match backend {
+        DbBackend::Postgres => (
+            format!(
+                "LEFT JOIN LATERAL (SELECT r.body, {order} AS position FROM record r \
+                                    WHERE {rows} ORDER BY {order}) r ON true"
+            ),
+            "r.position",
+        ),
+        _ => (format!("LEFT JOIN record r ON {rows}"), order),
+    };
     let sql = format!(
         "WITH v AS (SELECT dg.connection_id, dg.generation, {total} AS visible_total \
                     FROM data_generation dg \
@@ -69,10 +130,8 @@ pub async fn page_of_one(
                     JOIN company co ON co.id = c.company_id \
                     WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = $3) \
          SELECT (SELECT count(*) FROM v) AS visible_connections, v.visible_total, r.body \
-         FROM v LEFT JOIN record r ON (SELECT count(*) FROM v) = 1 \
-              AND r.connection_id = v.connection_id AND r.data_type = $3 \
-              AND r.generation = v.generation AND {join} \
-         ORDER BY v.connection_id, {order}"
+         FROM v {joined} \
+         ORDER BY v.connection_id, {position}"
     );
     let mut values: Vec<sea_orm::Value> = vec![
         company_id.into(),
@@ -84,32 +143,7 @@ pub async fn page_of_one(
     if let Some(filter) = filter {
         values.push(filter.into());
     }
-    let found = db
-        .query_all_raw(Statement::from_sql_and_values(
-            db.get_database_backend(),
-            sql,
-            values,
-        ))
-        .await?;
-    let Some(first) = found.first() else {
-        return Ok(None);
-    };
-    let connections: i64 = first.try_get("", "visible_connections")?;
-    if connections != 1 {
-        return Ok(None);
-    }
-    let total: Option<i64> = first.try_get("", "visible_total")?;
-    let mut bodies = Vec::with_capacity(found.len());
-    for row in &found {
-        // The one row of an empty page carries the visible generation only.
-        if let Some(body) = row.try_get::<Option<String>>("", "body")? {
-            bodies.push(body);
-        }
-    }
-    Ok(Some(Page {
-        bodies,
-        total: total.unwrap_or(0) as u64,
-    }))
+    Statement::from_sql_and_values(backend, sql, values)
 }
 
 /// A page of a company's list merged from several connections, inside the

@@ -10,15 +10,20 @@ use futures::future::BoxFuture;
 use serde_json::Value;
 use uuid::Uuid;
 
+use sea_orm::{ConnectionTrait, DbBackend, Statement};
+
 use tributary::data::DataType;
 use tributary::data::Records;
 use tributary::data::invoices::InvoiceStatus;
 use tributary::data::invoices::Invoices;
+use tributary::data::orders::OrderStatus;
+use tributary::paging::PageRequest;
 use tributary::platforms::connector::{AnyConnector, ConnectorError, Page};
 use tributary::platforms::sandbox::dataset::Dataset;
+use tributary::store::pages::page_of_one_statement;
 
 use crate::connections::{count_rows, new_company};
-use crate::helpers::{AppOptions, TestApp, backends, json};
+use crate::helpers::{AppOptions, TestApp, backends, for_each_database, json};
 use crate::sync::{sandbox_connection, settled};
 
 /// An invoice's place in the company's list: newest issue date first, ties
@@ -409,4 +414,163 @@ async fn a_page_of_another_data_type_fails_its_sync_and_touches_no_other_data_ty
             .await;
         assert_eq!(orders.status(), 409, "no orders were ever published");
     }
+}
+
+/// A new company with a sandbox connection authorized with `counts` (the
+/// sandbox body's `invoiceCount`, `orderCount`, ...), synced.
+async fn synced_sandbox(app: &TestApp, name: &str, counts: Value) -> Uuid {
+    let company_id = new_company(app, name).await;
+    let connection_id = crate::connections::new_connection(app, company_id, "sandbox").await;
+    let response = app
+        .raw()
+        .put(app.url(&format!(
+            "/companies/{company_id}/connections/{connection_id}/authorization"
+        )))
+        .header("authorization", app.authorization())
+        .json(
+            &serde_json::json!({
+                "organizationId": "sbx-fresh", "accessToken": "tok", "seed": 11,
+            })
+            .as_object()
+            .expect("an object")
+            .clone()
+            .into_iter()
+            .chain(counts.as_object().expect("counts").clone())
+            .collect::<serde_json::Map<_, _>>(),
+        )
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status(), 200);
+    app.client.sync_all_data(&company_id).await.expect("queued");
+    settled(&app.client, company_id).await;
+    company_id
+}
+
+/// How many rows the statement read from `record`, and how many of those it
+/// threw away, from PostgreSQL's `EXPLAIN (ANALYZE, FORMAT JSON)`.
+fn record_rows_read(plan: &Value, read: &mut f64, discarded: &mut f64) {
+    if plan["Relation Name"] == "record" {
+        let loops = plan["Actual Loops"].as_f64().unwrap_or(1.0);
+        *read += plan["Actual Rows"].as_f64().unwrap_or(0.0) * loops;
+        *discarded += plan["Rows Removed by Filter"].as_f64().unwrap_or(0.0) * loops;
+    }
+    for child in plan["Plans"].as_array().into_iter().flatten() {
+        record_rows_read(child, read, discarded);
+    }
+}
+
+/// The first read after a sync, before anything has gathered statistics on
+/// its rows: the last page of a fresh list of a data type the database's
+/// statistics have never seen reads its page's rows from the index of its
+/// order and nothing else (the planner once picked another index on the
+/// connection and filtered the whole list to keep one page).
+#[tokio::test]
+async fn the_first_read_after_a_sync_reads_only_its_page_whatever_the_statistics_say() {
+    for_each_database(async |app| {
+        // Statistics that know invoices only, as autovacuum would leave them
+        // before the orders arrived.
+        synced_sandbox(
+            app,
+            "Older Books",
+            serde_json::json!({"invoiceCount": 3000, "orderCount": 0, "bankTransactionCount": 0}),
+        )
+        .await;
+        if app.db.get_database_backend() == DbBackend::Postgres {
+            app.db
+                .execute_unprepared("ANALYZE")
+                .await
+                .expect("analysed");
+        }
+        const ORDERS: u64 = 3000;
+        let shop = synced_sandbox(
+            app,
+            "Fresh Shop",
+            serde_json::json!({"invoiceCount": 5, "orderCount": ORDERS}),
+        )
+        .await;
+        let client_id: Uuid = app
+            .db
+            .query_one_raw(Statement::from_sql_and_values(
+                app.db.get_database_backend(),
+                "SELECT client_id FROM company WHERE id = $1",
+                [shop.into()],
+            ))
+            .await
+            .expect("read")
+            .expect("the company")
+            .try_get("", "client_id")
+            .expect("a client");
+        let completed = Dataset {
+            order_count: ORDERS,
+            ..Dataset::invoices_only(11, 5)
+        };
+        let completed = (0..ORDERS)
+            .filter(|index| completed.order(*index).status == OrderStatus::Completed)
+            .count() as u32;
+        let last_page = (ORDERS as u32).div_ceil(100);
+        for (filter, page, index) in [
+            (None, last_page, "record_ordinal"),
+            (
+                Some("Completed"),
+                completed.div_ceil(100),
+                "record_filter_ordinal",
+            ),
+        ] {
+            let statement = page_of_one_statement(
+                app.db.get_database_backend(),
+                client_id,
+                shop,
+                DataType::ORDERS,
+                filter,
+                PageRequest::new(page as i32, 100).expect("a page"),
+            );
+            match app.db.get_database_backend() {
+                DbBackend::Postgres => {
+                    let explained = Statement {
+                        sql: format!("EXPLAIN (ANALYZE, FORMAT JSON) {}", statement.sql),
+                        ..statement
+                    };
+                    let row = app
+                        .db
+                        .query_one_raw(explained)
+                        .await
+                        .expect("explained")
+                        .expect("a plan");
+                    let plan: Value = match row.try_get::<Value>("", "QUERY PLAN") {
+                        Ok(plan) => plan,
+                        Err(_) => serde_json::from_str(
+                            &row.try_get::<String>("", "QUERY PLAN").expect("a plan"),
+                        )
+                        .expect("JSON"),
+                    };
+                    let (mut read, mut discarded) = (0.0, 0.0);
+                    record_rows_read(&plan[0]["Plan"], &mut read, &mut discarded);
+                    // The page's rows, and for the filtered total one more.
+                    assert!(
+                        read <= 101.0 && discarded == 0.0,
+                        "{filter:?}: read {read} rows of record, discarded {discarded}: {plan}"
+                    );
+                }
+                _ => {
+                    let explained = Statement {
+                        sql: format!("EXPLAIN QUERY PLAN {}", statement.sql),
+                        ..statement
+                    };
+                    let steps = app.db.query_all_raw(explained).await.expect("explained");
+                    let steps: Vec<String> = steps
+                        .iter()
+                        .map(|step| step.try_get::<String>("", "detail").expect("a step"))
+                        .collect();
+                    assert!(
+                        steps
+                            .iter()
+                            .any(|step| step.contains(&format!("USING INDEX {index} "))),
+                        "{filter:?}: {steps:?}"
+                    );
+                }
+            }
+        }
+    })
+    .await;
 }
