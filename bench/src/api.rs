@@ -163,6 +163,22 @@ pub async fn create_and_sync(
     })
 }
 
+/// How long one request for `path` takes, from sending it to the last byte
+/// of a 2xx answer, on a fresh connection (the first request of a case,
+/// before any load has warmed anything for it).
+pub async fn first_request(server: &Server, path: &str) -> anyhow::Result<std::time::Duration> {
+    let client = reqwest::Client::new();
+    let started = std::time::Instant::now();
+    call(
+        &client,
+        reqwest::Method::GET,
+        format!("{}{path}", server.base_url),
+        None,
+    )
+    .await?;
+    Ok(started.elapsed())
+}
+
 /// `totalResults` of one list request, checking the answer is a 200.
 pub async fn total_results(server: &Server, path: &str) -> anyhow::Result<u64> {
     let client = reqwest::Client::new();

@@ -192,11 +192,9 @@ async fn measure(
         synced.records,
         synced.wall.as_secs_f64()
     );
-    if postgres {
-        // What autovacuum does after a bulk load, done now rather than at
-        // its own pace so every case sees the same table.
-        sql::execute(config.sql_timer, database_url, "VACUUM (ANALYZE)").await?;
-    }
+    // No `ANALYZE`: the cases read the table as a user would right after
+    // the sync, with whatever statistics autovacuum has (or has not yet)
+    // gathered.
     let visible = if postgres {
         Some(sql::visible_invoices(config.sql_timer, database_url).await?)
     } else {
@@ -212,6 +210,7 @@ async fn measure(
         let page = which.page(total, page_size);
         let path = format!("{invoices_path}?page={page}&pageSize={page_size}{filter}");
         eprintln!("[{backend}] {name}: {path}");
+        let first = api::first_request(&server, &path).await?;
         let api = load::run(
             config.load,
             &server.base_url,
@@ -240,6 +239,7 @@ async fn measure(
             page,
             total,
             path,
+            first,
             api,
             sql,
             naive_api: None,
@@ -321,6 +321,7 @@ async fn measure_orders(
         let page = which.page(total, page_size);
         let path = format!("{orders_path}?page={page}&pageSize={page_size}{filter}");
         eprintln!("[{backend}] {name}: {path}");
+        let first = api::first_request(server, &path).await?;
         let api = load::run(
             config.load,
             &server.base_url,
@@ -336,6 +337,7 @@ async fn measure_orders(
             page,
             total,
             path,
+            first,
             api,
             sql: None,
             naive_api: None,

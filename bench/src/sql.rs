@@ -1,5 +1,5 @@
 //! PostgreSQL from the outside: a fresh database per run, the visible
-//! generation, `VACUUM (ANALYZE)`, and the SQL floor of each page case timed
+//! generation, and the SQL floor of each page case timed
 //! with the page's own statements ([`page_script`], the one place their text
 //! lives). Two clients do it, chosen by [`SqlTimer`]: psql and pgbench (the
 //! full benchmark's default), or sqlx from Rust ([`crate::rust_sql`]), which
@@ -47,7 +47,7 @@ pub fn ensure_client_tools() -> anyhow::Result<()> {
     Ok(())
 }
 
-/// Runs one statement (`VACUUM (ANALYZE)` and the like) with `timer`'s client.
+/// Runs one statement (`CREATE DATABASE` and the like) with `timer`'s client.
 pub async fn execute(timer: SqlTimer, url: &str, sql: &str) -> anyhow::Result<()> {
     match timer {
         SqlTimer::Pgbench => psql(url, sql).map(drop),
