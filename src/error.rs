@@ -189,4 +189,9 @@ pub enum Remedy {
         /// The data type's name (`invoices`).
         data_type: String,
     },
+    /// Say which connection's record is meant (`connectionId`).
+    NameConnection {
+        /// The connections that hold a record of that id.
+        connections: Vec<Uuid>,
+    },
 }

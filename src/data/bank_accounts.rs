@@ -16,6 +16,7 @@ impl Definition for BankAccounts {
     const SPEC: &'static Spec = &Spec {
         name: "bankAccounts",
         noun: "bank accounts",
+        id_field: "accountId",
         order: Direction::Ascending,
         order_description: "by name (ties broken by connection, then account id)",
         filter: None,

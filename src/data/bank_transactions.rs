@@ -20,6 +20,7 @@ impl Definition for BankTransactions {
     const SPEC: &'static Spec = &Spec {
         name: "bankTransactions",
         noun: "bank transactions",
+        id_field: "transactionId",
         order: Direction::Descending,
         order_description: "newest date first (ties broken by connection, then transaction id)",
         filter: Some(Filter {

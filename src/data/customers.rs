@@ -15,6 +15,7 @@ impl Definition for Customers {
     const SPEC: &'static Spec = &Spec {
         name: "customers",
         noun: "customers",
+        id_field: "customerId",
         order: Direction::Ascending,
         order_description: "by name (ties broken by connection, then customer id)",
         filter: None,

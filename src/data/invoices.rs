@@ -20,6 +20,7 @@ impl Definition for Invoices {
     const SPEC: &'static Spec = &Spec {
         name: "invoices",
         noun: "invoices",
+        id_field: "invoiceId",
         order: Direction::Descending,
         order_description: "newest issue date first (ties broken by connection, then invoice id)",
         filter: Some(Filter {

@@ -54,6 +54,9 @@ pub struct Spec {
     pub name: &'static str,
     /// Its records in words, plural (`invoices`, `bank accounts`).
     pub noun: &'static str,
+    /// The record's field holding its platform id (`invoiceId`), which also
+    /// names the id in the path of a single record.
+    pub id_field: &'static str,
     /// Which way the sort key runs.
     pub order: Direction,
     /// The list's order in words, for its documentation.

@@ -20,6 +20,7 @@ impl Definition for Orders {
     const SPEC: &'static Spec = &Spec {
         name: "orders",
         noun: "orders",
+        id_field: "orderId",
         order: Direction::Descending,
         order_description: "newest first by creation time (ties broken by connection, then order id)",
         filter: Some(Filter {

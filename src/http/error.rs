@@ -379,6 +379,13 @@ pub fn sentence(remedy: &Remedy) -> String {
             "Call POST /companies/{company_id}/data/all (or /data/queue/{data_type}) and wait for the pull \
              operation to complete."
         ),
+        Remedy::NameConnection { connections } => {
+            let listed: Vec<String> = connections.iter().map(|id| id.to_string()).collect();
+            format!(
+                "Add ?connectionId= with one of {} to the request.",
+                listed.join(", ")
+            )
+        }
     }
 }
 

@@ -14,7 +14,8 @@
 //! seeing half a sync, and page N of a connection's list is a range of
 //! ordinals: its cost does not depend on N, and `totalResults` is a stored
 //! count or one index lookup ([`pages`]). The superseded rows and the
-//! staging are deleted afterwards ([`cleanup`]).
+//! staging are deleted afterwards ([`cleanup`]). One record is read by its
+//! id in the visible generations ([`single`]).
 
 pub mod cleanup;
 pub mod generations;
@@ -22,6 +23,7 @@ pub mod generations;
 pub mod naive;
 pub mod pages;
 pub mod publish;
+pub mod single;
 pub mod staging;
 
 pub use cleanup::{Generations, StagingOf, clear_staging, delete_generations, delete_staging};

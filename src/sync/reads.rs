@@ -52,6 +52,58 @@ pub async fn page(
     Ok(found)
 }
 
+/// The company's record of `data_type` whose platform id is `record_id`, as
+/// the lists show it; from `connection_id` only when given, which is needed
+/// when several of the company's connections hold a record of that id.
+pub async fn record(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    company_id: Uuid,
+    data_type: DataType,
+    record_id: &str,
+    connection_id: Option<Uuid>,
+) -> Result<String, Error> {
+    let txn = snapshot(db).await?;
+    let mut visible = generations(&txn, tenant, company_id, data_type).await?;
+    if let Some(connection_id) = connection_id {
+        visible.retain(|one| one.connection_id == connection_id);
+    }
+    let mut found = store::single::find(&txn, &visible, data_type, record_id).await?;
+    txn.commit().await?;
+    let noun = data_type.spec().noun;
+    let from = connection_id.map_or(String::new(), |id| format!(" from connection {id}"));
+    match found.len() {
+        0 => Err(Error::NotFound(Problem::new(format!(
+            "No record of the company {company_id}'s synced {noun}{from} has the id `{}`.",
+            printable(record_id)
+        )))),
+        1 => Ok(found.remove(0).1),
+        _ => Err(Error::Conflict(
+            Problem::new(format!(
+                "Several of company {company_id}'s connections hold {noun} with the id `{}`.",
+                printable(record_id)
+            ))
+            .with_remedy(Remedy::NameConnection {
+                connections: found.into_iter().map(|(id, _)| id).collect(),
+            }),
+        )),
+    }
+}
+
+/// An id as an error message may quote it: at most 64 characters, control
+/// characters shown as `?`.
+fn printable(record_id: &str) -> String {
+    let mut shown: String = record_id
+        .chars()
+        .take(64)
+        .map(|c| if c.is_control() { '?' } else { c })
+        .collect();
+    if record_id.chars().count() > 64 {
+        shown.push('…');
+    }
+    shown
+}
+
 /// [`page`] as the naive build reads it: `OFFSET` and `COUNT(*)` on every
 /// request (the benchmark's comparison; cargo feature `naive-paging`).
 #[cfg(feature = "naive-paging")]

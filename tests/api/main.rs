@@ -18,4 +18,5 @@ mod integrations;
 mod paging;
 mod platforms;
 mod service;
+mod single_records;
 mod sync;

@@ -1,7 +1,8 @@
-//! `/companies/{companyId}/data/{dataType}`: the paged list of each data
-//! type's synced records, one operation per [`Definition`], written from the
-//! definition (its noun, order and filter) rather than by hand, so a new data
-//! type gets its endpoint with nothing added here.
+//! `/companies/{companyId}/data/{dataType}` and `.../{dataType}/{recordId}`:
+//! the paged list of each data type's synced records and one record by its
+//! id, two operations per [`Definition`], written from the definition (its
+//! noun, order and filter) rather than by hand, so a new data type gets its
+//! endpoints with nothing added here.
 //!
 //! Each operation parses what a poem-openapi handler would (the tenant, the
 //! company id, `page`, `pageSize` and the list's filter), with the same rules
@@ -110,6 +111,23 @@ fn paths(data_type: DataType) -> (String, String) {
     )
 }
 
+/// The path of one record of a data type, as documented and as routed, and
+/// the name of its id parameter (`invoiceId`).
+fn record_paths(data_type: DataType) -> (String, String, String) {
+    let id = data_type.spec().id_field.to_owned();
+    (
+        format!(
+            "/companies/{{companyId}}/data/{}/{{{id}}}",
+            data_type.name()
+        ),
+        format!("/companies/:param0/data/{}/:param1", data_type.name()),
+        id,
+    )
+}
+
+/// The longest record id the store holds.
+const MAX_RECORD_ID_LENGTH: usize = 256;
+
 /// poem-openapi's metadata holds `&'static str`s; the few sentences written
 /// from the definitions are made once per process.
 fn leak(text: String) -> &'static str {
@@ -121,6 +139,9 @@ struct Texts {
     summary: &'static str,
     description: &'static str,
     answer: &'static str,
+    one_summary: &'static str,
+    one_description: &'static str,
+    one_answer: &'static str,
 }
 
 fn texts(data_type: DataType) -> &'static Texts {
@@ -147,6 +168,14 @@ fn texts(data_type: DataType) -> &'static Texts {
                         order = spec.order_description,
                     ))),
                     answer: leak(format!("A page of the company's {noun}.")),
+                    one_summary: leak(format!("Get one of the {noun}")),
+                    one_description: leak(wrapped(&format!(
+                        "One of the company's synced {noun} by its id on the platform, as the \
+                         list shows it, from the last complete sync. 404 when no connection of \
+                         the company holds one of that id; when several do, 409 names them and \
+                         `connectionId` picks one. 409 until the first sync of {noun} completes."
+                    ))),
+                    one_answer: leak(format!("The record, as in the list of {noun}.")),
                 };
                 (data_type.name(), texts)
             })
@@ -192,6 +221,11 @@ impl Visitor for Operations<'_> {
             path,
             operations: vec![operation::<D>(data_type)],
         });
+        let (path, _, id) = record_paths(data_type);
+        self.paths.push(MetaPath {
+            path,
+            operations: vec![record_operation::<D>(data_type, &id)],
+        });
     }
 }
 
@@ -208,19 +242,83 @@ fn query(name: &str, schema: MetaSchema, description: String) -> MetaOperationPa
     }
 }
 
-fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
+fn company_id_parameter() -> MetaOperationParam {
+    MetaOperationParam {
+        name: "companyId".to_owned(),
+        schema: Uuid::schema_ref(),
+        in_type: MetaParamIn::Path,
+        description: Some("The company's id.".to_owned()),
+        required: true,
+        deprecated: false,
+        explode: true,
+        style: None,
+    }
+}
+
+/// `GET /companies/{companyId}/data/{dataType}/{recordId}`.
+fn record_operation<D: Definition>(data_type: DataType, id: &str) -> MetaOperation {
     let texts = texts(data_type);
-    let mut params = vec![
+    let params = vec![
+        company_id_parameter(),
         MetaOperationParam {
-            name: "companyId".to_owned(),
-            schema: Uuid::schema_ref(),
+            name: id.to_owned(),
+            schema: MetaSchemaRef::Inline(Box::new(MetaSchema {
+                min_length: Some(1),
+                max_length: Some(MAX_RECORD_ID_LENGTH),
+                ..MetaSchema::new("string")
+            })),
             in_type: MetaParamIn::Path,
-            description: Some("The company's id.".to_owned()),
+            description: Some(format!(
+                "The record's id on its platform (`{id}` in the list), percent-encoded \
+                     where it holds `/` or other reserved characters."
+            )),
             required: true,
             deprecated: false,
             explode: true,
             style: None,
         },
+        query(
+            "connectionId",
+            MetaSchema::new_with_format("string", "uuid"),
+            "Only this connection's record; needed when several of the company's connections \
+             hold a record of the id."
+                .to_owned(),
+        ),
+    ];
+    let mut responses = vec![MetaResponse {
+        description: texts.one_answer,
+        status: Some(200),
+        status_range: None,
+        content: vec![MetaMediaType {
+            content_type: "application/json; charset=utf-8",
+            schema: <RecordOf<D> as Type>::schema_ref(),
+        }],
+        headers: Vec::new(),
+    }];
+    responses.extend(<ListErrors as ApiResponse>::meta().responses);
+    MetaOperation {
+        method: Method::GET,
+        tags: vec![ApiTags::Data.name()],
+        summary: Some(texts.one_summary),
+        description: Some(texts.one_description),
+        external_docs: None,
+        params,
+        request: None,
+        responses: MetaResponses { responses },
+        deprecated: false,
+        security: vec![HashMap::from([(
+            crate::http::auth::SCHEME_NAME,
+            Vec::new(),
+        )])],
+        operation_id: Some(leak(format!("get{}", RecordOf::<D>::name()))),
+        code_samples: Vec::new(),
+    }
+}
+
+fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
+    let texts = texts(data_type);
+    let mut params = vec![
+        company_id_parameter(),
         query(
             "page",
             MetaSchema {
@@ -347,6 +445,12 @@ impl Visitor for Routes<'_> {
             .entry(route)
             .or_default()
             .insert(Method::GET, endpoint.boxed());
+        let (_, route, _) = record_paths(DataType::of::<D>());
+        let endpoint = make(|request: Request| async move { one::<D>(&request).await });
+        self.0
+            .entry(route)
+            .or_default()
+            .insert(Method::GET, endpoint.boxed());
     }
 }
 
@@ -379,10 +483,9 @@ fn paging_parameter(
     }
 }
 
-/// The list of `D`: the same steps, in the same order, as a poem-openapi
-/// handler with the tenant, the path id and the query.
-async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
-    let data_type = DataType::of::<D>();
+/// What both operations read first, in a poem-openapi handler's order: the
+/// tenant, the application's state and the company id.
+async fn preamble(request: &Request) -> poem::Result<(Tenant, &AppState, Uuid)> {
     let tenant = Tenant::from_request(
         request,
         &mut poem::RequestBody::default(),
@@ -396,6 +499,61 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .raw_path_param("param0")
         .and_then(|text| text.parse().ok())
         .ok_or_else(|| ApiError::validation(vec![FieldError::new("companyId", UUID_RULE)]))?;
+    Ok((tenant, state, company_id))
+}
+
+/// A JSON answer of 200.
+fn json_answer(body: Vec<u8>) -> Response {
+    Response::builder()
+        .content_type("application/json; charset=utf-8")
+        .body(body)
+        .into_response()
+}
+
+/// One record of `D` by its platform id.
+async fn one<D: Definition>(request: &Request) -> poem::Result<Response> {
+    let data_type = DataType::of::<D>();
+    let (tenant, state, company_id) = preamble(request).await?;
+    let (_, _, id_parameter) = record_paths(data_type);
+    // poem percent-decodes path parameters; one that is not UTF-8 is absent.
+    let record_id = request
+        .raw_path_param("param1")
+        .filter(|id| {
+            (1..=MAX_RECORD_ID_LENGTH).contains(&id.chars().count())
+                && crate::validation::storable(id)
+        })
+        .ok_or_else(|| {
+            ApiError::validation(vec![FieldError::new(
+                id_parameter,
+                "must be 1 to 256 characters of text without NUL, percent-encoded",
+            )])
+        })?;
+    let pairs: Vec<(String, String)> = request.params().unwrap_or_default();
+    let connection_id =
+        match query_value(&pairs, "connectionId") {
+            None => None,
+            Some(text) => Some(text.parse::<Uuid>().map_err(|_| {
+                ApiError::validation(vec![FieldError::new("connectionId", UUID_RULE)])
+            })?),
+        };
+    let body = reads::record(
+        &state.db,
+        tenant,
+        company_id,
+        data_type,
+        record_id,
+        connection_id,
+    )
+    .await
+    .map_err(ApiError::from)?;
+    Ok(json_answer(body.into_bytes()))
+}
+
+/// The list of `D`: the same steps, in the same order, as a poem-openapi
+/// handler with the tenant, the path id and the query.
+async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
+    let data_type = DataType::of::<D>();
+    let (tenant, state, company_id) = preamble(request).await?;
     let pairs: Vec<(String, String)> = request.params().unwrap_or_default();
     let page = paging_parameter(&pairs, "page", paging::DEFAULT_PAGE, i32::MAX)?;
     let page_size = paging_parameter(
@@ -465,10 +623,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
     }
     let body = serde_json::to_vec(&Paged::new(results, found.total, page, &location))
         .map_err(ApiError::internal)?;
-    Ok(Response::builder()
-        .content_type("application/json; charset=utf-8")
-        .body(body)
-        .into_response())
+    Ok(json_answer(body))
 }
 
 #[cfg(test)]
