@@ -19,6 +19,7 @@ use crate::connections::{self, ConnectionStatus};
 use crate::data::DataType;
 use crate::error::Problem;
 use crate::platforms;
+use crate::platforms::connector::Page;
 use crate::store::{self, Generations, Staging};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::refresh;
@@ -43,6 +44,8 @@ struct Prepared<'a> {
 #[derive(Default)]
 struct Timings {
     fetching: Duration,
+    /// Writing pages into the staging table (overlapping the fetches).
+    writing: Duration,
     staging: Duration,
     publishing: Duration,
 }
@@ -73,6 +76,7 @@ impl Run<'_> {
             records = published,
             fetch_ms = timings.fetching.as_millis() as u64,
             staging_ms = timings.staging.as_millis() as u64,
+            write_ms = timings.writing.as_millis() as u64,
             publish_ms = timings.publishing.as_millis() as u64,
             cleanup_ms = started.elapsed().as_millis() as u64,
             "pull operation complete"
@@ -160,27 +164,18 @@ impl Run<'_> {
     }
 
     /// Fetches and stages every page; stops between two pages when the
-    /// lease is lost or the process is stopping.
+    /// lease is lost or the process is stopping. The next page is fetched
+    /// while the current one is being written: the platform (or the
+    /// sandbox's generator) and the database work at the same time.
     async fn stage(
         &self,
         prepared: &mut Prepared<'_>,
         timings: &mut Timings,
     ) -> Result<(), RunError> {
-        let mut cursor = None;
+        let staging = prepared.staging;
         let mut fetched: i64 = 0;
+        let mut page = self.fetch(&mut prepared.tokens, None, timings).await?;
         loop {
-            if self.lease_lost.load(Ordering::SeqCst) {
-                return Err(RunError::LeaseLost);
-            }
-            if self.engine.stopping() {
-                return Err(RunError::Interrupted);
-            }
-            let started = Instant::now();
-            let page = prepared
-                .tokens
-                .fetch(self.engine, self.data_type, cursor.take())
-                .await?;
-            timings.fetching += started.elapsed();
             // Staging keys rows by the records' own type: a page of another
             // type would land in another data type's generation.
             if page.records.data_type() != self.data_type {
@@ -195,16 +190,47 @@ impl Run<'_> {
                 Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
                 _ => 0,
             };
-            let txn = self.fenced(fetched, progress).await?;
-            store::stage(&txn, prepared.staging, &page.records)
-                .await
-                .map_err(|error| RunError::Internal(error.to_string()))?;
-            txn.commit().await?;
-            match page.next {
-                Some(next) => cursor = Some(next),
-                None => return Ok(()),
-            }
+            let write = async {
+                let started = Instant::now();
+                let txn = self.fenced(fetched, progress).await?;
+                store::stage(&txn, staging, &page.records)
+                    .await
+                    .map_err(|error| RunError::Internal(error.to_string()))?;
+                txn.commit().await?;
+                Ok::<Duration, RunError>(started.elapsed())
+            };
+            let Some(cursor) = page.next.clone() else {
+                timings.writing += write.await?;
+                return Ok(());
+            };
+            let mut fetching = Timings::default();
+            let (written, next) = tokio::join!(
+                write,
+                self.fetch(&mut prepared.tokens, Some(cursor), &mut fetching)
+            );
+            timings.writing += written?;
+            timings.fetching += fetching.fetching;
+            page = next?;
         }
+    }
+
+    /// Fetches one page, unless the lease is lost or the process is stopping.
+    async fn fetch(
+        &self,
+        tokens: &mut Tokens<'_>,
+        cursor: Option<String>,
+        timings: &mut Timings,
+    ) -> Result<Page, RunError> {
+        if self.lease_lost.load(Ordering::SeqCst) {
+            return Err(RunError::LeaseLost);
+        }
+        if self.engine.stopping() {
+            return Err(RunError::Interrupted);
+        }
+        let started = Instant::now();
+        let page = tokens.fetch(self.engine, self.data_type, cursor).await?;
+        timings.fetching += started.elapsed();
+        Ok(page)
     }
 
     /// The swap, in one transaction: numbers the staged rows into the
