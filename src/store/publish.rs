@@ -7,10 +7,17 @@ use uuid::Uuid;
 
 use crate::data::{DataType, Direction};
 
+/// A list at least this long gets the table's planner statistics refreshed
+/// in the transaction that publishes it (PostgreSQL). A shorter list read
+/// through a poor plan costs little: every index a page could use is
+/// prefixed by the list's connection, data type and generation.
+pub const ANALYZE_AT_ROWS: u64 = 10_000;
+
 /// Moves a run's staged rows into the readable table, numbering each in
 /// its list's order (the order [`super::pages`] reads): one sorted
-/// `INSERT … SELECT` inside the caller's transaction. Returns how many rows
-/// moved.
+/// `INSERT … SELECT` inside the caller's transaction, then, for a list of
+/// [`ANALYZE_AT_ROWS`] or more on PostgreSQL, fresh planner statistics.
+/// Returns how many rows moved.
 pub async fn number_staged(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
@@ -51,6 +58,16 @@ pub async fn number_staged(
                 generation.into(),
             ],
         ))
-        .await?;
-    Ok(moved.rows_affected())
+        .await?
+        .rows_affected();
+    if db.get_database_backend() == DbBackend::Postgres && moved >= ANALYZE_AT_ROWS {
+        // Until statistics cover the new rows, the planner may believe the
+        // list empty and read a page's total through an index that makes it
+        // filter the whole list (1.5 s at a million rows). Autovacuum gets
+        // there in its own time; readers must not wait for it. ANALYZE
+        // counts this transaction's own rows, and its statistics commit with
+        // them, so the first read already has them.
+        db.execute_unprepared("ANALYZE record").await?;
+    }
+    Ok(moved)
 }
