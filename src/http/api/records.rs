@@ -265,6 +265,7 @@ fn record_operation<D: Definition>(data_type: DataType, id: &str) -> MetaOperati
             schema: MetaSchemaRef::Inline(Box::new(MetaSchema {
                 min_length: Some(1),
                 max_length: Some(MAX_RECORD_ID_LENGTH),
+                pattern: Some(crate::http::spec::NO_NUL_PATTERN.to_owned()),
                 ..MetaSchema::new("string")
             })),
             in_type: MetaParamIn::Path,

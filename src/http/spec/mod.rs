@@ -30,6 +30,8 @@ use crate::http::api;
 mod error_examples;
 mod request_text;
 
+pub use request_text::NO_NUL_PATTERN;
+
 const SCHEMA_REF_PREFIX: &str = "#/components/schemas/";
 
 /// The OpenAPI document as JSON.
