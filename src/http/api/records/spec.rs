@@ -1,44 +1,30 @@
-//! `/companies/{companyId}/data/{dataType}` and `.../{dataType}/{recordId}`:
-//! the paged list of each data type's synced records and one record by its
-//! id, two operations per [`Definition`], written from the definition (its
-//! noun, order and filter) rather than by hand, so a new data type gets its
-//! endpoints with nothing added here.
-//!
-//! Each operation parses what a poem-openapi handler would (the tenant, the
-//! company id, `page`, `pageSize` and the list's filter), with the same rules
-//! and messages, and answers the records' stored JSON in the paged envelope.
+//! The published documentation of the synced-data operations, written from
+//! each [`Definition`]: the record type poem-openapi shows ([`RecordOf`]), the
+//! paths, the sentences, the parameters and the answers.
 
 use std::collections::HashMap;
 use std::marker::PhantomData;
 use std::sync::OnceLock;
 
-use poem::endpoint::{BoxEndpoint, make};
 use poem::http::Method;
-use poem::{EndpointExt, IntoResponse, Request, Response};
 use poem_openapi::registry::{
-    MetaApi, MetaMediaType, MetaOperation, MetaOperationParam, MetaParamIn, MetaPath, MetaResponse,
+    MetaMediaType, MetaOperation, MetaOperationParam, MetaParamIn, MetaPath, MetaResponse,
     MetaResponses, MetaSchema, MetaSchemaRef, Registry,
 };
 use poem_openapi::types::Type;
-use poem_openapi::{ApiExtractor, ApiResponse, ExtractParamOptions, OpenApi, Tags};
+use poem_openapi::{ApiExtractor, ApiResponse, Tags};
 use serde::Serialize;
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
-use crate::data::{DataType, Definition, FilterValues, MAX_FILTER_ID_LENGTH, Visitor, visit_all};
-use crate::error::FieldError;
+use crate::data::{DataType, Definition, FilterValues, MAX_FILTER_ID_LENGTH, Visitor};
 use crate::http::api::ApiTags;
-use crate::http::error::{ApiError, ErrorResponses, UUID_RULE, status};
-use crate::http::paging::{ListLocation, Paged};
+use crate::http::error::{ErrorResponses, status};
+use crate::http::paging::Paged;
 use crate::http::schema::register_placeholder;
 use crate::http::spec::case_insensitive;
-use crate::http::state::AppState;
-use crate::paging::{self, PageRequest};
-use crate::sync::reads;
+use crate::paging;
 use crate::tenant::Tenant;
-
-/// The synced-data lists, one per data type.
-pub struct RecordsApi;
 
 /// What every list can answer besides its page.
 type ListErrors = ErrorResponses<
@@ -47,9 +33,19 @@ type ListErrors = ErrorResponses<
 
 /// A synced record of `D` in a page: its stored JSON, written as it is,
 /// documented by the schema the spec takes from `D`'s definition.
-struct RecordOf<D> {
+pub(super) struct RecordOf<D> {
     json: Box<RawValue>,
     of: PhantomData<fn() -> D>,
+}
+
+impl<D> RecordOf<D> {
+    /// A record whose stored JSON is `json`.
+    pub(super) fn new(json: Box<RawValue>) -> Self {
+        Self {
+            json,
+            of: PhantomData,
+        }
+    }
 }
 
 impl<D> Serialize for RecordOf<D> {
@@ -104,7 +100,7 @@ impl<D: Definition> poem_openapi::types::ParseFromJSON for RecordOf<D> {
 }
 
 /// The path of a data type's list, as documented and as routed.
-fn paths(data_type: DataType) -> (String, String) {
+pub(super) fn paths(data_type: DataType) -> (String, String) {
     (
         format!("/companies/{{companyId}}/data/{}", data_type.name()),
         format!("/companies/:param0/data/{}", data_type.name()),
@@ -113,7 +109,7 @@ fn paths(data_type: DataType) -> (String, String) {
 
 /// The path of one record of a data type, as documented and as routed, and
 /// the name of its id parameter (`invoiceId`).
-fn record_paths(data_type: DataType) -> (String, String, String) {
+pub(super) fn record_paths(data_type: DataType) -> (String, String, String) {
     let id = data_type.spec().id_field.to_owned();
     (
         format!(
@@ -126,7 +122,7 @@ fn record_paths(data_type: DataType) -> (String, String, String) {
 }
 
 /// The longest record id the store holds.
-const MAX_RECORD_ID_LENGTH: usize = 256;
+pub(super) const MAX_RECORD_ID_LENGTH: usize = 256;
 
 /// poem-openapi's metadata holds `&'static str`s; the few sentences written
 /// from the definitions are made once per process.
@@ -201,10 +197,12 @@ fn wrapped(text: &str) -> String {
     lines.join("\n")
 }
 
-/// Builds each list's operation and registers its schemas.
-struct Operations<'a> {
-    paths: Vec<MetaPath>,
-    registry: Option<&'a mut Registry>,
+/// Builds each data type's two operations and registers their schemas.
+pub(super) struct Operations<'a> {
+    /// The operations built so far.
+    pub(super) paths: Vec<MetaPath>,
+    /// Where schemas are registered, when that is what the visit does.
+    pub(super) registry: Option<&'a mut Registry>,
 }
 
 impl Visitor for Operations<'_> {
@@ -286,13 +284,29 @@ fn record_operation<D: Definition>(data_type: DataType, id: &str) -> MetaOperati
                 .to_owned(),
         ),
     ];
+    read_operation(
+        (texts.one_summary, texts.one_description),
+        params,
+        (texts.one_answer, <RecordOf<D> as Type>::schema_ref()),
+        leak(format!("get{}", RecordOf::<D>::name())),
+    )
+}
+
+/// A GET of synced data: its words, its parameters, its 200 answer (what it
+/// is, its schema) and the errors every such read can answer.
+fn read_operation(
+    (summary, description): (&'static str, &'static str),
+    params: Vec<MetaOperationParam>,
+    (answer, schema): (&'static str, MetaSchemaRef),
+    operation_id: &'static str,
+) -> MetaOperation {
     let mut responses = vec![MetaResponse {
-        description: texts.one_answer,
+        description: answer,
         status: Some(200),
         status_range: None,
         content: vec![MetaMediaType {
             content_type: "application/json; charset=utf-8",
-            schema: <RecordOf<D> as Type>::schema_ref(),
+            schema,
         }],
         headers: Vec::new(),
     }];
@@ -300,8 +314,8 @@ fn record_operation<D: Definition>(data_type: DataType, id: &str) -> MetaOperati
     MetaOperation {
         method: Method::GET,
         tags: vec![ApiTags::Data.name()],
-        summary: Some(texts.one_summary),
-        description: Some(texts.one_description),
+        summary: Some(summary),
+        description: Some(description),
         external_docs: None,
         params,
         request: None,
@@ -311,7 +325,7 @@ fn record_operation<D: Definition>(data_type: DataType, id: &str) -> MetaOperati
             crate::http::auth::SCHEME_NAME,
             Vec::new(),
         )])],
-        operation_id: Some(leak(format!("get{}", RecordOf::<D>::name()))),
+        operation_id: Some(operation_id),
         code_samples: Vec::new(),
     }
 }
@@ -373,34 +387,12 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
             format!("{}: {accepted}.", filter.description),
         ));
     }
-    let mut responses = vec![MetaResponse {
-        description: texts.answer,
-        status: Some(200),
-        status_range: None,
-        content: vec![MetaMediaType {
-            content_type: "application/json; charset=utf-8",
-            schema: <Paged<RecordOf<D>> as Type>::schema_ref(),
-        }],
-        headers: Vec::new(),
-    }];
-    responses.extend(<ListErrors as ApiResponse>::meta().responses);
-    MetaOperation {
-        method: Method::GET,
-        tags: vec![ApiTags::Data.name()],
-        summary: Some(texts.summary),
-        description: Some(texts.description),
-        external_docs: None,
+    read_operation(
+        (texts.summary, texts.description),
         params,
-        request: None,
-        responses: MetaResponses { responses },
-        deprecated: false,
-        security: vec![HashMap::from([(
-            crate::http::auth::SCHEME_NAME,
-            Vec::new(),
-        )])],
-        operation_id: Some(leak(format!("list{}", capitalized(data_type.name())))),
-        code_samples: Vec::new(),
-    }
+        (texts.answer, <Paged<RecordOf<D>> as Type>::schema_ref()),
+        leak(format!("list{}", capitalized(data_type.name()))),
+    )
 }
 
 /// `invoices` → `Invoices` (operation ids are camelCase: `listInvoices`).
@@ -411,228 +403,14 @@ fn capitalized(name: &str) -> String {
     })
 }
 
-impl OpenApi for RecordsApi {
-    fn meta() -> Vec<MetaApi> {
-        let mut operations = Operations {
-            paths: Vec::new(),
-            registry: None,
-        };
-        visit_all(&mut operations);
-        vec![MetaApi {
-            paths: operations.paths,
-        }]
-    }
-
-    fn register(registry: &mut Registry) {
-        visit_all(&mut Operations {
-            paths: Vec::new(),
-            registry: Some(registry),
-        });
-    }
-
-    fn add_routes(self, route_table: &mut HashMap<String, HashMap<Method, BoxEndpoint<'static>>>) {
-        visit_all(&mut Routes(route_table));
-    }
-}
-
-/// Adds each list's endpoint to the route table.
-struct Routes<'a>(&'a mut HashMap<String, HashMap<Method, BoxEndpoint<'static>>>);
-
-impl Visitor for Routes<'_> {
-    fn visit<D: Definition>(&mut self) {
-        let (_, route) = paths(DataType::of::<D>());
-        let endpoint = make(|request: Request| async move { list::<D>(&request).await });
-        self.0
-            .entry(route)
-            .or_default()
-            .insert(Method::GET, endpoint.boxed());
-        let (_, route, _) = record_paths(DataType::of::<D>());
-        let endpoint = make(|request: Request| async move { one::<D>(&request).await });
-        self.0
-            .entry(route)
-            .or_default()
-            .insert(Method::GET, endpoint.boxed());
-    }
-}
-
-/// One query parameter, at most once (the middleware refuses repeats).
-fn query_value<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .find(|(key, _)| key == name)
-        .map(|(_, value)| value.as_str())
-}
-
-/// A paging parameter: absent is its default; present, it must be a whole
-/// number in its range.
-fn paging_parameter(
-    pairs: &[(String, String)],
-    name: &str,
-    default: i32,
-    max: i32,
-) -> Result<i32, ApiError> {
-    match query_value(pairs, name) {
-        None => Ok(default),
-        Some(text) => text
-            .parse::<i32>()
-            .ok()
-            .filter(|value| (1..=max).contains(value))
-            .ok_or_else(|| {
-                let rule = paging::parameter_rule(name).unwrap_or("is out of range");
-                ApiError::validation(vec![FieldError::new(name, rule)])
-            }),
-    }
-}
-
-/// What both operations read first, in a poem-openapi handler's order: the
-/// tenant, the application's state and the company id.
-async fn preamble(request: &Request) -> poem::Result<(Tenant, &AppState, Uuid)> {
-    let tenant = Tenant::from_request(
-        request,
-        &mut poem::RequestBody::default(),
-        ExtractParamOptions::default(),
-    )
-    .await?;
-    let state = request
-        .data::<AppState>()
-        .ok_or_else(|| ApiError::internal(anyhow::anyhow!("AppState missing from request")))?;
-    let company_id: Uuid = request
-        .raw_path_param("param0")
-        .and_then(|text| text.parse().ok())
-        .ok_or_else(|| ApiError::validation(vec![FieldError::new("companyId", UUID_RULE)]))?;
-    Ok((tenant, state, company_id))
-}
-
-/// A JSON answer of 200.
-fn json_answer(body: Vec<u8>) -> Response {
-    Response::builder()
-        .content_type("application/json; charset=utf-8")
-        .body(body)
-        .into_response()
-}
-
-/// One record of `D` by its platform id.
-async fn one<D: Definition>(request: &Request) -> poem::Result<Response> {
-    let data_type = DataType::of::<D>();
-    let (tenant, state, company_id) = preamble(request).await?;
-    let (_, _, id_parameter) = record_paths(data_type);
-    // poem percent-decodes path parameters; one that is not UTF-8 is absent.
-    let record_id = request
-        .raw_path_param("param1")
-        .filter(|id| {
-            (1..=MAX_RECORD_ID_LENGTH).contains(&id.chars().count())
-                && crate::validation::storable(id)
-        })
-        .ok_or_else(|| {
-            ApiError::validation(vec![FieldError::new(
-                id_parameter,
-                "must be 1 to 256 characters of text without NUL, percent-encoded",
-            )])
-        })?;
-    let pairs: Vec<(String, String)> = request.params().unwrap_or_default();
-    let connection_id =
-        match query_value(&pairs, "connectionId") {
-            None => None,
-            Some(text) => Some(text.parse::<Uuid>().map_err(|_| {
-                ApiError::validation(vec![FieldError::new("connectionId", UUID_RULE)])
-            })?),
-        };
-    let body = reads::record(
-        &state.db,
-        tenant,
-        company_id,
-        data_type,
-        record_id,
-        connection_id,
-    )
-    .await
-    .map_err(ApiError::from)?;
-    Ok(json_answer(body.into_bytes()))
-}
-
-/// The list of `D`: the same steps, in the same order, as a poem-openapi
-/// handler with the tenant, the path id and the query.
-async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
-    let data_type = DataType::of::<D>();
-    let (tenant, state, company_id) = preamble(request).await?;
-    let pairs: Vec<(String, String)> = request.params().unwrap_or_default();
-    let page = paging_parameter(&pairs, "page", paging::DEFAULT_PAGE, i32::MAX)?;
-    let page_size = paging_parameter(
-        &pairs,
-        "pageSize",
-        paging::DEFAULT_PAGE_SIZE,
-        paging::MAX_PAGE_SIZE,
-    )?;
-    let page = PageRequest::new(page, page_size).map_err(ApiError::from)?;
-    let filter = match &data_type.spec().filter {
-        None => None,
-        Some(filter) => match query_value(&pairs, filter.parameter) {
-            None => None,
-            Some(text) => Some(filter.value_named(text).ok_or_else(|| {
-                ApiError::validation(vec![FieldError::new(filter.parameter, filter.rule())])
-            })?),
-        },
-    };
-    #[cfg(feature = "naive-paging")]
-    let found = if state.naive_paging {
-        reads::naive_page(
-            &state.db,
-            tenant,
-            company_id,
-            data_type,
-            filter.as_deref(),
-            page,
-        )
-        .await
-    } else {
-        reads::page(
-            &state.db,
-            tenant,
-            company_id,
-            data_type,
-            filter.as_deref(),
-            page,
-        )
-        .await
-    }
-    .map_err(ApiError::from)?;
-    #[cfg(not(feature = "naive-paging"))]
-    let found = reads::page(
-        &state.db,
-        tenant,
-        company_id,
-        data_type,
-        filter.as_deref(),
-        page,
-    )
-    .await
-    .map_err(ApiError::from)?;
-    let results = found
-        .bodies
-        .into_iter()
-        .map(|body| {
-            RawValue::from_string(body).map(|json| RecordOf::<D> {
-                json,
-                of: PhantomData,
-            })
-        })
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(ApiError::internal)?;
-    let mut location = ListLocation::new(request.uri().path());
-    if let Some(spec) = &data_type.spec().filter {
-        location = location.filter(spec.parameter, filter);
-    }
-    let body = serde_json::to_vec(&Paged::new(results, found.total, page, &location))
-        .map_err(ApiError::internal)?;
-    Ok(json_answer(body))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::data::customers::Customers;
     use crate::data::invoices::Invoices;
     use crate::data::records::Stamp;
+    use crate::http::paging::ListLocation;
+    use crate::paging::PageRequest;
     use crate::platforms::sandbox::dataset::Dataset;
     use crate::timestamp::Timestamp;
 
@@ -648,10 +426,7 @@ mod tests {
         let total = rows.len() as u64;
         let results = rows
             .into_iter()
-            .map(|row| RecordOf::<D> {
-                json: RawValue::from_string(row.body).expect("JSON"),
-                of: PhantomData,
-            })
+            .map(|row| RecordOf::<D>::new(RawValue::from_string(row.body).expect("JSON")))
             .collect();
         let request = PageRequest::new(1, 100).expect("valid");
         let location = ListLocation::new("/companies/x/data/list").filter("status", Some("Paid"));
