@@ -58,6 +58,10 @@ pub struct Config {
     /// What runs the SQL on PostgreSQL: psql and pgbench (the full
     /// benchmark) or the builtin client and timer (the smoke test).
     pub sql_timer: SqlTimer,
+    /// Connect to PostgreSQL as the URL says, which by default means TLS
+    /// when the server offers it (what users get); `false` adds
+    /// `sslmode=disable` (the figures before issue 14, for comparison).
+    pub postgres_tls: bool,
 }
 
 /// The page cases, in table order: (name, page size, status, which page).
@@ -131,7 +135,8 @@ pub async fn run(config: &Config) -> anyhow::Result<Report> {
     let mut report = Report::new(config);
     if let Some(admin_url) = &config.postgres_admin_url {
         let name = format!("tributary_bench_{}", std::process::id());
-        let url = sql::fresh_database(config.sql_timer, admin_url, &name).await?;
+        let url =
+            sql::fresh_database(config.sql_timer, admin_url, &name, config.postgres_tls).await?;
         let keys = generate_encryption_key(config)?;
         let measured = measure(
             config,

@@ -47,6 +47,9 @@ struct Options {
     /// The tributary binary, built with `--features naive-paging` unless `--no-naive`; by default `cargo build --release` builds it.
     #[arg(long)]
     binary: Option<PathBuf>,
+    /// Connect to PostgreSQL with `sslmode=disable` (by default the URL is used as given: TLS when the server offers it, as users get).
+    #[arg(long)]
+    no_tls: bool,
     /// Keep the scratch directory (server logs with each sync's phase timings).
     #[arg(long)]
     keep_files: bool,
@@ -107,6 +110,7 @@ async fn main() -> anyhow::Result<()> {
         memory_duration: Duration::from_secs(options.memory_seconds),
         memory_clients: 8,
         naive: !options.no_naive,
+        postgres_tls: !options.no_tls,
         workdir: workdir.path().to_path_buf(),
         load: options.load,
         sql_timer: options.sql_timer.unwrap_or(match options.load {

@@ -153,9 +153,14 @@ impl Report {
                 format!("builtin SQL timer (Rust, sqlx) 1 connection for {seconds} s per case")
             }
         };
+        let tls = if config.postgres_tls {
+            "PostgreSQL URL as given (TLS when the server offers it)"
+        } else {
+            "PostgreSQL with sslmode=disable"
+        };
         Self {
             header: format!(
-                "Run {date} on {}; binary {}; {load}; {timer}.",
+                "Run {date} on {}; binary {}; {load}; {timer}; {tls}.",
                 machine(),
                 config.binary.display(),
             ),

@@ -71,19 +71,21 @@ pub fn psql(url: &str, sql: &str) -> anyhow::Result<String> {
 }
 
 /// Creates (or re-creates) database `name` on the server of `admin_url`
-/// and returns its URL, without TLS: the benchmark runs over loopback, where
-/// TLS protects nothing, and sqlx's rustls path costs a large sync twice
-/// its time (server and SQL timer alike use this URL).
+/// and returns its URL (server and SQL timer alike use it): as given, so
+/// with TLS when the server offers it, unless `tls` is `false`.
 pub async fn fresh_database(
     timer: SqlTimer,
     admin_url: &str,
     name: &str,
+    tls: bool,
 ) -> anyhow::Result<String> {
     execute(timer, admin_url, &drop_database_sql(name)).await?;
     execute(timer, admin_url, &format!("CREATE DATABASE \"{name}\"")).await?;
     let mut url = reqwest::Url::parse(admin_url).context("the PostgreSQL URL")?;
     url.set_path(name);
-    url.query_pairs_mut().append_pair("sslmode", "disable");
+    if !tls {
+        url.query_pairs_mut().append_pair("sslmode", "disable");
+    }
     Ok(url.to_string())
 }
 

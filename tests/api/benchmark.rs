@@ -35,6 +35,7 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
         workdir: workdir.path().to_path_buf(),
         load: bench::LoadGenerator::Builtin,
         sql_timer: bench::SqlTimer::Builtin,
+        postgres_tls: true,
     };
     let report = bench::run(&config).await.expect("the benchmark runs");
 
