@@ -4,11 +4,13 @@
 //!
 //! Each (connection, data type) has a current generation in
 //! `data_generation`; readers see only rows of that generation. A sync
-//! writes its rows into `record_staging` under the next generation in short
-//! batches ([`staging`]); the transaction that completes it moves them into
-//! `record` in one sorted `INSERT … SELECT`, numbering each row densely in
-//! its list's order (`ordinal`, and `filter_ordinal` within its filter
-//! value), and points `data_generation` at the new generation with its row
+//! writes its rows into `record_staging` under the next generation, a page
+//! at a time (by `COPY` on PostgreSQL; [`staging`]); then they move into
+//! `record` with a sorted `INSERT … SELECT` (a long list on PostgreSQL in
+//! two halves at once), numbering each row densely in its list's order
+//! (`ordinal`, and `filter_ordinal` within its filter value), and the
+//! transaction that completes the sync points `data_generation` at the new
+//! generation with its row
 //! count ([`publish`], [`generations`]). Readers therefore move from the
 //! previous complete data to the new complete data in one step, never
 //! seeing half a sync, and page N of a connection's list is a range of
@@ -28,5 +30,5 @@ pub mod staging;
 
 pub use cleanup::{Generations, StagingOf, clear_staging, delete_generations, delete_staging};
 pub use generations::{Visible, current_generation, generation_size, publish, visible_generations};
-pub use publish::number_staged;
-pub use staging::{Staging, stage};
+pub use publish::{Part, number_staged, refresh_statistics, split_point};
+pub use staging::{Copied, Staging, copy, stage};

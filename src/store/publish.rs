@@ -1,6 +1,13 @@
-//! The swap: inside the transaction that completes a sync, the staged rows
-//! move into `record`, numbered in their list's order (then
-//! [`super::generations::publish`] points readers at them).
+//! The swap: the staged rows move into `record`, numbered in their list's
+//! order (then [`super::generations::publish`] points readers at them).
+//!
+//! A list moves in one `INSERT … SELECT` inside the transaction that swaps
+//! it in, or, on PostgreSQL from [`PARALLEL_AT_ROWS`] rows, in two halves
+//! on two connections at once before that transaction: the move is one
+//! server process's CPU from end to end (1M invoices kept one core busy for
+//! 35 s while the other idled), and rows of an unpublished generation are
+//! invisible to readers however they got there. A run that fails after
+//! moving one half deletes its generation as it deletes its staging.
 
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use uuid::Uuid;
@@ -13,61 +20,146 @@ use crate::data::{DataType, Direction};
 /// prefixed by the list's connection, data type and generation.
 pub const ANALYZE_AT_ROWS: u64 = 10_000;
 
-/// Moves a run's staged rows into the readable table, numbering each in
-/// its list's order (the order [`super::pages`] reads): one sorted
-/// `INSERT … SELECT` inside the caller's transaction, then, for a list of
-/// [`ANALYZE_AT_ROWS`] or more on PostgreSQL, fresh planner statistics.
-/// Returns how many rows moved.
-pub async fn number_staged(
+/// A list at least this long moves in two halves at once (PostgreSQL).
+pub const PARALLEL_AT_ROWS: u64 = 10_000;
+
+/// Which of a staged list's rows a move takes.
+#[derive(Debug, Clone, Copy)]
+pub enum Part<'a> {
+    /// All of them.
+    Whole,
+    /// Those before the sort key `at` in the list's order.
+    First {
+        /// Where the second half starts.
+        at: &'a str,
+    },
+    /// Those from the sort key `at` on, numbered after the first half.
+    Second {
+        /// Where this half starts.
+        at: &'a str,
+    },
+}
+
+/// The sort key that splits a staged list into two halves of about equal
+/// size (its median), or `None` for a list shorter than
+/// [`PARALLEL_AT_ROWS`] (moved whole). PostgreSQL only.
+pub async fn split_point(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,
     generation: i64,
-) -> Result<u64, sea_orm::DbErr> {
-    let spec = data_type.spec();
-    let direction = match spec.order {
-        Direction::Ascending => "ASC",
-        Direction::Descending => "DESC",
-    };
-    let order = format!("ORDER BY sort_key {direction}, record_id");
-    // Only lists with a filter pay for the second numbering.
-    let filter_ordinal = match spec.filter {
-        Some(_) => format!("row_number() OVER (PARTITION BY filter_value {order})"),
-        None => "NULL".to_owned(),
-    };
-    let sql = format!(
-        "INSERT INTO record (connection_id, data_type, generation, record_id, company_id, sort_key, \
-         filter_value, body, ordinal, filter_ordinal) \
-         SELECT connection_id, data_type, generation, record_id, company_id, sort_key, \
-                filter_value, body, row_number() OVER ({order}), {filter_ordinal} \
-         FROM record_staging WHERE connection_id = $1 AND data_type = $2 AND generation = $3"
-    );
-    if db.get_database_backend() == DbBackend::Postgres {
-        // The window sorts of a large sync fit in memory instead of
-        // spilling to disk (this transaction only).
-        db.execute_unprepared("SET LOCAL work_mem = '256MB'")
-            .await?;
-    }
-    let moved = db
-        .execute_raw(Statement::from_sql_and_values(
-            db.get_database_backend(),
-            sql,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            "SELECT count(*) AS size, percentile_disc(0.5) WITHIN GROUP (ORDER BY sort_key) AS at \
+             FROM record_staging WHERE connection_id = $1 AND data_type = $2 AND generation = $3",
             [
                 connection_id.into(),
                 data_type.name().into(),
                 generation.into(),
             ],
         ))
+        .await?;
+    let Some(row) = row else { return Ok(None) };
+    let size: i64 = row.try_get("", "size")?;
+    if (size as u64) < PARALLEL_AT_ROWS {
+        return Ok(None);
+    }
+    row.try_get("", "at")
+}
+
+/// Moves `part` of a run's staged rows into the readable table, numbering
+/// each in its list's order (the order [`super::pages`] reads): one sorted
+/// `INSERT … SELECT` in the caller's transaction. The second half counts
+/// the first half's rows (per filter value too) to number on from them.
+/// Returns how many rows moved.
+pub async fn number_staged(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+    generation: i64,
+    part: Part<'_>,
+) -> Result<u64, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let spec = data_type.spec();
+    let (direction, before) = match spec.order {
+        Direction::Ascending => ("ASC", "<"),
+        Direction::Descending => ("DESC", ">"),
+    };
+    let order = format!("ORDER BY s.sort_key {direction}, s.record_id");
+    let list = "connection_id = $1 AND data_type = $2 AND generation = $3";
+    let mut values = vec![
+        connection_id.into(),
+        data_type.name().into(),
+        generation.into(),
+    ];
+    // What the rows of this part are numbered after, and which they are.
+    let (counted, base, filter_base, joined, range) = match part {
+        Part::Whole => (String::new(), "0", "0", "", String::new()),
+        Part::First { at } => {
+            values.push(at.into());
+            let range = format!(" AND s.sort_key {before} $4");
+            (String::new(), "0", "0", "", range)
+        }
+        Part::Second { at } => {
+            values.push(at.into());
+            let counted = format!(
+                "WITH first_half AS (SELECT filter_value, count(*) AS size FROM record_staging \
+                 WHERE {list} AND sort_key {before} $4 GROUP BY filter_value) "
+            );
+            (
+                counted,
+                "(SELECT COALESCE(sum(size), 0) FROM first_half)::bigint",
+                "COALESCE(f.size, 0)",
+                " LEFT JOIN first_half f ON f.filter_value IS NOT DISTINCT FROM s.filter_value",
+                format!(" AND NOT (s.sort_key {before} $4)"),
+            )
+        }
+    };
+    // Only lists with a filter pay for the second numbering.
+    let filter_ordinal = match spec.filter {
+        Some(_) => {
+            format!("{filter_base} + row_number() OVER (PARTITION BY s.filter_value {order})")
+        }
+        None => "NULL".to_owned(),
+    };
+    let sql = format!(
+        "{counted}INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
+         sort_key, filter_value, body, ordinal, filter_ordinal) \
+         SELECT s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, s.sort_key, \
+                s.filter_value, s.body, {base} + row_number() OVER ({order}), {filter_ordinal} \
+         FROM record_staging s{joined} \
+         WHERE s.connection_id = $1 AND s.data_type = $2 AND s.generation = $3{range}"
+    );
+    if backend == DbBackend::Postgres {
+        // The window sorts of a large sync fit in memory instead of
+        // spilling to disk (this transaction only).
+        db.execute_unprepared("SET LOCAL work_mem = '256MB'")
+            .await?;
+    }
+    let moved = db
+        .execute_raw(Statement::from_sql_and_values(backend, sql, values))
         .await?
         .rows_affected();
-    if db.get_database_backend() == DbBackend::Postgres && moved >= ANALYZE_AT_ROWS {
-        // Until statistics cover the new rows, the planner may believe the
-        // list empty and read a page's total through an index that makes it
-        // filter the whole list (1.5 s at a million rows). Autovacuum gets
-        // there in its own time; readers must not wait for it. ANALYZE
-        // counts this transaction's own rows, and its statistics commit with
-        // them, so the first read already has them.
+    Ok(moved)
+}
+
+/// For a list of [`ANALYZE_AT_ROWS`] or more on PostgreSQL, fresh planner
+/// statistics, in the transaction that publishes it.
+///
+/// Until statistics cover the new rows, the planner may believe the list
+/// empty and read a page's total through an index that makes it filter the
+/// whole list (1.5 s at a million rows). Autovacuum gets there in its own
+/// time; readers must not wait for it. ANALYZE counts the rows committed
+/// and this transaction's own, and its statistics commit with the swap, so
+/// the first read already has them.
+pub async fn refresh_statistics(
+    db: &impl ConnectionTrait,
+    published: u64,
+) -> Result<(), sea_orm::DbErr> {
+    if db.get_database_backend() == DbBackend::Postgres && published >= ANALYZE_AT_ROWS {
         db.execute_unprepared("ANALYZE record").await?;
     }
-    Ok(moved)
+    Ok(())
 }

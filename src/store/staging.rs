@@ -1,8 +1,10 @@
 //! Writing a running sync's pages into `record_staging`, under the
-//! generation it will publish.
+//! generation it will publish: by `COPY` on PostgreSQL ([`copy`]), by
+//! upserting statements otherwise ([`stage`]).
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
+use sea_orm::sqlx::PgConnection;
 use sea_orm::{ConnectionTrait, DbBackend, EntityTrait, Set, Statement};
 use serde::Serialize;
 use uuid::Uuid;
@@ -30,28 +32,37 @@ pub struct Staging {
     pub modified: DateTime<Utc>,
 }
 
-/// Writes one page of records into the staging table. A record the platform
-/// sent twice is kept once, as last sent ([`Records::rows`]).
+impl Staging {
+    /// A page's records as staged rows. A record the platform sent twice
+    /// in the page is kept once, as last sent ([`Records::rows`]).
+    pub fn rows(&self, records: &Records) -> Result<Vec<Row>, Error> {
+        let stamp = Stamp {
+            connection_id: self.connection_id,
+            modified: Timestamp(self.modified),
+        };
+        records.rows(&stamp).map_err(Error::internal)
+    }
+}
+
+/// Writes one page of rows (of `data_type`) into the staging table,
+/// replacing a row an earlier page staged under the same id: the record
+/// as last sent wins.
 ///
 /// On PostgreSQL the page goes as one JSON parameter that the server
 /// expands with `json_to_recordset`: one short statement per page instead
-/// of eight bound values per row, which is most of a large sync's time.
+/// of eight bound values per row ([`copy`] is faster still, but cannot
+/// replace a row).
 pub async fn stage(
     db: &impl ConnectionTrait,
     staging: Staging,
-    records: &Records,
+    data_type: DataType,
+    rows: &[Row],
 ) -> Result<(), Error> {
-    let stamp = Stamp {
-        connection_id: staging.connection_id,
-        modified: Timestamp(staging.modified),
-    };
-    let rows = records.rows(&stamp).map_err(Error::internal)?;
     if rows.is_empty() {
         return Ok(());
     }
-    let data_type = records.data_type();
     if db.get_database_backend() == DbBackend::Postgres {
-        return stage_as_json(db, staging, data_type, &rows).await;
+        return stage_as_json(db, staging, data_type, rows).await;
     }
     for batch in rows.chunks(INSERT_BATCH) {
         let models = batch.iter().map(|row| record_staging::ActiveModel {
@@ -138,3 +149,155 @@ const STAGE_FROM_JSON: &str = "INSERT INTO record_staging (connection_id, data_t
      ON CONFLICT (connection_id, data_type, generation, record_id) DO UPDATE SET \
      company_id = excluded.company_id, sort_key = excluded.sort_key, \
      filter_value = excluded.filter_value, body = excluded.body";
+
+/// What [`copy`] did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Copied {
+    /// Every row is staged.
+    Staged,
+    /// A row's id was staged by an earlier page, which `COPY` cannot
+    /// replace: nothing of the page is staged, the transaction is aborted,
+    /// and the page must go through [`stage`] instead.
+    AlreadyStaged,
+}
+
+/// PostgreSQL: writes one page of rows into the staging table with
+/// `COPY … FROM STDIN` in the binary format, inside the transaction open on
+/// `connection`. The rows travel as they are (no JSON around them, no
+/// escaping, nothing for the server to parse but lengths), which makes a
+/// large sync's staging several times cheaper than statements, over TLS
+/// too. A platform that sends a record again on a later page (one that
+/// changed while we paged) makes the whole `COPY` fail on the primary key;
+/// that is [`Copied::AlreadyStaged`], and rare.
+pub async fn copy(
+    connection: &mut PgConnection,
+    staging: Staging,
+    data_type: DataType,
+    rows: &[Row],
+) -> Result<Copied, sea_orm::sqlx::Error> {
+    if rows.is_empty() {
+        return Ok(Copied::Staged);
+    }
+    let data = binary_copy(staging, data_type, rows);
+    let mut copy_in = connection.copy_in_raw(COPY_STAGING).await?;
+    let sent = match copy_in.send(data).await {
+        Ok(_) => copy_in.finish().await.map(|_| ()),
+        Err(error) => Err(error),
+    };
+    match sent {
+        Ok(()) => Ok(Copied::Staged),
+        Err(sea_orm::sqlx::Error::Database(error)) if error.is_unique_violation() => {
+            Ok(Copied::AlreadyStaged)
+        }
+        Err(error) => Err(error),
+    }
+}
+
+const COPY_STAGING: &str = "COPY record_staging (connection_id, data_type, generation, record_id, \
+     company_id, sort_key, filter_value, body) FROM STDIN (FORMAT binary)";
+
+/// The page in PostgreSQL's binary `COPY` format: a signature, then per row
+/// its field count and each field as a length and its bytes (`-1` for
+/// NULL), then `-1`.
+fn binary_copy(staging: Staging, data_type: DataType, rows: &[Row]) -> Vec<u8> {
+    const FIELDS: i16 = 8;
+    let size: usize = rows
+        .iter()
+        .map(|row| 100 + row.id.len() + row.sort_key.len() + row.body.len())
+        .sum();
+    let mut data = Vec::with_capacity(19 + size + 2);
+    data.extend_from_slice(b"PGCOPY\n\xff\r\n\0");
+    data.extend_from_slice(&0_i32.to_be_bytes()); // flags: no OIDs
+    data.extend_from_slice(&0_i32.to_be_bytes()); // no header extension
+    let field = |data: &mut Vec<u8>, bytes: &[u8]| {
+        // A field longer than 2 GiB cannot be a record of ours: the
+        // platform's response would not have been read.
+        let length = i32::try_from(bytes.len()).unwrap_or(i32::MAX);
+        data.extend_from_slice(&length.to_be_bytes());
+        data.extend_from_slice(bytes);
+    };
+    for row in rows {
+        data.extend_from_slice(&FIELDS.to_be_bytes());
+        field(&mut data, staging.connection_id.as_bytes());
+        field(&mut data, data_type.name().as_bytes());
+        field(&mut data, &staging.generation.to_be_bytes());
+        field(&mut data, row.id.as_bytes());
+        field(&mut data, staging.company_id.as_bytes());
+        field(&mut data, row.sort_key.as_bytes());
+        match &row.filter_value {
+            Some(value) => field(&mut data, value.as_bytes()),
+            None => data.extend_from_slice(&(-1_i32).to_be_bytes()),
+        }
+        field(&mut data, row.body.as_bytes());
+    }
+    data.extend_from_slice(&(-1_i16).to_be_bytes());
+    data
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field(data: &[u8], at: &mut usize) -> Option<Vec<u8>> {
+        let length = i32::from_be_bytes(data[*at..*at + 4].try_into().expect("4 bytes"));
+        *at += 4;
+        if length < 0 {
+            return None;
+        }
+        let bytes = data[*at..*at + length as usize].to_vec();
+        *at += length as usize;
+        Some(bytes)
+    }
+
+    #[test]
+    fn a_page_is_encoded_in_postgresql_binary_copy_format() {
+        let staging = Staging {
+            connection_id: Uuid::from_u128(0x0011_2233_4455_6677_8899_aabb_ccdd_eeff),
+            company_id: Uuid::from_u128(7),
+            generation: 3,
+            modified: chrono::DateTime::UNIX_EPOCH,
+        };
+        let rows = [
+            Row {
+                id: "inv-1".to_owned(),
+                sort_key: "2024-01-31".to_owned(),
+                filter_value: Some("Paid".into()),
+                body: "{\"note\":\"tab\\there\"}".to_owned(),
+            },
+            Row {
+                id: "inv-2".to_owned(),
+                sort_key: "2024-02-01".to_owned(),
+                filter_value: None,
+                body: "{}".to_owned(),
+            },
+        ];
+        let data = binary_copy(staging, DataType::INVOICES, &rows);
+
+        assert_eq!(&data[..11], b"PGCOPY\n\xff\r\n\0");
+        assert_eq!(&data[11..19], &[0; 8], "no flags, no header extension");
+        let mut at = 19;
+        for row in &rows {
+            assert_eq!(i16::from_be_bytes([data[at], data[at + 1]]), 8);
+            at += 2;
+            let fields: Vec<Option<Vec<u8>>> = (0..8).map(|_| field(&data, &mut at)).collect();
+            assert_eq!(
+                fields[0].as_deref(),
+                Some(&staging.connection_id.as_bytes()[..])
+            );
+            assert_eq!(fields[1].as_deref(), Some(&b"invoices"[..]));
+            assert_eq!(fields[2].as_deref(), Some(&3_i64.to_be_bytes()[..]));
+            assert_eq!(fields[3].as_deref(), Some(row.id.as_bytes()));
+            assert_eq!(
+                fields[4].as_deref(),
+                Some(&staging.company_id.as_bytes()[..])
+            );
+            assert_eq!(fields[5].as_deref(), Some(row.sort_key.as_bytes()));
+            assert_eq!(
+                fields[6].as_deref(),
+                row.filter_value.as_deref().map(str::as_bytes)
+            );
+            assert_eq!(fields[7].as_deref(), Some(row.body.as_bytes()), "unescaped");
+        }
+        assert_eq!(&data[at..], &(-1_i16).to_be_bytes(), "the trailer ends it");
+    }
+}

@@ -628,3 +628,63 @@ async fn a_large_first_sync_reads_only_its_page_though_autovacuum_never_ran() {
     })
     .await;
 }
+
+/// A long list moves into the readable table in two halves at once on
+/// PostgreSQL (one sorted move on SQLite); either way every row gets the
+/// number one sorted move over the whole list gives it: ordinals 1..n in
+/// the list's order, and filter ordinals 1..k within each status.
+#[tokio::test]
+async fn a_list_moved_in_halves_is_numbered_as_one_sorted_move_numbers_it() {
+    use tributary::data::Direction;
+
+    for_each_database(async |app| {
+        let count = tributary::store::publish::PARALLEL_AT_ROWS + 1_500;
+        let shop = synced_sandbox(
+            app,
+            "Halves",
+            serde_json::json!({"invoiceCount": count, "orderCount": count, "bankTransactionCount": 0}),
+        )
+        .await;
+        for data_type in [DataType::INVOICES, DataType::ORDERS] {
+            let direction = match data_type.spec().order {
+                Direction::Ascending => "ASC",
+                Direction::Descending => "DESC",
+            };
+            let order = format!("ORDER BY sort_key {direction}, record_id");
+            let sql = format!(
+                "SELECT count(*) AS size, \
+                        COALESCE(sum(CASE WHEN ordinal = expected THEN 0 ELSE 1 END), -1) AS misplaced, \
+                        COALESCE(sum(CASE WHEN filter_ordinal = expected_in_filter THEN 0 ELSE 1 END), -1) \
+                          AS misplaced_in_filter \
+                 FROM (SELECT ordinal, filter_ordinal, \
+                              row_number() OVER ({order}) AS expected, \
+                              row_number() OVER (PARTITION BY filter_value {order}) AS expected_in_filter \
+                       FROM record WHERE company_id = $1 AND data_type = $2) numbered"
+            );
+            let row = app
+                .db
+                .query_one_raw(Statement::from_sql_and_values(
+                    app.db.get_database_backend(),
+                    sql,
+                    [shop.into(), data_type.name().into()],
+                ))
+                .await
+                .expect("read")
+                .expect("one row");
+            let size: i64 = row.try_get("", "size").expect("size");
+            let misplaced: i64 = row.try_get("", "misplaced").expect("misplaced");
+            let misplaced_in_filter: i64 = row
+                .try_get("", "misplaced_in_filter")
+                .expect("misplaced in filter");
+            assert_eq!(size as u64, count, "{}", data_type.name());
+            assert_eq!(misplaced, 0, "{}: rows out of place", data_type.name());
+            assert_eq!(
+                misplaced_in_filter,
+                0,
+                "{}: rows out of place within their status",
+                data_type.name()
+            );
+        }
+    })
+    .await;
+}

@@ -11,8 +11,10 @@
 //!   transaction that re-asserts this worker's lease before it commits
 //!   (first thing, except in the swap, which numbers the staged rows before
 //!   taking the operation's row lock and rolls everything back if the lease
-//!   is lost), so a worker that stalled past its lease cannot touch what the
-//!   worker that took over is doing.
+//!   is lost; the two halves of a long list that move at once before the
+//!   swap each hold the operation's row `FOR SHARE` instead, which no claim
+//!   can take until they commit), so a worker that stalled past its lease
+//!   cannot touch what the worker that took over is doing.
 //! - **Never stuck.** An operation whose worker died is taken over when its
 //!   lease lapses, and failed after [`EngineConfig::max_attempts`] claims; a
 //!   panicking run ends `Failed`; on shutdown, workers put their operation

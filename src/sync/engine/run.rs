@@ -17,10 +17,12 @@ use super::tokens::Tokens;
 use crate::companies;
 use crate::connections::{self, ConnectionStatus};
 use crate::data::DataType;
+use crate::data::Records;
+use crate::data::records::Row;
 use crate::error::Problem;
 use crate::platforms;
 use crate::platforms::connector::Page;
-use crate::store::{self, Generations, Staging};
+use crate::store::{self, Copied, Generations, Part, Staging};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::refresh;
 use crate::timestamp::Timestamp;
@@ -192,11 +194,8 @@ impl Run<'_> {
             };
             let write = async {
                 let started = Instant::now();
-                let txn = self.fenced(fetched, progress).await?;
-                store::stage(&txn, staging, &page.records)
-                    .await
-                    .map_err(|error| RunError::Internal(error.to_string()))?;
-                txn.commit().await?;
+                self.write(staging, &page.records, fetched, progress)
+                    .await?;
                 Ok::<Duration, RunError>(started.elapsed())
             };
             let Some(cursor) = page.next.clone() else {
@@ -212,6 +211,70 @@ impl Run<'_> {
             timings.fetching += fetching.fetching;
             page = next?;
         }
+    }
+
+    /// Stages one page in a fenced transaction that records the progress
+    /// so far: by `COPY` on PostgreSQL, unless the page repeats a record an
+    /// earlier page staged (then, and on SQLite, by upserting statements).
+    async fn write(
+        &self,
+        staging: Staging,
+        records: &Records,
+        fetched: i64,
+        progress: i32,
+    ) -> Result<(), RunError> {
+        let internal = |error: crate::error::Error| RunError::Internal(error.to_string());
+        let rows = staging.rows(records).map_err(internal)?;
+        let data_type = records.data_type();
+        let db = &self.engine.db;
+        if db.get_database_backend() == DbBackend::Postgres {
+            match self
+                .copy(staging, data_type, &rows, fetched, progress)
+                .await?
+            {
+                Copied::Staged => return Ok(()),
+                Copied::AlreadyStaged => {}
+            }
+        }
+        let txn = self.fenced(fetched, progress).await?;
+        store::stage(&txn, staging, data_type, &rows)
+            .await
+            .map_err(internal)?;
+        txn.commit().await?;
+        Ok(())
+    }
+
+    /// [`store::copy`] in a transaction fenced as [`Run::fenced`]'s are,
+    /// on a connection of SeaORM's pool (SeaORM has no `COPY`).
+    async fn copy(
+        &self,
+        staging: Staging,
+        data_type: DataType,
+        rows: &[Row],
+        fetched: i64,
+        progress: i32,
+    ) -> Result<Copied, RunError> {
+        let pool = self.engine.db.get_postgres_connection_pool();
+        let internal = |error: sea_orm::sqlx::Error| RunError::Internal(error.to_string());
+        let mut txn = pool.begin().await.map_err(internal)?;
+        sea_orm::sqlx::query("SET LOCAL synchronous_commit = off")
+            .execute(&mut *txn)
+            .await
+            .map_err(internal)?;
+        let held = lease::hold_on(&mut txn, self.operation.id, self.worker, fetched, progress)
+            .await
+            .map_err(internal)?;
+        if !held {
+            return Err(RunError::LeaseLost);
+        }
+        let copied = store::copy(&mut txn, staging, data_type, rows)
+            .await
+            .map_err(internal)?;
+        match copied {
+            Copied::Staged => txn.commit().await.map_err(internal)?,
+            Copied::AlreadyStaged => txn.rollback().await.map_err(internal)?,
+        }
+        Ok(copied)
     }
 
     /// Fetches one page, unless the lease is lost or the process is stopping.
@@ -234,21 +297,30 @@ impl Run<'_> {
     }
 
     /// The swap, in one transaction: numbers the staged rows into the
-    /// readable table, completes the operation (only while this worker
-    /// holds it), points readers at the new generation and records the
-    /// sync on the connection and company. Returns the rows published.
+    /// readable table (unless [`Run::move_in_halves`] did), completes the
+    /// operation (only while this worker holds it), points readers at the
+    /// new generation and records the sync on the connection and company.
+    /// Returns the rows published.
     async fn publish(&self, staging: Staging) -> Result<u64, RunError> {
+        let moved = self.move_in_halves(staging).await?;
         let completed: DateTime<Utc> = Timestamp::now();
         let txn = self.engine.db.begin().await?;
         // The long part first: the operation's row is locked only from the
         // fenced update on, so heartbeats keep renewing the lease meanwhile.
-        let published = store::number_staged(
-            &txn,
-            staging.connection_id,
-            self.data_type,
-            staging.generation,
-        )
-        .await?;
+        let published = match moved {
+            Some(moved) => moved,
+            None => {
+                store::number_staged(
+                    &txn,
+                    staging.connection_id,
+                    self.data_type,
+                    staging.generation,
+                    Part::Whole,
+                )
+                .await?
+            }
+        };
+        store::refresh_statistics(&txn, published).await?;
         if !lease::end(
             &txn,
             self.operation.id,
@@ -273,6 +345,47 @@ impl Run<'_> {
         companies::record_sync(&txn, staging.company_id, completed).await?;
         txn.commit().await?;
         Ok(published)
+    }
+
+    /// On PostgreSQL, moves a long list's staged rows into the readable
+    /// table in two halves at once, each in a fenced transaction of its own
+    /// (readers see none of it until the swap); the number of rows moved,
+    /// or `None` when the list moves whole in the swap instead (SQLite, or
+    /// shorter than [`store::publish::PARALLEL_AT_ROWS`]).
+    async fn move_in_halves(&self, staging: Staging) -> Result<Option<u64>, RunError> {
+        let db = &self.engine.db;
+        if db.get_database_backend() != DbBackend::Postgres {
+            return Ok(None);
+        }
+        let (connection_id, generation) = (staging.connection_id, staging.generation);
+        let Some(at) = store::split_point(db, connection_id, self.data_type, generation).await?
+        else {
+            return Ok(None);
+        };
+        let (first, second) = tokio::join!(
+            self.move_part(staging, Part::First { at: &at }),
+            self.move_part(staging, Part::Second { at: &at })
+        );
+        Ok(Some(first? + second?))
+    }
+
+    /// Moves `part` of the staged list in a transaction of its own, fenced
+    /// by a shared hold on the lease (the other half holds it too).
+    async fn move_part(&self, staging: Staging, part: Part<'_>) -> Result<u64, RunError> {
+        let txn = self.engine.db.begin().await?;
+        if !lease::hold_shared(&txn, self.operation.id, self.worker).await? {
+            return Err(RunError::LeaseLost);
+        }
+        let moved = store::number_staged(
+            &txn,
+            staging.connection_id,
+            self.data_type,
+            staging.generation,
+            part,
+        )
+        .await?;
+        txn.commit().await?;
+        Ok(moved)
     }
 
     /// Readers moved to the new generation: only older ones go (a later

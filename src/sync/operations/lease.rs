@@ -71,6 +71,12 @@ pub async fn renew(
     Ok(renewed.rows_affected == 1)
 }
 
+/// Records progress (`$1` records fetched, `$2` percent) on operation `$3`
+/// while worker `$4` holds it: the fence that opens every transaction of
+/// a run.
+const HOLD: &str = "UPDATE pull_operation SET records_fetched = $1, progress = $2 \
+                    WHERE id = $3 AND lease_owner = $4 AND status = 'Fetching'";
+
 /// Records progress, first thing in a transaction of the run: the fence
 /// that makes the rest of the transaction apply only while `worker` holds
 /// the lease. `false` when it does not.
@@ -81,13 +87,54 @@ pub async fn hold(
     fetched: i64,
     progress: i32,
 ) -> Result<bool, sea_orm::DbErr> {
-    let held = pull_operation::Entity::update_many()
-        .col_expr(pull_operation::Column::RecordsFetched, fetched.into())
-        .col_expr(pull_operation::Column::Progress, progress.into())
-        .filter(held_by(id, worker))
-        .exec(db)
+    let backend = db.get_database_backend();
+    let values = [fetched.into(), progress.into(), id.into(), worker.into()];
+    let held = db
+        .execute_raw(Statement::from_sql_and_values(backend, HOLD, values))
         .await?;
-    Ok(held.rows_affected == 1)
+    Ok(held.rows_affected() == 1)
+}
+
+/// A fence that several transactions of one run can hold at once
+/// (PostgreSQL): `FOR SHARE` on the operation's row while `worker` holds
+/// it, so the halves of a list moving at once do not queue behind each
+/// other's [`hold`]. Until they commit, no other worker can claim the
+/// operation (the claim skips locked rows) and a renewal of the lease
+/// waits. `false` when `worker` no longer holds it.
+pub async fn hold_shared(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    worker: &str,
+) -> Result<bool, sea_orm::DbErr> {
+    let held = db
+        .query_one_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            "SELECT id FROM pull_operation \
+             WHERE id = $1 AND lease_owner = $2 AND status = 'Fetching' FOR SHARE",
+            [id.into(), worker.into()],
+        ))
+        .await?;
+    Ok(held.is_some())
+}
+
+/// [`hold`] on a PostgreSQL connection outside SeaORM: the fence of the
+/// transaction in which a page is staged by `COPY`, which SeaORM cannot
+/// send.
+pub async fn hold_on(
+    connection: &mut sea_orm::sqlx::PgConnection,
+    id: Uuid,
+    worker: &str,
+    fetched: i64,
+    progress: i32,
+) -> Result<bool, sea_orm::sqlx::Error> {
+    let held = sea_orm::sqlx::query(HOLD)
+        .bind(fetched)
+        .bind(progress)
+        .bind(id)
+        .bind(worker)
+        .execute(connection)
+        .await?;
+    Ok(held.rows_affected() == 1)
 }
 
 /// How a run ended.
