@@ -348,8 +348,9 @@ impl Run<'_> {
     }
 
     /// On PostgreSQL, moves a long list's staged rows into the readable
-    /// table in two halves at once, each in a fenced transaction of its own
-    /// (readers see none of it until the swap); the number of rows moved,
+    /// table in two halves at once, each in a transaction of its own that
+    /// holds the lease shared (readers see none of it until the swap); the
+    /// number of rows moved,
     /// or `None` when the list moves whole in the swap instead (SQLite, or
     /// shorter than [`store::publish::PARALLEL_AT_ROWS`]).
     async fn move_in_halves(&self, staging: Staging) -> Result<Option<u64>, RunError> {
