@@ -8,6 +8,7 @@ use anyhow::{Context, bail};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
+use crate::phases::{self, Phases};
 use crate::process::{API_KEY, PeakMemory, Server};
 
 /// The `Authorization` header value for [`API_KEY`].
@@ -31,6 +32,9 @@ pub struct Synced {
     pub wall: Duration,
     /// The server's peak resident memory during the sync, in bytes.
     pub peak_rss: u64,
+    /// Where the time went, from the server's log (`None` if it did not
+    /// log the sync within 30 s of its completion).
+    pub phases: Option<Phases>,
 }
 
 async fn call(
@@ -154,12 +158,14 @@ pub async fn create_and_sync(
     let peak_rss = memory.finish();
     let (wall, records) =
         measured_done.with_context(|| format!("no {data_type} operation completed"))?;
+    let phases = phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await;
     Ok(Synced {
         company_id,
         data_type,
         records,
         wall,
         peak_rss,
+        phases,
     })
 }
 

@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod load;
+pub mod phases;
 pub mod process;
 pub mod report;
 pub mod rust_load;

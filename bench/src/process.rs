@@ -33,6 +33,8 @@ pub struct Server {
     child: Child,
     /// `http://127.0.0.1:PORT`.
     pub base_url: String,
+    /// Where its log goes.
+    pub log: PathBuf,
 }
 
 impl Server {
@@ -66,6 +68,7 @@ impl Server {
         let mut server = Self {
             child,
             base_url: format!("http://127.0.0.1:{port}"),
+            log: log.to_path_buf(),
         };
         let client = reqwest::Client::new();
         let deadline = Instant::now() + Duration::from_secs(60);

@@ -99,6 +99,20 @@ fn ms(duration: Duration) -> String {
     format!("{:.2}", duration.as_secs_f64() * 1e3)
 }
 
+/// A sync's phases as the report writes them after its wall time, if the
+/// server logged them.
+fn phases(sync: &Synced) -> String {
+    match sync.phases {
+        Some(phases) => format!(
+            " (staging {:.1} s of which fetching {:.1} s, publish {:.1} s)",
+            phases.staging.as_secs_f64(),
+            phases.fetch.as_secs_f64(),
+            phases.publish.as_secs_f64()
+        ),
+        None => String::new(),
+    }
+}
+
 fn mib(bytes: u64) -> String {
     format!("{:.0} MiB", bytes as f64 / (1024.0 * 1024.0))
 }
@@ -211,9 +225,10 @@ impl Report {
             let sync = &backend.sync;
             let _ = writeln!(
                 out,
-                "\n- **Sync**: {} invoices (and their customers) in {:.1} s wall, {:.0} invoices/s; server peak RSS {}.",
+                "\n- **Sync**: {} invoices (and their customers) in {:.1} s wall{}, {:.0} invoices/s; server peak RSS {}.",
                 sync.records,
                 sync.wall.as_secs_f64(),
+                phases(sync),
                 sync.records as f64 / sync.wall.as_secs_f64().max(1e-9),
                 mib(sync.peak_rss)
             );
@@ -230,11 +245,12 @@ impl Report {
             let orders = &backend.orders;
             let _ = writeln!(
                 out,
-                "- **Orders**: a second company of {} orders synced in {:.1} s wall (server peak RSS {}), \
+                "- **Orders**: a second company of {} orders synced in {:.1} s wall{} (server peak RSS {}), \
                  then read at once (no `ANALYZE` by anyone):\n\n\
                  | case | page | totalResults | first request ms | API median ms | req/s |\n|---|---:|---:|---:|---:|---:|",
                 orders.sync.records,
                 orders.sync.wall.as_secs_f64(),
+                phases(&orders.sync),
                 mib(orders.sync.peak_rss)
             );
             for case in &orders.cases {

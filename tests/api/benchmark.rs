@@ -83,6 +83,11 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
             .expect("the last page case");
         assert_eq!(last.page, INVOICES.div_ceil(100));
         assert!(backend.sync.peak_rss > 0 && backend.memory.peak_rss > 0);
+        assert!(
+            backend.sync.phases.is_some() && backend.orders.sync.phases.is_some(),
+            "{}: the server logged both syncs' phases",
+            backend.backend
+        );
         assert!(!backend.checks().is_empty());
 
         let orders = &backend.orders;
