@@ -367,7 +367,21 @@ impl Run<'_> {
             self.move_part(staging, Part::First { at: &at }),
             self.move_part(staging, Part::Second { at: &at })
         );
-        Ok(Some(first? + second?))
+        let moved = first? + second?;
+        // A heartbeat that waited behind the halves wrote a lease end it
+        // computed before waiting, which may have passed by now: renew from
+        // now, or a claim could take the operation before the swap.
+        if !lease::renew(
+            db,
+            self.operation.id,
+            self.worker,
+            self.engine.lease_until(),
+        )
+        .await?
+        {
+            return Err(RunError::LeaseLost);
+        }
+        Ok(Some(moved))
     }
 
     /// Moves `part` of the staged list in a transaction of its own, fenced
