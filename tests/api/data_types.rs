@@ -15,7 +15,7 @@ use tributary::platforms::sandbox::dataset::Dataset;
 
 use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, for_each_database, json};
-use crate::sync::settled;
+use crate::sync::{authorized_sandbox, settled};
 
 const ORDERS: u64 = 730;
 const TRANSACTIONS: u64 = 410;
@@ -32,25 +32,19 @@ fn dataset() -> Dataset {
 /// A company with one sandbox connection of [`dataset`], synced.
 async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
     let company_id = new_company(app, "Commerce and Banking Ltd").await;
-    let connection_id = new_connection(app, company_id, "sandbox").await;
-    let response = app
-        .raw()
-        .put(app.url(&format!(
-            "/companies/{company_id}/connections/{connection_id}/authorization"
-        )))
-        .header("authorization", app.authorization())
-        .json(&json!({
+    let connection_id = authorized_sandbox(
+        app,
+        company_id,
+        json!({
             "organizationId": "sbx-shop",
             "accessToken": "tok",
             "invoiceCount": 20,
             "orderCount": ORDERS,
             "bankTransactionCount": TRANSACTIONS,
             "seed": SEED,
-        }))
-        .send()
-        .await
-        .expect("answered");
-    assert_eq!(response.status(), 200);
+        }),
+    )
+    .await;
     let queued = json(
         app.post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
             .await,

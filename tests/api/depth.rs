@@ -24,7 +24,7 @@ use tributary::store::pages::page_of_one_statement;
 
 use crate::connections::{count_rows, new_company};
 use crate::helpers::{AppOptions, TestApp, backends, for_each_database, json};
-use crate::sync::{sandbox_connection, settled};
+use crate::sync::{authorized_sandbox, sandbox_connection, settled};
 
 /// An invoice's place in the company's list: newest issue date first, ties
 /// by connection, then invoice id.
@@ -420,28 +420,13 @@ async fn a_page_of_another_data_type_fails_its_sync_and_touches_no_other_data_ty
 /// sandbox body's `invoiceCount`, `orderCount`, ...), synced.
 async fn synced_sandbox(app: &TestApp, name: &str, counts: Value) -> Uuid {
     let company_id = new_company(app, name).await;
-    let connection_id = crate::connections::new_connection(app, company_id, "sandbox").await;
-    let response = app
-        .raw()
-        .put(app.url(&format!(
-            "/companies/{company_id}/connections/{connection_id}/authorization"
-        )))
-        .header("authorization", app.authorization())
-        .json(
-            &serde_json::json!({
-                "organizationId": "sbx-fresh", "accessToken": "tok", "seed": 11,
-            })
-            .as_object()
-            .expect("an object")
-            .clone()
-            .into_iter()
-            .chain(counts.as_object().expect("counts").clone())
-            .collect::<serde_json::Map<_, _>>(),
-        )
-        .send()
-        .await
-        .expect("answered");
-    assert_eq!(response.status(), 200);
+    let mut authorization = serde_json::json!({
+        "organizationId": "sbx-fresh", "accessToken": "tok", "seed": 11,
+    });
+    if let (Some(body), Some(counts)) = (authorization.as_object_mut(), counts.as_object()) {
+        body.extend(counts.clone());
+    }
+    authorized_sandbox(app, company_id, authorization).await;
     app.client.sync_all_data(&company_id).await.expect("queued");
     settled(&app.client, company_id).await;
     company_id

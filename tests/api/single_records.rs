@@ -5,9 +5,9 @@
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use crate::connections::{new_company, new_connection};
+use crate::connections::new_company;
 use crate::helpers::{TestApp, basic, for_each_database, json};
-use crate::sync::settled;
+use crate::sync::{authorized_sandbox, settled};
 
 /// The lists whose records can be fetched one by one, and their id fields.
 const LISTS: [(&str, &str); 5] = [
@@ -21,22 +21,15 @@ const LISTS: [(&str, &str); 5] = [
 /// A sandbox connection of the company with a little of every data type,
 /// authorized with `seed` (the same seed gives the same record ids).
 async fn sandbox_of_everything(app: &TestApp, company_id: Uuid, seed: u64) -> Uuid {
-    let connection_id = new_connection(app, company_id, "sandbox").await;
-    let response = app
-        .raw()
-        .put(app.url(&format!(
-            "/companies/{company_id}/connections/{connection_id}/authorization"
-        )))
-        .header("authorization", app.authorization())
-        .json(&json!({
+    authorized_sandbox(
+        app,
+        company_id,
+        json!({
             "organizationId": format!("sbx-{seed}"), "accessToken": "tok",
             "invoiceCount": 40, "orderCount": 30, "bankTransactionCount": 25, "seed": seed,
-        }))
-        .send()
-        .await
-        .expect("answered");
-    assert_eq!(response.status(), 200);
-    connection_id
+        }),
+    )
+    .await
 }
 
 async fn sync(app: &TestApp, company_id: Uuid) {

@@ -32,12 +32,25 @@ pub async fn sandbox_connection(
     invoice_count: u64,
     seed: u64,
 ) -> Uuid {
+    authorized_sandbox(
+        app,
+        company_id,
+        json!({"organizationId": "sbx-sync", "accessToken": "tok", "invoiceCount": invoice_count, "seed": seed}),
+    )
+    .await
+}
+
+/// A new sandbox connection of the company, authorized (migrated) with
+/// `authorization`, the sandbox's body.
+pub async fn authorized_sandbox(app: &TestApp, company_id: Uuid, authorization: Value) -> Uuid {
     let connection_id = new_connection(app, company_id, "sandbox").await;
     let response = app
         .raw()
-        .put(app.url(&format!("/companies/{company_id}/connections/{connection_id}/authorization")))
+        .put(app.url(&format!(
+            "/companies/{company_id}/connections/{connection_id}/authorization"
+        )))
         .header("authorization", app.authorization())
-        .json(&json!({"organizationId": "sbx-sync", "accessToken": "tok", "invoiceCount": invoice_count, "seed": seed}))
+        .json(&authorization)
         .send()
         .await
         .expect("answered");
