@@ -143,6 +143,7 @@ impl Application {
             sync_wake,
             key_cache: Arc::default(),
             connectors,
+            query_totals: Arc::default(),
             #[cfg(feature = "naive-paging")]
             naive_paging: config.naive_paging,
         };

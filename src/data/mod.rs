@@ -8,13 +8,17 @@
 //!   [`bank_transactions`]: the definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
+//! - [`fields`], [`query`]: what a list can be queried and ordered by, and
+//!   its `query` and `orderBy` parsed against them.
 
 pub mod bank_accounts;
 pub mod bank_transactions;
 pub mod customers;
+pub mod fields;
 pub mod invoices;
 pub mod money;
 pub mod orders;
+pub mod query;
 pub mod records;
 
 use std::borrow::Cow;

@@ -9,6 +9,7 @@ use sea_orm::DatabaseConnection;
 use crate::api_keys::KeyCache;
 use crate::crypto::Keyring;
 use crate::platforms::connector::Connectors;
+use crate::sync::reads::QueryTotals;
 
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]
@@ -23,6 +24,8 @@ pub struct AppState {
     pub key_cache: Arc<KeyCache>,
     /// The platforms' connectors, for verifying tokens at migration.
     pub connectors: Connectors,
+    /// Totals of queried lists, counted once per snapshot and query.
+    pub query_totals: Arc<QueryTotals>,
     /// Read list pages with `OFFSET` and `COUNT(*)`: the benchmark's naive build.
     #[cfg(feature = "naive-paging")]
     pub naive_paging: bool,

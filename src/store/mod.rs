@@ -17,7 +17,9 @@
 //! ordinals: its cost does not depend on N, and `totalResults` is a stored
 //! count or one index lookup ([`pages`]). The superseded rows and the
 //! staging are deleted afterwards ([`cleanup`]). One record is read by its
-//! id in the visible generations ([`single`]).
+//! id in the visible generations ([`single`]); a list narrowed by a `query`
+//! or ordered by an `orderBy` is read by conditions on the stored JSON
+//! ([`query`]).
 
 pub mod cleanup;
 pub mod generations;
@@ -25,6 +27,7 @@ pub mod generations;
 pub mod naive;
 pub mod pages;
 pub mod publish;
+pub mod query;
 pub mod single;
 pub mod staging;
 

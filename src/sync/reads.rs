@@ -17,6 +17,7 @@ use uuid::Uuid;
 
 use crate::companies;
 use crate::data::DataType;
+use crate::data::query::{OrderBy, Query};
 use crate::error::{Error, Problem, Remedy};
 use crate::paging::PageRequest;
 use crate::store::{self, Visible, pages};
@@ -50,6 +51,88 @@ pub async fn page(
     let found = pages::page_of_several(&txn, &visible, data_type, filter, page).await?;
     txn.commit().await?;
     Ok(found)
+}
+
+/// The totals of queried lists, remembered per snapshot and query: the
+/// generations a total was counted in never change once published, so a
+/// client following `_links` through a query's pages pays for its count
+/// once. Bounded; what falls out is counted again.
+pub struct QueryTotals(quick_cache::sync::Cache<TotalKey, u64>);
+
+/// What a queried total depends on: the data type, the generations seen
+/// (connection and generation), the list's filter and the query's text.
+type TotalKey = (&'static str, Vec<(Uuid, i64)>, Option<String>, String);
+
+/// How many queried totals are remembered.
+pub const QUERY_TOTALS_CAPACITY: usize = 10_000;
+
+impl Default for QueryTotals {
+    fn default() -> Self {
+        Self(quick_cache::sync::Cache::new(QUERY_TOTALS_CAPACITY))
+    }
+}
+
+/// A list narrowed by a query or ordered by an `orderBy`.
+#[derive(Debug, Clone, Copy)]
+pub struct Queried<'a> {
+    /// The parsed query and its text (the text keys the remembered total).
+    pub query: Option<(&'a Query, &'a str)>,
+    /// The order asked for, ahead of the list's own.
+    pub order_by: Option<&'a OrderBy>,
+}
+
+/// [`page`] of a list narrowed by `queried.query` and ordered by
+/// `queried.order_by`, in one snapshot; the total is counted once per
+/// snapshot and query (see [`QueryTotals`]).
+#[allow(clippy::too_many_arguments)]
+pub async fn queried_page(
+    db: &DatabaseConnection,
+    totals: &QueryTotals,
+    tenant: Tenant,
+    company_id: Uuid,
+    data_type: DataType,
+    filter: Option<&str>,
+    queried: Queried<'_>,
+    page: PageRequest,
+) -> Result<Page, Error> {
+    let txn = snapshot(db).await?;
+    let visible = generations(&txn, tenant, company_id, data_type).await?;
+    let selection = store::query::Selection {
+        visible: &visible,
+        data_type,
+        filter,
+        query: queried.query.map(|(query, _)| query),
+    };
+    let key: TotalKey = (
+        data_type.name(),
+        visible
+            .iter()
+            .map(|one| (one.connection_id, one.generation))
+            .collect(),
+        filter.map(str::to_owned),
+        queried
+            .query
+            .map_or(String::new(), |(_, text)| text.to_owned()),
+    );
+    let total = match totals.0.get(&key) {
+        Some(total) => total,
+        None => {
+            let total = match (queried.query, filter) {
+                // Without a query or a filter, the total is the stored count.
+                (None, None) => visible.iter().map(|one| one.record_count as u64).sum(),
+                _ => store::query::count(&txn, selection).await?,
+            };
+            totals.0.insert(key, total);
+            total
+        }
+    };
+    let bodies = if page.offset() >= total {
+        Vec::new()
+    } else {
+        store::query::page(&txn, selection, queried.order_by, page).await?
+    };
+    txn.commit().await?;
+    Ok(Page { bodies, total })
 }
 
 /// The company's record of `data_type` whose platform id is `record_id`, as

@@ -17,6 +17,7 @@ mod faults;
 mod integrations;
 mod paging;
 mod platforms;
+mod queries;
 mod service;
 mod single_records;
 mod sync;

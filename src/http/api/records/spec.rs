@@ -17,6 +17,8 @@ use serde::Serialize;
 use serde_json::value::RawValue;
 use uuid::Uuid;
 
+use crate::data::fields::{self, Kind};
+use crate::data::query::MAX_QUERY_LENGTH;
 use crate::data::{DataType, Definition, FilterValues, MAX_FILTER_ID_LENGTH, Visitor};
 use crate::http::api::ApiTags;
 use crate::http::error::{ErrorResponses, status};
@@ -387,11 +389,64 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
             format!("{}: {accepted}.", filter.description),
         ));
     }
+    params.push(query(
+        "query",
+        MetaSchema {
+            max_length: Some(MAX_QUERY_LENGTH),
+            ..MetaSchema::new("string")
+        },
+        query_description(data_type),
+    ));
+    let orders: Vec<serde_json::Value> = fields::of(data_type)
+        .iter()
+        .flat_map(|field| [field.name.clone(), format!("-{}", field.name)])
+        .map(serde_json::Value::String)
+        .collect();
+    params.push(query(
+        "orderBy",
+        MetaSchema {
+            enum_items: orders,
+            ..MetaSchema::new("string")
+        },
+        format!(
+            "Orders the results by one field of the list (see `query`): `orderBy=field` \
+             ascending, `orderBy=-field` descending; records without the field come last, and \
+             ties keep the list's own order ({}). Combines with `query`.",
+            data_type.spec().order_description
+        ),
+    ));
     read_operation(
         (texts.summary, texts.description),
         params,
         (texts.answer, <Paged<RecordOf<D>> as Type>::schema_ref()),
         leak(format!("list{}", capitalized(data_type.name()))),
+    )
+}
+
+/// The `query` parameter's documentation: the grammar, and the list's
+/// fields with their kinds.
+fn query_description(data_type: DataType) -> String {
+    let listed: Vec<String> = fields::of(data_type)
+        .iter()
+        .map(|field| match &field.kind {
+            Kind::Vocabulary(values) => format!("`{}` ({})", field.name, values.join(", ")),
+            kind => format!("`{}` ({})", field.name, kind.describe()),
+        })
+        .collect();
+    format!(
+        "Only records matching this query. A comparison is `field`, an operator and a bare \
+         value, without quotes: `=` and `!=` for every field (`!=` also matches a record \
+         without the field), `~` (contains, letter case as written) for text, `>`, `<`, `>=` \
+         and `<=` for numbers and dates. Comparisons join with `&&` (and) and `||` (or; `&&` \
+         binds first) and group with `{{ }}`: `currency=GBP&&{{amountDue>0||status=paid}}`. \
+         Dates are `YYYY-MM-DD`; date-times RFC 3339 or a date (its midnight, UTC); numbers \
+         decimals (`12.50`), compared by value; a vocabulary's values in any case. Nested \
+         fields use dots (`customerRef.id=61`); fields inside lists cannot be queried. At most \
+         {MAX_QUERY_LENGTH} characters, URL-encoded. Combines with the list's other filters; \
+         `totalResults` counts the matches, and the query is carried into `_links`. A mistake \
+         answers 400 naming the character where it is (from 1) and why. The fields of this \
+         list: {}.",
+        listed.join(", ")
     )
 }
 

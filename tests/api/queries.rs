@@ -1,0 +1,419 @@
+//! `query` and `orderBy` on the synced-data lists: what a query selects,
+//! checked against the whole list filtered in Rust, with exact totals and
+//! links that carry it; orders; and the 400s that say where a query is wrong.
+
+use std::cmp::Ordering;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use crate::connections::new_company;
+use crate::helpers::{TestApp, for_each_database, json};
+use crate::sync::{authorized_sandbox, settled};
+
+/// A sandbox connection of the company with `invoice_count` invoices (and
+/// no other records) from `seed`.
+async fn invoices_from(app: &TestApp, company_id: Uuid, seed: u64, invoice_count: u64) {
+    authorized_sandbox(
+        app,
+        company_id,
+        json!({
+            "organizationId": format!("sbx-q{seed}"), "accessToken": "tok",
+            "invoiceCount": invoice_count, "orderCount": 0, "bankTransactionCount": 0,
+            "seed": seed,
+        }),
+    )
+    .await;
+}
+
+async fn sync(app: &TestApp, company_id: Uuid) {
+    let queued = app
+        .post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
+        .await;
+    assert_eq!(queued.status(), 202);
+    settled(&app.client, company_id).await;
+}
+
+/// The status and JSON body of a GET.
+async fn answer(app: &TestApp, path: &str) -> (u16, Value) {
+    let response = app.get(path).await;
+    let status = response.status().as_u16();
+    (status, json(response).await)
+}
+
+fn encoded(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// Every record of the company's invoices, in the list's order.
+async fn whole_list(app: &TestApp, company_id: Uuid) -> Vec<Value> {
+    let (status, page) = answer(
+        app,
+        &format!("/companies/{company_id}/data/invoices?pageSize=5000"),
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    page["results"].as_array().expect("results").clone()
+}
+
+/// The records of every page from `first` on, following `_links.next`;
+/// checks that every page states the same total and carries `parameters`
+/// (already encoded) in its links, and returns the records and the total.
+async fn walk(app: &TestApp, first: &str, parameters: &str) -> (Vec<Value>, u64) {
+    let mut records = Vec::new();
+    let mut total = None;
+    let mut next = Some(first.to_owned());
+    while let Some(path) = next {
+        let (status, page) = answer(app, &path).await;
+        assert_eq!(status, 200, "{path}: {page}");
+        let stated = page["totalResults"].as_u64().expect("a total");
+        assert_eq!(*total.get_or_insert(stated), stated, "{path}");
+        let current = page["_links"]["current"]["href"].as_str().expect("current");
+        assert!(current.contains(parameters), "{current} lacks {parameters}");
+        records.extend(page["results"].as_array().expect("results").iter().cloned());
+        next = page["_links"]["next"]["href"].as_str().map(str::to_owned);
+        if let Some(next) = &next {
+            assert!(next.contains(parameters), "{next} lacks {parameters}");
+        }
+    }
+    (records, total.unwrap_or(0))
+}
+
+fn number(record: &Value, field: &str) -> f64 {
+    record[field]
+        .as_str()
+        .and_then(|text| text.parse().ok())
+        .expect("a decimal")
+}
+
+fn text<'a>(record: &'a Value, field: &str) -> Option<&'a str> {
+    record[field].as_str()
+}
+
+type Check = Box<dyn Fn(&Value) -> bool>;
+
+/// Queries over the invoices in `listed`, with what each must select,
+/// built from values the data holds.
+fn cases(listed: &[Value]) -> Vec<(String, Check)> {
+    let currency = text(&listed[0], "currency").expect("a currency").to_owned();
+    let customer = listed
+        .iter()
+        .find_map(|record| record["customerRef"]["id"].as_str())
+        .expect("a customer")
+        .to_owned();
+    let mut dates: Vec<&str> = listed
+        .iter()
+        .filter_map(|record| text(record, "issueDate"))
+        .collect();
+    dates.sort_unstable();
+    let median = dates[dates.len() / 2].to_owned();
+    let number_part = text(&listed[3], "invoiceNumber")
+        .expect("a number")
+        .chars()
+        .rev()
+        .take(2)
+        .collect::<String>()
+        .chars()
+        .rev()
+        .collect::<String>();
+    let (c1, c2, c3, m1, m2) = (
+        currency.clone(),
+        customer.clone(),
+        currency.clone(),
+        median.clone(),
+        median.clone(),
+    );
+    let n1 = number_part.clone();
+    vec![
+        (
+            format!("currency={currency}"),
+            Box::new(move |r: &Value| text(r, "currency") == Some(c1.as_str())),
+        ),
+        (
+            format!("customerRef.id={customer}"),
+            Box::new(move |r: &Value| r["customerRef"]["id"].as_str() == Some(c2.as_str())),
+        ),
+        (
+            "amountDue>0&&status!=draft".to_owned(),
+            Box::new(|r: &Value| {
+                number(r, "amountDue") > 0.0 && text(r, "status") != Some("Draft")
+            }),
+        ),
+        (
+            format!("{{status=paid || status=VOID}} && issueDate>={median}"),
+            Box::new(move |r: &Value| {
+                matches!(text(r, "status"), Some("Paid" | "Void"))
+                    && text(r, "issueDate").is_some_and(|date| date >= m1.as_str())
+            }),
+        ),
+        (
+            format!("issueDate<{median}||currency!={currency}"),
+            Box::new(move |r: &Value| {
+                text(r, "issueDate").is_some_and(|date| date < m2.as_str())
+                    || text(r, "currency") != Some(c3.as_str())
+            }),
+        ),
+        (
+            format!("invoiceNumber~{number_part}"),
+            Box::new(move |r: &Value| {
+                text(r, "invoiceNumber").is_some_and(|number| number.contains(n1.as_str()))
+            }),
+        ),
+        (
+            "totalAmount>=100.5&&totalAmount<=2000".to_owned(),
+            Box::new(|r: &Value| {
+                let total = number(r, "totalAmount");
+                (100.5..=2000.0).contains(&total)
+            }),
+        ),
+    ]
+}
+
+/// Checks every case on the company's invoices: the query's pages, walked
+/// by `_links.next`, are exactly the list's matching records in its order,
+/// and `totalResults` counts them; with `status=paid` as well, both apply.
+async fn every_case_selects_what_it_says(app: &TestApp, company_id: Uuid) {
+    let listed = whole_list(app, company_id).await;
+    for (query, check) in cases(&listed) {
+        let expected: Vec<Value> = listed.iter().filter(|r| check(r)).cloned().collect();
+        assert!(
+            !expected.is_empty() && expected.len() < listed.len(),
+            "`{query}` should select some but not all of {} invoices",
+            listed.len()
+        );
+        let parameter = format!("query={}", encoded(&query));
+        let (walked, total) = walk(
+            app,
+            &format!("/companies/{company_id}/data/invoices?pageSize=37&{parameter}"),
+            &parameter,
+        )
+        .await;
+        assert_eq!(total, expected.len() as u64, "{query}");
+        assert_eq!(walked, expected, "{query}");
+
+        let paid: Vec<Value> = expected
+            .iter()
+            .filter(|r| text(r, "status") == Some("Paid"))
+            .cloned()
+            .collect();
+        let (walked, total) = walk(
+            app,
+            &format!("/companies/{company_id}/data/invoices?status=paid&pageSize=50&{parameter}"),
+            &parameter,
+        )
+        .await;
+        assert_eq!(total, paid.len() as u64, "status=paid and {query}");
+        assert_eq!(walked, paid, "status=paid and {query}");
+    }
+}
+
+#[tokio::test]
+async fn a_query_selects_exactly_the_matching_records_of_one_or_several_connections() {
+    for_each_database(async |app| {
+        let one = new_company(app, "Query One Ltd").await;
+        invoices_from(app, one, 71, 300).await;
+        sync(app, one).await;
+        every_case_selects_what_it_says(app, one).await;
+
+        let several = new_company(app, "Query Several Ltd").await;
+        invoices_from(app, several, 72, 150).await;
+        invoices_from(app, several, 73, 120).await;
+        sync(app, several).await;
+        every_case_selects_what_it_says(app, several).await;
+    })
+    .await;
+}
+
+/// `listed` ordered by `field` (`-field` descending) as the API promises:
+/// records without the field last, ties in the list's order.
+fn ordered(listed: &[Value], order_by: &str) -> Vec<Value> {
+    let (descending, field) = match order_by.strip_prefix('-') {
+        Some(field) => (true, field),
+        None => (false, order_by),
+    };
+    let numeric = ["amountDue", "totalAmount"].contains(&field);
+    let mut sorted = listed.to_vec();
+    sorted.sort_by(|a, b| {
+        let (a, b) = (&a[field], &b[field]);
+        match (a.is_null(), b.is_null()) {
+            (true, true) => return Ordering::Equal,
+            (true, false) => return Ordering::Greater,
+            (false, true) => return Ordering::Less,
+            _ => {}
+        }
+        let order = if numeric {
+            number(&json!({"x": a}), "x").total_cmp(&number(&json!({"x": b}), "x"))
+        } else {
+            a.as_str().cmp(&b.as_str())
+        };
+        if descending { order.reverse() } else { order }
+    });
+    sorted
+}
+
+#[tokio::test]
+async fn order_by_sorts_by_the_field_nulls_last_and_ties_in_the_lists_order() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Ordered Ltd").await;
+        invoices_from(app, company_id, 74, 90).await;
+        invoices_from(app, company_id, 75, 80).await;
+        sync(app, company_id).await;
+        let listed = whole_list(app, company_id).await;
+        assert!(
+            listed.iter().any(|r| r["paidOnDate"].is_null())
+                && listed.iter().any(|r| !r["paidOnDate"].is_null()),
+            "the data should have invoices paid and unpaid"
+        );
+        for order_by in [
+            "-amountDue",
+            "totalAmount",
+            "dueDate",
+            "-dueDate",
+            "currency",
+        ] {
+            let parameter = format!("orderBy={}", encoded(order_by));
+            let (walked, total) = walk(
+                app,
+                &format!("/companies/{company_id}/data/invoices?pageSize=23&{parameter}"),
+                &parameter,
+            )
+            .await;
+            assert_eq!(total, listed.len() as u64, "{order_by}");
+            assert_eq!(walked, ordered(&listed, order_by), "{order_by}");
+        }
+
+        // With a query: the matches, in that order.
+        let parameters = format!("query={}&orderBy=-totalAmount", encoded("status!=paid"));
+        let (walked, total) = walk(
+            app,
+            &format!("/companies/{company_id}/data/invoices?pageSize=40&{parameters}"),
+            &parameters,
+        )
+        .await;
+        let unpaid: Vec<Value> = listed
+            .iter()
+            .filter(|r| text(r, "status") != Some("Paid"))
+            .cloned()
+            .collect();
+        assert_eq!(total, unpaid.len() as u64);
+        assert_eq!(walked, ordered(&unpaid, "-totalAmount"));
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_bad_query_or_order_is_400_saying_where_and_why() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Bad Queries Ltd").await;
+        invoices_from(app, company_id, 76, 20).await;
+        sync(app, company_id).await;
+        let base = format!("/companies/{company_id}/data/invoices");
+        let long = format!("note~{}", "x".repeat(2044));
+        let cases = [
+            (
+                "query",
+                "currency=GBP&&",
+                "at character 15: the query ends where a field name was expected",
+            ),
+            (
+                "query",
+                "{currency=GBP",
+                "at character 1: this `{` is not closed",
+            ),
+            (
+                "query",
+                "currency>GBP",
+                "at character 9: `>` does not apply to `currency`, which is text",
+            ),
+            (
+                "query",
+                "amountDue>lots",
+                "at character 11: `lots` is not a decimal number",
+            ),
+            (
+                "query",
+                "issueDate<2024-13-01",
+                "at character 11: `2024-13-01` is not a date written YYYY-MM-DD",
+            ),
+            (
+                "query",
+                "status=settled",
+                "at character 8: `settled` is not one of Draft, Submitted",
+            ),
+            (
+                "query",
+                "lineItems.quantity>1",
+                "at character 1: the invoices list has no field `lineItems.quantity`",
+            ),
+            (
+                "query",
+                "",
+                "at character 1: the query ends where a field name was expected",
+            ),
+            ("query", &long, "is 2049 characters long; the most is 2048"),
+            (
+                "orderBy",
+                "-color",
+                "the invoices list has no field `color` to query or order by",
+            ),
+        ];
+        for (parameter, value, message) in cases {
+            let (status, body) =
+                answer(app, &format!("{base}?{parameter}={}", encoded(value))).await;
+            assert_eq!(status, 400, "{value}: {body}");
+            assert_eq!(body["statusCode"], 400, "{body}");
+            let error = &body["validation"]["errors"][0];
+            assert_eq!(error["itemId"], parameter, "{body}");
+            let said = error["message"].as_str().expect("a message");
+            assert!(said.starts_with(message), "{value}: {said}");
+            assert!(body["correlationId"].is_string(), "{body}");
+        }
+        // The longest query allowed is read.
+        let longest = format!("note~{}", "x".repeat(2043));
+        let (status, body) = answer(app, &format!("{base}?query={}", encoded(&longest))).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["totalResults"], 0, "{body}");
+        // Paging is checked as without a query.
+        let (status, body) = answer(app, &format!("{base}?query=currency%3DGBP&page=0")).await;
+        assert_eq!(status, 400, "{body}");
+        assert_eq!(body["validation"]["errors"][0]["itemId"], "page", "{body}");
+        // Nothing was lost: the list reads as before.
+        let (status, body) = answer(app, &base).await;
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(body["totalResults"], 20, "{body}");
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_query_on_another_tenants_or_an_unsynced_company_answers_as_the_list_does() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Private Queries Ltd").await;
+        invoices_from(app, company_id, 77, 30).await;
+        let path = format!(
+            "/companies/{company_id}/data/invoices?query={}&orderBy=-amountDue",
+            encoded("amountDue>0")
+        );
+        let (status, body) = answer(app, &path).await;
+        assert_eq!(status, 409, "not synced yet: {body}");
+        sync(app, company_id).await;
+        let (status, body) = answer(app, &path).await;
+        assert_eq!(status, 200, "{body}");
+
+        let (other_key, _) = app.other_tenant("Nosy Ltd").await;
+        let response = app
+            .raw()
+            .get(app.url(&path))
+            .header("authorization", crate::helpers::basic(&other_key))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(response.status(), 404);
+        let body = json(response).await;
+        assert!(
+            !body.to_string().contains("amountDue"),
+            "another tenant learns nothing of the data: {body}"
+        );
+    })
+    .await;
+}
