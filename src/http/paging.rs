@@ -61,6 +61,10 @@ pub struct Link {
 pub struct ListLocation {
     path: String,
     filters: Vec<(&'static str, String)>,
+    /// The `cursor` the request continued from, carried into `current`.
+    current_cursor: Option<String>,
+    /// The `cursor` of the next page, carried into `next`.
+    next_cursor: Option<String>,
 }
 
 impl ListLocation {
@@ -69,7 +73,17 @@ impl ListLocation {
         Self {
             path: path.into(),
             filters: Vec::new(),
+            current_cursor: None,
+            next_cursor: None,
         }
+    }
+
+    /// The cursor the request came with (kept in `current`) and the one
+    /// that continues the walk (put in `next`); `previous` carries none.
+    pub fn cursors(mut self, current: Option<&str>, next: Option<String>) -> Self {
+        self.current_cursor = current.map(str::to_owned);
+        self.next_cursor = next;
+        self
     }
 
     /// Adds a filter carried into `current`, `next` and `previous`, when set.
@@ -80,9 +94,15 @@ impl ListLocation {
         self
     }
 
-    fn page_link(&self, page: u64, page_size: i32) -> Link {
+    fn page_link(&self, page: u64, page_size: i32, cursor: Option<&str>) -> Link {
         let mut href = format!("{}?page={page}&pageSize={page_size}", self.path);
-        for (name, value) in &self.filters {
+        let cursor = cursor.map(|cursor| ("cursor", cursor));
+        for (name, value) in self
+            .filters
+            .iter()
+            .map(|(name, value)| (*name, value.as_str()))
+            .chain(cursor)
+        {
             href.push('&');
             href.push_str(name);
             href.push('=');
@@ -97,14 +117,16 @@ impl<T: ParseFromJSON + ToJSON> Paged<T> {
     pub fn new(results: Vec<T>, total: u64, request: PageRequest, location: &ListLocation) -> Self {
         let page = request.page as u64;
         let last_page = request.page_count(total);
-        let next = (page < last_page).then(|| location.page_link(page + 1, request.page_size));
+        let next = (page < last_page).then(|| {
+            location.page_link(page + 1, request.page_size, location.next_cursor.as_deref())
+        });
         let previous = match page {
             1 => None,
             // Past the end, point back at the last page that has results.
             _ if page > last_page => {
-                (last_page >= 1).then(|| location.page_link(last_page, request.page_size))
+                (last_page >= 1).then(|| location.page_link(last_page, request.page_size, None))
             }
-            _ => Some(location.page_link(page - 1, request.page_size)),
+            _ => Some(location.page_link(page - 1, request.page_size, None)),
         };
         Self {
             results,
@@ -115,7 +137,11 @@ impl<T: ParseFromJSON + ToJSON> Paged<T> {
                 self_: Link {
                     href: location.path.clone(),
                 },
-                current: location.page_link(page, request.page_size),
+                current: location.page_link(
+                    page,
+                    request.page_size,
+                    location.current_cursor.as_deref(),
+                ),
                 next,
                 previous,
             },

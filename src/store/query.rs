@@ -14,6 +14,8 @@ use sea_orm::{
     QuerySelect, Select,
 };
 
+use uuid::Uuid;
+
 use entity::record;
 
 use super::generations::Visible;
@@ -89,6 +91,83 @@ pub async fn page(
         .into_tuple()
         .all(db)
         .await
+}
+
+/// A record of a queried page, and where it sits in its connection's list.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    /// The connection it came from.
+    pub connection_id: Uuid,
+    /// Its place in that connection's list.
+    pub ordinal: i64,
+    /// Its JSON, as the API shows it.
+    pub body: String,
+}
+
+/// The first `limit` records of `selection` in the list's own order after
+/// `after` (aligned with `selection.visible`: per connection, the ordinal
+/// of the last of its records already passed, 0 for none). Each connection
+/// yields its next `limit` matches by ordinal, one index range each, and
+/// they are merged in the list's order; so the cost depends on the page
+/// size and on how many records the query passes over, not on the depth.
+pub async fn page_after(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    after: &[i64],
+    limit: u64,
+) -> Result<Vec<Placed>, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let mut candidates: Vec<(String, Uuid, String, Placed)> = Vec::new();
+    for (one, after) in selection.visible.iter().zip(after) {
+        let mut rows = of(selection.data_type, selection.filter)
+            .filter(record::Column::ConnectionId.eq(one.connection_id))
+            .filter(record::Column::Generation.eq(one.generation))
+            .filter(record::Column::Ordinal.gt(*after));
+        if let Some(query) = selection.query {
+            rows = rows.filter(condition(backend, query));
+        }
+        let found: Vec<(i64, String, String, String)> = rows
+            .order_by_asc(record::Column::Ordinal)
+            .limit(limit)
+            .select_only()
+            .column(record::Column::Ordinal)
+            .column(record::Column::SortKey)
+            .column(record::Column::RecordId)
+            .column(record::Column::Body)
+            .into_tuple()
+            .all(db)
+            .await?;
+        candidates.extend(
+            found
+                .into_iter()
+                .map(|(ordinal, sort_key, record_id, body)| {
+                    let placed = Placed {
+                        connection_id: one.connection_id,
+                        ordinal,
+                        body,
+                    };
+                    (sort_key, one.connection_id, record_id, placed)
+                }),
+        );
+    }
+    // The list's order: the sort key (byte order, as stored), then the
+    // connection, then the record id.
+    let descending = selection.data_type.spec().order == Direction::Descending;
+    candidates.sort_by(|a, b| {
+        let by_key = if descending {
+            b.0.cmp(&a.0)
+        } else {
+            a.0.cmp(&b.0)
+        };
+        by_key
+            .then_with(|| a.1.cmp(&b.1))
+            .then_with(|| a.2.cmp(&b.2))
+    });
+    Ok(candidates
+        .into_iter()
+        .take(usize::try_from(limit).unwrap_or(usize::MAX))
+        .map(|(_, _, _, placed)| placed)
+        .collect())
 }
 
 /// The rows `selection` names.

@@ -19,7 +19,7 @@ use crate::companies;
 use crate::data::DataType;
 use crate::data::query::{OrderBy, Query};
 use crate::error::{Error, Problem, Remedy};
-use crate::paging::PageRequest;
+use crate::paging::{Cursor, PageRequest};
 use crate::store::{self, Visible, pages};
 use crate::sync::operations;
 use crate::tenant::Tenant;
@@ -79,11 +79,27 @@ pub struct Queried<'a> {
     pub query: Option<(&'a Query, &'a str)>,
     /// The order asked for, ahead of the list's own.
     pub order_by: Option<&'a OrderBy>,
+    /// Where the walk this request continues stopped (`_links.next`).
+    pub cursor: Option<&'a Cursor>,
+}
+
+/// A page of a queried list, and where the page after it starts.
+#[derive(Debug)]
+pub struct QueriedPage {
+    /// The page.
+    pub page: Page,
+    /// The cursor of the next page, when there is one and the list's own
+    /// order allows continuing by position.
+    pub next: Option<Cursor>,
 }
 
 /// [`page`] of a list narrowed by `queried.query` and ordered by
 /// `queried.order_by`, in one snapshot; the total is counted once per
-/// snapshot and query (see [`QueryTotals`]).
+/// snapshot and query (see [`QueryTotals`]). In the list's own order, page 1
+/// and every page reached by a cursor are read by position (cost
+/// independent of depth) and yield the next page's cursor; a page asked for
+/// by number alone, a cursor of another snapshot or selection, and an
+/// `orderBy` read by `OFFSET`.
 #[allow(clippy::too_many_arguments)]
 pub async fn queried_page(
     db: &DatabaseConnection,
@@ -94,9 +110,10 @@ pub async fn queried_page(
     filter: Option<&str>,
     queried: Queried<'_>,
     page: PageRequest,
-) -> Result<Page, Error> {
+) -> Result<QueriedPage, Error> {
     let txn = snapshot(db).await?;
     let visible = generations(&txn, tenant, company_id, data_type).await?;
+    let query_text = queried.query.map(|(_, text)| text);
     let selection = store::query::Selection {
         visible: &visible,
         data_type,
@@ -110,9 +127,7 @@ pub async fn queried_page(
             .map(|one| (one.connection_id, one.generation))
             .collect(),
         filter.map(str::to_owned),
-        queried
-            .query
-            .map_or(String::new(), |(_, text)| text.to_owned()),
+        query_text.unwrap_or_default().to_owned(),
     );
     let total = match totals.0.get(&key) {
         Some(total) => total,
@@ -126,13 +141,72 @@ pub async fn queried_page(
             total
         }
     };
+    // A cursor continues one walk: the same filter, query and page size.
+    let page_size = page.page_size.to_string();
+    let digest = Cursor::digest(&[filter, query_text, Some(&page_size)]);
+    let positions: Option<Vec<i64>> = match (queried.order_by, queried.cursor) {
+        (Some(_), _) => None,
+        (None, Some(cursor)) => continued(cursor, page, digest, &visible),
+        (None, None) => (page.page == 1).then(|| vec![0; visible.len()]),
+    };
+    let mut next = None;
     let bodies = if page.offset() >= total {
         Vec::new()
+    } else if let Some(mut positions) = positions {
+        let placed = store::query::page_after(&txn, selection, &positions, page.limit()).await?;
+        for one in &placed {
+            if let Some(index) = visible
+                .iter()
+                .position(|seen| seen.connection_id == one.connection_id)
+            {
+                positions[index] = positions[index].max(one.ordinal);
+            }
+        }
+        if page.offset() + page.limit() < total {
+            next = Some(Cursor {
+                page: page.page.saturating_add(1),
+                selection: digest,
+                positions: visible
+                    .iter()
+                    .zip(positions)
+                    .map(|(one, ordinal)| (one.connection_id, one.generation, ordinal))
+                    .collect(),
+            });
+        }
+        placed.into_iter().map(|one| one.body).collect()
     } else {
         store::query::page(&txn, selection, queried.order_by, page).await?
     };
     txn.commit().await?;
-    Ok(Page { bodies, total })
+    Ok(QueriedPage {
+        page: Page { bodies, total },
+        next,
+    })
+}
+
+/// The positions `cursor` continues from, when it was written for this
+/// page of this selection in this snapshot (the same generations).
+fn continued(
+    cursor: &Cursor,
+    page: PageRequest,
+    digest: u64,
+    visible: &[Visible],
+) -> Option<Vec<i64>> {
+    let same_snapshot = cursor.positions.len() == visible.len()
+        && cursor
+            .positions
+            .iter()
+            .zip(visible)
+            .all(|((connection, generation, _), one)| {
+                *connection == one.connection_id && *generation == one.generation
+            });
+    (cursor.page == page.page && cursor.selection == digest && same_snapshot).then(|| {
+        cursor
+            .positions
+            .iter()
+            .map(|(_, _, ordinal)| *ordinal)
+            .collect()
+    })
 }
 
 /// The company's record of `data_type` whose platform id is `record_id`, as

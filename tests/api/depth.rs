@@ -121,7 +121,7 @@ async fn assert_pages_are_slices(
 async fn assert_customer_pages_concatenate(app: &TestApp, company_id: Uuid) {
     let whole = app
         .client
-        .list_customers(&company_id, None, None, NonZeroU32::new(5000), None)
+        .list_customers(&company_id, None, None, None, NonZeroU32::new(5000), None)
         .await
         .expect("customers")
         .into_inner();
@@ -131,6 +131,7 @@ async fn assert_customer_pages_concatenate(app: &TestApp, company_id: Uuid) {
             .client
             .list_customers(
                 &company_id,
+                None,
                 None,
                 NonZeroU32::new(page),
                 NonZeroU32::new(9),

@@ -13,17 +13,16 @@ use crate::sync::{authorized_sandbox, settled};
 
 /// A sandbox connection of the company with `invoice_count` invoices (and
 /// no other records) from `seed`.
-async fn invoices_from(app: &TestApp, company_id: Uuid, seed: u64, invoice_count: u64) {
-    authorized_sandbox(
-        app,
-        company_id,
-        json!({
-            "organizationId": format!("sbx-q{seed}"), "accessToken": "tok",
-            "invoiceCount": invoice_count, "orderCount": 0, "bankTransactionCount": 0,
-            "seed": seed,
-        }),
-    )
-    .await;
+async fn invoices_from(app: &TestApp, company_id: Uuid, seed: u64, invoice_count: u64) -> Uuid {
+    authorized_sandbox(app, company_id, invoices_body(seed, invoice_count)).await
+}
+
+fn invoices_body(seed: u64, invoice_count: u64) -> Value {
+    json!({
+        "organizationId": format!("sbx-q{seed}"), "accessToken": "tok",
+        "invoiceCount": invoice_count, "orderCount": 0, "bankTransactionCount": 0,
+        "seed": seed,
+    })
 }
 
 async fn sync(app: &TestApp, company_id: Uuid) {
@@ -414,6 +413,117 @@ async fn a_query_on_another_tenants_or_an_unsynced_company_answers_as_the_list_d
             !body.to_string().contains("amountDue"),
             "another tenant learns nothing of the data: {body}"
         );
+    })
+    .await;
+}
+
+/// The invoice ids on a page, in order (what failures print).
+fn ids(page: &Value) -> Vec<String> {
+    page["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|record| format!("{}/{}", record["connectionId"], record["invoiceId"]))
+        .collect()
+}
+
+/// The href of one of a page's links, if present.
+fn link(page: &Value, name: &str) -> Option<String> {
+    page["_links"][name]["href"].as_str().map(str::to_owned)
+}
+
+#[tokio::test]
+async fn a_queried_walk_continues_by_cursor_and_a_cursor_of_another_walk_or_snapshot_is_not_followed()
+ {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Cursors Ltd").await;
+        let first_connection = invoices_from(app, company_id, 78, 200).await;
+        invoices_from(app, company_id, 79, 100).await;
+        sync(app, company_id).await;
+        let query = format!("query={}", encoded("amountDue>0"));
+        let base = format!("/companies/{company_id}/data/invoices");
+        let by_number = async |page: u32, size: u32| {
+            answer(app, &format!("{base}?page={page}&pageSize={size}&{query}"))
+                .await
+                .1
+        };
+
+        let first = by_number(1, 30).await;
+        let next = link(&first, "next").expect("a next page");
+        assert!(next.contains("&cursor="), "{next}");
+        let (status, continued) = answer(app, &next).await;
+        assert_eq!(status, 200, "{continued}");
+        let second = by_number(2, 30).await;
+        assert_eq!(ids(&continued), ids(&second));
+        assert_eq!(continued["totalResults"], second["totalResults"]);
+        assert!(link(&continued, "current").is_some_and(|href| href.contains("cursor=")));
+        assert!(link(&continued, "previous").is_some_and(|href| !href.contains("cursor=")));
+        assert!(link(&continued, "next").is_some_and(|href| href.contains("cursor=")));
+        // A page asked for by number, or in another order, links on by number.
+        assert!(link(&second, "next").is_some_and(|href| !href.contains("cursor=")));
+        let (_, ordered) = answer(
+            app,
+            &format!("{base}?pageSize=30&{query}&orderBy=-amountDue"),
+        )
+        .await;
+        assert!(link(&ordered, "next").is_some_and(|href| !href.contains("cursor=")));
+
+        // The cursor with another page size or query is not followed: the
+        // page is the one its number names.
+        let resized = next.replace("pageSize=30", "pageSize=20");
+        assert_ne!(resized, next);
+        assert_eq!(
+            answer(app, &resized).await.1["results"],
+            by_number(2, 20).await["results"]
+        );
+        let cursor = next.split("cursor=").nth(1).expect("a cursor").to_owned();
+        let (_, requeried) = answer(
+            app,
+            &format!(
+                "{base}?page=2&pageSize=30&query={}&cursor={cursor}",
+                encoded("amountDue>=0")
+            ),
+        )
+        .await;
+        let (_, all_second) = answer(
+            app,
+            &format!(
+                "{base}?page=2&pageSize=30&query={}",
+                encoded("amountDue>=0")
+            ),
+        )
+        .await;
+        assert_eq!(ids(&requeried), ids(&all_second));
+
+        // After a sync that changed the data, the old cursor is not followed.
+        let response = app
+            .raw()
+            .put(app.url(&format!(
+                "/companies/{company_id}/connections/{first_connection}/authorization"
+            )))
+            .header("authorization", app.authorization())
+            .json(&invoices_body(80, 170))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(response.status(), 200);
+        sync(app, company_id).await;
+        let (status, stale) = answer(app, &next).await;
+        assert_eq!(status, 200, "{stale}");
+        let fresh = by_number(2, 30).await;
+        assert_ne!(ids(&fresh), ids(&second), "the data changed");
+        assert_eq!(ids(&stale), ids(&fresh));
+        assert_eq!(stale["totalResults"], fresh["totalResults"]);
+
+        // One tributary did not write is refused.
+        for forged in ["bm90LWEtY3Vyc29y", "%2F%2F", "MXwyfHp6fA"] {
+            let (status, body) = answer(app, &format!("{base}?{query}&cursor={forged}")).await;
+            assert_eq!(status, 400, "{forged}: {body}");
+            assert_eq!(
+                body["validation"]["errors"][0]["itemId"], "cursor",
+                "{body}"
+            );
+        }
     })
     .await;
 }

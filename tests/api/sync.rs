@@ -101,7 +101,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         assert_eq!(history.into_inner().total_results, 0);
         let (status, error) = error_of(
             app.client
-                .list_invoices(&company_id, None, None, None, None, None)
+                .list_invoices(&company_id, None, None, None, None, None, None)
                 .await,
         );
         assert_eq!(status, 409);
@@ -123,7 +123,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
 
         let all = app
             .client
-            .list_invoices(&company_id, None, None, None, None, None)
+            .list_invoices(&company_id, None, None, None, None, None, None)
             .await
             .expect("invoices")
             .into_inner();
@@ -132,7 +132,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         let paid = app
             .client
             .list_invoices(
-                &company_id,
+                &company_id, None,
                 None,
                 None,
                 NonZeroU32::new(50),
@@ -175,7 +175,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
 
         let customers = app
             .client
-            .list_customers(&company_id, None, None, None, None)
+            .list_customers(&company_id, None, None, None, None, None)
             .await
             .expect("customers")
             .into_inner();
@@ -236,7 +236,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         assert_eq!(response.status(), 200);
         app.client.queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices).await.expect("queued");
         settled(&app.client, company_id).await;
-        let fewer = app.client.list_invoices(&company_id, None, None, None, None, None).await.expect("invoices");
+        let fewer = app.client.list_invoices(&company_id, None, None, None, None, None, None).await.expect("invoices");
         assert_eq!(fewer.into_inner().total_results, 250);
         // The superseded generation is deleted just after the swap commits
         // (readers never see it), so it may still be going when the
@@ -317,7 +317,7 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
         assert_eq!(
             error_of(
                 other
-                    .list_invoices(&company_id, None, None, None, None, None)
+                    .list_invoices(&company_id, None, None, None, None, None, None)
                     .await
             )
             .0,
@@ -518,7 +518,7 @@ async fn rejected_tokens_end_in_auth_error_and_deauthorize_the_connection() {
         assert_eq!(
             error_of(
                 app.client
-                    .list_invoices(&company_id, None, None, None, None, None)
+                    .list_invoices(&company_id, None, None, None, None, None, None)
                     .await
             )
             .0,
@@ -717,7 +717,7 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
         assert_eq!(
             error_of(
                 app.client
-                    .list_invoices(&company_id, None, None, None, None, None)
+                    .list_invoices(&company_id, None, None, None, None, None, None)
                     .await
             )
             .0,

@@ -26,7 +26,7 @@ use crate::error::FieldError;
 use crate::http::error::{ApiError, UUID_RULE};
 use crate::http::paging::{ListLocation, Paged};
 use crate::http::state::AppState;
-use crate::paging::{self, PageRequest};
+use crate::paging::{self, Cursor, PageRequest};
 use crate::sync::reads;
 use crate::tenant::Tenant;
 
@@ -209,12 +209,18 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map(|text| query::parse_order_by(data_type, text))
         .transpose()
         .map_err(ApiError::from)?;
-    let found = if query.is_some() || order_by.is_some() {
+    let cursor_text = query_value(&pairs, "cursor");
+    let cursor = cursor_text
+        .map(Cursor::decode)
+        .transpose()
+        .map_err(ApiError::from)?;
+    let (found, next_cursor) = if query.is_some() || order_by.is_some() || cursor.is_some() {
         let queried = reads::Queried {
             query: query.as_ref().zip(query_text),
             order_by: order_by.as_ref(),
+            cursor: cursor.as_ref(),
         };
-        reads::queried_page(
+        let found = reads::queried_page(
             &state.db,
             &state.query_totals,
             tenant,
@@ -225,8 +231,10 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             page,
         )
         .await
+        .map_err(ApiError::from)?;
+        (found.page, found.next.map(|next| next.encode()))
     } else {
-        listed_page(
+        let found = listed_page(
             state,
             tenant,
             company_id,
@@ -235,8 +243,9 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             page,
         )
         .await
-    }
-    .map_err(ApiError::from)?;
+        .map_err(ApiError::from)?;
+        (found, None)
+    };
     let results = found
         .bodies
         .into_iter()
@@ -249,7 +258,8 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
     }
     location = location
         .filter("query", query_text)
-        .filter("orderBy", order_text);
+        .filter("orderBy", order_text)
+        .cursors(cursor_text, next_cursor);
     let body = serde_json::to_vec(&Paged::new(results, found.total, page, &location))
         .map_err(ApiError::internal)?;
     Ok(json_answer(body))

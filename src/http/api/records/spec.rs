@@ -25,7 +25,7 @@ use crate::http::error::{ErrorResponses, status};
 use crate::http::paging::Paged;
 use crate::http::schema::register_placeholder;
 use crate::http::spec::case_insensitive;
-use crate::paging;
+use crate::paging::{self, MAX_CURSOR_LENGTH};
 use crate::tenant::Tenant;
 
 /// What every list can answer besides its page.
@@ -414,6 +414,20 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
              ties keep the list's own order ({}). Combines with `query`.",
             data_type.spec().order_description
         ),
+    ));
+    params.push(query(
+        "cursor",
+        MetaSchema {
+            max_length: Some(MAX_CURSOR_LENGTH),
+            pattern: Some("^[A-Za-z0-9_-]*$".to_owned()),
+            ..MetaSchema::new("string")
+        },
+        "Where the previous page of a walk through a queried list ended: tributary writes it \
+         into `_links.next` when the list is narrowed by `query` and in its own order, so that \
+         each next page costs the same at any depth. Opaque: follow the link as given. A cursor \
+         of another page, page size or query, or written before the data changed, is ignored \
+         (the page is read by its number); one tributary did not write answers 400."
+            .to_owned(),
     ));
     read_operation(
         (texts.summary, texts.description),
