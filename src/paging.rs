@@ -105,8 +105,9 @@ pub struct Cursor {
     /// A digest of what the list was narrowed by, so a cursor only
     /// continues the walk it came from.
     pub selection: u64,
-    /// Per connection read: its generation and the ordinal of the last of
-    /// its records the walk has passed (0: none yet).
+    /// Per connection read: its generation and the position (ordinal, or
+    /// filter ordinal under the list's filter) of the last of its records
+    /// the walk has passed (0: none yet).
     pub positions: Vec<(Uuid, i64, i64)>,
 }
 

@@ -173,16 +173,24 @@ pub async fn create_and_sync(
 /// of a 2xx answer, on a fresh connection (the first request of a case,
 /// before any load has warmed anything for it).
 pub async fn first_request(server: &Server, path: &str) -> anyhow::Result<std::time::Duration> {
+    Ok(timed_get(server, path).await?.0)
+}
+
+/// [`first_request`], with the answer's JSON.
+pub async fn timed_get(
+    server: &Server,
+    path: &str,
+) -> anyhow::Result<(std::time::Duration, Value)> {
     let client = reqwest::Client::new();
     let started = std::time::Instant::now();
-    call(
+    let body = call(
         &client,
         reqwest::Method::GET,
         format!("{}{path}", server.base_url),
         None,
     )
     .await?;
-    Ok(started.elapsed())
+    Ok((started.elapsed(), body))
 }
 
 /// `totalResults` of one list request, checking the answer is a 200.

@@ -12,6 +12,7 @@ pub mod api;
 pub mod load;
 pub mod phases;
 pub mod process;
+pub mod queries;
 pub mod report;
 pub mod rust_load;
 pub mod rust_sql;
@@ -257,6 +258,7 @@ async fn measure(
         .iter()
         .find(|case| case.page_size == 5000 && case.name.starts_with("last"))
         .map_or(1, |case| case.page);
+    let queries = queries::measure(config, backend, &server, &invoices_path).await?;
     let memory = memory_under_load(config, &server, &invoices_path, last_big_page)?;
     let orders = measure_orders(config, backend, &server, invoice_count).await?;
     server.stop();
@@ -298,6 +300,7 @@ async fn measure(
         invoices: synced.records,
         sync: synced,
         cases,
+        queries,
         memory,
         orders,
     })

@@ -60,6 +60,8 @@ pub struct BackendReport {
     pub sync: Synced,
     /// The page cases.
     pub cases: Vec<CaseResult>,
+    /// The query cases (API only).
+    pub queries: Vec<CaseResult>,
     /// The memory case.
     pub memory: MemoryResult,
     /// The orders company: its sync and its page cases.
@@ -242,6 +244,26 @@ impl Report {
                 memory.load.throughput,
                 ms(memory.load.median)
             );
+            let _ = writeln!(
+                out,
+                "- **Queries** on the same invoices, straight after the sync (the first request with a query \
+                 counts its matches; the load after it reads with the count remembered):\n\n\
+                 | case | pageSize | page | totalResults | first request ms | API median ms | req/s |\n|---|---:|---:|---:|---:|---:|---:|"
+            );
+            for case in &backend.queries {
+                let _ = writeln!(
+                    out,
+                    "| {} | {} | {} | {} | {} | {} | {:.0} |",
+                    case.name,
+                    case.page_size,
+                    case.page,
+                    case.total,
+                    ms(case.first),
+                    ms(case.api.median),
+                    case.api.throughput
+                );
+            }
+            let _ = writeln!(out);
             let orders = &backend.orders;
             let _ = writeln!(
                 out,
@@ -324,6 +346,31 @@ impl BackendReport {
         at_most(
             "totals: status=paid last page / last page ≤ 1.5".to_owned(),
             pair("last page, status=paid", "last page"),
+            1.5,
+        );
+        let page_one = self.case("page 1").map(|case| case.api.median);
+        for case in self
+            .queries
+            .iter()
+            .filter(|case| case.page == 1 && !case.path.contains("orderBy"))
+        {
+            at_most(
+                format!("{} / page 1 ≤ 3", case.name),
+                page_one.map(|page_one| ratio(case.api.median, page_one)),
+                3.0,
+            );
+        }
+        let hop = |end: bool| {
+            self.queries
+                .iter()
+                .find(|case| case.name.contains("next link") && case.name.contains("last") == end)
+                .map(|case| case.api.median)
+        };
+        at_most(
+            "query: next link to the last page / next link from page 1 ≤ 1.5".to_owned(),
+            hop(true)
+                .zip(hop(false))
+                .map(|(end, start)| ratio(end, start)),
             1.5,
         );
         if postgres {

@@ -10,6 +10,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use tributary::data::invoices::InvoiceStatus;
+use tributary::data::money::Money;
 use tributary::data::orders::OrderStatus;
 use tributary::platforms::sandbox::dataset::Dataset;
 
@@ -42,6 +43,12 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
     let dataset = Dataset::invoices_only(BENCH_SEED, INVOICES);
     let paid = (0..INVOICES)
         .filter(|index| dataset.invoice(*index).status == InvoiceStatus::Paid)
+        .count() as u64;
+    let gbp = (0..INVOICES)
+        .filter(|index| dataset.invoice(*index).currency == "GBP")
+        .count() as u64;
+    let over_1000 = (0..INVOICES)
+        .filter(|index| dataset.invoice(*index).amount_due > Money(1000 * 10_000))
         .count() as u64;
     let orders = Dataset {
         order_count: INVOICES,
@@ -89,6 +96,31 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
             backend.backend
         );
         assert!(!backend.checks().is_empty());
+
+        assert_eq!(backend.queries.len(), 9, "{}", backend.backend);
+        for case in &backend.queries {
+            let expected = match case.name {
+                "query currency=GBP: page 1" => Some(gbp),
+                "query status=paid: page 1" => Some(paid),
+                name if name.starts_with("query amountDue>1000") => Some(over_1000),
+                _ => None,
+            };
+            if let Some(expected) = expected {
+                assert_eq!(case.total, expected, "{} {}", backend.backend, case.name);
+            }
+            assert!(case.api.requests > 0, "{}", case.name);
+        }
+        let hop_to_end = backend
+            .queries
+            .iter()
+            .find(|case| case.name.ends_with("next link to the last page"))
+            .expect("the walk's last hop");
+        assert_eq!(
+            hop_to_end.page,
+            over_1000.div_ceil(hop_to_end.page_size),
+            "the walk reached the last page"
+        );
+        assert!(hop_to_end.path.contains("cursor="), "{}", hop_to_end.path);
 
         let orders = &backend.orders;
         assert_eq!(orders.sync.records, INVOICES, "{}", backend.backend);

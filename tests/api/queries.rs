@@ -123,6 +123,7 @@ fn cases(listed: &[Value]) -> Vec<(String, Check)> {
         median.clone(),
     );
     let n1 = number_part.clone();
+    let c4 = currency.clone();
     vec![
         (
             format!("currency={currency}"),
@@ -156,6 +157,17 @@ fn cases(listed: &[Value]) -> Vec<(String, Check)> {
             format!("invoiceNumber~{number_part}"),
             Box::new(move |r: &Value| {
                 text(r, "invoiceNumber").is_some_and(|number| number.contains(n1.as_str()))
+            }),
+        ),
+        // An equality on `status` is read as the `status` filter is.
+        (
+            "status=PAID".to_owned(),
+            Box::new(|r: &Value| text(r, "status") == Some("Paid")),
+        ),
+        (
+            format!("currency={currency}&&status=paid"),
+            Box::new(move |r: &Value| {
+                text(r, "currency") == Some(c4.as_str()) && text(r, "status") == Some("Paid")
             }),
         ),
         (

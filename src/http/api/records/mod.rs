@@ -11,6 +11,7 @@
 //! ordinals (`reads::page`); with either, by conditions on the stored JSON
 //! (`reads::queried_page`).
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 
 use poem::endpoint::{BoxEndpoint, make};
@@ -214,6 +215,15 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map(Cursor::decode)
         .transpose()
         .map_err(ApiError::from)?;
+    // `status=paid` in a query is the `status` filter, which has stored
+    // ordinals: a query of nothing else reads as the filtered list does.
+    let (selected, query) = match query {
+        Some(query) => {
+            let lifted = query::lift_filter(data_type, filter.as_deref(), query);
+            (lifted.filter.map(Cow::Owned), lifted.rest)
+        }
+        None => (filter.clone(), None),
+    };
     let (found, next_cursor) = if query.is_some() || order_by.is_some() || cursor.is_some() {
         let queried = reads::Queried {
             query: query.as_ref().zip(query_text),
@@ -226,7 +236,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             tenant,
             company_id,
             data_type,
-            filter.as_deref(),
+            selected.as_deref(),
             queried,
             page,
         )
@@ -239,7 +249,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             tenant,
             company_id,
             data_type,
-            filter.as_deref(),
+            selected.as_deref(),
             page,
         )
         .await
