@@ -367,7 +367,7 @@ impl BackendReport {
                 .map(|case| case.api.median)
         };
         at_most(
-            "query: next link to the last page / next link from page 1 ≤ 1.5".to_owned(),
+            "query: next link to the last full page / next link from page 1 ≤ 1.5".to_owned(),
             hop(true)
                 .zip(hop(false))
                 .map(|(end, start)| ratio(end, start)),

@@ -1,0 +1,39 @@
+#!/bin/bash
+# A/B of the sync alone: one binary syncs 1,000,000 sandbox invoices on a fresh PostgreSQL database
+# (postgres@127.0.0.1:5432, the URL as given: TLS over loopback when the server offers it; set
+# URLSUFFIX='?sslmode=disable' for plain TCP), and the wall time from POST .../data/all until the invoices'
+# pull operation has ended is printed. Used to compare two builds back to back on one machine, where
+# separate benchmark runs drift by +-10 s (BENCHMARKS.md). An older build, for example:
+#   git worktree add /tmp/old 226bcdb && (cd /tmp/old && CARGO_TARGET_DIR=/tmp/oldtarget cargo build --release --bin tributary)
+#   bench/scripts/ab_sync.sh /tmp/oldtarget/release/tributary old; bench/scripts/ab_sync.sh target/release/tributary new
+# usage: ab_sync.sh BINARY LABEL   (needs curl, psql and python3; the server log goes to /tmp/ab_LABEL.log)
+set -e
+BIN=$1; LABEL=$2; PORT=18090; DB=ab_$$
+psql -h 127.0.0.1 -U postgres -d test -qc "CREATE DATABASE $DB"
+KEYS=$($BIN encryption-key generate)
+TRIBUTARY_DATABASE_URL=postgres://postgres@127.0.0.1:5432/$DB$URLSUFFIX TRIBUTARY_ENCRYPTION_KEYS=$KEYS TRIBUTARY_BOOTSTRAP_API_KEY=abkey TRIBUTARY_BIND=127.0.0.1:$PORT $BIN serve > /tmp/ab_$LABEL.log 2>&1 &
+SERVER=$!
+sleep 3
+AUTH="Authorization: Basic $(printf abkey | base64)"
+B=http://127.0.0.1:$PORT
+C=$(curl -s -H "$AUTH" -H 'content-type: application/json' -d '{"name":"AB"}' $B/companies | python3 -c 'import sys,json;d=json.load(sys.stdin);print(d.get("companyId") or d.get("id"))')
+CN=$(curl -s -H "$AUTH" -H 'content-type: application/json' -d '{"platformKey":"sandbox"}' $B/companies/$C/connections | python3 -c 'import sys,json;d=json.load(sys.stdin);print(d.get("connectionId") or d.get("id"))')
+curl -s -o /dev/null -X PUT -H "$AUTH" -H 'content-type: application/json' -d '{"organizationId":"sbx-ab","accessToken":"t","invoiceCount":1000000,"seed":2026}' $B/companies/$C/connections/$CN/authorization
+START=$(date +%s.%N)
+curl -s -o /tmp/ab_ops.json -X POST -H "$AUTH" $B/companies/$C/data/all
+while true; do
+  sleep 0.1
+  curl -s -H "$AUTH" "$B/companies/$C/data/history?pageSize=100" -o /tmp/ab_hist.json
+  if python3 - <<'PY'
+import json,sys
+d=json.load(open('/tmp/ab_hist.json'))
+ops=[o for o in d['results'] if o.get('dataType')=='invoices']
+sys.exit(0 if ops and ops[0]['status'] in ('Complete','Failed') else 1)
+PY
+  then break; fi
+done
+END=$(date +%s.%N)
+python3 -c "import json;d=json.load(open('/tmp/ab_hist.json'));print([ (o['dataType'],o['status']) for o in d['results']])"
+echo "$LABEL sync wall: $(python3 -c "print(round($END-$START,1))") s"
+kill $SERVER; wait $SERVER 2>/dev/null || true
+psql -h 127.0.0.1 -U postgres -d test -qc "DROP DATABASE $DB"
