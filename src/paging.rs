@@ -114,8 +114,8 @@ pub struct Cursor {
 /// The longest `cursor` accepted, in characters.
 pub const MAX_CURSOR_LENGTH: usize = 8192;
 
-const CURSOR_RULE: &str =
-    "is not a cursor tributary wrote; follow `_links.next` as given, or leave `cursor` out";
+const CURSOR_RULE: &str = "must be at most 8192 letters, digits, `-` and `_`, as tributary writes it into \
+     `_links.next`";
 
 impl Cursor {
     /// The digest of a selection described by `parts` (the filter, the query).
@@ -153,14 +153,26 @@ impl Cursor {
         URL_SAFE_NO_PAD.encode(text)
     }
 
-    /// The cursor `token` encodes.
-    pub fn decode(token: &str) -> Result<Self, Error> {
-        let invalid = || Error::invalid("cursor", CURSOR_RULE);
-        if token.len() > MAX_CURSOR_LENGTH {
-            return Err(invalid());
+    /// The cursor `token` encodes: `Ok(None)` when it is not one tributary
+    /// wrote, which the read then ignores (a page is whatever its number
+    /// says; a cursor only makes reaching it cheaper); an error when it is
+    /// not even shaped like one (too long, or characters a cursor never
+    /// holds).
+    pub fn parse(token: &str) -> Result<Option<Self>, Error> {
+        if token.len() > MAX_CURSOR_LENGTH
+            || !token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        {
+            return Err(Error::invalid("cursor", CURSOR_RULE));
         }
-        let bytes = URL_SAFE_NO_PAD.decode(token).map_err(|_| invalid())?;
-        let text = String::from_utf8(bytes).map_err(|_| invalid())?;
+        Ok(Self::decode(token))
+    }
+
+    /// The cursor `token` encodes, if it is one tributary wrote.
+    fn decode(token: &str) -> Option<Self> {
+        let bytes = URL_SAFE_NO_PAD.decode(token).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
         let mut parts = text.split('|');
         let (Some("1"), Some(page), Some(selection), Some(positions), None) = (
             parts.next(),
@@ -169,14 +181,10 @@ impl Cursor {
             parts.next(),
             parts.next(),
         ) else {
-            return Err(invalid());
+            return None;
         };
-        let page: i32 = page
-            .parse()
-            .ok()
-            .filter(|page| *page >= 1)
-            .ok_or_else(invalid)?;
-        let selection = u64::from_str_radix(selection, 16).map_err(|_| invalid())?;
+        let page: i32 = page.parse().ok().filter(|page| *page >= 1)?;
+        let selection = u64::from_str_radix(selection, 16).ok()?;
         let positions = positions
             .split(',')
             .map(|position| {
@@ -190,9 +198,8 @@ impl Cursor {
                     _ => None,
                 }
             })
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(invalid)?;
-        Ok(Self {
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self {
             page,
             selection,
             positions,
@@ -205,7 +212,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_cursor_survives_its_token_and_a_forged_one_is_refused() {
+    fn a_cursor_survives_its_token_a_forged_one_is_ignored_and_a_malformed_one_refused() {
         let cursor = Cursor {
             page: 7,
             selection: Cursor::digest(&[Some("Paid"), Some("currency=GBP")]),
@@ -217,16 +224,21 @@ mod tests {
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
         );
-        assert_eq!(Cursor::decode(&token).expect("decodes"), cursor);
+        assert_eq!(Cursor::parse(&token).expect("shaped"), Some(cursor));
         assert_ne!(
             Cursor::digest(&[None, Some("currency=GBP")]),
             Cursor::digest(&[Some("currency=GBP"), None])
         );
-        for forged in ["", "x", "MXwxfA", &"A".repeat(MAX_CURSOR_LENGTH + 1)] {
-            assert!(Cursor::decode(forged).is_err(), "{forged}");
+        // Shaped like a cursor but not one tributary wrote: ignored.
+        for forged in ["", "x", "MXwxfA", "bm90LWEtY3Vyc29y"] {
+            assert_eq!(Cursor::parse(forged).expect("shaped"), None, "{forged}");
         }
         let negative = URL_SAFE_NO_PAD.encode(format!("1|2|00|{}:1:-5", Uuid::nil()));
-        assert!(Cursor::decode(&negative).is_err());
+        assert_eq!(Cursor::parse(&negative).expect("shaped"), None);
+        // Not even shaped like one: refused.
+        for malformed in ["a/b", "a=", &"A".repeat(MAX_CURSOR_LENGTH + 1)] {
+            assert!(Cursor::parse(malformed).is_err(), "{malformed}");
+        }
     }
 
     #[test]

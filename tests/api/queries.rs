@@ -445,7 +445,7 @@ fn link(page: &Value, name: &str) -> Option<String> {
 }
 
 #[tokio::test]
-async fn a_queried_walk_continues_by_cursor_and_a_cursor_of_another_walk_or_snapshot_is_not_followed()
+async fn a_queried_walk_continues_by_cursor_and_a_cursor_of_another_walk_snapshot_or_origin_is_not_followed()
  {
     for_each_database(async |app| {
         let company_id = new_company(app, "Cursors Ltd").await;
@@ -527,10 +527,20 @@ async fn a_queried_walk_continues_by_cursor_and_a_cursor_of_another_walk_or_snap
         assert_eq!(ids(&stale), ids(&fresh));
         assert_eq!(stale["totalResults"], fresh["totalResults"]);
 
-        // One tributary did not write is refused.
-        for forged in ["bm90LWEtY3Vyc29y", "%2F%2F", "MXwyfHp6fA"] {
-            let (status, body) = answer(app, &format!("{base}?{query}&cursor={forged}")).await;
-            assert_eq!(status, 400, "{forged}: {body}");
+        // One tributary did not write is ignored: the page is its number's.
+        for forged in ["bm90LWEtY3Vyc29y", "MXwyfHp6fA", ""] {
+            let (status, body) = answer(
+                app,
+                &format!("{base}?page=2&pageSize=30&{query}&cursor={forged}"),
+            )
+            .await;
+            assert_eq!(status, 200, "{forged}: {body}");
+            assert_eq!(ids(&body), ids(&fresh), "{forged}");
+        }
+        // One not even shaped like a cursor is refused.
+        for malformed in ["%2F%2F", "abc%3D"] {
+            let (status, body) = answer(app, &format!("{base}?{query}&cursor={malformed}")).await;
+            assert_eq!(status, 400, "{malformed}: {body}");
             assert_eq!(
                 body["validation"]["errors"][0]["itemId"], "cursor",
                 "{body}"

@@ -212,9 +212,10 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map_err(ApiError::from)?;
     let cursor_text = query_value(&pairs, "cursor");
     let cursor = cursor_text
-        .map(Cursor::decode)
+        .map(Cursor::parse)
         .transpose()
-        .map_err(ApiError::from)?;
+        .map_err(ApiError::from)?
+        .flatten();
     // `status=paid` in a query is the `status` filter, which has stored
     // ordinals: a query of nothing else reads as the filtered list does.
     let (selected, query) = match query {

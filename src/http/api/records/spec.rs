@@ -392,6 +392,7 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
     params.push(query(
         "query",
         MetaSchema {
+            min_length: Some(1),
             max_length: Some(MAX_QUERY_LENGTH),
             ..MetaSchema::new("string")
         },
@@ -424,9 +425,10 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
         },
         "Where the previous page of a walk through a queried list ended: tributary writes it \
          into `_links.next` when the list is narrowed by `query` and in its own order, so that \
-         each next page costs the same at any depth. Opaque: follow the link as given. A cursor \
-         of another page, page size or query, or written before the data changed, is ignored \
-         (the page is read by its number); one tributary did not write answers 400."
+         each next page costs the same at any depth. Opaque: follow the link as given. The page \
+         is always the one its number names: a cursor of another page, page size or query, one \
+         written before the data changed, or one tributary did not write is ignored (the page \
+         is then read by its number)."
             .to_owned(),
     ));
     read_operation(
