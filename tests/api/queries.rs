@@ -549,3 +549,101 @@ async fn a_queried_walk_continues_by_cursor_and_a_cursor_of_another_walk_snapsho
     })
     .await;
 }
+
+#[tokio::test]
+async fn other_lists_query_their_own_fields_date_times_and_filters_included() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Other Lists Ltd").await;
+        authorized_sandbox(
+            app,
+            company_id,
+            json!({
+                "organizationId": "sbx-q-other", "accessToken": "tok",
+                "invoiceCount": 10, "orderCount": 120, "bankTransactionCount": 90, "seed": 81,
+            }),
+        )
+        .await;
+        sync(app, company_id).await;
+        let all = async |list: &str, filter: &str| -> Vec<Value> {
+            let (status, page) = answer(
+                app,
+                &format!("/companies/{company_id}/data/{list}?pageSize=5000{filter}"),
+            )
+            .await;
+            assert_eq!(status, 200, "{page}");
+            page["results"].as_array().expect("results").clone()
+        };
+
+        // Orders by a date-time: the median creation time, as the records write it.
+        let orders = all("orders", "").await;
+        let mut created: Vec<&str> = orders
+            .iter()
+            .filter_map(|r| text(r, "createdDate"))
+            .collect();
+        created.sort_unstable();
+        let median = created[created.len() / 2].to_owned();
+        let query = format!("createdDate>={median}&&totalAmount>100");
+        let expected: Vec<Value> = orders
+            .iter()
+            .filter(|r| {
+                text(r, "createdDate").is_some_and(|at| at >= median.as_str())
+                    && number(r, "totalAmount") > 100.0
+            })
+            .cloned()
+            .collect();
+        assert!(!expected.is_empty() && expected.len() < orders.len());
+        let parameter = format!("query={}", encoded(&query));
+        let (walked, total) = walk(
+            app,
+            &format!("/companies/{company_id}/data/orders?pageSize=7&{parameter}"),
+            &parameter,
+        )
+        .await;
+        assert_eq!(total, expected.len() as u64, "{query}");
+        assert_eq!(walked, expected, "{query}");
+
+        // A date alone is that day's midnight, UTC.
+        let day = &median[..10];
+        let (status, page) = answer(
+            app,
+            &format!(
+                "/companies/{company_id}/data/orders?pageSize=5000&query={}",
+                encoded(&format!("createdDate<{day}"))
+            ),
+        )
+        .await;
+        assert_eq!(status, 200, "{page}");
+        let midnight = format!("{day}T00:00:00.000000Z");
+        let before = orders
+            .iter()
+            .filter(|r| text(r, "createdDate").is_some_and(|at| at < midnight.as_str()))
+            .count();
+        assert!(before > 0, "some orders were created before {day}");
+        assert_eq!(page["totalResults"], before as u64);
+
+        // Bank transactions of one account (the list's filter) going out.
+        let account = all("bankTransactions", "").await[0]["accountId"]
+            .as_str()
+            .expect("an account")
+            .to_owned();
+        let of_account = all("bankTransactions", &format!("&accountId={account}")).await;
+        let parameter = format!("query={}", encoded("amount<0"));
+        let (walked, total) = walk(
+            app,
+            &format!(
+                "/companies/{company_id}/data/bankTransactions?accountId={account}&pageSize=5&{parameter}"
+            ),
+            &parameter,
+        )
+        .await;
+        let expected: Vec<Value> = of_account
+            .iter()
+            .filter(|r| number(r, "amount") < 0.0)
+            .cloned()
+            .collect();
+        assert!(!expected.is_empty() && expected.len() < of_account.len());
+        assert_eq!(total, expected.len() as u64);
+        assert_eq!(walked, expected);
+    })
+    .await;
+}
