@@ -458,10 +458,16 @@ fn date_time(text: &str) -> Option<DateTime<Utc>> {
         return Some(date.and_hms_opt(0, 0, 0)?.and_utc());
     }
     let parsed = DateTime::parse_from_rfc3339(text).ok()?.with_timezone(&Utc);
-    Some(chrono::SubsecRound::trunc_subsecs(parsed, 6))
+    // Stored date-times compare as text with four-digit years; an offset
+    // can carry a value past 9999 (`+10000-…`), which would sort first.
+    (0..=9999)
+        .contains(&chrono::Datelike::year(&parsed))
+        .then(|| chrono::SubsecRound::trunc_subsecs(parsed, 6))
 }
 
-/// `-?digits(.digits)?`, at most 28 digits (what both databases compare exactly).
+/// `-?digits(.digits)?`, at most 28 digits (what PostgreSQL's `numeric`
+/// compares exactly; SQLite compares as `REAL`, to about 15 significant
+/// digits).
 fn is_decimal(text: &str) -> bool {
     let unsigned = text.strip_prefix('-').unwrap_or(text);
     let (whole, fraction) = match unsigned.split_once('.') {
@@ -618,6 +624,10 @@ mod tests {
                 "is {} characters long; the most is 2048",
                 MAX_QUERY_LENGTH + 5
             ))
+        );
+        assert_eq!(
+            invoices("modifiedDate>9999-12-31T23:59:59-01:00"),
+            Err("at character 14: `9999-12-31T23:59:59-01:00` is not a date (YYYY-MM-DD) or an RFC 3339 date-time".to_owned())
         );
         let just = format!("note~{}", "x".repeat(MAX_QUERY_LENGTH - 5));
         assert!(invoices(&just).is_ok());

@@ -141,9 +141,16 @@ pub async fn queried_page(
             total
         }
     };
-    // A cursor continues one walk: the same filter, query and page size.
-    let page_size = page.page_size.to_string();
-    let digest = Cursor::digest(&[filter, query_text, Some(&page_size)]);
+    // A cursor continues one walk: the same company's list of the same
+    // data type, with the same filter, query and page size.
+    let (company, page_size) = (company_id.to_string(), page.page_size.to_string());
+    let digest = Cursor::digest(&[
+        Some(&company),
+        Some(data_type.name()),
+        filter,
+        query_text,
+        Some(&page_size),
+    ]);
     let positions: Option<Vec<i64>> = match (queried.order_by, queried.cursor) {
         (Some(_), _) => None,
         (None, Some(cursor)) => continued(cursor, page, digest, &visible),

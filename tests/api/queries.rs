@@ -493,18 +493,17 @@ async fn a_queried_walk_continues_by_cursor_and_a_cursor_of_another_walk_snapsho
             app,
             &format!(
                 "{base}?page=2&pageSize=30&query={}&cursor={cursor}",
-                encoded("amountDue>=0")
+                encoded("amountDue=0")
             ),
         )
         .await;
         let (_, all_second) = answer(
             app,
-            &format!(
-                "{base}?page=2&pageSize=30&query={}",
-                encoded("amountDue>=0")
-            ),
+            &format!("{base}?page=2&pageSize=30&query={}", encoded("amountDue=0")),
         )
         .await;
+        // (`amountDue=0` selects none of the records `amountDue>0` does.)
+        assert_eq!(all_second["results"].as_array().map(Vec::len), Some(30));
         assert_eq!(ids(&requeried), ids(&all_second));
 
         // After a sync that changed the data, the old cursor is not followed.
@@ -559,7 +558,7 @@ async fn other_lists_query_their_own_fields_date_times_and_filters_included() {
             company_id,
             json!({
                 "organizationId": "sbx-q-other", "accessToken": "tok",
-                "invoiceCount": 10, "orderCount": 120, "bankTransactionCount": 90, "seed": 81,
+                "invoiceCount": 60, "orderCount": 120, "bankTransactionCount": 90, "seed": 81,
             }),
         )
         .await;
@@ -601,6 +600,22 @@ async fn other_lists_query_their_own_fields_date_times_and_filters_included() {
         .await;
         assert_eq!(total, expected.len() as u64, "{query}");
         assert_eq!(walked, expected, "{query}");
+
+        // The orders walk's cursor is not followed on the invoices list,
+        // whose generation and connection are the same.
+        let gbp = format!("query={}", encoded("currency=GBP"));
+        let (_, orders_first) = answer(
+            app,
+            &format!("/companies/{company_id}/data/orders?pageSize=5&{gbp}"),
+        )
+        .await;
+        let next = link(&orders_first, "next").expect("a next page of orders");
+        let cursor = next.split("cursor=").nth(1).expect("a cursor");
+        let invoices = format!("/companies/{company_id}/data/invoices?page=2&pageSize=5&{gbp}");
+        let (_, by_number) = answer(app, &invoices).await;
+        let (_, with_cursor) = answer(app, &format!("{invoices}&cursor={cursor}")).await;
+        assert_eq!(by_number["results"].as_array().map(Vec::len), Some(5));
+        assert_eq!(ids(&with_cursor), ids(&by_number));
 
         // A date alone is that day's midnight, UTC.
         let day = &median[..10];

@@ -425,10 +425,9 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
         },
         "Where the previous page of a walk through a queried list ended: tributary writes it \
          into `_links.next` when the list is narrowed by `query` and in its own order, so that \
-         each next page costs the same at any depth. Opaque: follow the link as given. The page \
-         is always the one its number names: a cursor of another page, page size or query, one \
-         written before the data changed, or one tributary did not write is ignored (the page \
-         is then read by its number)."
+         each next page costs the same at any depth. Opaque: follow the link as given. A cursor \
+         of another list, page, page size or query, one written before the data changed, or \
+         one that is not tributary's is ignored (the page is then read by its number)."
             .to_owned(),
     ));
     read_operation(
