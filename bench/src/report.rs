@@ -97,6 +97,29 @@ pub struct Check {
     pub met: bool,
 }
 
+/// A table of cases measured through the API only, and a blank line.
+fn api_table(out: &mut String, cases: &[CaseResult]) {
+    let _ = writeln!(
+        out,
+        "| case | pageSize | page | totalResults | first request ms | API median ms | req/s |\n\
+         |---|---:|---:|---:|---:|---:|---:|"
+    );
+    for case in cases {
+        let _ = writeln!(
+            out,
+            "| {} | {} | {} | {} | {} | {} | {:.0} |",
+            case.name,
+            case.page_size,
+            case.page,
+            case.total,
+            ms(case.first),
+            ms(case.api.median),
+            case.api.throughput
+        );
+    }
+    let _ = writeln!(out);
+}
+
 fn ms(duration: Duration) -> String {
     format!("{:.2}", duration.as_secs_f64() * 1e3)
 }
@@ -247,47 +270,20 @@ impl Report {
             let _ = writeln!(
                 out,
                 "- **Queries** on the same invoices, straight after the sync (the first request with a query \
-                 counts its matches; the load after it reads with the count remembered):\n\n\
-                 | case | pageSize | page | totalResults | first request ms | API median ms | req/s |\n|---|---:|---:|---:|---:|---:|---:|"
+                 counts its matches; the load after it reads with the count remembered):\n"
             );
-            for case in &backend.queries {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} | {} | {:.0} |",
-                    case.name,
-                    case.page_size,
-                    case.page,
-                    case.total,
-                    ms(case.first),
-                    ms(case.api.median),
-                    case.api.throughput
-                );
-            }
-            let _ = writeln!(out);
+            api_table(&mut out, &backend.queries);
             let orders = &backend.orders;
             let _ = writeln!(
                 out,
                 "- **Orders**: a second company of {} orders synced in {:.1} s wall{} (server peak RSS {}), \
-                 then read at once (no `ANALYZE` by anyone):\n\n\
-                 | case | page | totalResults | first request ms | API median ms | req/s |\n|---|---:|---:|---:|---:|---:|",
+                 then read at once (no `ANALYZE` by anyone):\n",
                 orders.sync.records,
                 orders.sync.wall.as_secs_f64(),
                 phases(&orders.sync),
                 mib(orders.sync.peak_rss)
             );
-            for case in &orders.cases {
-                let _ = writeln!(
-                    out,
-                    "| {} | {} | {} | {} | {} | {:.0} |",
-                    case.name,
-                    case.page,
-                    case.total,
-                    ms(case.first),
-                    ms(case.api.median),
-                    case.api.throughput
-                );
-            }
-            let _ = writeln!(out);
+            api_table(&mut out, &orders.cases);
             let _ = writeln!(out, "| target | figure | met |\n|---|---|---|");
             for check in backend.checks() {
                 let _ = writeln!(

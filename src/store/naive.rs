@@ -3,12 +3,12 @@
 //! every request, as most services do, over the same index and order, so
 //! the benchmark measures what the stored ordinals save.
 
-use sea_orm::{ColumnTrait, ConnectionTrait, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{ColumnTrait, ConnectionTrait, PaginatorTrait, QueryFilter, QueryOrder};
 
 use entity::record;
 
 use super::generations::Visible;
-use super::pages::{Page, of};
+use super::pages::{Page, bodies, of};
 use crate::data::DataType;
 use crate::paging::PageRequest;
 
@@ -28,14 +28,6 @@ pub async fn page_of_one(
         .filter(record::Column::ConnectionId.eq(one.connection_id))
         .filter(record::Column::Generation.eq(one.generation));
     let total = query.clone().count(db).await?;
-    let bodies = query
-        .order_by_asc(ordinal)
-        .offset(page.offset())
-        .limit(page.limit())
-        .select_only()
-        .column(record::Column::Body)
-        .into_tuple()
-        .all(db)
-        .await?;
+    let bodies = bodies(db, query.order_by_asc(ordinal), page).await?;
     Ok(Page { bodies, total })
 }

@@ -179,22 +179,51 @@ pub async fn page_of_several(
                 .add(ordinal.lte(through)),
         )
     });
-    let query = of(data_type, filter).filter(prefixes);
+    let query = in_list_order(of(data_type, filter).filter(prefixes), data_type);
+    let bodies = bodies(db, query, page).await?;
+    Ok(Page { bodies, total })
+}
+
+/// The rows of the `visible` generations (one per connection).
+pub(super) fn in_generations(visible: &[Visible]) -> Condition {
+    visible.iter().fold(Condition::any(), |any, one| {
+        any.add(
+            Condition::all()
+                .add(record::Column::ConnectionId.eq(one.connection_id))
+                .add(record::Column::Generation.eq(one.generation)),
+        )
+    })
+}
+
+/// `query` in the list's order across connections: the sort key in the data
+/// type's direction, then the connection, then the record id.
+pub(super) fn in_list_order(
+    query: Select<record::Entity>,
+    data_type: DataType,
+) -> Select<record::Entity> {
     let query = match data_type.spec().order {
         Direction::Ascending => query.order_by_asc(record::Column::SortKey),
         Direction::Descending => query.order_by_desc(record::Column::SortKey),
     };
-    let bodies = query
+    query
         .order_by_asc(record::Column::ConnectionId)
         .order_by_asc(record::Column::RecordId)
+}
+
+/// The JSON of the rows on `page` of `query`, by `OFFSET`.
+pub(super) async fn bodies(
+    db: &impl ConnectionTrait,
+    query: Select<record::Entity>,
+    page: PageRequest,
+) -> Result<Vec<String>, sea_orm::DbErr> {
+    query
         .offset(page.offset())
         .limit(page.limit())
         .select_only()
         .column(record::Column::Body)
         .into_tuple()
         .all(db)
-        .await?;
-    Ok(Page { bodies, total })
+        .await
 }
 
 /// The records of `data_type`, of one filter value when given.

@@ -20,7 +20,7 @@ use uuid::Uuid;
 use entity::record;
 
 use super::generations::Visible;
-use super::pages::of;
+use super::pages::{bodies, in_generations, in_list_order, of};
 use crate::data::fields::{Field, Kind};
 use crate::data::query::{Comparison, Operand, Operator, OrderBy, Query};
 use crate::data::{DataType, Direction};
@@ -74,24 +74,9 @@ pub async fn page(
     let query = match selection.visible {
         // One generation's ordinals are the list's order.
         [_] => query.order_by_asc(record::Column::Ordinal),
-        _ => {
-            let query = match selection.data_type.spec().order {
-                Direction::Ascending => query.order_by_asc(record::Column::SortKey),
-                Direction::Descending => query.order_by_desc(record::Column::SortKey),
-            };
-            query
-                .order_by_asc(record::Column::ConnectionId)
-                .order_by_asc(record::Column::RecordId)
-        }
+        _ => in_list_order(query, selection.data_type),
     };
-    query
-        .offset(page.offset())
-        .limit(page.limit())
-        .select_only()
-        .column(record::Column::Body)
-        .into_tuple()
-        .all(db)
-        .await
+    bodies(db, query, page).await
 }
 
 /// A record of a queried page, and where it sits in its connection's list.
@@ -182,14 +167,7 @@ pub async fn page_after(
 
 /// The rows `selection` names.
 fn selected(backend: DbBackend, selection: Selection<'_>) -> Select<record::Entity> {
-    let generations = selection.visible.iter().fold(Condition::any(), |any, one| {
-        any.add(
-            Condition::all()
-                .add(record::Column::ConnectionId.eq(one.connection_id))
-                .add(record::Column::Generation.eq(one.generation)),
-        )
-    });
-    let rows = of(selection.data_type, selection.filter).filter(generations);
+    let rows = of(selection.data_type, selection.filter).filter(in_generations(selection.visible));
     match selection.query {
         Some(query) => rows.filter(condition(backend, query)),
         None => rows,

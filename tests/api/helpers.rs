@@ -392,6 +392,13 @@ pub async fn json(response: reqwest::Response) -> serde_json::Value {
     response.json().await.expect("a JSON body")
 }
 
+/// The status and JSON body of a GET of `path`.
+pub async fn answer(app: &TestApp, path: &str) -> (u16, serde_json::Value) {
+    let response = app.get(path).await;
+    let status = response.status().as_u16();
+    (status, json(response).await)
+}
+
 /// The status and body of an error returned by the generated client.
 pub fn error_of<T: std::fmt::Debug>(
     result: Result<T, client::Error<client::types::ErrorBody>>,

@@ -8,8 +8,8 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::connections::new_company;
-use crate::helpers::{TestApp, for_each_database, json};
-use crate::sync::{authorized_sandbox, settled};
+use crate::helpers::{TestApp, answer, for_each_database, json};
+use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// A sandbox connection of the company with `invoice_count` invoices (and
 /// no other records) from `seed`.
@@ -23,21 +23,6 @@ fn invoices_body(seed: u64, invoice_count: u64) -> Value {
         "invoiceCount": invoice_count, "orderCount": 0, "bankTransactionCount": 0,
         "seed": seed,
     })
-}
-
-async fn sync(app: &TestApp, company_id: Uuid) {
-    let queued = app
-        .post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
-        .await;
-    assert_eq!(queued.status(), 202);
-    settled(&app.client, company_id).await;
-}
-
-/// The status and JSON body of a GET.
-async fn answer(app: &TestApp, path: &str) -> (u16, Value) {
-    let response = app.get(path).await;
-    let status = response.status().as_u16();
-    (status, json(response).await)
 }
 
 fn encoded(text: &str) -> String {
@@ -244,8 +229,8 @@ fn ordered(listed: &[Value], order_by: &str) -> Vec<Value> {
     };
     let numeric = ["amountDue", "totalAmount"].contains(&field);
     let mut sorted = listed.to_vec();
-    sorted.sort_by(|a, b| {
-        let (a, b) = (&a[field], &b[field]);
+    sorted.sort_by(|x, y| {
+        let (a, b) = (&x[field], &y[field]);
         match (a.is_null(), b.is_null()) {
             (true, true) => return Ordering::Equal,
             (true, false) => return Ordering::Greater,
@@ -253,7 +238,7 @@ fn ordered(listed: &[Value], order_by: &str) -> Vec<Value> {
             _ => {}
         }
         let order = if numeric {
-            number(&json!({"x": a}), "x").total_cmp(&number(&json!({"x": b}), "x"))
+            number(x, field).total_cmp(&number(y, field))
         } else {
             a.as_str().cmp(&b.as_str())
         };

@@ -2,12 +2,12 @@
 //! record by its platform id, exactly as its list shows it, for every data
 //! type; and the answers for what is not there.
 
-use serde_json::{Value, json};
+use serde_json::json;
 use uuid::Uuid;
 
 use crate::connections::new_company;
-use crate::helpers::{TestApp, basic, for_each_database, json};
-use crate::sync::{authorized_sandbox, settled};
+use crate::helpers::{TestApp, answer, basic, for_each_database, json};
+use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// The lists whose records can be fetched one by one, and their id fields.
 const LISTS: [(&str, &str); 5] = [
@@ -30,21 +30,6 @@ async fn sandbox_of_everything(app: &TestApp, company_id: Uuid, seed: u64) -> Uu
         }),
     )
     .await
-}
-
-async fn sync(app: &TestApp, company_id: Uuid) {
-    let queued = app
-        .post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
-        .await;
-    assert_eq!(queued.status(), 202);
-    settled(&app.client, company_id).await;
-}
-
-/// The status and JSON body of a GET.
-async fn answer(app: &TestApp, path: &str) -> (u16, Value) {
-    let response = app.get(path).await;
-    let status = response.status().as_u16();
-    (status, json(response).await)
 }
 
 #[tokio::test]

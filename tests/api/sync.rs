@@ -58,6 +58,16 @@ pub async fn authorized_sandbox(app: &TestApp, company_id: Uuid, authorization: 
     connection_id
 }
 
+/// Queues a sync of everything the company's connections hold
+/// (`POST .../data/all`) and waits until it has ended.
+pub async fn sync_and_settle(app: &TestApp, company_id: Uuid) {
+    let queued = app
+        .post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
+        .await;
+    assert_eq!(queued.status(), 202);
+    settled(&app.client, company_id).await;
+}
+
 /// Waits until none of the company's pull operations is queued or running.
 pub async fn settled(client: &client::Client, company_id: Uuid) -> Vec<PullOperation> {
     for _ in 0..300 {
