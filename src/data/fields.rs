@@ -232,6 +232,7 @@ mod tests {
                 ("amountDue", "a number"),
                 ("status", "one of a vocabulary"),
                 ("note", "text"),
+                ("isDeleted", "a boolean"),
                 ("modifiedDate", "a date-time"),
                 ("sourceModifiedDate", "a date-time"),
             ])
@@ -257,10 +258,10 @@ mod tests {
     }
 
     #[test]
-    fn every_data_type_has_its_id_and_our_two_fields() {
+    fn every_data_type_has_its_id_and_our_three_fields() {
         for data_type in DataType::all() {
             let spec = data_type.spec();
-            for name in [spec.id_field, "connectionId", "modifiedDate"] {
+            for name in [spec.id_field, "connectionId", "isDeleted", "modifiedDate"] {
                 assert!(
                     named(*data_type, name).is_some(),
                     "{data_type} lacks {name}: {:?}",

@@ -88,14 +88,59 @@ trait Batch: Send + Sync {
 
 struct Typed<D: Definition>(Vec<D::Record>);
 
-/// A record with what the store adds, as the API writes it.
+/// A record with what the store adds, as the API writes it. `modifiedDate`
+/// comes last, in a fixed width ([`MODIFIED_DATE_SUFFIX_CHARS`]): the swap
+/// compares a record with its previous copy without it, and stamps the
+/// changed ones with the time it publishes them.
 #[derive(Serialize)]
 #[serde(rename_all = "camelCase")]
 struct Synced<'a, R> {
     connection_id: Uuid,
     #[serde(flatten)]
     record: &'a R,
+    is_deleted: bool,
     modified_date: Timestamp,
+}
+
+/// How long a record the platform deleted stays in its list, flagged
+/// `isDeleted` (from the sync that found it gone): partners reading
+/// incrementally less often than this would miss deletions.
+pub const DELETED_RETENTION_DAYS: i64 = 30;
+
+/// The characters a stored record's JSON ends with from its `modifiedDate`
+/// on: `"modifiedDate":"` (16), the timestamp (27, `Timestamp`'s fixed
+/// width until the year 9999), `"}` (2).
+pub const MODIFIED_DATE_SUFFIX_CHARS: usize = 45;
+
+/// The end of a stored record's JSON that says it changed at `at`: what
+/// replaces its last [`MODIFIED_DATE_SUFFIX_CHARS`] characters.
+pub fn modified_date_suffix(at: Timestamp) -> String {
+    format!("\"modifiedDate\":\"{}\"}}", at.to_rfc3339())
+}
+
+/// What becomes of a record of the previous generation that a sync did not
+/// bring back (the platform deleted it), given the sync's time `at`:
+/// flagged deleted (and so changed), kept as it is while already flagged
+/// for less than [`DELETED_RETENTION_DAYS`], then dropped (`None`).
+pub fn deleted(body: &str, at: Timestamp) -> Result<Option<String>, serde_json::Error> {
+    let mut record: Map<String, Value> = serde_json::from_str(body)?;
+    if record.get("isDeleted") == Some(&Value::Bool(true)) {
+        let flagged = record
+            .get("modifiedDate")
+            .cloned()
+            .map(serde_json::from_value::<Timestamp>)
+            .transpose()?;
+        let kept = flagged.is_some_and(|flagged| {
+            at.0 - flagged.0 < chrono::Duration::days(DELETED_RETENTION_DAYS)
+        });
+        return Ok(kept.then(|| body.to_owned()));
+    }
+    // Written by a build before `isDeleted`: the flag goes before the date.
+    record.shift_remove("isDeleted");
+    record.shift_remove("modifiedDate");
+    record.insert("isDeleted".to_owned(), Value::Bool(true));
+    record.insert("modifiedDate".to_owned(), serde_json::to_value(at)?);
+    serde_json::to_string(&record).map(Some)
 }
 
 impl<D: Definition> Batch for Typed<D> {
@@ -120,6 +165,7 @@ impl<D: Definition> Batch for Typed<D> {
                 let body = serde_json::to_string(&Synced {
                     connection_id: stamp.connection_id,
                     record,
+                    is_deleted: false,
                     modified_date: stamp.modified,
                 })?;
                 Ok(Row {
@@ -135,16 +181,31 @@ impl<D: Definition> Batch for Typed<D> {
 
 /// Adds the schema of `D`'s records as the API shows them to `generator`,
 /// under the record's schema name: its fields, with `connectionId` after the
-/// id and `modifiedDate` before `sourceModifiedDate` (or last).
+/// id, and `isDeleted` and `modifiedDate` before `sourceModifiedDate` (or
+/// last).
 pub fn add_synced_schema<D: Definition>(generator: &mut SchemaGenerator) {
     generator.subschema_for::<D::Record>();
     let connection_id = property(
         generator.subschema_for::<Uuid>().to_value(),
         "The connection it was synced from.",
     );
+    let is_deleted = property(
+        generator.subschema_for::<bool>().to_value(),
+        &format!(
+            "Whether the platform deleted the record. A sync that no longer finds a record keeps \
+             it in the list, flagged, with `modifiedDate` the time of that sync, for \
+             {DELETED_RETENTION_DAYS} days; the first sync after that drops it. \
+             `query=isDeleted!=true` leaves deleted records out."
+        ),
+    );
     let modified_date = property(
         generator.subschema_for::<Timestamp>().to_value(),
-        "When tributary's copy last changed.",
+        "When tributary's copy last changed: the time the sync that brought the change (or \
+         found the record deleted) published it. A sync that brings the record unchanged \
+         leaves it as it was, so `query=modifiedDate>…` reads only what changed. To read \
+         incrementally, remember the latest `modifiedDate` you read from each connection \
+         (`connectionId`): a connection's syncs publish one after another, each later than the \
+         last, while several connections publish independently.",
     );
     let name = D::Record::schema_name();
     let Some(Value::Object(schema)) = generator.definitions_mut().get_mut(name.as_ref()) else {
@@ -157,6 +218,7 @@ pub fn add_synced_schema<D: Definition>(generator: &mut SchemaGenerator) {
     let before_modified = properties.contains_key("sourceModifiedDate");
     for (index, (key, value)) in std::mem::take(properties).into_iter().enumerate() {
         if key == "sourceModifiedDate" {
+            with_ours.insert("isDeleted".to_owned(), is_deleted.clone());
             with_ours.insert("modifiedDate".to_owned(), modified_date.clone());
         }
         with_ours.insert(key, value);
@@ -165,6 +227,7 @@ pub fn add_synced_schema<D: Definition>(generator: &mut SchemaGenerator) {
         }
     }
     if !before_modified {
+        with_ours.insert("isDeleted".to_owned(), is_deleted);
         with_ours.insert("modifiedDate".to_owned(), modified_date);
     }
     *properties = with_ours;
@@ -226,8 +289,55 @@ mod tests {
                 "defaultCurrency": null,
                 "status": "Active",
                 "sourceModifiedDate": null,
+                "isDeleted": false,
                 "modifiedDate": "1970-01-01T00:00:00.000000Z"
             })
+        );
+        let suffix = modified_date_suffix(stamp.modified);
+        assert_eq!(suffix.chars().count(), MODIFIED_DATE_SUFFIX_CHARS);
+        assert!(rows[0].body.ends_with(&suffix), "{}", rows[0].body);
+        assert!(
+            rows[0]
+                .body
+                .ends_with(&format!(",\"isDeleted\":false,{suffix}"))
+        );
+    }
+
+    fn at(text: &str) -> Timestamp {
+        serde_json::from_value(Value::String(text.to_owned())).expect("a timestamp")
+    }
+
+    #[test]
+    fn a_record_found_gone_is_flagged_then_kept_for_the_retention_then_dropped() {
+        let body = r#"{"connectionId":"c","customerId":"a","isDeleted":false,"modifiedDate":"2026-01-01T00:00:00.000000Z"}"#;
+        let flagged_at = at("2026-02-01T00:00:00.000000Z");
+        let flagged = deleted(body, flagged_at).expect("JSON").expect("kept");
+        assert_eq!(
+            flagged,
+            format!(
+                r#"{{"connectionId":"c","customerId":"a","isDeleted":true,{}"#,
+                modified_date_suffix(flagged_at)
+            )
+        );
+        let day_before_expiry = at("2026-03-02T23:59:59.000000Z");
+        assert_eq!(
+            deleted(&flagged, day_before_expiry)
+                .expect("JSON")
+                .as_deref(),
+            Some(flagged.as_str()),
+            "unchanged while retained"
+        );
+        let expiry = at("2026-03-03T00:00:00.000000Z");
+        assert_eq!(deleted(&flagged, expiry).expect("JSON"), None);
+
+        let before_the_flag = r#"{"customerId":"a","modifiedDate":"2026-01-01T00:00:00.000000Z"}"#;
+        assert_eq!(
+            deleted(before_the_flag, flagged_at)
+                .expect("JSON")
+                .as_deref(),
+            Some(
+                r#"{"customerId":"a","isDeleted":true,"modifiedDate":"2026-02-01T00:00:00.000000Z"}"#
+            )
         );
     }
 }

@@ -22,6 +22,7 @@
 //! ([`query`]).
 
 pub mod cleanup;
+pub mod deletions;
 pub mod generations;
 #[cfg(feature = "naive-paging")]
 pub mod naive;
@@ -33,5 +34,5 @@ pub mod staging;
 
 pub use cleanup::{Generations, StagingOf, clear_staging, delete_generations, delete_staging};
 pub use generations::{Visible, current_generation, generation_size, publish, visible_generations};
-pub use publish::{Part, number_staged, refresh_statistics, split_point};
+pub use publish::{Part, Publishing, number_staged, refresh_statistics, split_point};
 pub use staging::{Copied, Staging, copy, stage};

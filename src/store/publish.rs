@@ -12,7 +12,9 @@
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 use uuid::Uuid;
 
+use crate::data::records::MODIFIED_DATE_SUFFIX_CHARS;
 use crate::data::{DataType, Direction};
+use crate::timestamp::Timestamp;
 
 /// A list at least this long gets the table's planner statistics refreshed
 /// in the transaction that publishes it (PostgreSQL). A shorter list read
@@ -69,18 +71,40 @@ pub async fn split_point(
     row.try_get("", "at")
 }
 
+/// The list a swap publishes, and what its records are compared with.
+#[derive(Debug, Clone, Copy)]
+pub struct Publishing {
+    /// The connection synced.
+    pub connection_id: Uuid,
+    /// The data type.
+    pub data_type: DataType,
+    /// The generation being published.
+    pub generation: i64,
+    /// The generation readers saw when the sync started, `None` on a first
+    /// sync: a record whose JSON, but for its `modifiedDate`, is the same
+    /// there keeps that copy (and so its `modifiedDate`).
+    pub previous: Option<i64>,
+    /// When the swap publishes: every other record's `modifiedDate`.
+    pub published: Timestamp,
+}
+
 /// Moves `part` of a run's staged rows into the readable table, numbering
 /// each in its list's order (the order [`super::pages`] reads): one sorted
 /// `INSERT … SELECT` in the caller's transaction. The second half counts
 /// the first half's rows (per filter value too) to number on from them.
-/// Returns how many rows moved.
+/// A record unchanged since `list.previous` is moved as it was there; the
+/// others are stamped `list.published`. Returns how many rows moved.
 pub async fn number_staged(
     db: &impl ConnectionTrait,
-    connection_id: Uuid,
-    data_type: DataType,
-    generation: i64,
+    list: Publishing,
     part: Part<'_>,
 ) -> Result<u64, sea_orm::DbErr> {
+    let Publishing {
+        connection_id,
+        data_type,
+        generation,
+        ..
+    } = list;
     let backend = db.get_database_backend();
     let spec = data_type.spec();
     let (direction, before) = match spec.order {
@@ -88,7 +112,7 @@ pub async fn number_staged(
         Direction::Descending => ("DESC", ">"),
     };
     let order = format!("ORDER BY s.sort_key {direction}, s.record_id");
-    let list = "connection_id = $1 AND data_type = $2 AND generation = $3";
+    let of_list = "connection_id = $1 AND data_type = $2 AND generation = $3";
     let mut values = vec![
         connection_id.into(),
         data_type.name().into(),
@@ -106,7 +130,7 @@ pub async fn number_staged(
             values.push(at.into());
             let counted = format!(
                 "WITH first_half AS (SELECT filter_value, count(*) AS size FROM record_staging \
-                 WHERE {list} AND sort_key {before} $4 GROUP BY filter_value) "
+                 WHERE {of_list} AND sort_key {before} $4 GROUP BY filter_value) "
             );
             (
                 counted,
@@ -124,11 +148,34 @@ pub async fn number_staged(
         }
         None => "NULL".to_owned(),
     };
+    // The body without its `modifiedDate` (which comes last, in a fixed
+    // width), stamped with the swap's time, unless the previous copy is the
+    // same without its own: then that copy. One primary-key lookup per row
+    // (a join would leave the plan to statistics the staging table lacks).
+    let content = |table: &str| {
+        format!("substr({table}.body, 1, length({table}.body) - {MODIFIED_DATE_SUFFIX_CHARS})")
+    };
+    values.push(crate::data::records::modified_date_suffix(list.published).into());
+    let stamped = format!("{} || ${}", content("s"), values.len());
+    let body = match list.previous {
+        None => stamped,
+        Some(previous) => {
+            values.push(previous.into());
+            format!(
+                "COALESCE((SELECT p.body FROM record p WHERE p.connection_id = s.connection_id \
+                 AND p.data_type = s.data_type AND p.generation = ${} \
+                 AND p.record_id = s.record_id AND {} = {}), {stamped})",
+                values.len(),
+                content("p"),
+                content("s")
+            )
+        }
+    };
     let sql = format!(
         "{counted}INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
          sort_key, filter_value, body, ordinal, filter_ordinal) \
          SELECT s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, s.sort_key, \
-                s.filter_value, s.body, {base} + row_number() OVER ({order}), {filter_ordinal} \
+                s.filter_value, {body}, {base} + row_number() OVER ({order}), {filter_ordinal} \
          FROM record_staging s{joined} \
          WHERE s.connection_id = $1 AND s.data_type = $2 AND s.generation = $3{range}"
     );

@@ -28,6 +28,10 @@ pub struct Staging {
     pub company_id: Uuid,
     /// The generation being written.
     pub generation: i64,
+    /// The generation readers saw when the run started, `None` before the
+    /// first sync: the swap compares with it, and what it holds that the
+    /// run does not bring back was deleted by the platform.
+    pub previous: Option<i64>,
     /// When our copy changes (the `modifiedDate` of every row written).
     pub modified: DateTime<Utc>,
 }
@@ -255,6 +259,7 @@ mod tests {
             connection_id: Uuid::from_u128(0x0011_2233_4455_6677_8899_aabb_ccdd_eeff),
             company_id: Uuid::from_u128(7),
             generation: 3,
+            previous: Some(2),
             modified: chrono::DateTime::UNIX_EPOCH,
         };
         let rows = [

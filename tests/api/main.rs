@@ -14,6 +14,7 @@ mod connections;
 mod data_types;
 mod depth;
 mod faults;
+mod incremental;
 mod integrations;
 mod paging;
 mod platforms;

@@ -18,11 +18,11 @@ use crate::companies;
 use crate::connections::{self, ConnectionStatus};
 use crate::data::DataType;
 use crate::data::Records;
-use crate::data::records::Row;
+use crate::data::records::{self, Row};
 use crate::error::Problem;
 use crate::platforms;
 use crate::platforms::connector::Page;
-use crate::store::{self, Copied, Generations, Part, Staging};
+use crate::store::{self, Copied, Generations, Part, Publishing, Staging};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::refresh;
 use crate::timestamp::Timestamp;
@@ -64,7 +64,8 @@ impl Run<'_> {
         *staged = Some(prepared.staging.generation);
         let mut timings = Timings::default();
         let started = Instant::now();
-        self.stage(&mut prepared, &mut timings).await?;
+        let fetched = self.stage(&mut prepared, &mut timings).await?;
+        self.stage_deletions(prepared.staging, fetched).await?;
         timings.staging = started.elapsed();
         let started = Instant::now();
         let published = self.publish(prepared.staging).await?;
@@ -149,6 +150,7 @@ impl Run<'_> {
             connection_id: connection.id,
             company_id: connection.company_id,
             generation: current + 1,
+            previous: (current > 0).then_some(current),
             modified: Timestamp::now(),
         };
         // Leftovers of abandoned attempts (never published) go first.
@@ -165,7 +167,8 @@ impl Run<'_> {
         Ok(Prepared { tokens, staging })
     }
 
-    /// Fetches and stages every page; stops between two pages when the
+    /// Fetches and stages every page (returning how many records were
+    /// fetched); stops between two pages when the
     /// lease is lost or the process is stopping. The next page is fetched
     /// while the current one is being written: the platform (or the
     /// sandbox's generator) and the database work at the same time.
@@ -173,7 +176,7 @@ impl Run<'_> {
         &self,
         prepared: &mut Prepared<'_>,
         timings: &mut Timings,
-    ) -> Result<(), RunError> {
+    ) -> Result<i64, RunError> {
         let staging = prepared.staging;
         let mut fetched: i64 = 0;
         let mut page = self.fetch(&mut prepared.tokens, None, timings).await?;
@@ -200,7 +203,7 @@ impl Run<'_> {
             };
             let Some(cursor) = page.next.clone() else {
                 timings.writing += write.await?;
-                return Ok(());
+                return Ok(fetched);
             };
             let mut fetching = Timings::default();
             let (written, next) = tokio::join!(
@@ -277,6 +280,46 @@ impl Run<'_> {
         Ok(copied)
     }
 
+    /// Stages again, flagged deleted, the records of the previous generation
+    /// that this run did not bring back (or drops them once flagged for
+    /// longer than [`crate::data::records::DELETED_RETENTION_DAYS`]), a batch
+    /// per fenced transaction. Every connector fetches a whole list, so a
+    /// record missing from it is one the platform deleted.
+    async fn stage_deletions(&self, staging: Staging, fetched: i64) -> Result<(), RunError> {
+        let Some(previous) = staging.previous else {
+            return Ok(());
+        };
+        let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
+        let found_gone = Timestamp(staging.modified);
+        let mut after: Option<String> = None;
+        loop {
+            let missing = store::deletions::missing(
+                &self.engine.db,
+                staging.connection_id,
+                self.data_type,
+                previous,
+                staging.generation,
+                after.as_deref(),
+            )
+            .await?;
+            let Some(last) = missing.last() else {
+                return Ok(());
+            };
+            after = Some(last.id.clone());
+            let mut flagged = Vec::with_capacity(missing.len());
+            for row in missing {
+                if let Some(body) = records::deleted(&row.body, found_gone).map_err(internal)? {
+                    flagged.push(Row { body, ..row });
+                }
+            }
+            let txn = self.fenced(fetched, 99).await?;
+            store::stage(&txn, staging, self.data_type, &flagged)
+                .await
+                .map_err(|error| RunError::Internal(error.to_string()))?;
+            txn.commit().await?;
+        }
+    }
+
     /// Fetches one page, unless the lease is lost or the process is stopping.
     async fn fetch(
         &self,
@@ -301,24 +344,26 @@ impl Run<'_> {
     /// operation (only while this worker holds it), points readers at the
     /// new generation and records the sync on the connection and company.
     /// Returns the rows published.
+    ///
+    /// The completion time is taken before the rows move: it is every
+    /// changed record's `modifiedDate`, so the records of the next sync,
+    /// which starts after this one commits, are stamped later.
     async fn publish(&self, staging: Staging) -> Result<u64, RunError> {
-        let moved = self.move_in_halves(staging).await?;
         let completed: DateTime<Utc> = Timestamp::now();
+        let list = Publishing {
+            connection_id: staging.connection_id,
+            data_type: self.data_type,
+            generation: staging.generation,
+            previous: staging.previous,
+            published: Timestamp(completed),
+        };
+        let moved = self.move_in_halves(list).await?;
         let txn = self.engine.db.begin().await?;
         // The long part first: the operation's row is locked only from the
         // fenced update on, so heartbeats keep renewing the lease meanwhile.
         let published = match moved {
             Some(moved) => moved,
-            None => {
-                store::number_staged(
-                    &txn,
-                    staging.connection_id,
-                    self.data_type,
-                    staging.generation,
-                    Part::Whole,
-                )
-                .await?
-            }
+            None => store::number_staged(&txn, list, Part::Whole).await?,
         };
         store::refresh_statistics(&txn, published).await?;
         if !lease::end(
@@ -353,19 +398,19 @@ impl Run<'_> {
     /// number of rows moved,
     /// or `None` when the list moves whole in the swap instead (SQLite, or
     /// shorter than [`store::publish::PARALLEL_AT_ROWS`]).
-    async fn move_in_halves(&self, staging: Staging) -> Result<Option<u64>, RunError> {
+    async fn move_in_halves(&self, list: Publishing) -> Result<Option<u64>, RunError> {
         let db = &self.engine.db;
         if db.get_database_backend() != DbBackend::Postgres {
             return Ok(None);
         }
-        let (connection_id, generation) = (staging.connection_id, staging.generation);
+        let (connection_id, generation) = (list.connection_id, list.generation);
         let Some(at) = store::split_point(db, connection_id, self.data_type, generation).await?
         else {
             return Ok(None);
         };
         let (first, second) = tokio::join!(
-            self.move_part(staging, Part::First { at: &at }),
-            self.move_part(staging, Part::Second { at: &at })
+            self.move_part(list, Part::First { at: &at }),
+            self.move_part(list, Part::Second { at: &at })
         );
         let moved = first? + second?;
         // A heartbeat that waited behind the halves wrote a lease end it
@@ -386,19 +431,12 @@ impl Run<'_> {
 
     /// Moves `part` of the staged list in a transaction of its own, fenced
     /// by a shared hold on the lease (the other half holds it too).
-    async fn move_part(&self, staging: Staging, part: Part<'_>) -> Result<u64, RunError> {
+    async fn move_part(&self, list: Publishing, part: Part<'_>) -> Result<u64, RunError> {
         let txn = self.engine.db.begin().await?;
         if !lease::hold_shared(&txn, self.operation.id, self.worker).await? {
             return Err(RunError::LeaseLost);
         }
-        let moved = store::number_staged(
-            &txn,
-            staging.connection_id,
-            self.data_type,
-            staging.generation,
-            part,
-        )
-        .await?;
+        let moved = store::number_staged(&txn, list, part).await?;
         txn.commit().await?;
         Ok(moved)
     }

@@ -8,7 +8,7 @@ mod bigcommerce;
 mod dynamics_365_business_central;
 mod ebay;
 mod exact_online;
-mod fake;
+pub mod fake;
 mod freeagent;
 mod freshbooks;
 mod mollie;
@@ -23,7 +23,7 @@ mod square;
 mod stripe;
 mod truelayer;
 mod wave;
-mod xero;
+pub mod xero;
 mod zettle;
 mod zoho_books;
 

@@ -47,7 +47,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     Fake::start(
         Scheme::Bearer,
         ACCESS,
@@ -63,7 +63,7 @@ fn body(tenant: &str, expires_in: i64) -> Value {
 }
 
 /// A company with an authorized Xero connection.
-async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+pub(crate) async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
     let company_id = new_company(app, "Maple Florists").await;
     let connection_id = new_connection(app, company_id, "xero").await;
     let response = authorize(

@@ -1,0 +1,180 @@
+//! Incremental reads: `modifiedDate` is when tributary's copy of a record
+//! changed, so it stays put across a sync that brings the record unchanged;
+//! a record the platform deleted stays listed, flagged `isDeleted`, and
+//! `query=modifiedDate>…` returns exactly what changed, deletions included.
+//! Played by the Xero fake, whose answers the test edits between syncs.
+
+use client::types::{PullStatus, QueueDataTypeDataType};
+use serde_json::Value;
+use uuid::Uuid;
+
+use crate::helpers::{TestApp, answer, backends};
+use crate::platforms::fake::{Answer, fixture};
+use crate::platforms::xero::{connected, fake};
+use crate::platforms::{latest, options_for, sync};
+
+const CHANGED: &str = "9b2c7a10-0000-4000-8000-000000000001";
+const DELETED: &str = "9b2c7a10-0000-4000-8000-000000000002";
+const UNCHANGED: &str = "9b2c7a10-0000-4000-8000-000000000003";
+
+fn encoded(text: &str) -> String {
+    url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
+}
+
+/// The company's invoices selected by `query` (all of them when `None`),
+/// by id, and the stated total.
+async fn invoices(app: &TestApp, company_id: Uuid, query: Option<&str>) -> (Vec<Value>, u64) {
+    let query = query.map_or(String::new(), |query| format!("&query={}", encoded(query)));
+    let (status, page) = answer(
+        app,
+        &format!("/companies/{company_id}/data/invoices?pageSize=100{query}"),
+    )
+    .await;
+    assert_eq!(status, 200, "{page}");
+    let mut results = page["results"].as_array().expect("results").clone();
+    results.sort_by(|a, b| a["invoiceId"].as_str().cmp(&b["invoiceId"].as_str()));
+    (results, page["totalResults"].as_u64().expect("a total"))
+}
+
+fn by_id<'a>(invoices: &'a [Value], id: &str) -> &'a Value {
+    invoices
+        .iter()
+        .find(|invoice| invoice["invoiceId"] == id)
+        .unwrap_or_else(|| panic!("{id} listed"))
+}
+
+fn ids(invoices: &[Value]) -> Vec<&str> {
+    invoices
+        .iter()
+        .map(|invoice| invoice["invoiceId"].as_str().expect("an id"))
+        .collect()
+}
+
+/// Xero's first page of invoices with the first invoice's number changed and
+/// the second gone.
+fn first_page_changed() -> String {
+    let mut page: Value =
+        serde_json::from_str(&fixture("xero/fixtures/invoices-1.json")).expect("JSON");
+    let invoices = page["Invoices"].as_array_mut().expect("invoices");
+    invoices.retain(|invoice| invoice["InvoiceID"] != DELETED);
+    invoices[0]["InvoiceNumber"] = Value::from("INV-0001-R1");
+    page.to_string()
+}
+
+async fn sync_invoices(app: &TestApp, company_id: Uuid) {
+    let operations = sync(app, company_id, QueueDataTypeDataType::Invoices).await;
+    assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+}
+
+#[tokio::test]
+async fn a_resync_changes_the_modified_date_of_changed_and_deleted_records_only() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 1800).await;
+        sync_invoices(&app, company_id).await;
+        let (first, total) = invoices(&app, company_id, None).await;
+        assert_eq!(total, 7, "Xero's receivable invoices");
+        let first_synced = first[0]["modifiedDate"].clone();
+        for invoice in &first {
+            assert_eq!(invoice["isDeleted"], false, "{invoice}");
+            assert_eq!(invoice["modifiedDate"], first_synced, "one sync, one stamp");
+        }
+        let (status, connection) = answer(
+            &app,
+            &format!(
+                "/companies/{company_id}/connections/{}",
+                first[0]["connectionId"].as_str().expect("a connection")
+            ),
+        )
+        .await;
+        assert_eq!(status, 200);
+        assert_eq!(
+            connection["lastSync"], first_synced,
+            "a sync's records carry its completion"
+        );
+
+        // The platform changes one invoice and deletes another.
+        let second_answers = || {
+            fake.with(|inner| {
+                inner
+                    .scripted
+                    .push_back(Answer::json(200, first_page_changed()));
+                inner
+                    .scripted
+                    .push_back(Answer::json(200, fixture("xero/fixtures/invoices-2.json")));
+            })
+        };
+        second_answers();
+        sync_invoices(&app, company_id).await;
+        let (second, total) = invoices(&app, company_id, None).await;
+        assert_eq!(total, 7, "the deleted invoice is still listed");
+        let changed = by_id(&second, CHANGED);
+        assert_eq!(changed["invoiceNumber"], "INV-0001-R1");
+        let second_synced = changed["modifiedDate"].clone();
+        assert!(
+            second_synced.as_str() > first_synced.as_str(),
+            "{second_synced} after {first_synced}"
+        );
+        let deleted = by_id(&second, DELETED);
+        assert_eq!(deleted["isDeleted"], true);
+        assert_eq!(deleted["modifiedDate"], second_synced);
+        assert_eq!(
+            deleted["invoiceNumber"],
+            by_id(&first, DELETED)["invoiceNumber"],
+            "kept as last seen"
+        );
+        assert_eq!(
+            by_id(&second, UNCHANGED),
+            by_id(&first, UNCHANGED),
+            "unchanged, modifiedDate included"
+        );
+        let unchanged_count = second
+            .iter()
+            .filter(|invoice| invoice["modifiedDate"] == first_synced)
+            .count();
+        assert_eq!(unchanged_count, 5);
+
+        // An incremental read returns exactly the change and the deletion.
+        let since_first = format!(
+            "modifiedDate>{}",
+            first_synced.as_str().expect("a date-time")
+        );
+        let (since, total) = invoices(&app, company_id, Some(&since_first)).await;
+        assert_eq!(ids(&since), [CHANGED, DELETED]);
+        assert_eq!(total, 2);
+        let (live, total) = invoices(&app, company_id, Some("isDeleted!=true")).await;
+        assert_eq!(total, 6);
+        assert!(!ids(&live).contains(&DELETED));
+        let (gone, _) = invoices(&app, company_id, Some("isDeleted=true")).await;
+        assert_eq!(ids(&gone), [DELETED]);
+        let (status, alone) = answer(
+            &app,
+            &format!("/companies/{company_id}/data/invoices/{DELETED}"),
+        )
+        .await;
+        assert_eq!(status, 200, "{alone}");
+        assert_eq!(&alone, deleted);
+
+        // The same answers again: nothing changed, so nothing is newer.
+        second_answers();
+        sync_invoices(&app, company_id).await;
+        let (third, total) = invoices(&app, company_id, None).await;
+        assert_eq!(total, 7);
+        assert_eq!(third, second, "a sync bringing nothing new changes nothing");
+        let since_second = format!(
+            "modifiedDate>{}",
+            second_synced.as_str().expect("a date-time")
+        );
+        let (since, total) = invoices(&app, company_id, Some(&since_second)).await;
+        assert_eq!((since.len(), total), (0, 0));
+
+        // The invoice comes back: changed again, no longer flagged.
+        sync_invoices(&app, company_id).await;
+        let (fourth, _) = invoices(&app, company_id, None).await;
+        let restored = by_id(&fourth, DELETED);
+        assert_eq!(restored["isDeleted"], false);
+        assert!(restored["modifiedDate"].as_str() > second_synced.as_str());
+        assert_eq!(by_id(&fourth, CHANGED)["invoiceNumber"], "INV-0001");
+    }
+}
