@@ -129,6 +129,7 @@ impl Application {
         let listener = Listener::bind(&config.bind).await?;
         let address = listener.local_addr()?;
         let sync_wake = Arc::new(Notify::new());
+        let snapshot_retention = config.engine.snapshot_retention;
         let engine = Engine::new(
             db.clone(),
             keyring.clone(),
@@ -144,6 +145,7 @@ impl Application {
             key_cache: Arc::default(),
             connectors,
             query_totals: Arc::default(),
+            snapshot_retention,
             #[cfg(feature = "naive-paging")]
             naive_paging: config.naive_paging,
         };

@@ -21,6 +21,10 @@ pub enum Error {
     /// Well-formed, but it cannot be carried out for what it addresses.
     #[error("{0}")]
     Unprocessable(Problem),
+    /// What was addressed existed and is no longer kept (a pinned snapshot
+    /// past its retention); asking again will not bring it back.
+    #[error("{0}")]
+    Gone(Problem),
     /// Something we depend on (the database, a platform being asked to verify
     /// tokens) is not answering.
     #[error("{0}")]
@@ -193,5 +197,12 @@ pub enum Remedy {
     NameConnection {
         /// The connections that hold a record of that id.
         connections: Vec<Uuid>,
+    },
+    /// Read a list again from its first page, on the newest data.
+    ReadListAgain {
+        /// The company.
+        company_id: Uuid,
+        /// The data type's name (`invoices`).
+        data_type: String,
     },
 }

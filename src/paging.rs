@@ -1,7 +1,8 @@
 //! Which page of a list is asked for: the rules for `page` and `pageSize`
 //! (seed section 4.6) and the arithmetic of offsets and page counts, and
-//! the [`Cursor`] a queried list's `_links.next` carries. The envelope a
-//! page is answered in is the HTTP layer's (`http::paging`).
+//! the [`Cursor`] a queried list's `_links.next` carries and the
+//! [`Snapshot`] every list's `_links` pin. The envelope a page is answered
+//! in is the HTTP layer's (`http::paging`).
 
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -207,9 +208,117 @@ impl Cursor {
     }
 }
 
+/// The generations a page was read from, one per connection: written into
+/// a list's `_links` (`current`, `next`, `previous`), so that a client
+/// following them reads the snapshot its walk started on, even after a sync
+/// has published newer data, for as long as those generations are retained.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Snapshot {
+    /// A digest of the list (company and data type) it was read from.
+    pub list: u64,
+    /// Per connection, in the order reads list them: the generation read.
+    pub generations: Vec<(Uuid, i64)>,
+}
+
+/// The longest `snapshot` accepted, in characters (about 250 connections).
+pub const MAX_SNAPSHOT_LENGTH: usize = 16384;
+
+const SNAPSHOT_RULE: &str = "is not a snapshot tributary wrote: follow `_links` as given, or leave \
+     `snapshot` out to read the newest data";
+
+impl Snapshot {
+    /// The digest of the list of `data_type` of company `company_id`.
+    pub fn list_digest(company_id: Uuid, data_type: &str) -> u64 {
+        Cursor::digest(&[Some(&company_id.to_string()), Some(data_type)])
+    }
+
+    /// The snapshot as a URL-safe token.
+    pub fn encode(&self) -> String {
+        let generations: Vec<String> = self
+            .generations
+            .iter()
+            .map(|(connection, generation)| format!("{connection}:{generation}"))
+            .collect();
+        let text = format!("s1|{:016x}|{}", self.list, generations.join(","));
+        URL_SAFE_NO_PAD.encode(text)
+    }
+
+    /// The snapshot `token` encodes; a token that is not one tributary
+    /// wrote is an error, as reading the newest data instead would break the
+    /// walk's promise without saying so.
+    pub fn parse(token: &str) -> Result<Self, Error> {
+        if token.len() > MAX_SNAPSHOT_LENGTH {
+            return Err(Error::invalid("snapshot", SNAPSHOT_RULE));
+        }
+        Self::decode(token).ok_or_else(|| Error::invalid("snapshot", SNAPSHOT_RULE))
+    }
+
+    fn decode(token: &str) -> Option<Self> {
+        let bytes = URL_SAFE_NO_PAD.decode(token).ok()?;
+        let text = String::from_utf8(bytes).ok()?;
+        let mut parts = text.split('|');
+        let (Some("s1"), Some(list), Some(generations), None) =
+            (parts.next(), parts.next(), parts.next(), parts.next())
+        else {
+            return None;
+        };
+        let list = u64::from_str_radix(list, 16).ok()?;
+        let generations = generations
+            .split(',')
+            .map(|one| {
+                let (connection, generation) = one.split_once(':')?;
+                Some((
+                    connection.parse().ok()?,
+                    generation
+                        .parse()
+                        .ok()
+                        .filter(|generation: &i64| *generation >= 1)?,
+                ))
+            })
+            .collect::<Option<Vec<_>>>()?;
+        Some(Self { list, generations })
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_snapshot_survives_its_token_and_anything_else_is_refused() {
+        let snapshot = Snapshot {
+            list: Snapshot::list_digest(Uuid::nil(), "invoices"),
+            generations: vec![(Uuid::nil(), 3), (Uuid::max(), 12)],
+        };
+        let token = snapshot.encode();
+        assert!(
+            token
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_')
+        );
+        assert_eq!(Snapshot::parse(&token).expect("read back"), snapshot);
+        assert_ne!(
+            Snapshot::list_digest(Uuid::nil(), "invoices"),
+            Snapshot::list_digest(Uuid::nil(), "orders")
+        );
+        let zero = URL_SAFE_NO_PAD.encode(format!("s1|00|{}:0", Uuid::nil()));
+        let cursor = Cursor {
+            page: 2,
+            selection: 0,
+            positions: vec![(Uuid::nil(), 1, 1)],
+        }
+        .encode();
+        for wrong in [
+            "",
+            "x",
+            "a/b",
+            &zero,
+            &cursor,
+            &"A".repeat(MAX_SNAPSHOT_LENGTH + 1),
+        ] {
+            assert!(Snapshot::parse(wrong).is_err(), "{wrong}");
+        }
+    }
 
     #[test]
     fn a_cursor_survives_its_token_a_forged_one_is_ignored_and_a_malformed_one_refused() {

@@ -33,7 +33,7 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 10] = [
+const TABLE_OWNERS: [(&str, &str); 11] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
@@ -44,6 +44,7 @@ const TABLE_OWNERS: [(&str, &str); 10] = [
     ("data_generation", "store/"),
     ("record", "store/"),
     ("record_staging", "store/"),
+    ("retained_generation", "store/"),
 ];
 
 /// SeaORM calls that write through an entity.

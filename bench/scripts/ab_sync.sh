@@ -6,6 +6,8 @@
 # separate benchmark runs drift by +-10 s (BENCHMARKS.md). An older build, for example:
 #   git worktree add /tmp/old 226bcdb && (cd /tmp/old && CARGO_TARGET_DIR=/tmp/oldtarget cargo build --release --bin tributary)
 #   bench/scripts/ab_sync.sh /tmp/oldtarget/release/tributary old; bench/scripts/ab_sync.sh target/release/tributary new
+# With RESYNC=1, the same data is then synced again and timed too: the swap compares every record with its
+# previous copy (issue 14's incremental reads), the case a partner's daily sync is.
 # usage: ab_sync.sh BINARY LABEL   (needs curl, psql and python3; the server log goes to /tmp/ab_LABEL.log)
 set -e
 BIN=$1; LABEL=$2; PORT=18090; DB=ab_$$
@@ -19,21 +21,30 @@ B=http://127.0.0.1:$PORT
 C=$(curl -s -H "$AUTH" -H 'content-type: application/json' -d '{"name":"AB"}' $B/companies | python3 -c 'import sys,json;d=json.load(sys.stdin);print(d.get("companyId") or d.get("id"))')
 CN=$(curl -s -H "$AUTH" -H 'content-type: application/json' -d '{"platformKey":"sandbox"}' $B/companies/$C/connections | python3 -c 'import sys,json;d=json.load(sys.stdin);print(d.get("connectionId") or d.get("id"))')
 curl -s -o /dev/null -X PUT -H "$AUTH" -H 'content-type: application/json' -d '{"organizationId":"sbx-ab","accessToken":"t","invoiceCount":1000000,"seed":2026}' $B/companies/$C/connections/$CN/authorization
-START=$(date +%s.%N)
-curl -s -o /tmp/ab_ops.json -X POST -H "$AUTH" $B/companies/$C/data/all
-while true; do
-  sleep 0.1
-  curl -s -H "$AUTH" "$B/companies/$C/data/history?pageSize=100" -o /tmp/ab_hist.json
-  if python3 - <<'PY'
-import json,sys
+# Queues a sync of everything and waits until the newest invoices operation has ended; prints its wall time.
+timed_sync() {
+  START=$(date +%s.%N)
+  curl -s -o /tmp/ab_ops.json -X POST -H "$AUTH" $B/companies/$C/data/all
+  OPERATION=$(python3 -c 'import json;d=json.load(open("/tmp/ab_ops.json"));d=d["results"] if isinstance(d,dict) else d;print([o["pullOperationId"] for o in d if o.get("dataType")=="invoices"][0])' 2>/dev/null || true)
+  while true; do
+    sleep 0.1
+    curl -s -H "$AUTH" "$B/companies/$C/data/history?pageSize=100" -o /tmp/ab_hist.json
+    if OPERATION=$OPERATION python3 - <<'PY'
+import json,os,sys
 d=json.load(open('/tmp/ab_hist.json'))
 ops=[o for o in d['results'] if o.get('dataType')=='invoices']
+wanted=os.environ.get('OPERATION')
+if wanted:
+    ops=[o for o in ops if o.get('pullOperationId')==wanted]
 sys.exit(0 if ops and ops[0]['status'] in ('Complete','Failed') else 1)
 PY
-  then break; fi
-done
-END=$(date +%s.%N)
-python3 -c "import json;d=json.load(open('/tmp/ab_hist.json'));print([ (o['dataType'],o['status']) for o in d['results']])"
-echo "$LABEL sync wall: $(python3 -c "print(round($END-$START,1))") s"
+    then break; fi
+  done
+  END=$(date +%s.%N)
+  python3 -c "import json;d=json.load(open('/tmp/ab_hist.json'));print([ (o['dataType'],o['status']) for o in d['results']][:6])"
+  echo "$LABEL $1 wall: $(python3 -c "print(round($END-$START,1))") s"
+}
+timed_sync sync
+if [ -n "$RESYNC" ]; then timed_sync resync; fi
 kill $SERVER; wait $SERVER 2>/dev/null || true
 psql -h 127.0.0.1 -U postgres -d test -qc "DROP DATABASE $DB"

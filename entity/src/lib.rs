@@ -13,3 +13,4 @@ pub mod oauth_client;
 pub mod pull_operation;
 pub mod record;
 pub mod record_staging;
+pub mod retained_generation;

@@ -13,6 +13,8 @@ mod m20261122_000004_dense_ordinals;
 mod m20261122_000005_oauth_clients;
 mod m20261123_000006_generic_records;
 mod m20261123_000007_pull_failure_remedies;
+mod m20261125_000008_retained_generations;
+mod m20261125_000009_records_flag_deletions;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -28,6 +30,8 @@ impl MigratorTrait for Migrator {
             Box::new(m20261122_000005_oauth_clients::Migration),
             Box::new(m20261123_000006_generic_records::Migration),
             Box::new(m20261123_000007_pull_failure_remedies::Migration),
+            Box::new(m20261125_000008_retained_generations::Migration),
+            Box::new(m20261125_000009_records_flag_deletions::Migration),
         ]
     }
 }

@@ -66,6 +66,9 @@ pub enum ApiError {
     /// 422: the request is well-formed but cannot be carried out for this resource.
     #[error("{0}")]
     Unprocessable(String),
+    /// 410: what the request addressed is no longer kept (an expired snapshot).
+    #[error("{0}")]
+    Gone(String),
     /// 413: the request body is larger than the limit.
     #[error("The request body is larger than the limit of {limit} bytes (1 MiB).")]
     PayloadTooLarge {
@@ -118,6 +121,7 @@ impl ApiError {
             Self::MethodNotAllowed(_) => StatusCode::METHOD_NOT_ALLOWED,
             Self::Conflict(_) | Self::Pending { .. } => StatusCode::CONFLICT,
             Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
+            Self::Gone(_) => StatusCode::GONE,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -308,6 +312,7 @@ impl From<Error> for ApiError {
             Error::NotFound(problem) => Self::NotFound(worded(problem)),
             Error::Conflict(problem) => Self::Conflict(worded(problem)),
             Error::Unprocessable(problem) => Self::Unprocessable(worded(problem)),
+            Error::Gone(problem) => Self::Gone(worded(problem)),
             Error::Unavailable(problem) => Self::Unavailable(worded(problem)),
             Error::Pending {
                 problem,
@@ -379,6 +384,13 @@ pub fn sentence(remedy: &Remedy) -> String {
             "Call POST /companies/{company_id}/data/all (or /data/queue/{data_type}) and wait for the pull \
              operation to complete."
         ),
+        Remedy::ReadListAgain {
+            company_id,
+            data_type,
+        } => format!(
+            "Read GET /companies/{company_id}/data/{data_type} again from page 1 without `snapshot`: \
+             its links then pin the newest data."
+        ),
         Remedy::NameConnection { connections } => {
             let listed: Vec<String> = connections.iter().map(|id| id.to_string()).collect();
             format!(
@@ -444,6 +456,8 @@ pub mod status {
     pub const INTERNAL: u32 = 1 << 7;
     /// 422 Unprocessable Entity.
     pub const UNPROCESSABLE: u32 = 1 << 8;
+    /// 410 Gone.
+    pub const GONE: u32 = 1 << 9;
 
     /// What every authenticated operation can answer.
     pub const AUTHENTICATED: u32 = UNAUTHORIZED | UNAVAILABLE | INTERNAL;
@@ -477,6 +491,11 @@ const DECLARED_STATUSES: &[(u32, u16, &str)] = &[
         status::UNPROCESSABLE,
         422,
         "The request is valid but cannot be carried out for this resource; the error says why and what to do instead.",
+    ),
+    (
+        status::GONE,
+        410,
+        "The snapshot the request's `snapshot` pinned is no longer kept; read the list again from page 1 without it.",
     ),
     (
         status::PAYLOAD_TOO_LARGE,
@@ -592,6 +611,6 @@ mod tests {
             assert_eq!(seen & flag, 0, "flag {flag} declared twice");
             seen |= flag;
         }
-        assert_eq!(seen, (1 << 9) - 1);
+        assert_eq!(seen, (1 << 10) - 1);
     }
 }

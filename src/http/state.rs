@@ -26,6 +26,8 @@ pub struct AppState {
     pub connectors: Connectors,
     /// Totals of queried lists, counted once per snapshot and query.
     pub query_totals: Arc<QueryTotals>,
+    /// How long a replaced generation stays readable through pinned links.
+    pub snapshot_retention: std::time::Duration,
     /// Read list pages with `OFFSET` and `COUNT(*)`: the benchmark's naive build.
     #[cfg(feature = "naive-paging")]
     pub naive_paging: bool,

@@ -1,12 +1,14 @@
-//! Deleting what readers no longer see: superseded and abandoned
-//! generations, a run's staging, and the staged rows of a deleted
-//! connection or company (the staging table has no foreign key to cascade
-//! from).
+//! Deleting what readers no longer see: superseded generations once no
+//! pinned snapshot may read them, abandoned generations, a run's staging,
+//! and the staged rows of a deleted connection or company (the staging
+//! table has no foreign key to cascade from).
 
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter};
+use chrono::{DateTime, Utc};
+use sea_orm::sea_query::{ExprTrait, Query};
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 use uuid::Uuid;
 
-use entity::{record, record_staging};
+use entity::{record, record_staging, retained_generation};
 
 use crate::data::DataType;
 
@@ -17,7 +19,8 @@ pub enum Generations {
     Exactly(i64),
     /// Every one newer than this (leftovers of abandoned runs, never published).
     Above(i64),
-    /// Every one older than this (superseded by a published one).
+    /// Every one older than this (superseded by a published one) but those
+    /// retained for pinned snapshots ([`drop_expired`] deletes them).
     Below(i64),
 }
 
@@ -43,7 +46,16 @@ pub async fn delete_generations(
     let published = match which {
         Generations::Exactly(value) => record::Column::Generation.eq(value),
         Generations::Above(value) => record::Column::Generation.gt(value),
-        Generations::Below(value) => record::Column::Generation.lt(value),
+        Generations::Below(value) => record::Column::Generation.lt(value).and(
+            record::Column::Generation.not_in_subquery(
+                Query::select()
+                    .column(retained_generation::Column::Generation)
+                    .from(retained_generation::Entity)
+                    .and_where(retained_generation::Column::ConnectionId.eq(connection_id))
+                    .and_where(retained_generation::Column::DataType.eq(data_type.name()))
+                    .to_owned(),
+            ),
+        ),
     };
     record::Entity::delete_many()
         .filter(record::Column::ConnectionId.eq(connection_id))
@@ -52,6 +64,39 @@ pub async fn delete_generations(
         .exec(db)
         .await?;
     Ok(())
+}
+
+/// How many expired generations one [`drop_expired`] deletes.
+const EXPIRED_BATCH: u64 = 16;
+
+/// Deletes up to [`EXPIRED_BATCH`] generations superseded before `before`
+/// (their rows, then their retention), oldest first; returns how many.
+/// Several processes may sweep at once: each delete is idempotent.
+pub async fn drop_expired(
+    db: &impl ConnectionTrait,
+    before: DateTime<Utc>,
+) -> Result<u64, sea_orm::DbErr> {
+    let expired = retained_generation::Entity::find()
+        .filter(retained_generation::Column::Superseded.lte(before))
+        .order_by_asc(retained_generation::Column::Superseded)
+        .limit(EXPIRED_BATCH)
+        .all(db)
+        .await?;
+    for generation in &expired {
+        record::Entity::delete_many()
+            .filter(record::Column::ConnectionId.eq(generation.connection_id))
+            .filter(record::Column::DataType.eq(generation.data_type.as_str()))
+            .filter(record::Column::Generation.eq(generation.generation))
+            .exec(db)
+            .await?;
+        retained_generation::Entity::delete_many()
+            .filter(retained_generation::Column::ConnectionId.eq(generation.connection_id))
+            .filter(retained_generation::Column::DataType.eq(generation.data_type.as_str()))
+            .filter(retained_generation::Column::Generation.eq(generation.generation))
+            .exec(db)
+            .await?;
+    }
+    Ok(expired.len() as u64)
 }
 
 /// Deletes the staged (unpublished) rows of a connection's data type, of

@@ -1,5 +1,7 @@
-//! `data_generation`: which generation of a connection's data type readers
-//! see, and how many rows it holds.
+//! `data_generation` and `retained_generation`: which generation of a
+//! connection's data type readers see, and how many rows it holds; and the
+//! generations newer syncs replaced, kept a while for readers who pinned
+//! them.
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
@@ -8,7 +10,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use entity::{company, connection, data_generation, record, record_staging};
+use entity::{company, connection, data_generation, record, record_staging, retained_generation};
 
 use crate::data::DataType;
 
@@ -46,19 +48,11 @@ pub async fn visible_generations(
     company_id: Uuid,
     data_type: DataType,
 ) -> Result<Vec<Visible>, sea_orm::DbErr> {
-    let connections_of_company = Query::select()
-        .column((connection::Entity, connection::Column::Id))
-        .from(connection::Entity)
-        .inner_join(
-            company::Entity,
-            Expr::col((company::Entity, company::Column::Id))
-                .equals((connection::Entity, connection::Column::CompanyId)),
-        )
-        .and_where(Expr::col((connection::Entity, connection::Column::CompanyId)).eq(company_id))
-        .and_where(Expr::col((company::Entity, company::Column::ClientId)).eq(client_id))
-        .to_owned();
     let rows = data_generation::Entity::find()
-        .filter(data_generation::Column::ConnectionId.in_subquery(connections_of_company))
+        .filter(
+            data_generation::Column::ConnectionId
+                .in_subquery(connections_of_company(client_id, company_id)),
+        )
         .filter(data_generation::Column::DataType.eq(data_type.name()))
         .order_by_asc(data_generation::Column::ConnectionId)
         .all(db)
@@ -73,7 +67,65 @@ pub async fn visible_generations(
         .collect())
 }
 
-/// Points readers at `generation` (inside the caller's transaction).
+/// The ids of the connections of a company of client `client_id`.
+fn connections_of_company(
+    client_id: Uuid,
+    company_id: Uuid,
+) -> sea_orm::sea_query::SelectStatement {
+    Query::select()
+        .column((connection::Entity, connection::Column::Id))
+        .from(connection::Entity)
+        .inner_join(
+            company::Entity,
+            Expr::col((company::Entity, company::Column::Id))
+                .equals((connection::Entity, connection::Column::CompanyId)),
+        )
+        .and_where(Expr::col((connection::Entity, connection::Column::CompanyId)).eq(company_id))
+        .and_where(Expr::col((company::Entity, company::Column::ClientId)).eq(client_id))
+        .to_owned()
+}
+
+/// The generations `pinned` names (connection and generation), as readers
+/// see them, when each is still readable: the current one, or one
+/// superseded after `kept_since`. `None` when any is not (expired, or never
+/// the company's); the order is `pinned`'s.
+pub async fn pinned_generations(
+    db: &impl ConnectionTrait,
+    client_id: Uuid,
+    company_id: Uuid,
+    data_type: DataType,
+    pinned: &[(Uuid, i64)],
+    kept_since: DateTime<Utc>,
+) -> Result<Option<Vec<Visible>>, sea_orm::DbErr> {
+    let current = visible_generations(db, client_id, company_id, data_type).await?;
+    let retained = retained_generation::Entity::find()
+        .filter(
+            retained_generation::Column::ConnectionId
+                .in_subquery(connections_of_company(client_id, company_id)),
+        )
+        .filter(retained_generation::Column::DataType.eq(data_type.name()))
+        .filter(retained_generation::Column::Superseded.gt(kept_since))
+        .all(db)
+        .await?;
+    let found = pinned.iter().map(|&(connection_id, generation)| {
+        let is_it =
+            |one: &Visible| one.connection_id == connection_id && one.generation == generation;
+        current.iter().copied().find(is_it).or_else(|| {
+            retained
+                .iter()
+                .map(|row| Visible {
+                    connection_id: row.connection_id,
+                    generation: row.generation,
+                    record_count: row.record_count,
+                })
+                .find(is_it)
+        })
+    });
+    Ok(found.collect())
+}
+
+/// Points readers at `generation` (inside the caller's transaction); the
+/// generation they saw until now is retained from `completed` on.
 pub async fn publish(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
@@ -83,6 +135,23 @@ pub async fn publish(
     pull_operation_id: Uuid,
     completed: DateTime<Utc>,
 ) -> Result<(), sea_orm::DbErr> {
+    let replaced =
+        data_generation::Entity::find_by_id((connection_id, data_type.name().to_owned()))
+            .one(db)
+            .await?
+            .filter(|replaced| replaced.generation != generation);
+    if let Some(replaced) = replaced {
+        retained_generation::Entity::insert(retained_generation::ActiveModel {
+            connection_id: Set(connection_id),
+            data_type: Set(data_type.name().to_owned()),
+            generation: Set(replaced.generation),
+            record_count: Set(replaced.record_count),
+            superseded: Set(completed),
+        })
+        .on_conflict_do_nothing()
+        .exec(db)
+        .await?;
+    }
     let row = data_generation::ActiveModel {
         connection_id: Set(connection_id),
         data_type: Set(data_type.name().to_owned()),

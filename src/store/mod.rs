@@ -15,8 +15,12 @@
 //! previous complete data to the new complete data in one step, never
 //! seeing half a sync, and page N of a connection's list is a range of
 //! ordinals: its cost does not depend on N, and `totalResults` is a stored
-//! count or one index lookup ([`pages`]). The superseded rows and the
-//! staging are deleted afterwards ([`cleanup`]). One record is read by its
+//! count or one index lookup ([`pages`]). The swap keeps a record's
+//! previous copy when only its `modifiedDate` differs, and a sync stages
+//! again, flagged deleted, what it no longer finds ([`deletions`]). The
+//! replaced generation is retained a while for readers whose links pinned
+//! it ([`generations::pinned_generations`]); its rows, and the staging, are
+//! deleted afterwards ([`cleanup`]). One record is read by its
 //! id in the visible generations ([`single`]); a list narrowed by a `query`
 //! or ordered by an `orderBy` is read by conditions on the stored JSON
 //! ([`query`]).
@@ -32,7 +36,11 @@ pub mod query;
 pub mod single;
 pub mod staging;
 
-pub use cleanup::{Generations, StagingOf, clear_staging, delete_generations, delete_staging};
-pub use generations::{Visible, current_generation, generation_size, publish, visible_generations};
+pub use cleanup::{
+    Generations, StagingOf, clear_staging, delete_generations, delete_staging, drop_expired,
+};
+pub use generations::{
+    Visible, current_generation, generation_size, pinned_generations, publish, visible_generations,
+};
 pub use publish::{Part, Publishing, number_staged, refresh_statistics, split_point};
 pub use staging::{Copied, Staging, copy, stage};

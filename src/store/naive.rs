@@ -29,5 +29,9 @@ pub async fn page_of_one(
         .filter(record::Column::Generation.eq(one.generation));
     let total = query.clone().count(db).await?;
     let bodies = bodies(db, query.order_by_asc(ordinal), page).await?;
-    Ok(Page { bodies, total })
+    Ok(Page {
+        bodies,
+        total,
+        generations: super::pages::generations_of(std::slice::from_ref(one)),
+    })
 }

@@ -21,6 +21,9 @@ pub struct Page {
     pub bodies: Vec<String>,
     /// How many records the whole list holds, after the filter.
     pub total: u64,
+    /// The generations it was read from (connection and generation), in
+    /// connection order: the snapshot its links pin.
+    pub generations: Vec<(Uuid, i64)>,
 }
 
 /// The ordinals `(after, through]` that make up `page` of one list.
@@ -34,12 +37,16 @@ fn ordinal_range(page: PageRequest) -> (u64, u64) {
 /// needed): the visible generation, the total and the page's rows together.
 /// `None` when the company has no visible records of the data type or
 /// several connections' worth; the caller then takes [`page_of_several`].
+/// With `pinned` (a connection and a generation a client's links carry),
+/// only that connection's list is read, and only while that generation is
+/// still the current one (`None` otherwise).
 pub async fn page_of_one(
     db: &impl ConnectionTrait,
     client_id: Uuid,
     company_id: Uuid,
     data_type: DataType,
     filter: Option<&str>,
+    pinned: Option<(Uuid, i64)>,
     page: PageRequest,
 ) -> Result<Option<Page>, sea_orm::DbErr> {
     let statement = page_of_one_statement(
@@ -48,6 +55,7 @@ pub async fn page_of_one(
         company_id,
         data_type,
         filter,
+        pinned,
         page,
     );
     let found = db.query_all_raw(statement).await?;
@@ -59,6 +67,10 @@ pub async fn page_of_one(
         return Ok(None);
     }
     let total: Option<i64> = first.try_get("", "visible_total")?;
+    let generations = vec![(
+        first.try_get("", "connection_id")?,
+        first.try_get("", "generation")?,
+    )];
     let mut bodies = Vec::with_capacity(found.len());
     for row in &found {
         // The one row of an empty page carries the visible generation only.
@@ -69,6 +81,7 @@ pub async fn page_of_one(
     Ok(Some(Page {
         bodies,
         total: total.unwrap_or(0) as u64,
+        generations,
     }))
 }
 
@@ -80,6 +93,7 @@ pub fn page_of_one_statement(
     company_id: Uuid,
     data_type: DataType,
     filter: Option<&str>,
+    pinned: Option<(Uuid, i64)>,
     page: PageRequest,
 ) -> Statement {
     let (after, through) = ordinal_range(page);
@@ -123,16 +137,6 @@ pub fn page_of_one_statement(
         ),
         _ => (format!("LEFT JOIN record r ON {rows}"), order),
     };
-    let sql = format!(
-        "WITH v AS (SELECT dg.connection_id, dg.generation, {total} AS visible_total \
-                    FROM data_generation dg \
-                    JOIN connection c ON c.id = dg.connection_id \
-                    JOIN company co ON co.id = c.company_id \
-                    WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = $3) \
-         SELECT (SELECT count(*) FROM v) AS visible_connections, v.visible_total, r.body \
-         FROM v {joined} \
-         ORDER BY v.connection_id, {position}"
-    );
     let mut values: Vec<sea_orm::Value> = vec![
         company_id.into(),
         client_id.into(),
@@ -143,6 +147,29 @@ pub fn page_of_one_statement(
     if let Some(filter) = filter {
         values.push(filter.into());
     }
+    let pinned_only = match pinned {
+        None => String::new(),
+        Some((connection_id, generation)) => {
+            values.push(connection_id.into());
+            values.push(generation.into());
+            format!(
+                " AND dg.connection_id = ${} AND dg.generation = ${}",
+                values.len() - 1,
+                values.len()
+            )
+        }
+    };
+    let sql = format!(
+        "WITH v AS (SELECT dg.connection_id, dg.generation, {total} AS visible_total \
+                    FROM data_generation dg \
+                    JOIN connection c ON c.id = dg.connection_id \
+                    JOIN company co ON co.id = c.company_id \
+                    WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = $3{pinned_only}) \
+         SELECT (SELECT count(*) FROM v) AS visible_connections, v.visible_total, \
+                v.connection_id, v.generation, r.body \
+         FROM v {joined} \
+         ORDER BY v.connection_id, {position}"
+    );
     Statement::from_sql_and_values(backend, sql, values)
 }
 
@@ -181,7 +208,55 @@ pub async fn page_of_several(
     });
     let query = in_list_order(of(data_type, filter).filter(prefixes), data_type);
     let bodies = bodies(db, query, page).await?;
-    Ok(Page { bodies, total })
+    Ok(Page {
+        bodies,
+        total,
+        generations: generations_of(visible),
+    })
+}
+
+/// A page of one connection's generation (pinned by a client's links, so
+/// not necessarily the current one), by its ordinals, inside the caller's
+/// snapshot: the same rows and cost as [`page_of_one`].
+pub async fn page_of_generation(
+    db: &impl ConnectionTrait,
+    one: &Visible,
+    data_type: DataType,
+    filter: Option<&str>,
+    page: PageRequest,
+) -> Result<Page, sea_orm::DbErr> {
+    let (after, through) = ordinal_range(page);
+    let (total, ordinal) = match filter {
+        None => (one.record_count as u64, record::Column::Ordinal),
+        Some(value) => (
+            filtered_count(db, one, data_type, value).await?,
+            record::Column::FilterOrdinal,
+        ),
+    };
+    let bodies = of(data_type, filter)
+        .filter(record::Column::ConnectionId.eq(one.connection_id))
+        .filter(record::Column::Generation.eq(one.generation))
+        .filter(ordinal.gt(after as i64))
+        .filter(ordinal.lte(through as i64))
+        .order_by_asc(ordinal)
+        .select_only()
+        .column(record::Column::Body)
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(Page {
+        bodies,
+        total,
+        generations: generations_of(std::slice::from_ref(one)),
+    })
+}
+
+/// The (connection, generation) pairs of `visible`.
+pub fn generations_of(visible: &[Visible]) -> Vec<(Uuid, i64)> {
+    visible
+        .iter()
+        .map(|one| (one.connection_id, one.generation))
+        .collect()
 }
 
 /// The rows of the `visible` generations (one per connection).

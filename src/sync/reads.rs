@@ -8,6 +8,9 @@
 //! transaction (REPEATABLE READ on PostgreSQL; a read transaction on SQLite,
 //! whose WAL gives it a snapshot) in which the generations, the count and
 //! the page are read.
+//!
+//! A read either sees the newest data ([`Seen::Newest`]) or the generations
+//! a client's links pinned ([`Seen::Pinned`]), while they are retained.
 
 use sea_orm::{
     AccessMode, ConnectionTrait, DatabaseConnection, DatabaseTransaction, DbBackend,
@@ -19,7 +22,7 @@ use crate::companies;
 use crate::data::DataType;
 use crate::data::query::{OrderBy, Query};
 use crate::error::{Error, Problem, Remedy};
-use crate::paging::{Cursor, PageRequest};
+use crate::paging::{Cursor, PageRequest, Snapshot};
 use crate::store::{self, Visible, pages};
 use crate::sync::operations;
 use crate::tenant::Tenant;
@@ -31,24 +34,64 @@ pub use crate::store::pages::Page;
 /// reading again (a small sync completes within it; a large one is polled).
 pub const FIRST_SYNC_RETRY_AFTER: std::time::Duration = std::time::Duration::from_secs(2);
 
+/// Which data a read sees.
+#[derive(Debug, Clone, Copy)]
+pub enum Seen<'a> {
+    /// The generations published last.
+    Newest,
+    /// The generations a client's links pinned, while retained.
+    Pinned {
+        /// What the links carried.
+        snapshot: &'a Snapshot,
+        /// How long a replaced generation is retained.
+        retention: std::time::Duration,
+    },
+}
+
 /// One page of the company's records of `data_type`, of one filter value
-/// when `filter` is given, and the total after the filter.
+/// when `filter` is given, and the total after the filter, from the
+/// generations `seen` names.
 pub async fn page(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
     filter: Option<&str>,
+    seen: Seen<'_>,
     page: PageRequest,
 ) -> Result<Page, Error> {
-    if let Some(found) =
-        pages::page_of_one(db, tenant.client_id, company_id, data_type, filter, page).await?
+    // One statement when one connection's list is read: the newest, or the
+    // generation a snapshot pins while it is still the current one (a walk
+    // that no sync interrupted).
+    let one_statement = match seen {
+        Seen::Newest => Some(None),
+        // (Another list's snapshot is refused on the way below, after the
+        // company is found: an unknown company is a 404 first.)
+        Seen::Pinned { snapshot, .. } => match snapshot.generations.as_slice() {
+            [pinned] if same_list(snapshot, company_id, data_type).is_ok() => Some(Some(*pinned)),
+            _ => None,
+        },
+    };
+    if let Some(pinned) = one_statement
+        && let Some(found) = pages::page_of_one(
+            db,
+            tenant.client_id,
+            company_id,
+            data_type,
+            filter,
+            pinned,
+            page,
+        )
+        .await?
     {
         return Ok(found);
     }
     let txn = snapshot(db).await?;
-    let visible = generations(&txn, tenant, company_id, data_type).await?;
-    let found = pages::page_of_several(&txn, &visible, data_type, filter, page).await?;
+    let visible = seen_generations(&txn, tenant, company_id, data_type, seen).await?;
+    let found = match visible.as_slice() {
+        [one] => pages::page_of_generation(&txn, one, data_type, filter, page).await?,
+        several => pages::page_of_several(&txn, several, data_type, filter, page).await?,
+    };
     txn.commit().await?;
     Ok(found)
 }
@@ -94,7 +137,8 @@ pub struct QueriedPage {
 }
 
 /// [`page`] of a list narrowed by `queried.query` and ordered by
-/// `queried.order_by`, in one snapshot; the total is counted once per
+/// `queried.order_by`, in one snapshot (of the generations `seen` names);
+/// the total is counted once per
 /// snapshot and query (see [`QueryTotals`]). In the list's own order, page 1
 /// and every page reached by a cursor are read by position (cost
 /// independent of depth) and yield the next page's cursor; a page asked for
@@ -109,10 +153,11 @@ pub async fn queried_page(
     data_type: DataType,
     filter: Option<&str>,
     queried: Queried<'_>,
+    seen: Seen<'_>,
     page: PageRequest,
 ) -> Result<QueriedPage, Error> {
     let txn = snapshot(db).await?;
-    let visible = generations(&txn, tenant, company_id, data_type).await?;
+    let visible = seen_generations(&txn, tenant, company_id, data_type, seen).await?;
     let query_text = queried.query.map(|(_, text)| text);
     let selection = store::query::Selection {
         visible: &visible,
@@ -186,7 +231,11 @@ pub async fn queried_page(
     };
     txn.commit().await?;
     Ok(QueriedPage {
-        page: Page { bodies, total },
+        page: Page {
+            bodies,
+            total,
+            generations: pages::generations_of(&visible),
+        },
         next,
     })
 }
@@ -287,6 +336,64 @@ pub async fn naive_page(
     };
     txn.commit().await?;
     Ok(found)
+}
+
+/// The generations a read sees: the newest, or those a snapshot pinned.
+async fn seen_generations(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    data_type: DataType,
+    seen: Seen<'_>,
+) -> Result<Vec<Visible>, Error> {
+    let Seen::Pinned {
+        snapshot,
+        retention,
+    } = seen
+    else {
+        return generations(db, tenant, company_id, data_type).await;
+    };
+    companies::find(db, tenant, company_id).await?;
+    same_list(snapshot, company_id, data_type)?;
+    let kept_since = Timestamp::now() - chrono::Duration::from_std(retention).unwrap_or_default();
+    let pinned = store::pinned_generations(
+        db,
+        tenant.client_id,
+        company_id,
+        data_type,
+        &snapshot.generations,
+        kept_since,
+    )
+    .await?;
+    pinned.ok_or_else(|| {
+        Error::Gone(
+            Problem::new(format!(
+                "The snapshot these links pinned is no longer kept: a newer sync replaced its {} \
+                 more than {} minutes ago, or one of its connections was deleted.",
+                data_type.spec().noun,
+                retention.as_secs().div_ceil(60)
+            ))
+            .with_remedy(Remedy::ReadListAgain {
+                company_id,
+                data_type: data_type.name().to_owned(),
+            }),
+        )
+    })
+}
+
+/// Refuses a snapshot written for another list (company and data type).
+fn same_list(snapshot: &Snapshot, company_id: Uuid, data_type: DataType) -> Result<(), Error> {
+    if snapshot.list == Snapshot::list_digest(company_id, data_type.name()) {
+        return Ok(());
+    }
+    Err(Error::invalid(
+        "snapshot",
+        format!(
+            "was written for another list: it pins only the list (company and data type) whose \
+             links carried it, not the {} of company {company_id}",
+            data_type.spec().noun
+        ),
+    ))
 }
 
 async fn generations(

@@ -121,7 +121,15 @@ async fn assert_pages_are_slices(
 async fn assert_customer_pages_concatenate(app: &TestApp, company_id: Uuid) {
     let whole = app
         .client
-        .list_customers(&company_id, None, None, None, NonZeroU32::new(5000), None)
+        .list_customers(
+            &company_id,
+            None,
+            None,
+            None,
+            NonZeroU32::new(5000),
+            None,
+            None,
+        )
         .await
         .expect("customers")
         .into_inner();
@@ -135,6 +143,7 @@ async fn assert_customer_pages_concatenate(app: &TestApp, company_id: Uuid) {
                 None,
                 NonZeroU32::new(page),
                 NonZeroU32::new(9),
+                None,
                 None,
             )
             .await
@@ -491,6 +500,7 @@ async fn assert_last_pages_read_only_themselves(app: &TestApp, shop: Uuid, order
             shop,
             DataType::ORDERS,
             filter,
+            None,
             PageRequest::new(page as i32, 100).expect("a page"),
         );
         match app.db.get_database_backend() {

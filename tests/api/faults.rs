@@ -177,7 +177,7 @@ async fn reading_while_the_first_sync_is_queued_says_so_and_asks_to_retry() {
         let (_, other) = app.other_tenant("other-client").await;
         let (status, _) = crate::helpers::error_of(
             other
-                .list_invoices(&company_id, None, None, None, None, None, None)
+                .list_invoices(&company_id, None, None, None, None, None, None, None)
                 .await,
         );
         assert_eq!(status, 404);

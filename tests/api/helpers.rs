@@ -466,3 +466,16 @@ pub fn company_input(name: &str, description: Option<&str>) -> client::types::Co
         }),
     }
 }
+
+/// A list link without the `snapshot` it pins (the rest of it is what the
+/// request asked for).
+pub fn unpinned(href: &str) -> String {
+    let Some((path, query)) = href.split_once('?') else {
+        return href.to_owned();
+    };
+    let kept: Vec<&str> = query
+        .split('&')
+        .filter(|part| !part.starts_with("snapshot="))
+        .collect();
+    format!("{path}?{}", kept.join("&"))
+}

@@ -21,4 +21,5 @@ mod platforms;
 mod queries;
 mod service;
 mod single_records;
+mod snapshots;
 mod sync;

@@ -504,10 +504,23 @@ async fn a_queried_walk_continues_by_cursor_and_a_cursor_of_another_walk_snapsho
             .expect("answered");
         assert_eq!(response.status(), 200);
         sync(app, company_id).await;
-        let (status, stale) = answer(app, &next).await;
-        assert_eq!(status, 200, "{stale}");
         let fresh = by_number(2, 30).await;
         assert_ne!(ids(&fresh), ids(&second), "the data changed");
+        // The link still reads the snapshot the walk started on...
+        let (status, pinned) = answer(app, &next).await;
+        assert_eq!(status, 200, "{pinned}");
+        assert_eq!(ids(&pinned), ids(&second));
+        assert_eq!(pinned["totalResults"], second["totalResults"]);
+        // ...and without its snapshot, on the newest data, the cursor of
+        // the old one is not followed.
+        let snapshot = next
+            .split('&')
+            .find(|part| part.starts_with("snapshot="))
+            .expect("a pinned snapshot");
+        let unpinned = next.replace(&format!("&{snapshot}"), "");
+        assert!(unpinned.contains("&cursor="), "{unpinned}");
+        let (status, stale) = answer(app, &unpinned).await;
+        assert_eq!(status, 200, "{stale}");
         assert_eq!(ids(&stale), ids(&fresh));
         assert_eq!(stale["totalResults"], fresh["totalResults"]);
 

@@ -48,6 +48,15 @@ fn error_example(status: u16, path: &str) -> Option<Value> {
             ),
             false,
         ),
+        410 => (
+            format!(
+                "The snapshot these links pinned is no longer kept: a newer sync replaced its invoices \
+                 more than 30 minutes ago, or one of its connections was deleted. Read GET \
+                 /companies/{company}/data/invoices again from page 1 without `snapshot`: its links \
+                 then pin the newest data."
+            ),
+            false,
+        ),
         413 => (
             "The request body is larger than the limit of 1048576 bytes (1 MiB).".to_owned(),
             false,

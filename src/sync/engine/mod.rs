@@ -65,7 +65,16 @@ pub struct EngineConfig {
     pub poll: Duration,
     /// Claims after which an operation is failed rather than retried.
     pub max_attempts: i32,
+    /// How long a generation a newer sync replaced stays readable through
+    /// the pinned links of pages read from it ([`SNAPSHOT_RETENTION`]).
+    pub snapshot_retention: Duration,
 }
+
+/// How long, by default, a replaced generation stays readable for clients
+/// paging through it: long enough to walk a million records at 5,000 a
+/// page many times over, short enough that a list rarely takes more than
+/// twice its space.
+pub const SNAPSHOT_RETENTION: Duration = Duration::from_secs(30 * 60);
 
 impl Default for EngineConfig {
     fn default() -> Self {
@@ -75,6 +84,7 @@ impl Default for EngineConfig {
             heartbeat: Duration::from_secs(10),
             poll: Duration::from_secs(2),
             max_attempts: 3,
+            snapshot_retention: SNAPSHOT_RETENTION,
         }
     }
 }
@@ -111,15 +121,46 @@ impl Engine {
         })
     }
 
-    /// Starts the workers; they run until [`Engine::stop`].
+    /// Starts the workers, and the sweep that deletes expired snapshots;
+    /// they run until [`Engine::stop`].
     pub fn start(self: &Arc<Self>) -> Vec<JoinHandle<()>> {
-        (0..self.config.workers)
+        let mut tasks: Vec<JoinHandle<()>> = (0..self.config.workers)
             .map(|index| {
                 let engine = Arc::clone(self);
                 let worker = format!("{}/{index}", engine.process);
                 tokio::spawn(async move { engine.work(worker).await })
             })
-            .collect()
+            .collect();
+        let engine = Arc::clone(self);
+        tasks.push(tokio::spawn(async move { engine.sweep().await }));
+        tasks
+    }
+
+    /// Deletes the generations whose retention ended, every half retention
+    /// (from 1 s to a minute), in every process: a process that only serves
+    /// the API still keeps the table from growing.
+    async fn sweep(self: Arc<Self>) {
+        let every = (self.config.snapshot_retention / 2)
+            .clamp(Duration::from_secs(1), Duration::from_secs(60));
+        while !self.stopping() {
+            let _ = tokio::time::timeout(every, self.wake.notified()).await;
+            if self.stopping() {
+                return;
+            }
+            let before = Utc::now()
+                - chrono::Duration::from_std(self.config.snapshot_retention).unwrap_or_default();
+            loop {
+                match store::drop_expired(&self.db, before).await {
+                    Ok(0) => break,
+                    Ok(_) if self.stopping() => return,
+                    Ok(_) => {}
+                    Err(error) => {
+                        tracing::warn!(error = %error, "deleting expired snapshots failed; the next sweep retries");
+                        break;
+                    }
+                }
+            }
+        }
     }
 
     /// Stops claiming; running operations go back to the queue after their

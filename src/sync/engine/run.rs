@@ -1,6 +1,7 @@
 //! One pull operation's run, step by step: [`Run::prepare`] (the
 //! connection, its connector, fresh tokens), [`Run::stage`] (every page,
-//! each in a fenced transaction), [`Run::publish`] (the swap) and
+//! each in a fenced transaction; then what the platform deleted,
+//! [`Run::stage_deletions`]), [`Run::publish`] (the swap) and
 //! [`Run::clean_up`] (what readers no longer see).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -441,8 +442,10 @@ impl Run<'_> {
         Ok(moved)
     }
 
-    /// Readers moved to the new generation: only older ones go (a later
-    /// sync may already be staging a newer one), and the moved staging.
+    /// Readers moved to the new generation: older ones go (a later sync may
+    /// already be staging a newer one), but those retained for pinned
+    /// snapshots, which the engine's sweep deletes when they expire; and the
+    /// moved staging.
     async fn clean_up(&self, staging: Staging) {
         let db = &self.engine.db;
         let (connection_id, data_type) = (staging.connection_id, self.data_type);

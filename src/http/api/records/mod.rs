@@ -27,8 +27,8 @@ use crate::error::FieldError;
 use crate::http::error::{ApiError, UUID_RULE};
 use crate::http::paging::{ListLocation, Paged};
 use crate::http::state::AppState;
-use crate::paging::{self, Cursor, MAX_CURSOR_LENGTH, PageRequest};
-use crate::sync::reads;
+use crate::paging::{self, Cursor, MAX_CURSOR_LENGTH, PageRequest, Snapshot};
+use crate::sync::reads::{self, Seen};
 use crate::tenant::Tenant;
 
 mod spec;
@@ -210,6 +210,17 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map(|text| query::parse_order_by(data_type, text))
         .transpose()
         .map_err(ApiError::from)?;
+    let pinned = query_value(&pairs, "snapshot")
+        .map(Snapshot::parse)
+        .transpose()
+        .map_err(ApiError::from)?;
+    let seen = match &pinned {
+        Some(snapshot) => Seen::Pinned {
+            snapshot,
+            retention: state.snapshot_retention,
+        },
+        None => Seen::Newest,
+    };
     let cursor_text = query_value(&pairs, "cursor");
     let cursor = cursor_text
         .map(Cursor::parse)
@@ -241,6 +252,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             data_type,
             selected.as_deref(),
             queried,
+            seen,
             page,
         )
         .await
@@ -259,6 +271,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             company_id,
             data_type,
             selected.as_deref(),
+            seen,
             page,
         )
         .await
@@ -271,6 +284,11 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map(|body| RawValue::from_string(body).map(RecordOf::<D>::new))
         .collect::<Result<Vec<_>, _>>()
         .map_err(ApiError::internal)?;
+    // The links pin what this page was read from.
+    let snapshot = Snapshot {
+        list: Snapshot::list_digest(company_id, data_type.name()),
+        generations: found.generations,
+    };
     let mut location = ListLocation::new(request.uri().path());
     if let Some(spec) = &data_type.spec().filter {
         location = location.filter(spec.parameter, filter);
@@ -278,6 +296,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
     location = location
         .filter("query", query_text)
         .filter("orderBy", order_text)
+        .filter("snapshot", Some(snapshot.encode()))
         .cursors(cursor_text, next_cursor);
     let body = serde_json::to_vec(&Paged::new(results, found.total, page, &location))
         .map_err(ApiError::internal)?;
@@ -292,11 +311,12 @@ async fn listed_page(
     company_id: Uuid,
     data_type: DataType,
     filter: Option<&str>,
+    seen: Seen<'_>,
     page: PageRequest,
 ) -> Result<reads::Page, crate::error::Error> {
     #[cfg(feature = "naive-paging")]
-    if state.naive_paging {
+    if state.naive_paging && matches!(seen, Seen::Newest) {
         return reads::naive_page(&state.db, tenant, company_id, data_type, filter, page).await;
     }
-    reads::page(&state.db, tenant, company_id, data_type, filter, page).await
+    reads::page(&state.db, tenant, company_id, data_type, filter, seen, page).await
 }

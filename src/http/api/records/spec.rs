@@ -25,12 +25,19 @@ use crate::http::error::{ErrorResponses, status};
 use crate::http::paging::Paged;
 use crate::http::schema::register_placeholder;
 use crate::http::spec::case_insensitive;
-use crate::paging::{self, MAX_CURSOR_LENGTH};
+use crate::paging::{self, MAX_CURSOR_LENGTH, MAX_SNAPSHOT_LENGTH};
+use crate::sync::engine::SNAPSHOT_RETENTION;
 use crate::tenant::Tenant;
 
 /// What every list can answer besides its page.
 type ListErrors = ErrorResponses<
-    { status::AUTHENTICATED | status::BAD_REQUEST | status::NOT_FOUND | status::CONFLICT },
+    {
+        status::AUTHENTICATED
+            | status::BAD_REQUEST
+            | status::NOT_FOUND
+            | status::CONFLICT
+            | status::GONE
+    },
 >;
 
 /// A synced record of `D` in a page: its stored JSON, written as it is,
@@ -414,6 +421,24 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
              ascending, `orderBy=-field` descending; records without the field come last, and \
              ties keep the list's own order ({}). Combines with `query`.",
             data_type.spec().order_description
+        ),
+    ));
+    params.push(query(
+        "snapshot",
+        MetaSchema {
+            max_length: Some(MAX_SNAPSHOT_LENGTH),
+            pattern: Some("^[A-Za-z0-9_-]*$".to_owned()),
+            ..MetaSchema::new("string")
+        },
+        format!(
+            "The data a walk started on: tributary writes it into `_links.current`, `next` and \
+             `previous`, so that a client following them keeps reading the same snapshot (no \
+             record twice, none skipped) while a newer sync completes. Without it, a request \
+             reads the newest data. A snapshot stays readable for {} minutes after a newer sync \
+             replaces it; after that the request answers 410, and the list must be read again \
+             from page 1 without `snapshot`. Opaque: follow the links as given; one that is not \
+             tributary's, or of another list, answers 400.",
+            SNAPSHOT_RETENTION.as_secs() / 60
         ),
     ));
     params.push(query(

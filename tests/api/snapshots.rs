@@ -1,0 +1,201 @@
+//! Pages that hold still: every list's `_links` pin the generations the
+//! page was read from (`snapshot`), so a client walking a list while a
+//! newer sync completes reads exactly the snapshot it started on, through
+//! one connection's list, several connections' and a queried one; an
+//! expired snapshot answers 410 and a foreign or forged one 400.
+
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use tributary::sync::engine::EngineConfig;
+
+use crate::connections::new_company;
+use crate::helpers::{AppOptions, TestApp, answer, backends, for_each_database};
+use crate::sync::{authorized_sandbox, sync_and_settle};
+
+fn sandbox(seed: u64, invoice_count: u64) -> Value {
+    json!({
+        "organizationId": format!("sbx-pin{seed}"), "accessToken": "tok",
+        "invoiceCount": invoice_count, "orderCount": 0, "bankTransactionCount": 0,
+        "seed": seed,
+    })
+}
+
+/// Migrates new tokens onto the connection: the sandbox then serves the
+/// data `authorization` describes, which the next sync brings.
+async fn reauthorize(app: &TestApp, company_id: Uuid, connection_id: Uuid, authorization: Value) {
+    let response = app
+        .raw()
+        .put(app.url(&format!(
+            "/companies/{company_id}/connections/{connection_id}/authorization"
+        )))
+        .header("authorization", app.authorization())
+        .json(&authorization)
+        .send()
+        .await
+        .expect("answered");
+    assert_eq!(response.status(), 200);
+}
+
+/// The whole list at `path` as it is now, in one page.
+async fn whole(app: &TestApp, path: &str) -> Vec<Value> {
+    let separator = if path.contains('?') { '&' } else { '?' };
+    let (status, page) = answer(app, &format!("{path}{separator}pageSize=5000")).await;
+    assert_eq!(status, 200, "{page}");
+    page["results"].as_array().expect("results").clone()
+}
+
+/// Reads `first`, then follows `_links.next` for `before` more pages, runs
+/// `meanwhile`, and follows the rest: the records read, in order, and the
+/// pages read.
+async fn walk_around(
+    app: &TestApp,
+    first: &str,
+    before: usize,
+    meanwhile: impl AsyncFnOnce(),
+) -> (Vec<Value>, usize) {
+    let mut records = Vec::new();
+    let mut next = Some(first.to_owned());
+    let mut pages = 0;
+    let mut meanwhile = Some(meanwhile);
+    while let Some(path) = next {
+        if pages == before + 1
+            && let Some(meanwhile) = meanwhile.take()
+        {
+            meanwhile().await;
+        }
+        let (status, page) = answer(app, &path).await;
+        assert_eq!(status, 200, "{path}: {page}");
+        let current = page["_links"]["current"]["href"].as_str().expect("current");
+        assert!(current.contains("snapshot="), "{current}");
+        records.extend(page["results"].as_array().expect("results").iter().cloned());
+        next = page["_links"]["next"]["href"].as_str().map(str::to_owned);
+        pages += 1;
+    }
+    (records, pages)
+}
+
+#[tokio::test]
+async fn a_walk_of_30_pages_across_a_completed_resync_reads_the_snapshot_it_started_on() {
+    for_each_database(async |app| {
+        // One connection (its pages by ordinal), and two (merged).
+        let one = new_company(app, "Held Still Ltd").await;
+        let alone = authorized_sandbox(app, one, sandbox(1, 300)).await;
+        let two = new_company(app, "Held Still Twice Ltd").await;
+        let first_of_two = authorized_sandbox(app, two, sandbox(2, 150)).await;
+        authorized_sandbox(app, two, sandbox(3, 150)).await;
+        sync_and_settle(app, one).await;
+        sync_and_settle(app, two).await;
+
+        for (company_id, connection_id, seed) in [(one, alone, 11), (two, first_of_two, 12)] {
+            let list = format!("/companies/{company_id}/data/invoices");
+            let before = whole(app, &list).await;
+            assert_eq!(before.len(), 300);
+            let (walked, pages) = walk_around(app, &format!("{list}?pageSize=10"), 9, async || {
+                reauthorize(app, company_id, connection_id, sandbox(seed, 240)).await;
+                sync_and_settle(app, company_id).await;
+            })
+            .await;
+            assert_eq!(pages, 30);
+            let after = whole(app, &list).await;
+            assert_ne!(after, before, "the resync changed the newest data");
+            assert_eq!(
+                walked, before,
+                "the walk saw only the snapshot it started on"
+            );
+        }
+
+        // A queried walk (its cursor pinned with it) holds still too.
+        let list = format!("/companies/{one}/data/invoices");
+        let queried = format!("{list}?query=amountDue%3E0");
+        let before = whole(app, &queried).await;
+        assert!(before.len() > 20, "{}", before.len());
+        let (walked, _) = walk_around(app, &format!("{queried}&pageSize=10"), 1, async || {
+            reauthorize(app, one, alone, sandbox(21, 200)).await;
+            sync_and_settle(app, one).await;
+        })
+        .await;
+        assert_eq!(walked, before);
+        assert_ne!(whole(app, &queried).await, before);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn an_expired_snapshot_answers_410_and_a_foreign_or_forged_one_400() {
+    for backend in backends() {
+        let options = AppOptions {
+            engine: EngineConfig {
+                snapshot_retention: Duration::ZERO,
+                ..AppOptions::default().engine
+            },
+            ..AppOptions::default()
+        };
+        let app = &TestApp::spawn_with(backend, options).await;
+        let company_id = new_company(app, "Expiring Ltd").await;
+        let connection_id = authorized_sandbox(app, company_id, sandbox(4, 30)).await;
+        sync_and_settle(app, company_id).await;
+        let list = format!("/companies/{company_id}/data/invoices");
+        let (status, first) = answer(app, &format!("{list}?pageSize=10")).await;
+        assert_eq!(status, 200);
+        let next = first["_links"]["next"]["href"]
+            .as_str()
+            .expect("next")
+            .to_owned();
+
+        // Pinned to the current generation, a snapshot reads at any age.
+        let (status, _) = answer(app, &next).await;
+        assert_eq!(status, 200);
+
+        // Another company's or data type's list: 400, naming `snapshot`.
+        let other = new_company(app, "Other Ltd").await;
+        let token = next
+            .split("snapshot=")
+            .nth(1)
+            .expect("a snapshot")
+            .to_owned();
+        for elsewhere in [
+            format!("/companies/{other}/data/invoices?snapshot={token}"),
+            format!("/companies/{company_id}/data/customers?snapshot={token}"),
+        ] {
+            let (status, body) = answer(app, &elsewhere).await;
+            assert_eq!(status, 400, "{elsewhere}: {body}");
+            assert_eq!(body["validation"]["errors"][0]["itemId"], "snapshot");
+        }
+        for forged in ["x", "a%2Fb", "czF8MDB8"] {
+            let (status, body) = answer(app, &format!("{list}?snapshot={forged}")).await;
+            assert_eq!(status, 400, "{forged}: {body}");
+            assert_eq!(body["validation"]["errors"][0]["itemId"], "snapshot");
+        }
+
+        // A newer sync replaces the generation; with no retention, the
+        // pinned links expire at once.
+        reauthorize(app, company_id, connection_id, sandbox(5, 30)).await;
+        sync_and_settle(app, company_id).await;
+        let (status, body) = answer(app, &next).await;
+        assert_eq!(status, 410, "{body}");
+        assert_eq!(body["statusCode"], 410);
+        assert_eq!(body["canBeRetried"], false);
+        let message = body["error"].as_str().expect("a message");
+        assert!(message.contains("no longer kept"), "{message}");
+        assert!(message.contains(&format!("GET {list} again")), "{message}");
+        // The newest data is untouched and readable.
+        let (status, page) = answer(app, &list).await;
+        assert_eq!(status, 200);
+        assert_eq!(page["totalResults"], 30);
+
+        // The sweep deletes the replaced generation's rows.
+        let mut remaining = i64::MAX;
+        for _ in 0..100 {
+            remaining =
+                crate::connections::count_rows(app, "record WHERE data_type = 'invoices'").await;
+            if remaining == 30 {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        assert_eq!(remaining, 30, "only the current generation's rows are left");
+    }
+}
