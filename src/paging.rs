@@ -275,7 +275,14 @@ impl Snapshot {
                         .filter(|generation: &i64| *generation >= 1)?,
                 ))
             })
-            .collect::<Option<Vec<_>>>()?;
+            .collect::<Option<Vec<(Uuid, i64)>>>()?;
+        // Each connection once (a repeat would count its records twice).
+        let mut connections: Vec<Uuid> = generations.iter().map(|(id, _)| *id).collect();
+        connections.sort_unstable();
+        connections.dedup();
+        if connections.len() != generations.len() {
+            return None;
+        }
         Some(Self { list, generations })
     }
 }
@@ -302,6 +309,7 @@ mod tests {
             Snapshot::list_digest(Uuid::nil(), "orders")
         );
         let zero = URL_SAFE_NO_PAD.encode(format!("s1|00|{}:0", Uuid::nil()));
+        let twice = URL_SAFE_NO_PAD.encode(format!("s1|00|{0}:1,{0}:2", Uuid::nil()));
         let cursor = Cursor {
             page: 2,
             selection: 0,
@@ -313,6 +321,7 @@ mod tests {
             "x",
             "a/b",
             &zero,
+            &twice,
             &cursor,
             &"A".repeat(MAX_SNAPSHOT_LENGTH + 1),
         ] {

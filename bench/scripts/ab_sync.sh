@@ -45,6 +45,12 @@ PY
   echo "$LABEL $1 wall: $(python3 -c "print(round($END-$START,1))") s"
 }
 timed_sync sync
-if [ -n "$RESYNC" ]; then timed_sync resync; fi
+if [ -n "$RESYNC" ]; then
+  FIRST=$(curl -s -H "$AUTH" "$B/companies/$C/data/invoices?pageSize=1" | python3 -c 'import sys,json;print(json.load(sys.stdin)["results"][0]["modifiedDate"])')
+  timed_sync resync
+  # The same data again: no record may have changed.
+  CHANGED=$(curl -s -G -H "$AUTH" "$B/companies/$C/data/invoices" --data-urlencode "pageSize=1" --data-urlencode "query=modifiedDate>$FIRST" | python3 -c 'import sys,json;print(json.load(sys.stdin)["totalResults"])')
+  echo "$LABEL records changed by the resync: $CHANGED"
+fi
 kill $SERVER; wait $SERVER 2>/dev/null || true
 psql -h 127.0.0.1 -U postgres -d test -qc "DROP DATABASE $DB"

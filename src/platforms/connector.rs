@@ -28,6 +28,8 @@ pub struct Page {
     pub next: Option<String>,
     /// How many records the whole data type holds, when the platform says.
     pub total: Option<u64>,
+    /// Whether the sync fetches the platform's whole list ([`Syncs::WHOLE_LIST`]).
+    pub whole_list: bool,
 }
 
 /// A page of one data type's records, as a connector returns it.
@@ -86,6 +88,13 @@ pub trait Connector: Send + Sync + Sized + 'static {
 
 /// A data type a connector fetches.
 pub trait Syncs<D: Definition>: Connector {
+    /// Whether a sync fetches the platform's whole list of `D`: only then is
+    /// a record the previous sync had and this one lacks a record the
+    /// platform deleted (flagged `isDeleted`). A connector that asks for a
+    /// window (the last 89 days) says `false`: what leaves the window
+    /// leaves the list, unflagged.
+    const WHOLE_LIST: bool = true;
+
     /// The page of `D`'s records starting at `cursor` (`None` for the first).
     fn page(
         &self,
@@ -133,6 +142,7 @@ fn fetch_page<'a, C: Syncs<D>, D: Definition>(
             records: Records::of::<D>(fetched.records),
             next: fetched.next,
             total: fetched.total,
+            whole_list: <C as Syncs<D>>::WHOLE_LIST,
         })
     })
 }

@@ -5,7 +5,10 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{ExprTrait, Query};
-use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
+    QuerySelect, TransactionTrait,
+};
 use uuid::Uuid;
 
 use entity::{record, record_staging, retained_generation};
@@ -69,11 +72,12 @@ pub async fn delete_generations(
 /// How many expired generations one [`drop_expired`] deletes.
 const EXPIRED_BATCH: u64 = 16;
 
-/// Deletes up to [`EXPIRED_BATCH`] generations superseded before `before`
-/// (their rows, then their retention), oldest first; returns how many.
+/// Deletes up to [`EXPIRED_BATCH`] generations superseded before `before`,
+/// oldest first, each in one transaction (its retention, then its rows: a
+/// reader sees the generation whole or not at all); returns how many.
 /// Several processes may sweep at once: each delete is idempotent.
 pub async fn drop_expired(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     before: DateTime<Utc>,
 ) -> Result<u64, sea_orm::DbErr> {
     let expired = retained_generation::Entity::find()
@@ -83,18 +87,20 @@ pub async fn drop_expired(
         .all(db)
         .await?;
     for generation in &expired {
-        record::Entity::delete_many()
-            .filter(record::Column::ConnectionId.eq(generation.connection_id))
-            .filter(record::Column::DataType.eq(generation.data_type.as_str()))
-            .filter(record::Column::Generation.eq(generation.generation))
-            .exec(db)
-            .await?;
+        let txn = db.begin().await?;
         retained_generation::Entity::delete_many()
             .filter(retained_generation::Column::ConnectionId.eq(generation.connection_id))
             .filter(retained_generation::Column::DataType.eq(generation.data_type.as_str()))
             .filter(retained_generation::Column::Generation.eq(generation.generation))
-            .exec(db)
+            .exec(&txn)
             .await?;
+        record::Entity::delete_many()
+            .filter(record::Column::ConnectionId.eq(generation.connection_id))
+            .filter(record::Column::DataType.eq(generation.data_type.as_str()))
+            .filter(record::Column::Generation.eq(generation.generation))
+            .exec(&txn)
+            .await?;
+        txn.commit().await?;
     }
     Ok(expired.len() as u64)
 }

@@ -124,8 +124,12 @@ pub async fn pinned_generations(
     Ok(found.collect())
 }
 
-/// Points readers at `generation` (inside the caller's transaction); the
-/// generation they saw until now is retained from `completed` on.
+/// Points readers at `generation` (inside the caller's transaction). The
+/// generation they saw until now is retained from now on (the swap's own
+/// time, not `completed`, which was taken before the rows moved), and the
+/// one retained before it is not: at most two generations of a list exist
+/// at once, the newest and the one it replaced ([`super::cleanup`] deletes
+/// the rows of the others).
 pub async fn publish(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
@@ -146,11 +150,17 @@ pub async fn publish(
             data_type: Set(data_type.name().to_owned()),
             generation: Set(replaced.generation),
             record_count: Set(replaced.record_count),
-            superseded: Set(completed),
+            superseded: Set(crate::timestamp::Timestamp::now()),
         })
         .on_conflict_do_nothing()
         .exec(db)
         .await?;
+        retained_generation::Entity::delete_many()
+            .filter(retained_generation::Column::ConnectionId.eq(connection_id))
+            .filter(retained_generation::Column::DataType.eq(data_type.name()))
+            .filter(retained_generation::Column::Generation.lt(replaced.generation))
+            .exec(db)
+            .await?;
     }
     let row = data_generation::ActiveModel {
         connection_id: Set(connection_id),

@@ -22,7 +22,8 @@ pub struct Page {
     /// How many records the whole list holds, after the filter.
     pub total: u64,
     /// The generations it was read from (connection and generation), in
-    /// connection order: the snapshot its links pin.
+    /// the order the read took them (connection order, or a pinned
+    /// snapshot's): the snapshot its links pin.
     pub generations: Vec<(Uuid, i64)>,
 }
 

@@ -32,7 +32,9 @@ pub struct Staging {
     /// first sync: the swap compares with it, and what it holds that the
     /// run does not bring back was deleted by the platform.
     pub previous: Option<i64>,
-    /// When our copy changes (the `modifiedDate` of every row written).
+    /// When the run started: the `modifiedDate` rows are staged with (the
+    /// swap stamps the changed ones with its own time) and the time a
+    /// record found deleted is flagged at.
     pub modified: DateTime<Utc>,
 }
 

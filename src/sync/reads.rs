@@ -3,8 +3,9 @@
 //!
 //! Each read sees one snapshot, so a sync publishing and deleting
 //! generations meanwhile cannot yield an empty or mixed page: a company
-//! whose records of a data type come from one connection is read by one SQL
-//! statement (its own snapshot); every other read runs in a read-only
+//! whose records of a data type come from one connection, at its current
+//! generation, is read by one SQL statement (its own snapshot); every other
+//! read (several connections, a retained generation, a query) runs in a read-only
 //! transaction (REPEATABLE READ on PostgreSQL; a read transaction on SQLite,
 //! whose WAL gives it a snapshot) in which the generations, the count and
 //! the page are read.
@@ -369,9 +370,10 @@ async fn seen_generations(
         Error::Gone(
             Problem::new(format!(
                 "The snapshot these links pinned is no longer kept: a newer sync replaced its {} \
-                 more than {} minutes ago, or one of its connections was deleted.",
+                 more than {} ago (or two newer syncs completed since), or one of its connections \
+                 was deleted.",
                 data_type.spec().noun,
-                retention.as_secs().div_ceil(60)
+                in_words(retention)
             ))
             .with_remedy(Remedy::ReadListAgain {
                 company_id,
@@ -379,6 +381,14 @@ async fn seen_generations(
             }),
         )
     })
+}
+
+/// A retention in words: minutes, or seconds under a minute.
+fn in_words(retention: std::time::Duration) -> String {
+    match retention.as_secs() {
+        seconds if seconds < 60 => format!("{seconds} seconds"),
+        seconds => format!("{} minutes", seconds.div_ceil(60)),
+    }
 }
 
 /// Refuses a snapshot written for another list (company and data type).

@@ -237,6 +237,7 @@ impl AnyConnector for RepeatingPlatform {
                 records: Records::of::<Invoices>(records),
                 next: cursor.is_none().then(|| "2".to_owned()),
                 total: Some(31),
+                whole_list: true,
             })
         })
     }
@@ -392,6 +393,7 @@ impl AnyConnector for InvoicesForEverything {
                 ),
                 next: None,
                 total: Some(30),
+                whole_list: true,
             })
         })
     }

@@ -178,3 +178,44 @@ async fn a_resync_changes_the_modified_date_of_changed_and_deleted_records_only(
         assert_eq!(by_id(&fourth, CHANGED)["invoiceNumber"], "INV-0001");
     }
 }
+
+#[tokio::test]
+async fn a_platform_deleting_thousands_of_records_has_every_one_flagged() {
+    use crate::connections::new_company;
+    use crate::helpers::for_each_database;
+    use crate::sync::{authorized_sandbox, sync_and_settle};
+    use serde_json::json;
+
+    let sandbox = |invoice_count: u64| {
+        json!({
+            "organizationId": "sbx-gone", "accessToken": "tok", "invoiceCount": invoice_count,
+            "orderCount": 0, "bankTransactionCount": 0, "seed": 5,
+        })
+    };
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Shrinking Ltd").await;
+        let connection_id = authorized_sandbox(app, company_id, sandbox(2300)).await;
+        sync_and_settle(app, company_id).await;
+        // More than two batches of missing records (1,000 a batch).
+        let response = app
+            .raw()
+            .put(app.url(&format!(
+                "/companies/{company_id}/connections/{connection_id}/authorization"
+            )))
+            .header("authorization", app.authorization())
+            .json(&sandbox(200))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(response.status(), 200);
+        sync_and_settle(app, company_id).await;
+        let (_, total) = invoices(app, company_id, None).await;
+        assert_eq!(total, 2300);
+        let (_, deleted) = invoices(app, company_id, Some("isDeleted=true")).await;
+        assert_eq!(deleted, 2100);
+        let (kept, live) = invoices(app, company_id, Some("isDeleted=false")).await;
+        assert_eq!(live, 200);
+        assert!(kept.iter().all(|invoice| invoice["isDeleted"] == false));
+    })
+    .await;
+}

@@ -9,6 +9,9 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
+use base64::Engine as _;
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use tributary::paging::Snapshot;
 use tributary::sync::engine::EngineConfig;
 
 use crate::connections::new_company;
@@ -119,6 +122,30 @@ async fn a_walk_of_30_pages_across_a_completed_resync_reads_the_snapshot_it_star
         .await;
         assert_eq!(walked, before);
         assert_ne!(whole(app, &queried).await, before);
+
+        // The replaced generation's rows outlast the run's cleanup (read
+        // again and again after the sync, its page stays whole); a second
+        // newer sync ends the oldest walk (a list keeps the data it last
+        // replaced, no older).
+        let (status, page) = answer(app, &format!("{list}?pageSize=10")).await;
+        assert_eq!(status, 200);
+        let next = page["_links"]["next"]["href"]
+            .as_str()
+            .expect("next")
+            .to_owned();
+        let (_, second_page) = answer(app, &next).await;
+        reauthorize(app, one, alone, sandbox(31, 100)).await;
+        sync_and_settle(app, one).await;
+        for _ in 0..10 {
+            let (status, again) = answer(app, &next).await;
+            assert_eq!(status, 200, "{again}");
+            assert_eq!(again, second_page, "the replaced generation is kept whole");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+        reauthorize(app, one, alone, sandbox(32, 50)).await;
+        sync_and_settle(app, one).await;
+        let (status, gone) = answer(app, &next).await;
+        assert_eq!(status, 410, "{gone}");
     })
     .await;
 }
@@ -164,6 +191,24 @@ async fn an_expired_snapshot_answers_410_and_a_foreign_or_forged_one_400() {
             assert_eq!(status, 400, "{elsewhere}: {body}");
             assert_eq!(body["validation"]["errors"][0]["itemId"], "snapshot");
         }
+        // Well-formed, for this list, but naming a connection of another
+        // company or a generation never published: nothing is read.
+        let foreign_connection = authorized_sandbox(app, other, sandbox(6, 10)).await;
+        sync_and_settle(app, other).await;
+        let list_digest = Snapshot::list_digest(company_id, "invoices");
+        for generations in [
+            format!("{foreign_connection}:1"),
+            format!("{connection_id}:99"),
+        ] {
+            let token = Snapshot::parse(
+                &URL_SAFE_NO_PAD.encode(format!("s1|{list_digest:016x}|{generations}")),
+            )
+            .expect("well-formed")
+            .encode();
+            let (status, body) = answer(app, &format!("{list}?snapshot={token}")).await;
+            assert_eq!(status, 410, "{generations}: {body}");
+            assert!(body.get("results").is_none());
+        }
         for forged in ["x", "a%2Fb", "czF8MDB8"] {
             let (status, body) = answer(app, &format!("{list}?snapshot={forged}")).await;
             assert_eq!(status, 400, "{forged}: {body}");
@@ -191,11 +236,15 @@ async fn an_expired_snapshot_answers_410_and_a_foreign_or_forged_one_400() {
         for _ in 0..100 {
             remaining =
                 crate::connections::count_rows(app, "record WHERE data_type = 'invoices'").await;
-            if remaining == 30 {
+            if remaining == 30 + 10 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(100)).await;
         }
-        assert_eq!(remaining, 30, "only the current generation's rows are left");
+        assert_eq!(
+            remaining,
+            30 + 10,
+            "only the current generations' rows are left (this company's and the other's)"
+        );
     }
 }

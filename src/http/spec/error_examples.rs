@@ -51,7 +51,8 @@ fn error_example(status: u16, path: &str) -> Option<Value> {
         410 => (
             format!(
                 "The snapshot these links pinned is no longer kept: a newer sync replaced its invoices \
-                 more than 30 minutes ago, or one of its connections was deleted. Read GET \
+                 more than 30 minutes ago (or two newer syncs completed since), or one of its \
+                 connections was deleted. Read GET \
                  /companies/{company}/data/invoices again from page 1 without `snapshot`: its links \
                  then pin the newest data."
             ),

@@ -169,6 +169,9 @@ fn unreadable_cursor() -> ConnectorError {
 }
 
 impl Syncs<Orders> for AmazonSellerCentralConnector {
+    /// Orders created in the last [`HISTORY_DAYS`] only.
+    const WHOLE_LIST: bool = false;
+
     async fn page(
         &self,
         credentials: &AmazonSellerCentralAuthorization,

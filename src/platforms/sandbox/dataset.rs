@@ -345,6 +345,7 @@ impl Dataset {
                 records: Records::of::<D>(page.records),
                 next: page.next,
                 total: page.total,
+                whole_list: true,
             }
         }
         match data_type.name() {

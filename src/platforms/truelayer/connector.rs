@@ -220,6 +220,9 @@ impl Syncs<BankAccounts> for TrueLayerConnector {
 }
 
 impl Syncs<BankTransactions> for TrueLayerConnector {
+    /// The last [`HISTORY_DAYS`] only.
+    const WHOLE_LIST: bool = false;
+
     /// One account's transactions per page. The first page lists the
     /// accounts; the cursor is the JSON array of the accounts still to do.
     async fn page(

@@ -71,9 +71,9 @@ pub struct EngineConfig {
 }
 
 /// How long, by default, a replaced generation stays readable for clients
-/// paging through it: long enough to walk a million records at 5,000 a
-/// page many times over, short enough that a list rarely takes more than
-/// twice its space.
+/// paging through it (unless a second newer sync completes first: a list
+/// keeps at most the generation it replaced beside its newest): long
+/// enough to walk a million records at 5,000 a page many times over.
 pub const SNAPSHOT_RETENTION: Duration = Duration::from_secs(30 * 60);
 
 impl Default for EngineConfig {

@@ -65,8 +65,10 @@ impl Run<'_> {
         *staged = Some(prepared.staging.generation);
         let mut timings = Timings::default();
         let started = Instant::now();
-        let fetched = self.stage(&mut prepared, &mut timings).await?;
-        self.stage_deletions(prepared.staging, fetched).await?;
+        let (fetched, whole_list) = self.stage(&mut prepared, &mut timings).await?;
+        if whole_list {
+            self.stage_deletions(prepared.staging, fetched).await?;
+        }
         timings.staging = started.elapsed();
         let started = Instant::now();
         let published = self.publish(prepared.staging).await?;
@@ -169,7 +171,8 @@ impl Run<'_> {
     }
 
     /// Fetches and stages every page (returning how many records were
-    /// fetched); stops between two pages when the
+    /// fetched, and whether they are the platform's whole list); stops
+    /// between two pages when the
     /// lease is lost or the process is stopping. The next page is fetched
     /// while the current one is being written: the platform (or the
     /// sandbox's generator) and the database work at the same time.
@@ -177,7 +180,7 @@ impl Run<'_> {
         &self,
         prepared: &mut Prepared<'_>,
         timings: &mut Timings,
-    ) -> Result<i64, RunError> {
+    ) -> Result<(i64, bool), RunError> {
         let staging = prepared.staging;
         let mut fetched: i64 = 0;
         let mut page = self.fetch(&mut prepared.tokens, None, timings).await?;
@@ -204,7 +207,7 @@ impl Run<'_> {
             };
             let Some(cursor) = page.next.clone() else {
                 timings.writing += write.await?;
-                return Ok(fetched);
+                return Ok((fetched, page.whole_list));
             };
             let mut fetching = Timings::default();
             let (written, next) = tokio::join!(
@@ -284,8 +287,8 @@ impl Run<'_> {
     /// Stages again, flagged deleted, the records of the previous generation
     /// that this run did not bring back (or drops them once flagged for
     /// longer than [`crate::data::records::DELETED_RETENTION_DAYS`]), a batch
-    /// per fenced transaction. Every connector fetches a whole list, so a
-    /// record missing from it is one the platform deleted.
+    /// per fenced transaction; only after fetching the platform's whole list
+    /// (`Syncs::WHOLE_LIST`), where a record missing is one it deleted.
     async fn stage_deletions(&self, staging: Staging, fetched: i64) -> Result<(), RunError> {
         let Some(previous) = staging.previous else {
             return Ok(());
@@ -306,6 +309,9 @@ impl Run<'_> {
             let Some(last) = missing.last() else {
                 return Ok(());
             };
+            if self.engine.stopping() {
+                return Err(RunError::Interrupted);
+            }
             after = Some(last.id.clone());
             let mut flagged = Vec::with_capacity(missing.len());
             for row in missing {

@@ -27,7 +27,7 @@ use crate::error::FieldError;
 use crate::http::error::{ApiError, UUID_RULE};
 use crate::http::paging::{ListLocation, Paged};
 use crate::http::state::AppState;
-use crate::paging::{self, Cursor, MAX_CURSOR_LENGTH, PageRequest, Snapshot};
+use crate::paging::{self, Cursor, MAX_CURSOR_LENGTH, MAX_SNAPSHOT_LENGTH, PageRequest, Snapshot};
 use crate::sync::reads::{self, Seen};
 use crate::tenant::Tenant;
 
@@ -296,7 +296,12 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
     location = location
         .filter("query", query_text)
         .filter("orderBy", order_text)
-        .filter("snapshot", Some(snapshot.encode()))
+        // A snapshot too long to be read back (a company of very many
+        // connections) is left out: the links then read the newest data.
+        .filter(
+            "snapshot",
+            Some(snapshot.encode()).filter(|token| token.len() <= MAX_SNAPSHOT_LENGTH),
+        )
         .cursors(cursor_text, next_cursor);
     let body = serde_json::to_vec(&Paged::new(results, found.total, page, &location))
         .map_err(ApiError::internal)?;

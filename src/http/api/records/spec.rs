@@ -435,9 +435,11 @@ fn operation<D: Definition>(data_type: DataType) -> MetaOperation {
              `previous`, so that a client following them keeps reading the same snapshot (no \
              record twice, none skipped) while a newer sync completes. Without it, a request \
              reads the newest data. A snapshot stays readable for {} minutes after a newer sync \
-             replaces it; after that the request answers 410, and the list must be read again \
-             from page 1 without `snapshot`. Opaque: follow the links as given; one that is not \
-             tributary's, or of another list, answers 400.",
+             replaces it, unless a second newer sync completes first (a list keeps the data it \
+             last replaced, no older); after that the request answers 410, and the list must be \
+             read again from page 1 without `snapshot`. Opaque: follow the links as given. One \
+             not shaped like tributary's, or of another list, answers 400; one naming data that \
+             is not (or no longer) kept, 410.",
             SNAPSHOT_RETENTION.as_secs() / 60
         ),
     ));

@@ -666,3 +666,43 @@ async fn truelayer_verification_at_migration_accepts_working_tokens_and_rejects_
         assert_eq!(fake.calls().len(), calls);
     }
 }
+
+#[tokio::test]
+async fn a_transaction_leaving_truelayers_89_day_window_leaves_the_list_unflagged() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        let before = transactions(&app, company_id).await;
+        // The current account's oldest posted transaction is no longer in
+        // the window the next sync asks for.
+        let mut current: Value =
+            serde_json::from_str(&fixture("truelayer/fixtures/transactions-current.json"))
+                .expect("JSON");
+        let posted = current["results"].as_array_mut().expect("results");
+        let aged_out = posted.remove(0);
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                200,
+                fixture("truelayer/fixtures/accounts.json"),
+            ));
+            inner
+                .scripted
+                .push_back(Answer::json(200, current.to_string()));
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
+        assert_eq!(
+            latest(&operations, "bankTransactions").status,
+            PullStatus::Complete
+        );
+        let after = transactions(&app, company_id).await;
+        assert_eq!(after.len(), before.len() - 1, "gone, not flagged deleted");
+        assert!(after.iter().all(|transaction| transaction["isDeleted"] == false));
+        assert!(
+            !after
+                .iter()
+                .any(|transaction| transaction["transactionId"] == aged_out["transaction_id"])
+        );
+    }
+}
