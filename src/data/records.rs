@@ -118,6 +118,16 @@ pub fn modified_date_suffix(at: Timestamp) -> String {
     format!("\"modifiedDate\":\"{}\"}}", at.to_rfc3339())
 }
 
+/// A record's JSON as staged: without its last [`MODIFIED_DATE_SUFFIX_CHARS`]
+/// characters (its `modifiedDate` and closing brace), which the swap adds:
+/// the previous copy's when the rest is the same, its own time otherwise.
+/// `body` ends with its `modifiedDate` (as every row and flagged record
+/// written here does); the suffix is ASCII, so the cut is a byte count.
+pub fn without_modified_date(mut body: String) -> String {
+    body.truncate(body.len().saturating_sub(MODIFIED_DATE_SUFFIX_CHARS));
+    body
+}
+
 /// What becomes of a record of the previous generation that a sync did not
 /// bring back (the platform deleted it), given the sync's time `at`:
 /// flagged deleted (and so changed), kept as it is while already flagged

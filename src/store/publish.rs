@@ -148,26 +148,32 @@ pub async fn number_staged(
         }
         None => "NULL".to_owned(),
     };
-    // The body without its `modifiedDate` (which comes last, in a fixed
-    // width), stamped with the swap's time, unless the previous copy is the
-    // same without its own: then that copy. One primary-key lookup per row
-    // (a join would leave the plan to statistics the staging table lacks).
-    let content = |table: &str| {
-        format!("substr({table}.body, 1, length({table}.body) - {MODIFIED_DATE_SUFFIX_CHARS})")
-    };
+    // Staged JSON lacks its `modifiedDate` (and closing brace), which
+    // comes last in a fixed width: the previous copy, when it is the staged
+    // JSON followed by a date (a byte-wise prefix test and a length, no
+    // parsing and no character counting), keeps its own; every other record
+    // gets the swap's time. One primary-key lookup per row.
     values.push(crate::data::records::modified_date_suffix(list.published).into());
-    let stamped = format!("{} || ${}", content("s"), values.len());
+    let stamped = format!("s.body || ${}", values.len());
     let body = match list.previous {
         None => stamped,
         Some(previous) => {
             values.push(previous.into());
+            let same = match backend {
+                DbBackend::Postgres => format!(
+                    "starts_with(p.body, s.body) \
+                     AND octet_length(p.body) = octet_length(s.body) + {MODIFIED_DATE_SUFFIX_CHARS}"
+                ),
+                _ => format!(
+                    "substr(p.body, 1, length(s.body)) = s.body \
+                     AND length(p.body) = length(s.body) + {MODIFIED_DATE_SUFFIX_CHARS}"
+                ),
+            };
             format!(
                 "COALESCE((SELECT p.body FROM record p WHERE p.connection_id = s.connection_id \
                  AND p.data_type = s.data_type AND p.generation = ${} \
-                 AND p.record_id = s.record_id AND {} = {}), {stamped})",
-                values.len(),
-                content("p"),
-                content("s")
+                 AND p.record_id = s.record_id AND {same}), {stamped})",
+                values.len()
             )
         }
     };

@@ -11,7 +11,7 @@ use uuid::Uuid;
 
 use entity::record_staging;
 
-use crate::data::records::{Row, Stamp};
+use crate::data::records::{Row, Stamp, without_modified_date};
 use crate::data::{DataType, Records};
 use crate::error::Error;
 use crate::timestamp::Timestamp;
@@ -32,21 +32,26 @@ pub struct Staging {
     /// first sync: the swap compares with it, and what it holds that the
     /// run does not bring back was deleted by the platform.
     pub previous: Option<i64>,
-    /// When the run started: the `modifiedDate` rows are staged with (the
-    /// swap stamps the changed ones with its own time) and the time a
-    /// record found deleted is flagged at.
+    /// When the run started: the time a record found deleted is flagged at
+    /// (the swap stamps every changed record with its own time).
     pub modified: DateTime<Utc>,
 }
 
 impl Staging {
-    /// A page's records as staged rows. A record the platform sent twice
-    /// in the page is kept once, as last sent ([`Records::rows`]).
+    /// A page's records as staged rows, their JSON without its
+    /// `modifiedDate` (the swap adds it: `without_modified_date`). A record
+    /// the platform sent twice in the page is kept once, as last sent
+    /// ([`Records::rows`]).
     pub fn rows(&self, records: &Records) -> Result<Vec<Row>, Error> {
         let stamp = Stamp {
             connection_id: self.connection_id,
             modified: Timestamp(self.modified),
         };
-        records.rows(&stamp).map_err(Error::internal)
+        let mut rows = records.rows(&stamp).map_err(Error::internal)?;
+        for row in &mut rows {
+            row.body = without_modified_date(std::mem::take(&mut row.body));
+        }
+        Ok(rows)
     }
 }
 

@@ -316,6 +316,7 @@ impl Run<'_> {
             let mut flagged = Vec::with_capacity(missing.len());
             for row in missing {
                 if let Some(body) = records::deleted(&row.body, found_gone).map_err(internal)? {
+                    let body = records::without_modified_date(body);
                     flagged.push(Row { body, ..row });
                 }
             }

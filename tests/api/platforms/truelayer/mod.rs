@@ -698,7 +698,11 @@ async fn a_transaction_leaving_truelayers_89_day_window_leaves_the_list_unflagge
         );
         let after = transactions(&app, company_id).await;
         assert_eq!(after.len(), before.len() - 1, "gone, not flagged deleted");
-        assert!(after.iter().all(|transaction| transaction["isDeleted"] == false));
+        assert!(
+            after
+                .iter()
+                .all(|transaction| transaction["isDeleted"] == false)
+        );
         assert!(
             !after
                 .iter()
