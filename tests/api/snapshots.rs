@@ -248,3 +248,50 @@ async fn an_expired_snapshot_answers_410_and_a_foreign_or_forged_one_400() {
         );
     }
 }
+
+#[tokio::test]
+async fn a_replaced_snapshot_reads_until_its_retention_ends_then_answers_410() {
+    for backend in backends() {
+        let options = AppOptions {
+            engine: EngineConfig {
+                snapshot_retention: Duration::from_secs(5),
+                ..AppOptions::default().engine
+            },
+            ..AppOptions::default()
+        };
+        let app = &TestApp::spawn_with(backend, options).await;
+        let company_id = new_company(app, "Briefly Kept Ltd").await;
+        let connection_id = authorized_sandbox(app, company_id, sandbox(7, 40)).await;
+        sync_and_settle(app, company_id).await;
+        let list = format!("/companies/{company_id}/data/invoices");
+        let before = whole(app, &list).await;
+        let (_, first) = answer(app, &format!("{list}?pageSize=10")).await;
+        let next = first["_links"]["next"]["href"]
+            .as_str()
+            .expect("next")
+            .to_owned();
+        reauthorize(app, company_id, connection_id, sandbox(8, 40)).await;
+        sync_and_settle(app, company_id).await;
+        let replaced = std::time::Instant::now();
+        // Within the retention, the walk goes on in its snapshot.
+        let (status, second) = answer(app, &next).await;
+        assert_eq!(status, 200, "{second}");
+        assert!(replaced.elapsed() < Duration::from_secs(5), "read in time");
+        assert_eq!(second["results"].as_array(), Some(&before[10..20].to_vec()));
+        // After it, 410; the newest data reads as ever.
+        tokio::time::sleep(
+            Duration::from_secs(5) - replaced.elapsed() + Duration::from_millis(500),
+        )
+        .await;
+        let (status, body) = answer(app, &next).await;
+        assert_eq!(status, 410, "{body}");
+        assert!(
+            body["error"]
+                .as_str()
+                .is_some_and(|error| error.contains("5 seconds")),
+            "{body}"
+        );
+        let (status, _) = answer(app, &list).await;
+        assert_eq!(status, 200);
+    }
+}
