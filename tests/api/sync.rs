@@ -70,7 +70,9 @@ pub async fn sync_and_settle(app: &TestApp, company_id: Uuid) {
 
 /// Waits until none of the company's pull operations is queued or running.
 pub async fn settled(client: &client::Client, company_id: Uuid) -> Vec<PullOperation> {
-    for _ in 0..300 {
+    // Generous: the suite runs tests in parallel on two cores, and a hang
+    // is what this catches, not slowness.
+    for _ in 0..1200 {
         let page = client
             .list_pull_operations(&company_id, None, None, NonZeroU32::new(5000), None)
             .await
@@ -85,7 +87,7 @@ pub async fn settled(client: &client::Client, company_id: Uuid) -> Vec<PullOpera
         }
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
-    panic!("pull operations did not settle in 30 s");
+    panic!("pull operations did not settle in 120 s");
 }
 
 fn paid_count(seed: u64, invoice_count: u64) -> usize {

@@ -416,6 +416,9 @@ impl Run<'_> {
         else {
             return Ok(None);
         };
+        if list.previous.is_some() {
+            store::publish::analyze_before_compare(db).await?;
+        }
         let (first, second) = tokio::join!(
             self.move_part(list, Part::First { at: &at }),
             self.move_part(list, Part::Second { at: &at })
