@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{ExprTrait, Query};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, TransactionTrait,
+    QuerySelect,
 };
 use uuid::Uuid;
 
@@ -73,9 +73,11 @@ pub async fn delete_generations(
 const EXPIRED_BATCH: u64 = 16;
 
 /// Deletes up to [`EXPIRED_BATCH`] generations superseded before `before`,
-/// oldest first, each in one transaction (its retention, then its rows: a
-/// reader sees the generation whole or not at all); returns how many.
-/// Several processes may sweep at once: each delete is idempotent.
+/// oldest first: each one's retention, then its rows, one statement each
+/// (a reader sees the generation whole or, once its retention is gone,
+/// answers 410; and no transaction is left open if the process stops
+/// between the two). Returns how many. Several processes may sweep at
+/// once: each delete is idempotent.
 pub async fn drop_expired(
     db: &DatabaseConnection,
     before: DateTime<Utc>,
@@ -87,20 +89,18 @@ pub async fn drop_expired(
         .all(db)
         .await?;
     for generation in &expired {
-        let txn = db.begin().await?;
         retained_generation::Entity::delete_many()
             .filter(retained_generation::Column::ConnectionId.eq(generation.connection_id))
             .filter(retained_generation::Column::DataType.eq(generation.data_type.as_str()))
             .filter(retained_generation::Column::Generation.eq(generation.generation))
-            .exec(&txn)
+            .exec(db)
             .await?;
         record::Entity::delete_many()
             .filter(record::Column::ConnectionId.eq(generation.connection_id))
             .filter(record::Column::DataType.eq(generation.data_type.as_str()))
             .filter(record::Column::Generation.eq(generation.generation))
-            .exec(&txn)
+            .exec(db)
             .await?;
-        txn.commit().await?;
     }
     Ok(expired.len() as u64)
 }
