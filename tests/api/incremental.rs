@@ -183,7 +183,7 @@ async fn a_resync_changes_the_modified_date_of_changed_and_deleted_records_only(
 async fn a_platform_deleting_thousands_of_records_has_every_one_flagged() {
     use crate::connections::new_company;
     use crate::helpers::for_each_database;
-    use crate::sync::{authorized_sandbox, sync_and_settle};
+    use crate::sync::{authorized_sandbox, reauthorize, sync_and_settle};
     use serde_json::json;
 
     let sandbox = |invoice_count: u64| {
@@ -197,17 +197,7 @@ async fn a_platform_deleting_thousands_of_records_has_every_one_flagged() {
         let connection_id = authorized_sandbox(app, company_id, sandbox(2300)).await;
         sync_and_settle(app, company_id).await;
         // More than two batches of missing records (1,000 a batch).
-        let response = app
-            .raw()
-            .put(app.url(&format!(
-                "/companies/{company_id}/connections/{connection_id}/authorization"
-            )))
-            .header("authorization", app.authorization())
-            .json(&sandbox(200))
-            .send()
-            .await
-            .expect("answered");
-        assert_eq!(response.status(), 200);
+        reauthorize(app, company_id, connection_id, sandbox(200)).await;
         sync_and_settle(app, company_id).await;
         let (_, total) = invoices(app, company_id, None).await;
         assert_eq!(total, 2300);

@@ -7,7 +7,6 @@
 use std::time::Duration;
 
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 use base64::Engine as _;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
@@ -16,7 +15,7 @@ use tributary::sync::engine::EngineConfig;
 
 use crate::connections::new_company;
 use crate::helpers::{AppOptions, TestApp, answer, backends, for_each_database};
-use crate::sync::{authorized_sandbox, sync_and_settle};
+use crate::sync::{authorized_sandbox, reauthorize, sync_and_settle};
 
 fn sandbox(seed: u64, invoice_count: u64) -> Value {
     json!({
@@ -24,22 +23,6 @@ fn sandbox(seed: u64, invoice_count: u64) -> Value {
         "invoiceCount": invoice_count, "orderCount": 0, "bankTransactionCount": 0,
         "seed": seed,
     })
-}
-
-/// Migrates new tokens onto the connection: the sandbox then serves the
-/// data `authorization` describes, which the next sync brings.
-async fn reauthorize(app: &TestApp, company_id: Uuid, connection_id: Uuid, authorization: Value) {
-    let response = app
-        .raw()
-        .put(app.url(&format!(
-            "/companies/{company_id}/connections/{connection_id}/authorization"
-        )))
-        .header("authorization", app.authorization())
-        .json(&authorization)
-        .send()
-        .await
-        .expect("answered");
-    assert_eq!(response.status(), 200);
 }
 
 /// The whole list at `path` as it is now, in one page.

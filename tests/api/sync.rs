@@ -44,6 +44,19 @@ pub async fn sandbox_connection(
 /// `authorization`, the sandbox's body.
 pub async fn authorized_sandbox(app: &TestApp, company_id: Uuid, authorization: Value) -> Uuid {
     let connection_id = new_connection(app, company_id, "sandbox").await;
+    reauthorize(app, company_id, connection_id, authorization).await;
+    connection_id
+}
+
+/// Migrates tokens (`authorization`) onto the connection, answered 200: the
+/// sandbox then serves the data the body describes, which the next sync
+/// brings.
+pub async fn reauthorize(
+    app: &TestApp,
+    company_id: Uuid,
+    connection_id: Uuid,
+    authorization: Value,
+) {
     let response = app
         .raw()
         .put(app.url(&format!(
@@ -55,7 +68,6 @@ pub async fn authorized_sandbox(app: &TestApp, company_id: Uuid, authorization: 
         .await
         .expect("answered");
     assert_eq!(response.status(), 200);
-    connection_id
 }
 
 /// Queues a sync of everything the company's connections hold
