@@ -6,6 +6,7 @@ put on PYTHONPATH by spec-tests/run).
 Creates a company and a sandbox connection, authorizes it, triggers a sync,
 polls until it completes, then pages the paid invoices by following
 `_links.next` to the end and checks the count against `totalResults`.
+Then makes a second API key, reads the company with it, and deletes it.
 
 Environment: TRIBUTARY_URL, TRIBUTARY_KEY.
 """
@@ -16,17 +17,22 @@ import sys
 import time
 
 from tributary_client import AuthenticatedClient
-from tributary_client.api.companies import create_company
+from tributary_client.api.api_keys import create_api_key, delete_api_key, list_api_keys
+from tributary_client.api.companies import create_company, list_companies
 from tributary_client.api.connections import authorize_connection, create_connection
 from tributary_client.api.data import list_invoices, list_pull_operations, sync_all_data
 from tributary_client.models import (
+    ApiKeyInput,
     Company,
+    CreatedApiKey,
     CompanyInput,
     Connection,
     ConnectionInput,
     ConnectionInputPlatformKey,
     ConnectionStatus,
     InvoiceStatus,
+    PagedApiKey,
+    PagedCompany,
     PagedInvoice,
     PagedPullOperation,
     PullStatus,
@@ -123,10 +129,33 @@ def main() -> None:
         assert len(seen) == total, f"followed _links.next to {len(seen)} invoices, totalResults says {total}"
         assert len(set(seen)) == total, "an invoice appeared twice"
         assert pages == -(-total // PAGE_SIZE), pages
+        rotated = rotate_through_a_second_key(client, key)
         print(
             f"client flow: company {company.company_id}, {INVOICE_COUNT} invoices synced; "
-            f"{total} paid read over {pages} pages by following _links.next"
+            f"{total} paid read over {pages} pages by following _links.next; {rotated}"
         )
+
+
+def rotate_through_a_second_key(client: AuthenticatedClient, key: str) -> str:
+    """Creates a key, checks it sees the same companies, deletes it, and checks it no longer works."""
+    created = expect(create_api_key.sync(client=client, body=ApiKeyInput(name="python partner")), CreatedApiKey)
+    assert created.key != key and created.key.startswith("trb_"), "a new key, shown once"
+    second = AuthenticatedClient(
+        base_url=os.environ["TRIBUTARY_URL"],
+        token=base64.b64encode(created.key.encode()).decode(),
+        prefix="Basic",
+    )
+    with second:
+        theirs = expect(list_companies.sync(client=second), PagedCompany)
+        ours = expect(list_companies.sync(client=client), PagedCompany)
+        assert theirs.total_results == ours.total_results, "both keys see the same companies"
+        keys = expect(list_api_keys.sync(client=client, page_size=50), PagedApiKey)
+        listed = [entry for entry in keys.results if entry.id == created.id]
+        assert len(listed) == 1 and listed[0].name == "python partner", keys
+        assert delete_api_key.sync_detailed(created.id, client=client).status_code == 204
+        refused = list_companies.sync_detailed(client=second)
+        assert refused.status_code == 401, refused.status_code
+    return f"a second key created, used and deleted ({keys.total_results} keys listed)"
 
 
 if __name__ == "__main__":

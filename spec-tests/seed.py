@@ -78,6 +78,8 @@ def main() -> None:
     acme = api.call("POST", "/companies", {"name": "Acme Trading Ltd", "description": "Wholesale"}, (201,))
     bramble = api.call("POST", "/companies", {"name": "Bramble Foods", "description": "Organic groceries"}, (201,))
     discard = api.call("POST", "/companies", {"name": "Discard Ltd", "description": "Fuzzing may delete it"}, (201,))
+    kept_key = api.call("POST", "/apiKeys", {"name": "seeded key"}, (201,))
+    discard_key = api.call("POST", "/apiKeys", {"name": "fuzzing may delete it"}, (201,))
     company = acme["companyId"]
 
     connection = api.call("POST", f"/companies/{company}/connections", {"platformKey": "sandbox"}, (201,))
@@ -115,6 +117,8 @@ def main() -> None:
         "SEED_CONNECTION_ID": connection["connectionId"],
         "SEED_SPARE_CONNECTION_ID": spare["connectionId"],
         "SEED_PULL_OPERATION_ID": queued[0]["pullOperationId"],
+        "SEED_API_KEY_ID": kept_key["id"],
+        "SEED_DISCARD_API_KEY_ID": discard_key["id"],
         "SEED_INVOICE_COUNT": str(invoices["totalResults"]),
         "SEED_PAID_COUNT": str(paid["totalResults"]),
         "SEED_COMPANY_COUNT": "3",

@@ -1,4 +1,5 @@
-//! API keys: creation, the bootstrap key, and lookup by credential.
+//! API keys: creation (on the command line and over the API), listing,
+//! deletion, the bootstrap key, and lookup by credential.
 //!
 //! A key is 32 random bytes, base64url-encoded behind a `trb_` prefix. Only
 //! its SHA-256 digest is stored. Keys are high-entropy, so a fast digest is
@@ -13,10 +14,11 @@ use std::time::{Duration, Instant};
 use base64::Engine;
 use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use rand::RngCore;
+use sea_orm::sea_query::Expr;
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
-    PaginatorTrait, QueryFilter, Set, TransactionTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use sha2::{Digest, Sha256};
 use subtle::ConstantTimeEq;
@@ -24,6 +26,9 @@ use uuid::Uuid;
 
 use entity::{api_key, client};
 
+use crate::error::{Error, FieldError};
+use crate::paging::PageRequest;
+use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 
 /// The client the bootstrap key and the first-run key belong to.
@@ -35,7 +40,20 @@ pub struct NewApiKey {
     pub key: String,
     /// The client it authenticates as.
     pub client_name: String,
+    /// The stored row (its id, name and creation time; never the key).
+    pub row: api_key::Model,
 }
+
+/// The most keys one client may hold at once.
+pub const MAX_KEYS_PER_CLIENT: u64 = 10;
+/// Longest accepted key name, in characters, after trimming.
+pub const MAX_KEY_NAME_CHARS: usize = 200;
+/// The name of a key made with `tributary api-key create` without `--name`.
+pub const COMMAND_LINE_KEY_NAME: &str = "created on the command line";
+/// The name of the key made at the first start of an empty database.
+pub const FIRST_KEY_NAME: &str = "first key, created at the first start";
+/// The name of the key an operator supplies as the bootstrap key.
+pub const BOOTSTRAP_KEY_NAME: &str = "bootstrap key (TRIBUTARY_BOOTSTRAP_API_KEY)";
 
 /// Longest accepted client name, in characters.
 pub const MAX_CLIENT_NAME_CHARS: usize = 200;
@@ -119,32 +137,161 @@ async fn store_key(
     db: &impl ConnectionTrait,
     client_id: Uuid,
     key: &str,
-) -> Result<(), sea_orm::DbErr> {
+    name: &str,
+) -> Result<api_key::Model, sea_orm::DbErr> {
     api_key::ActiveModel {
         id: Set(Uuid::now_v7()),
         client_id: Set(client_id),
         key_hash: Set(digest(key)),
         created: Set(Timestamp::now()),
+        name: Set(name.to_owned()),
+        last_used: Set(None),
     }
     .insert(db)
     .await
-    .map(drop)
 }
 
-/// Creates a new key for the client `client_name` (created if new).
+/// Checks a key's name and returns it trimmed.
+pub fn validate_key_name(name: &str) -> Result<&str, Error> {
+    let trimmed = name.trim();
+    let chars = trimmed.chars().count();
+    if chars == 0 || chars > MAX_KEY_NAME_CHARS {
+        return Err(Error::Invalid(vec![FieldError::new(
+            "name",
+            format!(
+                "must be 1 to {MAX_KEY_NAME_CHARS} characters with at least one that is not a space (got {chars})"
+            ),
+        )]));
+    }
+    Ok(trimmed)
+}
+
+/// Creates a new key named `name` for the client `client_name` (created if
+/// new), on an operator's command: the per-client limit does not apply.
 pub async fn create(
     db: &DatabaseConnection,
     client_name: &str,
+    name: &str,
 ) -> Result<NewApiKey, sea_orm::DbErr> {
     let txn = db.begin().await?;
     let client = client_named(&txn, client_name).await?;
     let key = generate_key();
-    store_key(&txn, client.id, &key).await?;
+    let row = store_key(&txn, client.id, &key, name).await?;
     txn.commit().await?;
     Ok(NewApiKey {
         key,
         client_name: client.name,
+        row,
     })
+}
+
+/// Takes the write lock on the tenant's client row, first thing in a
+/// transaction: concurrent creations and deletions of its keys then happen
+/// one after another, so neither the limit nor the last key can be raced
+/// past (and on SQLite the transaction holds the write lock before it reads).
+async fn lock_client(db: &impl ConnectionTrait, tenant: Tenant) -> Result<(), Error> {
+    client::Entity::update_many()
+        .col_expr(client::Column::Name, Expr::col(client::Column::Name))
+        .filter(client::Column::Id.eq(tenant.client_id))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+async fn key_count(db: &impl ConnectionTrait, tenant: Tenant) -> Result<u64, Error> {
+    Ok(api_key::Entity::find()
+        .filter(api_key::Column::ClientId.eq(tenant.client_id))
+        .count(db)
+        .await?)
+}
+
+/// Creates a key named `name` for the tenant; 409 once it holds
+/// [`MAX_KEYS_PER_CLIENT`].
+pub async fn create_for(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    name: &str,
+) -> Result<NewApiKey, Error> {
+    let name = validate_key_name(name)?;
+    let txn = db.begin().await?;
+    lock_client(&txn, tenant).await?;
+    if key_count(&txn, tenant).await? >= MAX_KEYS_PER_CLIENT {
+        return Err(Error::conflict(format!(
+            "You already have {MAX_KEYS_PER_CLIENT} API keys, the most a client may hold. \
+             Delete one you no longer use first."
+        )));
+    }
+    let key = generate_key();
+    let row = store_key(&txn, tenant.client_id, &key, name).await?;
+    let client = client::Entity::find_by_id(tenant.client_id)
+        .one(&txn)
+        .await?
+        .ok_or_else(|| Error::internal(anyhow::anyhow!("the tenant's client row is missing")))?;
+    txn.commit().await?;
+    Ok(NewApiKey {
+        key,
+        client_name: client.name,
+        row,
+    })
+}
+
+fn key_not_found(api_key_id: Uuid) -> Error {
+    Error::not_found(format!("No API key with id {api_key_id}."))
+}
+
+/// One page of the tenant's keys, oldest first (ties by id), and the total.
+pub async fn list(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    page: PageRequest,
+) -> Result<(Vec<api_key::Model>, u64), Error> {
+    let of_tenant = api_key::Entity::find().filter(api_key::Column::ClientId.eq(tenant.client_id));
+    let total = of_tenant.clone().count(db).await?;
+    let rows = of_tenant
+        .order_by_asc(api_key::Column::Created)
+        .order_by_asc(api_key::Column::Id)
+        .offset(page.offset())
+        .limit(page.limit())
+        .all(db)
+        .await?;
+    Ok((rows, total))
+}
+
+/// The tenant's key `api_key_id`, or 404 (also for other tenants' ids).
+pub async fn find(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    api_key_id: Uuid,
+) -> Result<api_key::Model, Error> {
+    api_key::Entity::find_by_id(api_key_id)
+        .filter(api_key::Column::ClientId.eq(tenant.client_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| key_not_found(api_key_id))
+}
+
+/// Deletes the tenant's key `api_key_id` and forgets it in `cache` at once;
+/// other processes' caches forget it within [`KEY_CACHE_TTL`]. The client's
+/// last key cannot be deleted (409): nothing could authenticate as it after.
+pub async fn delete(
+    db: &DatabaseConnection,
+    cache: &KeyCache,
+    tenant: Tenant,
+    api_key_id: Uuid,
+) -> Result<(), Error> {
+    let txn = db.begin().await?;
+    lock_client(&txn, tenant).await?;
+    let row = find(&txn, tenant, api_key_id).await?;
+    if key_count(&txn, tenant).await? <= 1 {
+        return Err(Error::conflict(
+            "This is your last API key: deleting it would leave nothing that can call the API. \
+             Create another key first.",
+        ));
+    }
+    api_key::Entity::delete_by_id(row.id).exec(&txn).await?;
+    txn.commit().await?;
+    cache.forget(&row.key_hash);
+    Ok(())
 }
 
 /// Makes sure `key` authenticates as the default client; a no-op when it
@@ -162,7 +309,7 @@ pub async fn ensure_bootstrap(db: &DatabaseConnection, key: &str) -> anyhow::Res
         Some(_) => anyhow::bail!(
             "the bootstrap API key already belongs to another client than `{DEFAULT_CLIENT}`"
         ),
-        None => store_key(&txn, client.id, key).await?,
+        None => drop(store_key(&txn, client.id, key, BOOTSTRAP_KEY_NAME).await?),
     }
     txn.commit().await?;
     Ok(())
@@ -175,7 +322,7 @@ pub async fn create_first_if_none(
     if api_key::Entity::find().count(db).await? > 0 {
         return Ok(None);
     }
-    create(db, DEFAULT_CLIENT).await.map(Some)
+    create(db, DEFAULT_CLIENT, FIRST_KEY_NAME).await.map(Some)
 }
 
 /// The client a key authenticates as, if it is a known key.
@@ -183,20 +330,44 @@ pub async fn client_for_key(
     db: &impl ConnectionTrait,
     key: &str,
 ) -> Result<Option<Uuid>, sea_orm::DbErr> {
-    client_for_digest(db, &digest(key)).await
+    Ok(key_for_digest(db, &digest(key))
+        .await?
+        .map(|verified| verified.client_id))
 }
 
-async fn client_for_digest(
+/// A key found by its digest: its id and its client.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct VerifiedKey {
+    key_id: Uuid,
+    client_id: Uuid,
+}
+
+async fn key_for_digest(
     db: &impl ConnectionTrait,
     presented: &str,
-) -> Result<Option<Uuid>, sea_orm::DbErr> {
+) -> Result<Option<VerifiedKey>, sea_orm::DbErr> {
     let stored = api_key::Entity::find()
         .filter(api_key::Column::KeyHash.eq(presented))
         .one(db)
         .await?;
     Ok(stored
         .filter(|row| bool::from(row.key_hash.as_bytes().ct_eq(presented.as_bytes())))
-        .map(|row| row.client_id))
+        .map(|row| VerifiedKey {
+            key_id: row.id,
+            client_id: row.client_id,
+        }))
+}
+
+/// Records that key `key_id` authenticated a request now. Called when the
+/// database verifies a key (a cache miss), so `last_used` is exact to within
+/// [`KEY_CACHE_TTL`] and costs one write per key and process a minute at most.
+async fn mark_used(db: &impl ConnectionTrait, key_id: Uuid) -> Result<(), sea_orm::DbErr> {
+    api_key::Entity::update_many()
+        .col_expr(api_key::Column::LastUsed, Expr::value(Timestamp::now()))
+        .filter(api_key::Column::Id.eq(key_id))
+        .exec(db)
+        .await
+        .map(drop)
 }
 
 /// How long a verified key is trusted without asking the database again.
@@ -207,18 +378,19 @@ pub const KEY_CACHE_CAPACITY: usize = 10_000;
 /// Keys recently found valid, by digest, with their client, so a client's
 /// requests do not each pay a database round trip before their own work.
 ///
-/// Keys cannot be revoked or moved to another client today, so an entry
-/// cannot go stale; entries lapse after [`KEY_CACHE_TTL`] all the same, so
-/// a revocation added later takes effect within it. Unknown keys are never
-/// remembered (a stream of bad keys cannot fill the cache), and the cache
-/// holds at most [`KEY_CACHE_CAPACITY`] keys.
+/// A key deleted through this process is forgotten at once; one deleted
+/// through another process (several instances on one database) keeps
+/// working here until its entry lapses, after [`KEY_CACHE_TTL`]. Unknown
+/// keys are never remembered (a stream of bad keys cannot fill the cache),
+/// and the cache holds at most [`KEY_CACHE_CAPACITY`] keys.
 #[derive(Debug, Default)]
 pub struct KeyCache {
     entries: Mutex<HashMap<String, (Uuid, Instant)>>,
 }
 
 impl KeyCache {
-    /// The client owning `key`, from the cache or the database.
+    /// The client owning `key`, from the cache or the database (which then
+    /// also records the key's use).
     pub async fn client_for_key(
         &self,
         db: &impl ConnectionTrait,
@@ -228,11 +400,21 @@ impl KeyCache {
         if let Some(client) = self.remembered(&presented, Instant::now()) {
             return Ok(Some(client));
         }
-        let found = client_for_digest(db, &presented).await?;
-        if let Some(client) = found {
-            self.remember(presented, client, Instant::now());
+        let Some(found) = key_for_digest(db, &presented).await? else {
+            return Ok(None);
+        };
+        if let Err(error) = mark_used(db, found.key_id).await {
+            // The request goes on: when a key was last used is worth less
+            // than the call it authenticates.
+            tracing::warn!(key_id = %found.key_id, %error, "could not record an API key's use");
         }
-        Ok(found)
+        self.remember(presented, found.client_id, Instant::now());
+        Ok(Some(found.client_id))
+    }
+
+    /// Forgets the key whose stored digest is `key_hash` (it was deleted).
+    pub fn forget(&self, key_hash: &str) {
+        self.entries().remove(key_hash);
     }
 
     fn entries(&self) -> std::sync::MutexGuard<'_, HashMap<String, (Uuid, Instant)>> {

@@ -263,6 +263,9 @@ enum ApiKeyCommand {
         /// The client (tenant) the key authenticates as.
         #[arg(long)]
         client: String,
+        /// What the key is for (1 to 200 characters), shown by `GET /apiKeys`.
+        #[arg(long, default_value = api_keys::COMMAND_LINE_KEY_NAME)]
+        name: String,
     },
 }
 
@@ -290,8 +293,9 @@ impl Cli {
                 tracing::info!("migrations applied");
                 Ok(())
             }
-            (Some(Command::ApiKey(ApiKeyCommand::Create { client })), _) => {
-                let created = api_keys::create(&db, &client).await?;
+            (Some(Command::ApiKey(ApiKeyCommand::Create { client, name })), _) => {
+                let name = api_keys::validate_key_name(&name)?;
+                let created = api_keys::create(&db, &client, name).await?;
                 println!(
                     "API key for client '{}' (shown once, store it now):",
                     created.client_name

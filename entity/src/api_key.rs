@@ -16,6 +16,11 @@ pub struct Model {
     pub key_hash: String,
     /// When the key was created.
     pub created: DateTimeUtc,
+    /// What the key is for, as its creator named it (not secret).
+    pub name: String,
+    /// When the key last authenticated a request, to within the key cache's
+    /// lifetime; `None` if never.
+    pub last_used: Option<DateTimeUtc>,
 }
 
 /// Tables an API key refers to.

@@ -231,7 +231,14 @@ async fn api_key_create_prints_a_key_for_the_named_client() {
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("keys.db").display());
     let output = tributary(dir.path())
         .env("TRIBUTARY_DATABASE_URL", &url)
-        .args(["api-key", "create", "--client", "acme"])
+        .args([
+            "api-key",
+            "create",
+            "--client",
+            "acme",
+            "--name",
+            " ci pipeline ",
+        ])
         .output()
         .await
         .expect("tributary runs");
@@ -250,7 +257,17 @@ async fn api_key_create_prints_a_key_for_the_named_client() {
     let client = tributary::api_keys::client_for_key(&db, &key)
         .await
         .expect("lookup");
-    assert!(client.is_some());
+    let client = client.expect("the printed key authenticates");
+    let stored = tributary::api_keys::list(
+        &db,
+        tributary::tenant::Tenant { client_id: client },
+        tributary::paging::PageRequest::new(1, 100).expect("valid paging"),
+    )
+    .await
+    .expect("the keys are listed")
+    .0;
+    assert_eq!(stored.len(), 1);
+    assert_eq!(stored[0].name, "ci pipeline", "named, trimmed");
     assert!(
         tributary::api_keys::client_for_key(&db, "trb_other")
             .await
@@ -433,7 +450,7 @@ async fn stored_sandbox_credential(
 ) -> (sea_orm::DatabaseConnection, uuid::Uuid) {
     let db = tributary::db::connect(url, None).await.expect("opens");
     tributary::db::migrate(&db).await.expect("migrates");
-    tributary::api_keys::create(&db, "default")
+    tributary::api_keys::create(&db, "default", "test key")
         .await
         .expect("a key");
     let client = entity::client::Entity::find()

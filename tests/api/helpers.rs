@@ -228,7 +228,7 @@ impl TestApp {
         let keyring = Arc::new(Keyring::parse(&key_entry).expect("a generated key parses"));
         // The test reads and writes through the application's own pool.
         let (address, db) = start_instance(&database, keyring.clone(), options).await;
-        let api_key = api_keys::create(&db, api_keys::DEFAULT_CLIENT)
+        let api_key = api_keys::create(&db, api_keys::DEFAULT_CLIENT, "test key")
             .await
             .expect("a key is created")
             .key;
@@ -324,7 +324,7 @@ impl TestApp {
 
     /// A second tenant: a key of another client, and a client using it.
     pub async fn other_tenant(&self, name: &str) -> (String, client::Client) {
-        let key = api_keys::create(&self.db, name)
+        let key = api_keys::create(&self.db, name, "test key")
             .await
             .expect("a key is created")
             .key;

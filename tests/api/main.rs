@@ -5,6 +5,7 @@
 
 mod helpers;
 
+mod api_keys;
 mod auth;
 mod authorization;
 mod benchmark;

@@ -5,6 +5,7 @@
 
 use poem_openapi::{ExtraHeader, LicenseObject, OpenApiService, ServerObject, Tags};
 
+pub mod api_keys;
 pub mod companies;
 pub mod connections;
 pub mod data;
@@ -19,6 +20,7 @@ pub type Api = (
     data::DataApi,
     records::RecordsApi,
     integrations::IntegrationsApi,
+    api_keys::ApiKeysApi,
     health::HealthApi,
 );
 
@@ -36,6 +38,8 @@ pub enum ApiTags {
     Data,
     /// The platforms tributary connects to, and the authorization body each takes.
     Integrations,
+    /// Your API keys: create one (shown once), list them, delete one you no longer use.
+    ApiKeys,
     /// Service health, for load balancers and monitors; no API key needed.
     Service,
 }
@@ -52,6 +56,7 @@ pub fn service() -> OpenApiService<Api, ()> {
             data::DataApi,
             records::RecordsApi,
             integrations::IntegrationsApi,
+            api_keys::ApiKeysApi,
             health::HealthApi,
         ),
         TITLE,
