@@ -189,7 +189,7 @@ pub async fn create(
 /// transaction: concurrent creations and deletions of its keys then happen
 /// one after another, so neither the limit nor the last key can be raced
 /// past (and on SQLite the transaction holds the write lock before it reads).
-async fn lock_client(db: &impl ConnectionTrait, tenant: Tenant) -> Result<(), Error> {
+pub(crate) async fn lock_client(db: &impl ConnectionTrait, tenant: Tenant) -> Result<(), Error> {
     client::Entity::update_many()
         .col_expr(client::Column::Name, Expr::col(client::Column::Name))
         .filter(client::Column::Id.eq(tenant.client_id))

@@ -1,7 +1,7 @@
 //! Assembling the application, once, the same way for the command line, the
 //! tests and the benchmark: the database (migrated), the keyring, the first
-//! API key, the platforms' connectors, the sync engine and the HTTP
-//! listener, from one [`Config`].
+//! API key, the platforms' connectors, the sync engine, the webhook
+//! deliverer and the HTTP listener, from one [`Config`].
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -19,7 +19,8 @@ use crate::http::state::AppState;
 use crate::platforms::config::PlatformsConfig;
 use crate::platforms::connector::Connectors;
 use crate::sync::engine::{Engine, EngineConfig};
-use crate::{connections, oauth_clients};
+use crate::webhooks::deliverer::{Deliverer, WebhookConfig};
+use crate::{connections, oauth_clients, webhooks};
 
 /// Everything the application is built from.
 pub struct Config {
@@ -35,6 +36,8 @@ pub struct Config {
     pub first_key: FirstKey,
     /// The sync engine's workers and leases.
     pub engine: EngineConfig,
+    /// Whether and how this process delivers webhooks.
+    pub webhooks: WebhookConfig,
     /// Where the connectors reach their platforms.
     pub platforms: PlatformsConfig,
     /// Read list pages with `OFFSET` and `COUNT(*)`: the benchmark's naive build.
@@ -72,6 +75,7 @@ async fn unknown_key_ids(
         .await?
         .into_iter()
         .chain(oauth_clients::key_ids(db).await?)
+        .chain(webhooks::endpoints::key_ids(db).await?)
         .filter(|id| !keyring.has_key(id))
         .collect();
     missing.sort();
@@ -86,6 +90,8 @@ pub struct Application {
     state: AppState,
     engine: Arc<Engine>,
     workers: Vec<JoinHandle<()>>,
+    deliverer: Arc<Deliverer>,
+    delivering: Option<JoinHandle<()>>,
     first_key: Option<NewApiKey>,
 }
 
@@ -138,9 +144,14 @@ impl Application {
             sync_wake.clone(),
         );
         let workers = engine.start();
+        let clock = config.webhooks.clock.clone();
+        let deliverer = Deliverer::new(db.clone(), keyring.clone(), config.webhooks)?;
+        let delivering = deliverer.start();
         let state = AppState {
             db,
             keyring,
+            deliverer: deliverer.clone(),
+            clock,
             sync_wake,
             key_cache: Arc::default(),
             connectors,
@@ -161,6 +172,8 @@ impl Application {
             state,
             engine,
             workers,
+            deliverer,
+            delivering,
             first_key,
         })
     }
@@ -185,13 +198,16 @@ impl Application {
         self.first_key.as_ref()
     }
 
-    /// Serves until SIGINT or SIGTERM; requests in flight finish, and running
-    /// syncs go back to the queue after their current page.
+    /// Serves until SIGINT or SIGTERM; requests in flight finish, running
+    /// syncs go back to the queue after their current page, and webhook
+    /// attempts in flight get their timeout to finish.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
         let served = self.listener.serve_until_stopped(self.state).await;
-        self.engine
-            .stop(self.workers, Duration::from_secs(15))
-            .await;
+        let (engine, deliverer) = (self.engine, self.deliverer);
+        tokio::join!(
+            engine.stop(self.workers, Duration::from_secs(15)),
+            deliverer.stop(self.delivering, Duration::from_secs(16)),
+        );
         served
     }
 

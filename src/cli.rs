@@ -19,7 +19,8 @@ use crate::platforms::connector::{ConnectorKind, Endpoint};
 use crate::platforms::kit::http::RetryPolicy;
 use crate::sync::engine::EngineConfig;
 use crate::telemetry::{self, LogFormat};
-use crate::{api_keys, connections, oauth_clients, platforms};
+use crate::webhooks::deliverer::WebhookConfig;
+use crate::{api_keys, connections, oauth_clients, platforms, webhooks};
 
 /// tributary: companies, data connections and synced data behind one API.
 #[derive(Parser)]
@@ -72,6 +73,16 @@ struct ServeOptions {
         default_value_t = 2
     )]
     sync_workers: usize,
+    /// Whether this process delivers webhooks (`false`: another process
+    /// on the same database does; events are recorded either way).
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_WEBHOOK_DELIVERY",
+        default_value_t = true,
+        action = clap::ArgAction::Set
+    )]
+    webhook_delivery: bool,
     /// An API key to make sure exists for client `default` (idempotent).
     /// Prefer the variable: command lines are visible to other users.
     #[arg(
@@ -330,6 +341,7 @@ async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> any
     }
     let rotation = connections::credentials::rotate(db, &keyring).await?;
     let clients = oauth_clients::rotate(db, &keyring).await?;
+    let endpoints = webhooks::endpoints::rotate_sealing(db, &keyring).await?;
     let (clients_rotated, clients_current, clients_remaining) =
         (clients.rotated, clients.current, clients.remaining);
     println!(
@@ -343,6 +355,18 @@ async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> any
             "{clients_rotated} stored OAuth client secrets re-encrypted; {clients_current} already were."
         );
     }
+    if endpoints.rotated + endpoints.current + endpoints.remaining > 0 {
+        println!(
+            "{} webhook endpoints' signing secrets re-encrypted; {} already were.",
+            endpoints.rotated, endpoints.current
+        );
+    }
+    anyhow::ensure!(
+        endpoints.remaining == 0,
+        "{} webhook endpoints changed while rotating and are still under an older key: run the rotation \
+         again before removing any key",
+        endpoints.remaining
+    );
     anyhow::ensure!(
         clients_remaining == 0,
         "{clients_remaining} OAuth clients changed while rotating and are still under an older key: run the \
@@ -384,6 +408,10 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
         engine: EngineConfig {
             workers: options.sync_workers,
             ..EngineConfig::default()
+        },
+        webhooks: WebhookConfig {
+            deliver: options.webhook_delivery,
+            ..WebhookConfig::default()
         },
         platforms: options.platforms.config(),
         #[cfg(feature = "naive-paging")]

@@ -14,6 +14,7 @@ use crate::paging::PageRequest;
 use crate::store::{self, StagingOf};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
+use crate::webhooks::{self, Event, EventType};
 
 /// Longest accepted company name, in characters, after trimming.
 pub const MAX_NAME_CHARS: usize = 200;
@@ -68,12 +69,13 @@ fn not_found(company_id: Uuid) -> Error {
     Error::not_found(format!("No company with id {company_id}."))
 }
 
-/// Creates a company for `tenant`.
+/// Creates a company for `tenant`, announcing `company.created`.
 pub async fn create(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     fields: CompanyFields,
 ) -> Result<company::Model, Error> {
+    let txn = db.begin().await?;
     let company = company::ActiveModel {
         id: Set(Uuid::now_v7()),
         client_id: Set(tenant.client_id),
@@ -82,9 +84,17 @@ pub async fn create(
         created: Set(Timestamp::now()),
         last_sync: Set(None),
     }
-    .insert(db)
+    .insert(&txn)
     .await?;
+    webhooks::record(&txn, event(EventType::CompanyCreated, &company)).await?;
+    txn.commit().await?;
     Ok(company)
+}
+
+/// A company event: its id and name.
+fn event(event_type: EventType, company: &company::Model) -> Event {
+    let data = serde_json::json!({"companyId": company.id, "name": company.name});
+    Event::new(event_type, company.client_id, data)
 }
 
 /// The tenant's company `company_id`, or 404 (also for other tenants' ids).
@@ -162,14 +172,16 @@ pub async fn record_sync(
     Ok(())
 }
 
-/// Deletes the tenant's company.
+/// Deletes the tenant's company, announcing `company.deleted`.
 pub async fn delete(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
 ) -> Result<(), Error> {
+    let company = find(db, tenant, company_id).await?;
     // One transaction: the staging tables have no foreign key to cascade
-    // from, so their rows go with the company or not at all.
+    // from, so their rows go with the company or not at all; and the event
+    // goes with them.
     let txn = db.begin().await?;
     let deleted = company::Entity::delete_many()
         .filter(company::Column::Id.eq(company_id))
@@ -180,6 +192,7 @@ pub async fn delete(
         return Err(not_found(company_id));
     }
     store::delete_staging(&txn, StagingOf::Company(company_id)).await?;
+    webhooks::record(&txn, event(EventType::CompanyDeleted, &company)).await?;
     txn.commit().await?;
     Ok(())
 }

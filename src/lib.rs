@@ -16,6 +16,7 @@
 //! - [`platforms`]: the catalogue; per platform, its authorization body and connector.
 //! - [`sync`]: pull operations, the sync engine, token refresh, and the synced records.
 //! - [`oauth_clients`]: tenants' own OAuth applications, used to refresh migrated tokens.
+//! - [`webhooks`]: endpoints, the event outbox, signed delivery with retries; [`clock`]: its time.
 //! - [`crypto`]: AES-256-GCM sealing of stored tokens; the keyring.
 //! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
 //! - [`types`]: JSON value types (`Nullable<T>`, `Timestamp`).
@@ -26,6 +27,7 @@
 pub mod api_keys;
 pub mod app;
 pub mod cli;
+pub mod clock;
 pub mod companies;
 pub mod connections;
 pub mod crypto;
@@ -43,3 +45,4 @@ pub mod tenant;
 pub mod timestamp;
 pub mod validation;
 pub mod vault;
+pub mod webhooks;

@@ -22,6 +22,8 @@ pub enum Owner<'a> {
         /// The platform.
         platform_key: &'a str,
     },
+    /// A webhook endpoint's signing secrets.
+    WebhookEndpoint(Uuid),
 }
 
 impl Owner<'_> {
@@ -33,6 +35,7 @@ impl Owner<'_> {
                 client_id,
                 platform_key,
             } => format!("tributary/oauth-client/{client_id}/{platform_key}"),
+            Self::WebhookEndpoint(id) => format!("tributary/webhook-endpoint/{id}"),
         }
     }
 }
@@ -42,6 +45,7 @@ impl std::fmt::Display for Owner<'_> {
         match self {
             Self::Connection(id) => write!(f, "connection {id}"),
             Self::OAuthClient { platform_key, .. } => write!(f, "OAuth client for {platform_key}"),
+            Self::WebhookEndpoint(id) => write!(f, "webhook endpoint {id}"),
         }
     }
 }

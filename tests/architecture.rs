@@ -33,7 +33,7 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 11] = [
+const TABLE_OWNERS: [(&str, &str); 17] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
@@ -45,6 +45,12 @@ const TABLE_OWNERS: [(&str, &str); 11] = [
     ("record", "store/"),
     ("record_staging", "store/"),
     ("retained_generation", "store/"),
+    ("sync_request", "sync/operations/"),
+    ("sync_request_operation", "sync/operations/"),
+    ("webhook_endpoint", "webhooks/"),
+    ("webhook_message", "webhooks/"),
+    ("webhook_delivery", "webhooks/"),
+    ("webhook_attempt", "webhooks/"),
 ];
 
 /// SeaORM calls that write through an entity.

@@ -16,6 +16,7 @@ mod m20261123_000007_pull_failure_remedies;
 mod m20261125_000008_retained_generations;
 mod m20261125_000009_records_flag_deletions;
 mod m20261125_000010_api_key_names;
+mod m20261125_000011_webhooks;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -34,6 +35,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000008_retained_generations::Migration),
             Box::new(m20261125_000009_records_flag_deletions::Migration),
             Box::new(m20261125_000010_api_key_names::Migration),
+            Box::new(m20261125_000011_webhooks::Migration),
         ]
     }
 }

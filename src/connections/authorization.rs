@@ -23,11 +23,12 @@ use crate::platforms::kit::oauth::{self, RefreshError};
 use crate::platforms::{self, Platform};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
+use crate::webhooks::{self, EventType};
 
 /// Token migration: validates `body` against the connection's platform,
 /// proves the tokens with the platform when `verify` gives the connectors,
-/// seals the body, stores it (replacing any earlier tokens) and links the
-/// connection. Starts no sync.
+/// seals the body, stores it (replacing any earlier tokens), links the
+/// connection and announces `connection.connected`. Starts no sync.
 pub async fn authorize(
     db: &DatabaseConnection,
     keyring: &Keyring,
@@ -92,8 +93,14 @@ pub async fn authorize(
         return Err(not_found(connection_id));
     }
     super::credentials::store(&txn, keyring, connection_id, &accepted, now).await?;
+    let linked_row = connection::Model {
+        status: ConnectionStatus::Linked,
+        ..row
+    };
+    let event = super::event(EventType::ConnectionConnected, tenant, &linked_row);
+    webhooks::record(&txn, event).await?;
     txn.commit().await?;
-    let row = connection_of_company(db, company_id, row.id).await?;
+    let row = connection_of_company(db, company_id, linked_row.id).await?;
     view_of(db, row).await
 }
 

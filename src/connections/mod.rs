@@ -32,6 +32,7 @@ use crate::platforms::{self, Platform};
 use crate::store::{self, StagingOf};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
+use crate::webhooks::{self, Event, EventType};
 
 /// A connection with its non-secret authorization facts.
 #[derive(Debug, Clone)]
@@ -78,9 +79,25 @@ pub(super) fn platform_of(row: &connection::Model) -> Result<&'static Platform, 
     })
 }
 
-/// Creates a `PendingAuth` connection to `platform_key` for the tenant's company.
+/// A connection event: its company, id, platform and status.
+pub(crate) fn event(
+    event_type: EventType,
+    tenant: Tenant,
+    connection: &connection::Model,
+) -> Event {
+    let data = serde_json::json!({
+        "companyId": connection.company_id,
+        "connectionId": connection.id,
+        "platformKey": connection.platform_key,
+        "status": connection.status.to_value(),
+    });
+    Event::new(event_type, tenant.client_id, data)
+}
+
+/// Creates a `PendingAuth` connection to `platform_key` for the tenant's
+/// company, announcing `connection.created`.
 pub async fn create(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     platform_key: &str,
@@ -95,6 +112,7 @@ pub async fn create(
             .with_remedy(Remedy::ListPlatforms),
         ]));
     }
+    let txn = db.begin().await?;
     let connection = connection::ActiveModel {
         id: Set(Uuid::now_v7()),
         company_id: Set(company_id),
@@ -103,8 +121,14 @@ pub async fn create(
         created: Set(Timestamp::now()),
         last_sync: Set(None),
     }
-    .insert(db)
+    .insert(&txn)
     .await?;
+    webhooks::record(
+        &txn,
+        event(EventType::ConnectionCreated, tenant, &connection),
+    )
+    .await?;
+    txn.commit().await?;
     Ok(ConnectionView {
         connection,
         credential: None,
@@ -229,17 +253,18 @@ pub async fn unlink(
     view_of(db, row).await
 }
 
-/// Deletes a connection; the database cascades to its stored tokens and
-/// synced data. One scoped DELETE: no read-then-write race.
+/// Deletes a connection, announcing `connection.deleted`; the database
+/// cascades to its stored tokens and synced data.
 pub async fn delete(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
 ) -> Result<(), Error> {
-    companies::find(db, tenant, company_id).await?;
+    let connection = find_row(db, tenant, company_id, connection_id).await?;
     // One transaction: the staging tables have no foreign key to cascade
-    // from, so their rows go with the connection or not at all.
+    // from, so their rows go with the connection or not at all; and the
+    // event goes with them.
     let txn = db.begin().await?;
     let deleted = connection::Entity::delete_many()
         .filter(connection::Column::Id.eq(connection_id))
@@ -250,6 +275,11 @@ pub async fn delete(
         return Err(not_found(connection_id));
     }
     store::delete_staging(&txn, StagingOf::Connection(connection_id)).await?;
+    webhooks::record(
+        &txn,
+        event(EventType::ConnectionDeleted, tenant, &connection),
+    )
+    .await?;
     txn.commit().await?;
     Ok(())
 }

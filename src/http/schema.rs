@@ -19,6 +19,7 @@ use crate::data::records::add_synced_schema;
 use crate::data::{DataType, Definition, Visitor, visit_all};
 use crate::platforms::{self, SourceType};
 use crate::sync::operations::PullStatus;
+use crate::webhooks::{DeliveryStatus, EventType};
 
 /// The description of a placeholder component; [`super::spec`] replaces
 /// every one with the schema schemars writes for it.
@@ -129,6 +130,8 @@ fn add_vocabularies(generator: &mut SchemaGenerator) {
     generator.subschema_for::<PullStatus>();
     generator.subschema_for::<SourceType>();
     generator.subschema_for::<DataType>();
+    generator.subschema_for::<EventType>();
+    generator.subschema_for::<DeliveryStatus>();
 }
 
 /// Adds each data type's records.

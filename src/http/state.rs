@@ -1,15 +1,17 @@
 //! What every request handler shares: the database handle, the keyring
-//! that seals stored tokens, the engine's wake-up, the key cache and the
-//! platforms' connectors. Built once, by `app::Application::build`.
+//! that seals stored tokens, the engine's wake-up, the webhook deliverer, the
+//! key cache and the platforms' connectors. Built once, by `app::Application::build`.
 
 use std::sync::Arc;
 
 use sea_orm::DatabaseConnection;
 
 use crate::api_keys::KeyCache;
+use crate::clock::Clock;
 use crate::crypto::Keyring;
 use crate::platforms::connector::Connectors;
 use crate::sync::reads::QueryTotals;
+use crate::webhooks::deliverer::Deliverer;
 
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]
@@ -18,6 +20,10 @@ pub struct AppState {
     pub db: DatabaseConnection,
     /// Encrypts and decrypts stored tokens.
     pub keyring: Arc<Keyring>,
+    /// This process's webhook deliverer, woken when a retry or replay is queued.
+    pub deliverer: Arc<Deliverer>,
+    /// The time webhook secrets and schedules are kept in (tests move it).
+    pub clock: Clock,
     /// Wakes the sync engine's idle workers when a sync is queued.
     pub sync_wake: Arc<tokio::sync::Notify>,
     /// API keys recently verified, so requests skip the lookup.

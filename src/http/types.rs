@@ -1,5 +1,5 @@
-//! Value types of the API's JSON as poem-openapi sees them: [`Nullable`]
-//! and the domain's [`Timestamp`].
+//! Value types of the API's JSON as poem-openapi sees them: [`Nullable`],
+//! [`Change`] (a field of a partial update) and the domain's [`Timestamp`].
 //!
 //! [`Nullable`] is a field that is always present and may be `null`.
 //! poem-openapi documents `Option<T>` as an optional property, but our JSON
@@ -135,6 +135,93 @@ impl ParseFromJSON for Timestamp {
                 .map(|parsed| Self(parsed.with_timezone(&Utc)))
                 .map_err(|error| ParseError::custom(format!("not an RFC 3339 date-time: {error}"))),
             other => Err(ParseError::expected_type(other.unwrap_or_default())),
+        }
+    }
+}
+
+/// A field of a partial update (`PATCH`): left out keeps the value, `null`
+/// clears it, a value replaces it. Documented as optional and nullable
+/// (poem-openapi's `MaybeUndefined` is documented as not nullable, so the
+/// spec, and the body check against it, would refuse the `null`).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Change<T> {
+    /// Left out: keep the value.
+    #[default]
+    Keep,
+    /// `null`: clear it.
+    Clear,
+    /// A new value.
+    Set(T),
+}
+
+impl<T> Change<T> {
+    /// `None` to keep, `Some(None)` to clear, `Some(Some(value))` to set.
+    pub fn into_option(self) -> Option<Option<T>> {
+        match self {
+            Self::Keep => None,
+            Self::Clear => Some(None),
+            Self::Set(value) => Some(Some(value)),
+        }
+    }
+}
+
+impl<T: Type> Type for Change<T> {
+    const IS_REQUIRED: bool = false;
+
+    type RawValueType = T::RawValueType;
+    type RawElementValueType = T::RawElementValueType;
+
+    fn name() -> Cow<'static, str> {
+        format!("change_{}", T::name()).into()
+    }
+
+    fn schema_ref() -> MetaSchemaRef {
+        Nullable::<T>::schema_ref()
+    }
+
+    fn register(registry: &mut Registry) {
+        T::register(registry);
+    }
+
+    fn as_raw_value(&self) -> Option<&Self::RawValueType> {
+        match self {
+            Self::Set(value) => value.as_raw_value(),
+            _ => None,
+        }
+    }
+
+    fn raw_element_iter<'a>(
+        &'a self,
+    ) -> Box<dyn Iterator<Item = &'a Self::RawElementValueType> + 'a> {
+        match self {
+            Self::Set(value) => value.raw_element_iter(),
+            _ => Box::new(std::iter::empty()),
+        }
+    }
+
+    fn is_none(&self) -> bool {
+        matches!(self, Self::Keep)
+    }
+}
+
+impl<T: ParseFromJSON> ParseFromJSON for Change<T> {
+    fn parse_from_json(value: Option<Value>) -> ParseResult<Self> {
+        match value {
+            None => Ok(Self::Keep),
+            Some(Value::Null) => Ok(Self::Clear),
+            Some(value) => T::parse_from_json(Some(value))
+                .map(Self::Set)
+                .map_err(ParseError::propagate),
+        }
+    }
+}
+
+impl<T: ToJSON> ToJSON for Change<T> {
+    fn to_json(&self) -> Option<Value> {
+        match self {
+            Self::Keep => None,
+            Self::Clear => Some(Value::Null),
+            Self::Set(value) => value.to_json(),
         }
     }
 }

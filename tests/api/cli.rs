@@ -651,3 +651,51 @@ async fn a_server_killed_mid_sync_serves_the_previous_data_whole_and_the_next_on
     let (status, _) = restarted.terminate().await;
     assert!(status.success());
 }
+
+#[tokio::test]
+async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let key = "webhook-crash-key-123";
+    let port = free_port();
+    let start = |deliver: &str| {
+        let mut command = tributary(dir.path());
+        command
+            .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
+            .env("TRIBUTARY_BOOTSTRAP_API_KEY", key)
+            .env("TRIBUTARY_WEBHOOK_DELIVERY", deliver);
+        Running::start(command)
+    };
+    let receiver = crate::webhooks::receiver::Receiver::start().await;
+    // The first process records events but delivers none, so the kill
+    // lands between each event's commit and its delivery.
+    let mut server = start("false");
+    server.until(is_listening).await;
+    let http = crate::helpers::http_client();
+    let post = |path: &str, body: serde_json::Value| {
+        http.post(format!("http://127.0.0.1:{port}{path}"))
+            .header("authorization", crate::helpers::basic(key))
+            .json(&body)
+            .send()
+    };
+    let endpoint = post("/webhooks/endpoints", serde_json::json!({"url": receiver.url("/crash")}))
+        .await
+        .expect("answered");
+    assert_eq!(endpoint.status(), 201);
+    let company = post("/companies", serde_json::json!({"name": "Survivor Ltd"}))
+        .await
+        .expect("answered");
+    assert_eq!(company.status(), 201);
+    let company = crate::helpers::json(company).await;
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    assert!(receiver.received().is_empty(), "this process does not deliver");
+    server.child.start_kill().expect("SIGKILL sent");
+    server.child.wait().await.expect("killed");
+
+    let mut restarted = start("true");
+    restarted.until(is_listening).await;
+    let delivered = receiver.wait_for(1).await;
+    let envelope = delivered[0].envelope();
+    assert_eq!(envelope["type"], "company.created");
+    assert_eq!(envelope["data"]["companyId"], company["companyId"]);
+    restarted.terminate().await;
+}

@@ -19,6 +19,7 @@ use tributary::crypto::{self, Keyring};
 use tributary::platforms::config::PlatformsConfig;
 use tributary::platforms::connector::{AnyConnector, Connectors};
 use tributary::sync::engine::EngineConfig;
+use tributary::webhooks::deliverer::WebhookConfig;
 
 /// The variable that enables the PostgreSQL runs.
 pub const POSTGRES_URL_VAR: &str = "TRIBUTARY_TEST_POSTGRES_URL";
@@ -119,6 +120,8 @@ pub struct AppOptions {
     pub engine: EngineConfig,
     /// Read list pages as the benchmark's naive build does (`OFFSET`, `COUNT(*)`).
     pub naive_paging: bool,
+    /// The webhook deliverer's settings (its clock, how often it looks).
+    pub webhooks: WebhookConfig,
 }
 
 impl AppOptions {
@@ -163,6 +166,10 @@ impl Default for AppOptions {
                 ..EngineConfig::default()
             },
             naive_paging: false,
+            webhooks: WebhookConfig {
+                poll: std::time::Duration::from_millis(50),
+                ..WebhookConfig::default()
+            },
         }
     }
 }
@@ -348,6 +355,7 @@ async fn start_instance(
         keys: Keys::Keyring(keyring),
         first_key: FirstKey::Leave,
         engine: options.engine,
+        webhooks: options.webhooks,
         platforms: PlatformsConfig::default(),
         naive_paging: options.naive_paging,
     };

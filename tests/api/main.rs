@@ -24,3 +24,4 @@ mod service;
 mod single_records;
 mod snapshots;
 mod sync;
+mod webhooks;

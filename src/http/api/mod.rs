@@ -12,6 +12,7 @@ pub mod data;
 pub mod health;
 pub mod integrations;
 pub mod records;
+pub mod webhooks;
 
 /// Every endpoint group, in the order they appear in the docs.
 pub type Api = (
@@ -20,6 +21,7 @@ pub type Api = (
     data::DataApi,
     records::RecordsApi,
     integrations::IntegrationsApi,
+    webhooks::WebhooksApi,
     api_keys::ApiKeysApi,
     health::HealthApi,
 );
@@ -38,6 +40,8 @@ pub enum ApiTags {
     Data,
     /// The platforms tributary connects to, and the authorization body each takes.
     Integrations,
+    /// Webhooks: endpoints that receive your events (signed, retried), their deliveries, retries and replays.
+    Webhooks,
     /// Your API keys: create one (shown once), list them, delete one you no longer use.
     ApiKeys,
     /// Service health, for load balancers and monitors; no API key needed.
@@ -56,6 +60,7 @@ pub fn service() -> OpenApiService<Api, ()> {
             data::DataApi,
             records::RecordsApi,
             integrations::IntegrationsApi,
+            webhooks::WebhooksApi,
             api_keys::ApiKeysApi,
             health::HealthApi,
         ),

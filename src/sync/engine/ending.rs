@@ -4,17 +4,20 @@
 //! tokens, the connection `Deauthorized`), or left alone when another worker
 //! owns it now.
 
-use sea_orm::{ActiveEnum, TransactionTrait};
+use sea_orm::{ActiveEnum, ConnectionTrait, TransactionTrait};
+use serde_json::json;
 
 use entity::pull_operation::{self, PullStatus};
 
 use super::Engine;
-use crate::connections;
 use crate::data::DataType;
 use crate::error::Problem;
 use crate::platforms::connector::ConnectorError;
 use crate::store::{self, Generations};
 use crate::sync::operations::lease::{self, Ending};
+use crate::sync::operations::requests;
+use crate::webhooks::{self, Event, EventType};
+use crate::{companies, connections};
 
 /// How a run ended short of completion.
 #[derive(Debug)]
@@ -131,7 +134,59 @@ impl Engine {
         if deauthorize {
             connections::deauthorize(&txn, operation.connection_id).await?;
         }
+        let failure = match ending {
+            Ending::Failed(status, problem) => Some((*status, problem)),
+            _ => None,
+        };
+        announce_end(&txn, operation, failure, deauthorize).await?;
         txn.commit().await?;
         Ok(true)
     }
+}
+
+/// Inside the transaction that ended `operation`: the events its end causes
+/// (`dataType.syncFailed`, `connection.deauthorized`) and, when it was the
+/// last of a sync request, `read.completed`.
+pub(super) async fn announce_end(
+    db: &impl ConnectionTrait,
+    operation: &pull_operation::Model,
+    failure: Option<(PullStatus, &Problem)>,
+    deauthorized: bool,
+) -> Result<(), sea_orm::DbErr> {
+    let Some(client_id) = companies::owner(db, operation.company_id).await? else {
+        return Ok(()); // The company is gone, and with it whoever wanted to know.
+    };
+    if let Some((status @ (PullStatus::Failed | PullStatus::AuthError), problem)) = failure {
+        let data = json!({
+            "companyId": operation.company_id,
+            "connectionId": operation.connection_id,
+            "dataType": operation.data_type,
+            "pullOperationId": operation.id,
+            "status": status.to_value(),
+            "errorMessage": problem.message,
+        });
+        webhooks::record(
+            db,
+            Event::new(EventType::DataTypeSyncFailed, client_id, data),
+        )
+        .await?;
+    }
+    if deauthorized
+        && let Some(connection) = connections::for_sync(db, operation.connection_id).await?
+    {
+        let reason = failure.map(|(_, problem)| problem.message.clone());
+        let data = json!({
+            "companyId": connection.company_id,
+            "connectionId": connection.id,
+            "platformKey": connection.platform_key,
+            "status": "Deauthorized",
+            "reason": reason,
+        });
+        webhooks::record(
+            db,
+            Event::new(EventType::ConnectionDeauthorized, client_id, data),
+        )
+        .await?;
+    }
+    requests::operation_ended(db, client_id, operation.id).await
 }

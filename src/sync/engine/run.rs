@@ -396,6 +396,7 @@ impl Run<'_> {
         .await?;
         connections::record_sync(&txn, staging.connection_id, completed).await?;
         companies::record_sync(&txn, staging.company_id, completed).await?;
+        super::ending::announce_end(&txn, self.operation, None, false).await?;
         txn.commit().await?;
         Ok(published)
     }

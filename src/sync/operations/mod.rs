@@ -1,13 +1,15 @@
 //! Pull operations: queuing syncs (idempotently), their history, and the
 //! per-data-type status of a company; [`lease`] is how the engine's workers
-//! claim and end them. Only this module writes `pull_operation`.
+//! claim and end them, [`requests`] which operations each sync request
+//! waits for. Only this module writes `pull_operation`.
 
 pub mod lease;
+pub mod requests;
 
 use sea_orm::Iterable;
 use sea_orm::{
-    ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait,
-    QueryFilter, QueryOrder, QuerySelect, Set,
+    ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -49,23 +51,29 @@ pub fn requested_data_type(item_id: &str, text: &str) -> Result<DataType, Error>
     })
 }
 
-/// Queues every data type of every `Linked` connection of the company.
+/// Queues every data type of every `Linked` connection of the company, as
+/// one sync request.
 pub async fn queue_all(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    queue(db, tenant, company_id, None).await
+    let operations = queue(db, tenant, company_id, None).await?;
+    requests::record(db, tenant, company_id, &operations).await?;
+    Ok(operations)
 }
 
-/// Queues one data type for every `Linked` connection that supports it.
+/// Queues one data type for every `Linked` connection that supports it, as
+/// one sync request.
 pub async fn queue_one(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    queue(db, tenant, company_id, Some(data_type)).await
+    let operations = queue(db, tenant, company_id, Some(data_type)).await?;
+    requests::record(db, tenant, company_id, &operations).await?;
+    Ok(operations)
 }
 
 async fn queue(
