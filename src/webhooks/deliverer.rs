@@ -231,8 +231,23 @@ impl Deliverer {
         }
     }
 
+    /// Whether any delivery is due: a read, so an idle deliverer's polls
+    /// never take SQLite's write lock.
+    async fn any_due(&self, now: DateTime<Utc>) -> Result<bool, sea_orm::DbErr> {
+        let due = webhook_delivery::Entity::find()
+            .filter(webhook_delivery::Column::Status.eq(DeliveryStatus::Pending))
+            .filter(webhook_delivery::Column::NextAttempt.lte(now))
+            .one(&self.db)
+            .await?;
+        Ok(due.is_some())
+    }
+
     /// Leases up to `concurrency` due deliveries to enabled endpoints.
     async fn claim(&self) -> Result<Vec<Uuid>, sea_orm::DbErr> {
+        let now = self.config.clock.now();
+        if !self.any_due(now).await? {
+            return Ok(Vec::new());
+        }
         let backend = self.db.get_database_backend();
         let lock = match backend {
             DbBackend::Postgres => "FOR UPDATE OF d SKIP LOCKED",
@@ -249,7 +264,6 @@ impl Deliverer {
                           ORDER BY d.next_attempt, d.id LIMIT {limit} {lock}) \
              RETURNING id"
         );
-        let now = self.config.clock.now();
         let lease = TimeDelta::from_std(self.config.timeout * 2 + Duration::from_secs(5))
             .unwrap_or(TimeDelta::minutes(1));
         let values = [

@@ -677,9 +677,12 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
             .json(&body)
             .send()
     };
-    let endpoint = post("/webhooks/endpoints", serde_json::json!({"url": receiver.url("/crash")}))
-        .await
-        .expect("answered");
+    let endpoint = post(
+        "/webhooks/endpoints",
+        serde_json::json!({"url": receiver.url("/crash")}),
+    )
+    .await
+    .expect("answered");
     assert_eq!(endpoint.status(), 201);
     let company = post("/companies", serde_json::json!({"name": "Survivor Ltd"}))
         .await
@@ -687,7 +690,10 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
     assert_eq!(company.status(), 201);
     let company = crate::helpers::json(company).await;
     tokio::time::sleep(Duration::from_millis(300)).await;
-    assert!(receiver.received().is_empty(), "this process does not deliver");
+    assert!(
+        receiver.received().is_empty(),
+        "this process does not deliver"
+    );
     server.child.start_kill().expect("SIGKILL sent");
     server.child.wait().await.expect("killed");
 
