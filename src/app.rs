@@ -16,8 +16,10 @@ use crate::crypto::{self, Keyring};
 use crate::db;
 use crate::http::server::Listener;
 use crate::http::state::AppState;
+use crate::metrics::Metrics;
 use crate::platforms::config::PlatformsConfig;
 use crate::platforms::connector::Connectors;
+use crate::rate_limits::{RateLimitConfig, RateLimits};
 use crate::sync::engine::{Engine, EngineConfig};
 use crate::webhooks::deliverer::{Deliverer, WebhookConfig};
 use crate::{connections, oauth_clients, webhooks};
@@ -38,6 +40,10 @@ pub struct Config {
     pub engine: EngineConfig,
     /// Whether and how this process delivers webhooks.
     pub webhooks: WebhookConfig,
+    /// Where to serve `/metrics` (port 0: any free port); `None`: nowhere.
+    pub metrics_bind: Option<String>,
+    /// Request quotas and concurrency caps.
+    pub rate_limits: RateLimitConfig,
     /// Where the connectors reach their platforms.
     pub platforms: PlatformsConfig,
     /// Read list pages with `OFFSET` and `COUNT(*)`: the benchmark's naive build.
@@ -92,6 +98,8 @@ pub struct Application {
     workers: Vec<JoinHandle<()>>,
     deliverer: Arc<Deliverer>,
     delivering: Option<JoinHandle<()>>,
+    metrics_address: Option<SocketAddr>,
+    heartbeat: JoinHandle<()>,
     first_key: Option<NewApiKey>,
 }
 
@@ -135,6 +143,13 @@ impl Application {
         let listener = Listener::bind(&config.bind).await?;
         let address = listener.local_addr()?;
         let sync_wake = Arc::new(Notify::new());
+        let metrics = Metrics::new();
+        let metrics_address = match &config.metrics_bind {
+            Some(bind) => {
+                Some(crate::http::metrics::serve(bind, metrics.clone(), db.clone()).await?)
+            }
+            None => None,
+        };
         let snapshot_retention = config.engine.snapshot_retention;
         let engine = Engine::new(
             db.clone(),
@@ -142,16 +157,26 @@ impl Application {
             connectors.clone(),
             config.engine,
             sync_wake.clone(),
+            metrics.clone(),
         );
         let workers = engine.start();
+        let rate_limits = RateLimits::new(config.rate_limits);
+        let heartbeat = rate_limits.start(db.clone());
         let clock = config.webhooks.clock.clone();
-        let deliverer = Deliverer::new(db.clone(), keyring.clone(), config.webhooks)?;
+        let deliverer = Deliverer::new(
+            db.clone(),
+            keyring.clone(),
+            config.webhooks,
+            metrics.clone(),
+        )?;
         let delivering = deliverer.start();
         let state = AppState {
             db,
             keyring,
             deliverer: deliverer.clone(),
             clock,
+            metrics,
+            rate_limits,
             sync_wake,
             key_cache: Arc::default(),
             connectors,
@@ -174,6 +199,8 @@ impl Application {
             workers,
             deliverer,
             delivering,
+            metrics_address,
+            heartbeat,
             first_key,
         })
     }
@@ -181,6 +208,11 @@ impl Application {
     /// The address it listens on.
     pub fn address(&self) -> SocketAddr {
         self.address
+    }
+
+    /// Where it serves `/metrics`, if anywhere.
+    pub fn metrics_address(&self) -> Option<SocketAddr> {
+        self.metrics_address
     }
 
     /// Its database pool.
@@ -202,11 +234,13 @@ impl Application {
     /// syncs go back to the queue after their current page, and webhook
     /// attempts in flight get their timeout to finish.
     pub async fn run_until_stopped(self) -> anyhow::Result<()> {
+        let limits = self.state.rate_limits.clone();
         let served = self.listener.serve_until_stopped(self.state).await;
         let (engine, deliverer) = (self.engine, self.deliverer);
         tokio::join!(
             engine.stop(self.workers, Duration::from_secs(15)),
             deliverer.stop(self.delivering, Duration::from_secs(16)),
+            limits.stop(self.heartbeat),
         );
         served
     }

@@ -17,6 +17,7 @@ use crate::platforms::Platform;
 use crate::platforms::config::{self, PlatformConfig, PlatformsConfig};
 use crate::platforms::connector::{ConnectorKind, Endpoint};
 use crate::platforms::kit::http::RetryPolicy;
+use crate::rate_limits::{self, RateLimitConfig};
 use crate::sync::engine::EngineConfig;
 use crate::telemetry::{self, LogFormat};
 use crate::webhooks::deliverer::WebhookConfig;
@@ -83,6 +84,28 @@ struct ServeOptions {
         action = clap::ArgAction::Set
     )]
     webhook_delivery: bool,
+    /// Requests per minute per client, across every process on the
+    /// database (0: no quota).
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_RATE_LIMIT_PER_MINUTE",
+        default_value_t = rate_limits::DEFAULT_REQUESTS_PER_MINUTE
+    )]
+    rate_limit_per_minute: u32,
+    /// Concurrent requests per company of a client, across every process
+    /// on the database (0: no cap).
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_MAX_CONCURRENT_PER_COMPANY",
+        default_value_t = rate_limits::DEFAULT_CONCURRENT_PER_COMPANY
+    )]
+    max_concurrent_per_company: u32,
+    /// Serve Prometheus metrics at `http://ADDRESS/metrics`, without an API
+    /// key (keep the address off the public network); off by default.
+    #[arg(long, global = true, env = "TRIBUTARY_METRICS_BIND")]
+    metrics_bind: Option<String>,
     /// An API key to make sure exists for client `default` (idempotent).
     /// Prefer the variable: command lines are visible to other users.
     #[arg(
@@ -412,6 +435,12 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
         webhooks: WebhookConfig {
             deliver: options.webhook_delivery,
             ..WebhookConfig::default()
+        },
+        metrics_bind: options.metrics_bind.clone(),
+        rate_limits: RateLimitConfig {
+            requests_per_minute: options.rate_limit_per_minute,
+            concurrent_per_company: options.max_concurrent_per_company,
+            ..RateLimitConfig::default()
         },
         platforms: options.platforms.config(),
         #[cfg(feature = "naive-paging")]

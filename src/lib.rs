@@ -20,7 +20,7 @@
 //! - [`crypto`]: AES-256-GCM sealing of stored tokens; the keyring.
 //! - [`db`]: connecting to SQLite or PostgreSQL and migrating.
 //! - [`types`]: JSON value types (`Nullable<T>`, `Timestamp`).
-//! - [`telemetry`]: log set-up.
+//! - [`telemetry`]: log set-up; [`metrics`]: the Prometheus metrics; [`rate_limits`]: quotas shared by processes.
 //!
 //! Tables are defined by the `entity` and `migration` crates.
 
@@ -35,9 +35,11 @@ pub mod data;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod metrics;
 pub mod oauth_clients;
 pub mod paging;
 pub mod platforms;
+pub mod rate_limits;
 pub mod store;
 pub mod sync;
 pub mod telemetry;

@@ -14,6 +14,7 @@ pub mod pull_operation;
 pub mod record;
 pub mod record_staging;
 pub mod retained_generation;
+pub mod server_instance;
 pub mod sync_request;
 pub mod sync_request_operation;
 pub mod webhook_attempt;

@@ -17,6 +17,7 @@ mod m20261125_000008_retained_generations;
 mod m20261125_000009_records_flag_deletions;
 mod m20261125_000010_api_key_names;
 mod m20261125_000011_webhooks;
+mod m20261125_000012_server_instances;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -36,6 +37,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000009_records_flag_deletions::Migration),
             Box::new(m20261125_000010_api_key_names::Migration),
             Box::new(m20261125_000011_webhooks::Migration),
+            Box::new(m20261125_000012_server_instances::Migration),
         ]
     }
 }

@@ -108,6 +108,7 @@ impl<'a> ApiExtractor<'a> for Tenant {
             .await
             .map_err(ApiError::from)?
             .ok_or(ApiError::Unauthorized(UNKNOWN_KEY))?;
+        super::rate_limit::admit(request, state, client_id)?;
         Ok(Tenant { client_id })
     }
 }

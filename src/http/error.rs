@@ -63,6 +63,15 @@ pub enum ApiError {
         /// Seconds until asking again is worth it.
         retry_after_seconds: u64,
     },
+    /// 429 with `Retry-After`: the client's request quota, or the company's
+    /// concurrent requests, are used up for now.
+    #[error("{message}")]
+    TooManyRequests {
+        /// The sentence shown to the caller.
+        message: String,
+        /// Seconds until asking again is worth it.
+        retry_after_seconds: u64,
+    },
     /// 422: the request is well-formed but cannot be carried out for this resource.
     #[error("{0}")]
     Unprocessable(String),
@@ -122,6 +131,7 @@ impl ApiError {
             Self::Conflict(_) | Self::Pending { .. } => StatusCode::CONFLICT,
             Self::Unprocessable(_) => StatusCode::UNPROCESSABLE_ENTITY,
             Self::Gone(_) => StatusCode::GONE,
+            Self::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             Self::PayloadTooLarge { .. } => StatusCode::PAYLOAD_TOO_LARGE,
             Self::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             Self::Unavailable(_) => StatusCode::SERVICE_UNAVAILABLE,
@@ -253,7 +263,10 @@ impl ApiError {
             validation,
             can_be_retried: matches!(
                 self,
-                Self::Internal(_) | Self::Unavailable(_) | Self::Pending { .. }
+                Self::Internal(_)
+                    | Self::Unavailable(_)
+                    | Self::Pending { .. }
+                    | Self::TooManyRequests { .. }
             ),
         };
         let mut response = poem_openapi::payload::Json(body).into_response();
@@ -271,6 +284,10 @@ impl ApiError {
                 }
             }
             Self::Pending {
+                retry_after_seconds,
+                ..
+            }
+            | Self::TooManyRequests {
                 retry_after_seconds,
                 ..
             } => {
@@ -458,9 +475,11 @@ pub mod status {
     pub const UNPROCESSABLE: u32 = 1 << 8;
     /// 410 Gone.
     pub const GONE: u32 = 1 << 9;
+    /// 429 Too Many Requests.
+    pub const TOO_MANY_REQUESTS: u32 = 1 << 10;
 
     /// What every authenticated operation can answer.
-    pub const AUTHENTICATED: u32 = UNAUTHORIZED | UNAVAILABLE | INTERNAL;
+    pub const AUTHENTICATED: u32 = UNAUTHORIZED | TOO_MANY_REQUESTS | UNAVAILABLE | INTERNAL;
     /// What an operation taking a JSON body can answer on top of that.
     pub const JSON_BODY: u32 = BAD_REQUEST | PAYLOAD_TOO_LARGE | UNSUPPORTED_MEDIA_TYPE;
 }
@@ -506,6 +525,11 @@ const DECLARED_STATUSES: &[(u32, u16, &str)] = &[
         status::UNSUPPORTED_MEDIA_TYPE,
         415,
         "The request body is not `application/json`.",
+    ),
+    (
+        status::TOO_MANY_REQUESTS,
+        429,
+        "Your client's request quota (`RateLimit-Policy`), or its concurrent requests for one company, are used up for now; `Retry-After` says when to try again.",
     ),
     (
         status::UNAVAILABLE,
@@ -566,7 +590,7 @@ fn declared_headers(code: u16) -> Vec<MetaHeader> {
             false,
             u64::schema_ref(),
         )],
-        503 => vec![header(
+        429 | 503 => vec![header(
             "Retry-After",
             "Seconds to wait before trying again.",
             true,
@@ -611,6 +635,6 @@ mod tests {
             assert_eq!(seen & flag, 0, "flag {flag} declared twice");
             seen |= flag;
         }
-        assert_eq!(seen, (1 << 10) - 1);
+        assert_eq!(seen, (1 << 11) - 1);
     }
 }

@@ -1,5 +1,6 @@
-//! Request plumbing around every route: correlation ids, the access log,
-//! the body size limit, and rendering of every error as the one JSON body.
+//! Request plumbing around every route: correlation ids, the access log and
+//! request metrics, the rate-limit fields, the body size limit, and
+//! rendering of every error as the one JSON body.
 
 use std::panic::AssertUnwindSafe;
 use std::sync::Arc;
@@ -10,8 +11,15 @@ use poem::http::HeaderValue;
 use poem::{Body, Endpoint, IntoResponse, Request, Response};
 
 use super::error::ApiError;
+use super::rate_limit::{self, AdmissionCell};
 use super::routes::{Operation, RouteTable};
 use crate::error::FieldError;
+use crate::metrics::Metrics;
+use crate::rate_limits::RateLimits;
+
+/// The `operation` label of requests no route matches (never their path,
+/// which could hold anything).
+const UNMATCHED: &str = "unmatched";
 
 /// The header that carries a request's correlation id, both ways.
 pub const CORRELATION_HEADER: &str = "x-correlation-id";
@@ -117,11 +125,20 @@ pub async fn around_every_request<E: Endpoint>(
     next: Arc<E>,
     request: Request,
     routes: Arc<RouteTable>,
+    metrics: Arc<Metrics>,
+    rate_limits: Arc<RateLimits>,
 ) -> poem::Result<Response> {
     let started = Instant::now();
+    let mut request = request;
+    let admission = AdmissionCell::default();
+    request.extensions_mut().insert(admission.clone());
     let correlation_id = correlation_id(&request);
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
+    let operation = routes
+        .operation(&path, &method)
+        .map(|operation| operation.name.clone())
+        .unwrap_or_else(|| UNMATCHED.to_owned());
 
     let outcome = match prepare(request, &routes).await {
         // A panicking handler still gets the JSON 500, the header and the log line.
@@ -142,12 +159,15 @@ pub async fn around_every_request<E: Endpoint>(
     if let Ok(value) = HeaderValue::from_str(&correlation_id) {
         response.headers_mut().insert(CORRELATION_HEADER, value);
     }
+    rate_limit::add_headers(&mut response, &admission, rate_limits.quota());
+    let elapsed = started.elapsed().as_secs_f64();
+    metrics.request(&operation, response.status().as_u16(), elapsed);
     tracing::info!(
         target: "tributary::access",
         method = %method,
         path = %path,
         status = response.status().as_u16(),
-        duration_ms = started.elapsed().as_secs_f64() * 1000.0,
+        duration_ms = elapsed * 1000.0,
         correlation_id = %correlation_id,
         "request"
     );

@@ -25,6 +25,8 @@ struct Route {
 #[derive(Debug, Clone)]
 pub struct Operation {
     method: Method,
+    /// Its operation id (`listCompanies`), or the path of a route outside the API.
+    pub name: String,
     /// Whether the operation reads a request body.
     pub takes_body: bool,
     /// The query parameters it documents.
@@ -40,6 +42,10 @@ impl RouteTable {
                 .operations
                 .into_iter()
                 .map(|operation| Operation {
+                    name: operation
+                        .operation_id
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| path.path.clone()),
                     method: operation.method,
                     takes_body: operation.request.is_some(),
                     query_parameters: operation
@@ -58,6 +64,7 @@ impl RouteTable {
     /// Adds a route outside the API (docs, spec) that answers GET only.
     pub fn with_get_route(mut self, path: &str) -> Self {
         let operation = Operation {
+            name: path.to_owned(),
             method: Method::GET,
             takes_body: false,
             query_parameters: Vec::new(),

@@ -39,6 +39,8 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
             .with_get_route("/openapi.yaml")
             .with_get_route("/openapi.json"),
     );
+    let metrics = state.metrics.clone();
+    let rate_limits = state.rate_limits.clone();
     let route = Route::new()
         .at("/docs", get(make_sync(move |_| Html(docs.clone()))))
         .at(
@@ -59,7 +61,15 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
         )
         .nest("/", service)
         .data(state)
-        .around(move |next, request| around_every_request(next, request, routes.clone()));
+        .around(move |next, request| {
+            around_every_request(
+                next,
+                request,
+                routes.clone(),
+                metrics.clone(),
+                rate_limits.clone(),
+            )
+        });
     Ok(route)
 }
 

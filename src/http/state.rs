@@ -9,7 +9,9 @@ use sea_orm::DatabaseConnection;
 use crate::api_keys::KeyCache;
 use crate::clock::Clock;
 use crate::crypto::Keyring;
+use crate::metrics::Metrics;
 use crate::platforms::connector::Connectors;
+use crate::rate_limits::RateLimits;
 use crate::sync::reads::QueryTotals;
 use crate::webhooks::deliverer::Deliverer;
 
@@ -24,6 +26,10 @@ pub struct AppState {
     pub deliverer: Arc<Deliverer>,
     /// The time webhook secrets and schedules are kept in (tests move it).
     pub clock: Clock,
+    /// This application's metrics.
+    pub metrics: Arc<Metrics>,
+    /// Request quotas and concurrency caps, shared with other processes.
+    pub rate_limits: Arc<RateLimits>,
     /// Wakes the sync engine's idle workers when a sync is queued.
     pub sync_wake: Arc<tokio::sync::Notify>,
     /// API keys recently verified, so requests skip the lookup.

@@ -32,6 +32,7 @@ use entity::{webhook_attempt, webhook_endpoint, webhook_message};
 use super::{deliveries, endpoints, signature};
 use crate::clock::Clock;
 use crate::crypto::Keyring;
+use crate::metrics::Metrics;
 use crate::timestamp::Timestamp;
 
 /// The waits between a delivery's attempts: the first retry comes 5 s
@@ -145,6 +146,7 @@ pub struct Deliverer {
     process: String,
     stopping: AtomicBool,
     wake: Notify,
+    metrics: Arc<Metrics>,
 }
 
 impl Deliverer {
@@ -153,6 +155,7 @@ impl Deliverer {
         db: DatabaseConnection,
         keyring: Arc<Keyring>,
         config: WebhookConfig,
+        metrics: Arc<Metrics>,
     ) -> anyhow::Result<Arc<Self>> {
         // reqwest is built without a bundled crypto provider: use ring, as
         // the platform client does (installing twice is harmless).
@@ -174,6 +177,7 @@ impl Deliverer {
             process,
             stopping: AtomicBool::new(false),
             wake: Notify::new(),
+            metrics,
         }))
     }
 
@@ -386,6 +390,7 @@ impl Deliverer {
         attempted: Attempted,
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
+        self.metrics.webhook_attempt(attempted.outcome);
         let attempts_made = delivery.attempts + 1;
         let next = next_step(attempts_made, attempted.status, attempted.retry_after, now);
         let txn = self.db.begin().await?;

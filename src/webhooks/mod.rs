@@ -55,11 +55,14 @@ pub enum EventType {
     /// A pull operation ended `Failed` or `AuthError`: that data type was not synced.
     #[serde(rename = "dataType.syncFailed")]
     DataTypeSyncFailed,
+    /// Your client used up its request quota: requests are refused with 429 until it refills (at most once a minute per server).
+    #[serde(rename = "rateLimit.reached")]
+    RateLimitReached,
 }
 
 impl EventType {
     /// Every event type, in the order the docs list them.
-    pub const ALL: [EventType; 8] = [
+    pub const ALL: [EventType; 9] = [
         Self::CompanyCreated,
         Self::CompanyDeleted,
         Self::ConnectionCreated,
@@ -68,6 +71,7 @@ impl EventType {
         Self::ConnectionDeleted,
         Self::ReadCompleted,
         Self::DataTypeSyncFailed,
+        Self::RateLimitReached,
     ];
 
     /// Its name on the wire (`company.created`).
@@ -81,6 +85,7 @@ impl EventType {
             Self::ConnectionDeleted => "connection.deleted",
             Self::ReadCompleted => "read.completed",
             Self::DataTypeSyncFailed => "dataType.syncFailed",
+            Self::RateLimitReached => "rateLimit.reached",
         }
     }
 

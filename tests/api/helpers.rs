@@ -18,6 +18,7 @@ use tributary::app::{Application, Config, FirstKey, Keys};
 use tributary::crypto::{self, Keyring};
 use tributary::platforms::config::PlatformsConfig;
 use tributary::platforms::connector::{AnyConnector, Connectors};
+use tributary::rate_limits::RateLimitConfig;
 use tributary::sync::engine::EngineConfig;
 use tributary::webhooks::deliverer::WebhookConfig;
 
@@ -122,6 +123,10 @@ pub struct AppOptions {
     pub naive_paging: bool,
     /// The webhook deliverer's settings (its clock, how often it looks).
     pub webhooks: WebhookConfig,
+    /// Serve `/metrics` on a free loopback port.
+    pub metrics: bool,
+    /// Request quotas and caps (the product's defaults unless a test sets them).
+    pub rate_limits: RateLimitConfig,
 }
 
 impl AppOptions {
@@ -170,6 +175,8 @@ impl Default for AppOptions {
                 poll: std::time::Duration::from_millis(50),
                 ..WebhookConfig::default()
             },
+            metrics: false,
+            rate_limits: RateLimitConfig::default(),
         }
     }
 }
@@ -187,6 +194,8 @@ pub struct TestApp {
     pub api_key: String,
     /// The generated client, authenticated with `api_key`.
     pub client: client::Client,
+    /// Where `/metrics` is served, when the options asked for it.
+    pub metrics_address: Option<SocketAddr>,
     _database: DatabaseGuard,
 }
 
@@ -234,7 +243,8 @@ impl TestApp {
         let key_entry = crypto::generate_key_entry();
         let keyring = Arc::new(Keyring::parse(&key_entry).expect("a generated key parses"));
         // The test reads and writes through the application's own pool.
-        let (address, db) = start_instance(&database, keyring.clone(), options).await;
+        let (address, db, metrics_address) =
+            start_instance(&database, keyring.clone(), options).await;
         let api_key = api_keys::create(&db, api_keys::DEFAULT_CLIENT, "test key")
             .await
             .expect("a key is created")
@@ -248,6 +258,7 @@ impl TestApp {
             db,
             api_key,
             client,
+            metrics_address,
             _database: guard,
         }
     }
@@ -342,12 +353,12 @@ impl TestApp {
 
 /// Builds the application on the database `(url, schema)`, as the
 /// command line does, and serves it on a free loopback port; returns its
-/// address and its database pool.
+/// address, its database pool and its metrics address (if any).
 async fn start_instance(
     (url, schema): &(String, Option<String>),
     keyring: Arc<Keyring>,
     options: AppOptions,
-) -> (SocketAddr, DatabaseConnection) {
+) -> (SocketAddr, DatabaseConnection, Option<SocketAddr>) {
     let config = Config {
         database_url: url.clone(),
         search_path: schema.clone(),
@@ -356,6 +367,8 @@ async fn start_instance(
         first_key: FirstKey::Leave,
         engine: options.engine,
         webhooks: options.webhooks,
+        metrics_bind: options.metrics.then(|| "127.0.0.1:0".to_owned()),
+        rate_limits: options.rate_limits,
         platforms: PlatformsConfig::default(),
         naive_paging: options.naive_paging,
     };
@@ -363,7 +376,8 @@ async fn start_instance(
         .await
         .expect("the application builds");
     let db = application.db().clone();
-    (application.spawn(), db)
+    let metrics_address = application.metrics_address();
+    (application.spawn(), db, metrics_address)
 }
 
 /// An HTTP client for the tests' own requests. reqwest (with rustls and

@@ -870,6 +870,7 @@ async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
                 ..EngineConfig::default()
             },
             Arc::new(tokio::sync::Notify::new()),
+            tributary::metrics::Metrics::new(),
         );
         let workers = engine.start();
         for _ in 0..100 {

@@ -78,4 +78,12 @@ pub fn service() -> OpenApiService<Api, ()> {
     .extra_response_header::<String, _>(ExtraHeader::new("X-Correlation-Id").description(
         "The request's correlation id: yours if you sent a valid one, else a new one.",
     ))
+    .extra_response_header::<Option<String>, _>(ExtraHeader::new("RateLimit-Policy").description(
+        "The request quota per client (draft-ietf-httpapi-ratelimit-headers): `\"client\";q=60000;w=60` is 60,000 \
+         requests per 60 seconds. Absent when the installation sets no quota.",
+    ))
+    .extra_response_header::<Option<String>, _>(ExtraHeader::new("RateLimit").description(
+        "Where your client stands against the quota after this request: `\"client\";r=59990;t=1` leaves 59,990 \
+         requests, and the quota is whole again in 1 second. On authenticated operations when a quota is set.",
+    ))
 }

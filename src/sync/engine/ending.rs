@@ -36,6 +36,19 @@ pub(super) enum RunError {
     Internal(String),
 }
 
+impl RunError {
+    /// How the operation ends, in a word (the metrics' `outcome`).
+    pub(super) fn name(&self) -> &'static str {
+        match self {
+            Self::LeaseLost => "LeaseLost",
+            Self::Interrupted => "Requeued",
+            Self::Cancelled(_) => "Cancelled",
+            Self::Auth(_) => "AuthError",
+            Self::Failed(_) | Self::Internal(_) => "Failed",
+        }
+    }
+}
+
 impl From<sea_orm::DbErr> for RunError {
     fn from(error: sea_orm::DbErr) -> Self {
         Self::Internal(error.to_string())

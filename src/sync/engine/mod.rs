@@ -45,9 +45,11 @@ use uuid::Uuid;
 use entity::pull_operation;
 
 use super::operations;
+use crate::connections;
 use crate::crypto::Keyring;
 use crate::data::DataType;
 use crate::error::Problem;
+use crate::metrics::Metrics;
 use crate::platforms::connector::Connectors;
 use crate::store::{self, Generations};
 use ending::RunError;
@@ -98,6 +100,7 @@ pub struct Engine {
     wake: Arc<Notify>,
     process: String,
     stopping: AtomicBool,
+    metrics: Arc<Metrics>,
 }
 
 impl Engine {
@@ -108,6 +111,7 @@ impl Engine {
         connectors: Connectors,
         config: EngineConfig,
         wake: Arc<Notify>,
+        metrics: Arc<Metrics>,
     ) -> Arc<Self> {
         let process = format!("{}-{}", std::process::id(), Uuid::new_v4().simple());
         Arc::new(Self {
@@ -118,6 +122,7 @@ impl Engine {
             wake,
             process,
             stopping: AtomicBool::new(false),
+            metrics,
         })
     }
 
@@ -199,13 +204,31 @@ impl Engine {
         }
     }
 
-    /// Runs a claimed operation to its end, whatever happens.
+    /// Runs a claimed operation to its end, whatever happens, and counts how it ended.
     async fn run(&self, worker: &str, operation: pull_operation::Model) {
+        let started = std::time::Instant::now();
+        let outcome = self.run_to_end(worker, &operation).await;
+        let platform = connections::for_sync(&self.db, operation.connection_id)
+            .await
+            .ok()
+            .flatten()
+            .map(|connection| connection.platform_key)
+            .unwrap_or_else(|| "unknown".to_owned());
+        self.metrics.pull_operation(
+            &platform,
+            &operation.data_type,
+            outcome,
+            started.elapsed().as_secs_f64(),
+        );
+    }
+
+    /// Runs a claimed operation to its end; the outcome's name, for the metrics.
+    async fn run_to_end(&self, worker: &str, operation: &pull_operation::Model) -> &'static str {
         let Some(data_type) = DataType::named(&operation.data_type) else {
             let problem = Problem::new(format!("Unknown data type {:?}.", operation.data_type));
-            self.end(worker, &operation, RunError::Failed(problem), None)
+            self.end(worker, operation, RunError::Failed(problem), None)
                 .await;
-            return;
+            return "Failed";
         };
         if operation.attempts > self.config.max_attempts {
             let problem = Problem::new(format!(
@@ -218,12 +241,12 @@ impl Engine {
             let leftovers = (data_type, Generations::Above(current));
             self.end(
                 worker,
-                &operation,
+                operation,
                 RunError::Failed(problem),
                 Some(leftovers),
             )
             .await;
-            return;
+            return "Failed";
         }
         let lease_lost = Arc::new(AtomicBool::new(false));
         let _heartbeat = heartbeat::spawn(
@@ -237,7 +260,7 @@ impl Engine {
         let running = run::Run {
             engine: self,
             worker,
-            operation: &operation,
+            operation,
             data_type,
             lease_lost: &lease_lost,
         };
@@ -245,12 +268,14 @@ impl Engine {
             .catch_unwind()
             .await
         {
-            Ok(Ok(())) => return,
+            Ok(Ok(())) => return "Complete",
             Ok(Err(error)) => error,
             Err(_) => RunError::Internal("the sync panicked".to_owned()),
         };
+        let name = outcome.name();
         let staging = staged.map(|generation| (data_type, Generations::Exactly(generation)));
-        self.end(worker, &operation, outcome, staging).await;
+        self.end(worker, operation, outcome, staging).await;
+        name
     }
 }
 

@@ -47,14 +47,27 @@ impl<'a> Tokens<'a> {
         let Some(endpoint) = &self.endpoint else {
             return Ok(());
         };
-        self.credentials =
+        let platform = self.subject.platform_key;
+        let fresh =
             refresh::fresh_credentials(&engine.db, &engine.keyring, self.subject, endpoint, need)
-                .await
-                .map_err(|failure| match failure {
-                    RefreshFailure::Platform(error) => RunError::from(error),
-                    RefreshFailure::NoOAuthClient(problem) => RunError::Failed(problem),
-                    RefreshFailure::Internal(cause) => RunError::Internal(cause),
-                })?;
+                .await;
+        let outcome = match &fresh {
+            Ok(credentials) if *credentials == self.credentials => None,
+            Ok(_) => Some("Refreshed"),
+            Err(RefreshFailure::Platform(ConnectorError::Auth(_) | ConnectorError::Expired(_))) => {
+                Some("Rejected")
+            }
+            Err(RefreshFailure::NoOAuthClient(_)) => Some("NoOAuthClient"),
+            Err(_) => Some("Failed"),
+        };
+        if let Some(outcome) = outcome {
+            engine.metrics.refresh(platform, outcome);
+        }
+        self.credentials = fresh.map_err(|failure| match failure {
+            RefreshFailure::Platform(error) => RunError::from(error),
+            RefreshFailure::NoOAuthClient(problem) => RunError::Failed(problem),
+            RefreshFailure::Internal(cause) => RunError::Internal(cause),
+        })?;
         Ok(())
     }
 

@@ -252,6 +252,34 @@ async fn queue_target(
     }
 }
 
+/// The sync queue as the metrics show it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct QueueStats {
+    /// Operations waiting for a worker.
+    pub depth: u64,
+    /// How long the oldest of them has waited, in seconds (0 when none waits).
+    pub oldest_age_seconds: f64,
+}
+
+/// How many operations wait for a worker, and for how long the oldest has.
+pub async fn queue_stats(db: &impl ConnectionTrait) -> Result<QueueStats, sea_orm::DbErr> {
+    let queued = pull_operation::Entity::find()
+        .filter(pull_operation::Column::Status.eq(PullStatus::Queued));
+    let depth = queued.clone().count(db).await?;
+    let oldest = queued
+        .order_by_asc(pull_operation::Column::Requested)
+        .one(db)
+        .await?
+        .map(|operation| operation.requested);
+    let oldest_age_seconds = oldest
+        .map(|requested| (chrono::Utc::now() - requested).num_milliseconds().max(0) as f64 / 1000.0)
+        .unwrap_or(0.0);
+    Ok(QueueStats {
+        depth,
+        oldest_age_seconds,
+    })
+}
+
 /// Filters of the history list.
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HistoryFilter {

@@ -73,6 +73,10 @@ pub async fn record(
     }
     .insert(&txn)
     .await?;
+    // The operations are locked before the links are written: a link's
+    // foreign key takes a share lock on its operation, and two requests
+    // holding those while each waits to lock the operations would deadlock.
+    lock(&txn, "pull_operation", &operation_ids).await?;
     for operation_id in &operation_ids {
         sync_request_operation::ActiveModel {
             request_id: Set(id),
@@ -81,7 +85,6 @@ pub async fn record(
         .insert(&txn)
         .await?;
     }
-    lock(&txn, "pull_operation", &operation_ids).await?;
     complete_if_ended(&txn, tenant.client_id, id).await?;
     txn.commit().await?;
     Ok(id)

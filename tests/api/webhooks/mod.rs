@@ -437,7 +437,7 @@ async fn failed_attempts_are_retried_on_schedule_with_the_same_id() {
         assert_eq!(
             (next - attempted).num_seconds(),
             5,
-            "the first retry comes 5 s later"
+            "the first retry comes 5 s later: {delivery:#}"
         );
         receiver.stays_at(1, Duration::from_millis(300)).await;
 

@@ -1,0 +1,246 @@
+//! Operational metrics, rendered in the Prometheus text format: requests by
+//! operation and status with latency histograms, pull operations by
+//! platform, data type and outcome with durations, the sync queue's depth
+//! and oldest age, token refreshes and webhook attempts by outcome, and
+//! rate-limit rejections.
+//!
+//! Each application has its own recorder (none is installed globally), so
+//! several instances in one process (the tests) each count only their own.
+//! Labels are operation ids, platform keys, data type names and outcome
+//! words: never an id, a key or a token.
+
+use std::sync::Arc;
+
+use metrics::{Key, Label, Level, Metadata, Recorder, SharedString, Unit};
+use metrics_exporter_prometheus::{
+    Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
+};
+
+const METADATA: Metadata<'static> =
+    Metadata::new(module_path!(), Level::INFO, Some(module_path!()));
+
+/// Request latency buckets, in seconds.
+const REQUEST_BUCKETS: [f64; 12] = [
+    0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 10.0,
+];
+/// Pull operation duration buckets, in seconds.
+const PULL_BUCKETS: [f64; 10] = [0.1, 0.5, 1.0, 5.0, 15.0, 30.0, 60.0, 300.0, 900.0, 3600.0];
+
+/// The metric names, for the tests and the docs.
+pub mod names {
+    /// Requests answered, by `operation` and `status`.
+    pub const REQUESTS: &str = "tributary_http_requests_total";
+    /// Request latency, by `operation`.
+    pub const REQUEST_SECONDS: &str = "tributary_http_request_duration_seconds";
+    /// Pull operations ended, by `platform`, `data_type` and `outcome`.
+    pub const PULLS: &str = "tributary_pull_operations_total";
+    /// Pull operation durations, by `platform`, `data_type` and `outcome`.
+    pub const PULL_SECONDS: &str = "tributary_pull_operation_duration_seconds";
+    /// Pull operations waiting for a worker.
+    pub const QUEUE_DEPTH: &str = "tributary_sync_queue_depth";
+    /// Age of the oldest waiting pull operation.
+    pub const QUEUE_OLDEST_SECONDS: &str = "tributary_sync_queue_oldest_age_seconds";
+    /// Token refreshes, by `platform` and `outcome`.
+    pub const REFRESHES: &str = "tributary_token_refreshes_total";
+    /// Webhook delivery attempts, by `outcome`.
+    pub const WEBHOOK_ATTEMPTS: &str = "tributary_webhook_attempts_total";
+    /// Requests refused by a rate limit, by `limit`.
+    pub const RATE_LIMITED: &str = "tributary_rate_limit_rejections_total";
+}
+
+/// One application's metrics.
+pub struct Metrics {
+    recorder: PrometheusRecorder,
+    handle: PrometheusHandle,
+}
+
+impl std::fmt::Debug for Metrics {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Metrics")
+    }
+}
+
+fn key(name: &'static str, labels: &[(&'static str, &str)]) -> Key {
+    let labels: Vec<Label> = labels
+        .iter()
+        .map(|(label, value)| Label::new(*label, value.to_string()))
+        .collect();
+    Key::from_parts(name, labels)
+}
+
+impl Metrics {
+    /// A fresh set of metrics, all at zero.
+    pub fn new() -> Arc<Self> {
+        let builder = PrometheusBuilder::new()
+            .set_buckets_for_metric(
+                Matcher::Full(names::REQUEST_SECONDS.to_owned()),
+                &REQUEST_BUCKETS,
+            )
+            .and_then(|builder| {
+                builder.set_buckets_for_metric(
+                    Matcher::Full(names::PULL_SECONDS.to_owned()),
+                    &PULL_BUCKETS,
+                )
+            })
+            .unwrap_or_else(|_| unreachable!("the bucket lists are not empty"));
+        let recorder = builder.build_recorder();
+        let describe = |name: &'static str, unit: Unit, text: &'static str| {
+            recorder.describe_counter(name.into(), Some(unit), SharedString::const_str(text));
+        };
+        describe(
+            names::REQUESTS,
+            Unit::Count,
+            "Requests answered, by operation and status.",
+        );
+        describe(
+            names::PULLS,
+            Unit::Count,
+            "Pull operations ended, by platform, data type and outcome.",
+        );
+        describe(
+            names::REFRESHES,
+            Unit::Count,
+            "Token refreshes, by platform and outcome.",
+        );
+        describe(
+            names::WEBHOOK_ATTEMPTS,
+            Unit::Count,
+            "Webhook delivery attempts, by outcome.",
+        );
+        describe(
+            names::RATE_LIMITED,
+            Unit::Count,
+            "Requests refused by a rate limit, by limit.",
+        );
+        recorder.describe_histogram(
+            names::REQUEST_SECONDS.into(),
+            Some(Unit::Seconds),
+            SharedString::const_str("Request latency, by operation."),
+        );
+        recorder.describe_histogram(
+            names::PULL_SECONDS.into(),
+            Some(Unit::Seconds),
+            SharedString::const_str("Pull operation durations, from claim to end."),
+        );
+        recorder.describe_gauge(
+            names::QUEUE_DEPTH.into(),
+            Some(Unit::Count),
+            SharedString::const_str("Pull operations waiting for a worker."),
+        );
+        recorder.describe_gauge(
+            names::QUEUE_OLDEST_SECONDS.into(),
+            Some(Unit::Seconds),
+            SharedString::const_str(
+                "Age of the oldest waiting pull operation (0 when none waits).",
+            ),
+        );
+        let handle = recorder.handle();
+        Arc::new(Self { recorder, handle })
+    }
+
+    /// A request to `operation` (its operation id) answered `status` after `seconds`.
+    pub fn request(&self, operation: &str, status: u16, seconds: f64) {
+        let status = status.to_string();
+        self.recorder
+            .register_counter(
+                &key(
+                    names::REQUESTS,
+                    &[("operation", operation), ("status", &status)],
+                ),
+                &METADATA,
+            )
+            .increment(1);
+        self.recorder
+            .register_histogram(
+                &key(names::REQUEST_SECONDS, &[("operation", operation)]),
+                &METADATA,
+            )
+            .record(seconds);
+    }
+
+    /// A pull operation of `data_type` from `platform` ended with `outcome` after `seconds`.
+    pub fn pull_operation(&self, platform: &str, data_type: &str, outcome: &str, seconds: f64) {
+        let labels = [
+            ("platform", platform),
+            ("data_type", data_type),
+            ("outcome", outcome),
+        ];
+        self.recorder
+            .register_counter(&key(names::PULLS, &labels), &METADATA)
+            .increment(1);
+        self.recorder
+            .register_histogram(&key(names::PULL_SECONDS, &labels), &METADATA)
+            .record(seconds);
+    }
+
+    /// A token refresh for `platform` ended with `outcome`.
+    pub fn refresh(&self, platform: &str, outcome: &str) {
+        self.recorder
+            .register_counter(
+                &key(
+                    names::REFRESHES,
+                    &[("platform", platform), ("outcome", outcome)],
+                ),
+                &METADATA,
+            )
+            .increment(1);
+    }
+
+    /// A webhook attempt ended with `outcome`.
+    pub fn webhook_attempt(&self, outcome: &str) {
+        self.recorder
+            .register_counter(
+                &key(names::WEBHOOK_ATTEMPTS, &[("outcome", outcome)]),
+                &METADATA,
+            )
+            .increment(1);
+    }
+
+    /// A request was refused by the rate limit `limit`.
+    pub fn rate_limited(&self, limit: &str) {
+        self.recorder
+            .register_counter(&key(names::RATE_LIMITED, &[("limit", limit)]), &METADATA)
+            .increment(1);
+    }
+
+    /// The sync queue as it stands: waiting operations and the oldest's age.
+    pub fn queue(&self, depth: u64, oldest_age_seconds: f64) {
+        self.recorder
+            .register_gauge(&key(names::QUEUE_DEPTH, &[]), &METADATA)
+            .set(depth as f64);
+        self.recorder
+            .register_gauge(&key(names::QUEUE_OLDEST_SECONDS, &[]), &METADATA)
+            .set(oldest_age_seconds);
+    }
+
+    /// Everything, in the Prometheus text format (version 0.0.4).
+    pub fn render(&self) -> String {
+        self.handle.render()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn each_instance_counts_its_own() {
+        let (first, second) = (Metrics::new(), Metrics::new());
+        first.request("listCompanies", 200, 0.002);
+        first.request("listCompanies", 200, 0.003);
+        second.request("listCompanies", 500, 0.004);
+        let rendered = first.render();
+        assert!(
+            rendered.contains(
+                r#"tributary_http_requests_total{operation="listCompanies",status="200"} 2"#
+            ),
+            "{rendered}"
+        );
+        assert!(!rendered.contains(r#"status="500""#), "{rendered}");
+        assert!(
+            rendered.contains("tributary_http_request_duration_seconds_bucket"),
+            "{rendered}"
+        );
+        assert!(second.render().contains(r#"status="500"} 1"#));
+    }
+}
