@@ -6,7 +6,9 @@ put on PYTHONPATH by spec-tests/run).
 Creates a company and a sandbox connection, authorizes it, triggers a sync,
 polls until it completes, then pages the paid invoices by following
 `_links.next` to the end and checks the count against `totalResults`.
-Then makes a second API key, reads the company with it, and deletes it.
+Then makes a second API key, reads the company with it, and deletes it; and
+registers a webhook endpoint (before the company, so its events are queued for
+it), lists its deliveries, rotates its secret and deletes it.
 
 Environment: TRIBUTARY_URL, TRIBUTARY_KEY.
 """
@@ -19,6 +21,12 @@ import time
 from tributary_client import AuthenticatedClient
 from tributary_client.api.api_keys import create_api_key, delete_api_key, list_api_keys
 from tributary_client.api.companies import create_company, list_companies
+from tributary_client.api.webhooks import (
+    create_webhook_endpoint,
+    delete_webhook_endpoint,
+    list_webhook_deliveries,
+    rotate_webhook_secret,
+)
 from tributary_client.api.connections import authorize_connection, create_connection
 from tributary_client.api.data import list_invoices, list_pull_operations, sync_all_data
 from tributary_client.models import (
@@ -32,6 +40,9 @@ from tributary_client.models import (
     ConnectionStatus,
     InvoiceStatus,
     PagedApiKey,
+    PagedWebhookDelivery,
+    WebhookEndpointInput,
+    WebhookEndpointWithSecret,
     PagedCompany,
     PagedInvoice,
     PagedPullOperation,
@@ -60,6 +71,14 @@ def main() -> None:
         raise_on_unexpected_status=True,
     )
     with client:
+        hooks = expect(
+            create_webhook_endpoint.sync(
+                client=client,
+                body=WebhookEndpointInput(url="http://127.0.0.1:9/python-hooks", event_types=[]),
+            ),
+            WebhookEndpointWithSecret,
+        )
+        assert hooks.secret.startswith("whsec_"), "the signing secret, shown once"
         company = expect(
             create_company.sync(client=client, body=CompanyInput(name="Python Partner Ltd", description="Generated client")),
             Company,
@@ -130,9 +149,16 @@ def main() -> None:
         assert len(set(seen)) == total, "an invoice appeared twice"
         assert pages == -(-total // PAGE_SIZE), pages
         rotated = rotate_through_a_second_key(client, key)
+        events = expect(list_webhook_deliveries.sync(hooks.id, client=client, page_size=100), PagedWebhookDelivery)
+        types = {delivery.event_type for delivery in events.results}
+        assert {"company.created", "connection.created", "connection.connected", "read.completed"} <= types, types
+        renewed = expect(rotate_webhook_secret.sync(hooks.id, client=client), WebhookEndpointWithSecret)
+        assert renewed.secret != hooks.secret and renewed.previous_secret_expires is not None
+        assert delete_webhook_endpoint.sync_detailed(hooks.id, client=client).status_code == 204
         print(
             f"client flow: company {company.company_id}, {INVOICE_COUNT} invoices synced; "
-            f"{total} paid read over {pages} pages by following _links.next; {rotated}"
+            f"{total} paid read over {pages} pages by following _links.next; {rotated}; "
+            f"{events.total_results} webhook deliveries listed"
         )
 
 

@@ -75,6 +75,11 @@ def main() -> None:
     wait_for_health(args.url)
     api = Api(args.url, args.key)
 
+    # Endpoints first, so the companies' events have deliveries. Nothing listens
+    # at port 9 (discard): the attempts fail and are retried, as with a real
+    # endpoint that is down.
+    hooks = api.call("POST", "/webhooks/endpoints", {"url": "http://127.0.0.1:9/hooks", "description": "seeded"}, (201,))
+    discard_hooks = api.call("POST", "/webhooks/endpoints", {"url": "http://127.0.0.1:9/discard"}, (201,))
     acme = api.call("POST", "/companies", {"name": "Acme Trading Ltd", "description": "Wholesale"}, (201,))
     bramble = api.call("POST", "/companies", {"name": "Bramble Foods", "description": "Organic groceries"}, (201,))
     discard = api.call("POST", "/companies", {"name": "Discard Ltd", "description": "Fuzzing may delete it"}, (201,))
@@ -109,6 +114,9 @@ def main() -> None:
     if invoices["totalResults"] != INVOICE_COUNT or paid["totalResults"] == 0:
         sys.exit(f"seed: expected {INVOICE_COUNT} invoices, some paid; got {invoices['totalResults']}, {paid['totalResults']} paid")
 
+    deliveries = api.call("GET", f"/webhooks/endpoints/{hooks['id']}/deliveries?pageSize=1")
+    if not deliveries["results"]:
+        sys.exit("seed: the seeded webhook endpoint has no delivery")
     values = {
         "SEED_COMPANY_ID": company,
         "SEED_COMPANY_NAME": acme["name"],
@@ -119,6 +127,9 @@ def main() -> None:
         "SEED_PULL_OPERATION_ID": queued[0]["pullOperationId"],
         "SEED_API_KEY_ID": kept_key["id"],
         "SEED_DISCARD_API_KEY_ID": discard_key["id"],
+        "SEED_WEBHOOK_ENDPOINT_ID": hooks["id"],
+        "SEED_DISCARD_WEBHOOK_ENDPOINT_ID": discard_hooks["id"],
+        "SEED_WEBHOOK_MESSAGE_ID": deliveries["results"][0]["messageId"],
         "SEED_INVOICE_COUNT": str(invoices["totalResults"]),
         "SEED_PAID_COUNT": str(paid["totalResults"]),
         "SEED_COMPANY_COUNT": "3",
