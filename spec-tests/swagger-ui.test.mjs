@@ -106,13 +106,15 @@ test('the page reads as product documentation', async () => {
     'Paging',
     'Migrating a connection',
     "Each platform's authorization body",
+    'Webhooks',
+    'Rate limits',
     'Errors',
   ]) {
     assert.ok(description.includes(heading), `the description has a section "${heading}"`);
   }
   const tags = await page.locator('.swagger-ui .opblock-tag-section h3').allInnerTexts();
   const names = tags.map((text) => text.split('\n')[0].trim());
-  assert.deepEqual(names, ['Companies', 'Connections', 'Data', 'Integrations', 'Service']);
+  assert.deepEqual(names, ['ApiKeys', 'Companies', 'Connections', 'Data', 'Integrations', 'Service', 'Webhooks']);
   for (const text of tags) {
     assert.ok(text.split('\n').length > 1 || text.length > 20, `tag "${text}" has a description`);
   }

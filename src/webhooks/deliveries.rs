@@ -78,14 +78,19 @@ async fn queue(
     .await
 }
 
+/// Every delivery status's name, in documentation order.
+pub fn status_names() -> Vec<String> {
+    DeliveryStatus::iter()
+        .map(|status| status.to_value())
+        .collect()
+}
+
 /// The delivery status named `text` (any case), or 400 naming `status`.
 pub fn status_named(text: &str) -> Result<DeliveryStatus, Error> {
     DeliveryStatus::iter()
         .find(|status| status.to_value().eq_ignore_ascii_case(text))
         .ok_or_else(|| {
-            let names: Vec<String> = DeliveryStatus::iter()
-                .map(|status| status.to_value())
-                .collect();
+            let names = status_names();
             Error::invalid(
                 "status",
                 format!("must be one of {} (any case)", names.join(", ")),

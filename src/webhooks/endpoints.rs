@@ -146,6 +146,29 @@ fn not_found(endpoint_id: Uuid) -> Error {
     Error::not_found(format!("No webhook endpoint with id {endpoint_id}."))
 }
 
+/// The tenant's endpoint, read inside `txn` after a write to its row: the
+/// transaction then holds the row (and, on SQLite, the write lock, which a
+/// transaction that reads first cannot wait for) before anything is read.
+async fn find_for_change(
+    txn: &impl ConnectionTrait,
+    tenant: Tenant,
+    endpoint_id: Uuid,
+) -> Result<webhook_endpoint::Model, Error> {
+    let touched = webhook_endpoint::Entity::update_many()
+        .col_expr(
+            webhook_endpoint::Column::Updated,
+            Expr::value(Timestamp::now()),
+        )
+        .filter(webhook_endpoint::Column::Id.eq(endpoint_id))
+        .filter(webhook_endpoint::Column::ClientId.eq(tenant.client_id))
+        .exec(txn)
+        .await?;
+    if touched.rows_affected == 0 {
+        return Err(not_found(endpoint_id));
+    }
+    find(txn, tenant, endpoint_id).await
+}
+
 /// The event types an endpoint receives; empty: all.
 pub fn event_types(endpoint: &webhook_endpoint::Model) -> Vec<EventType> {
     serde_json::from_str::<Vec<String>>(&endpoint.event_types)
@@ -296,7 +319,7 @@ pub async fn update(
         return Err(Error::Invalid(errors));
     }
     let txn = db.begin().await?;
-    let current = find(&txn, tenant, endpoint_id).await?;
+    let current = find_for_change(&txn, tenant, endpoint_id).await?;
     let was_enabled = current.enabled;
     let mut endpoint = current.into_active_model();
     if let Some(url) = url {
@@ -358,7 +381,7 @@ pub async fn rotate_secret(
     let sealed = vault::seal(keyring, Owner::WebhookEndpoint(endpoint_id), &secret)
         .map_err(Error::internal)?;
     let txn = db.begin().await?;
-    let current = find(&txn, tenant, endpoint_id).await?;
+    let current = find_for_change(&txn, tenant, endpoint_id).await?;
     let mut endpoint = current.clone().into_active_model();
     endpoint.previous_key_id = Set(Some(current.secret_key_id));
     endpoint.previous_nonce = Set(Some(current.secret_nonce));

@@ -160,6 +160,8 @@ fn constrain_values(document: &mut Value) {
     let data_types: Vec<&str> = DataType::all().iter().map(|dt| dt.name()).collect();
     let pull_statuses = operations::pull_status_names();
     let pull_statuses: Vec<&str> = pull_statuses.iter().map(String::as_str).collect();
+    let delivery_statuses = crate::webhooks::deliveries::status_names();
+    let delivery_statuses: Vec<&str> = delivery_statuses.iter().map(String::as_str).collect();
     // Only platforms with self-service migration have OAuth clients: tributary
     // refreshes no other platform's tokens.
     let self_service: Vec<&str> = platforms::all()
@@ -202,6 +204,12 @@ fn constrain_values(document: &mut Value) {
                         schema.insert(
                             "pattern".to_owned(),
                             json!(case_insensitive(&pull_statuses)),
+                        );
+                    }
+                    ("listWebhookDeliveries", "status") => {
+                        schema.insert(
+                            "pattern".to_owned(),
+                            json!(case_insensitive(&delivery_statuses)),
                         );
                     }
                     ("setOauthClient" | "getOauthClient" | "deleteOauthClient", "platformKey") => {
