@@ -259,6 +259,8 @@ impl RateLimits {
             .await?;
         let live = u32::try_from(live).unwrap_or(u32::MAX).max(1);
         self.set_processes(live);
+        // Clients idle long enough to have their whole quota back need no state.
+        self.current().retain_recent();
         Ok(())
     }
 
