@@ -84,6 +84,17 @@ struct ServeOptions {
         action = clap::ArgAction::Set
     )]
     webhook_delivery: bool,
+    /// Let webhook endpoints be on private, loopback or link-local
+    /// addresses (receivers on the installation's own network); refused by
+    /// default, so clients cannot reach into it.
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES",
+        default_value_t = false,
+        action = clap::ArgAction::Set
+    )]
+    webhook_allow_private_addresses: bool,
     /// Requests per minute per client, across every process on the
     /// database (0: no quota).
     #[arg(
@@ -434,6 +445,7 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
         },
         webhooks: WebhookConfig {
             deliver: options.webhook_delivery,
+            allow_private_addresses: options.webhook_allow_private_addresses,
             ..WebhookConfig::default()
         },
         metrics_bind: options.metrics_bind.clone(),

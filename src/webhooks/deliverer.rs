@@ -12,6 +12,7 @@
 //! restart) makes the attempt again: delivery is at least once, and
 //! `webhook-id` tells a receiver which events it has seen.
 
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -29,7 +30,7 @@ use uuid::Uuid;
 use entity::webhook_delivery::{self, DeliveryStatus};
 use entity::{webhook_attempt, webhook_endpoint, webhook_message};
 
-use super::{deliveries, endpoints, signature};
+use super::{addresses, deliveries, endpoints, signature};
 use crate::clock::Clock;
 use crate::crypto::Keyring;
 use crate::metrics::Metrics;
@@ -66,6 +67,9 @@ pub struct WebhookConfig {
     pub concurrency: usize,
     /// The time the schedule is kept in (tests move it forward).
     pub clock: Clock,
+    /// Whether endpoints may be on private, loopback or link-local addresses
+    /// ([`super::addresses`]); by default they may not.
+    pub allow_private_addresses: bool,
 }
 
 impl Default for WebhookConfig {
@@ -76,6 +80,7 @@ impl Default for WebhookConfig {
             timeout: ATTEMPT_TIMEOUT,
             concurrency: 8,
             clock: Clock::default(),
+            allow_private_addresses: false,
         }
     }
 }
@@ -160,7 +165,11 @@ impl Deliverer {
         // reqwest is built without a bundled crypto provider: use ring, as
         // the platform client does (installing twice is harmless).
         let _ = rustls::crypto::ring::default_provider().install_default();
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder();
+        if !config.allow_private_addresses {
+            http = http.dns_resolver(addresses::PublicOnly);
+        }
+        let http = http
             .timeout(config.timeout)
             .connect_timeout(config.timeout.min(Duration::from_secs(10)))
             // A redirect is a failed attempt (Standard Webhooks): the
@@ -328,6 +337,15 @@ impl Deliverer {
         secrets: &[Vec<u8>],
         now: DateTime<Utc>,
     ) -> Attempted {
+        if let Some(refused) = self.refused_literal(&endpoint.url) {
+            return Attempted {
+                status: None,
+                retry_after: None,
+                outcome: "Unreachable",
+                error: Some(addresses::refusal(&refused)),
+                duration: Duration::ZERO,
+            };
+        }
         let id = message.id.to_string();
         let timestamp = now.timestamp();
         let body = message.payload.as_bytes();
@@ -373,12 +391,27 @@ impl Deliverer {
                         format!("no answer within {} s", self.config.timeout.as_secs_f64())
                     } else {
                         // Without the URL: a partner may have put a token in it.
-                        error.without_url().to_string()
+                        with_causes(&error.without_url())
                     }),
                     duration,
                 }
             }
         }
+    }
+
+    /// The URL's host, when it is an address literal this installation
+    /// refuses (names are checked by the resolver as they are connected).
+    fn refused_literal(&self, url: &str) -> Option<String> {
+        if self.config.allow_private_addresses {
+            return None;
+        }
+        let parsed = url::Url::parse(url).ok()?;
+        let address = match parsed.host()? {
+            url::Host::Ipv4(v4) => IpAddr::V4(v4),
+            url::Host::Ipv6(v6) => IpAddr::V6(v6),
+            url::Host::Domain(_) => return None,
+        };
+        (!addresses::is_public(address)).then(|| address.to_string())
     }
 
     /// Records the attempt and what follows, while this process still holds
@@ -456,6 +489,22 @@ impl Deliverer {
         txn.commit().await?;
         Ok(())
     }
+}
+
+/// An error and its causes, `: `-separated (reqwest's own text says only
+/// that sending failed; the cause says why).
+fn with_causes(error: &dyn std::error::Error) -> String {
+    let mut words = error.to_string();
+    let mut cause = error.source();
+    while let Some(inner) = cause {
+        let text = inner.to_string();
+        if !words.contains(&text) {
+            words.push_str(": ");
+            words.push_str(&text);
+        }
+        cause = inner.source();
+    }
+    words
 }
 
 fn webhook_attempt_words(status: Option<u16>, outcome: &str) -> String {

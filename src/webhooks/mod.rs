@@ -12,13 +12,15 @@
 //! - [`endpoints`]: `webhook_endpoint` (endpoints and their sealed secrets).
 //! - [`deliveries`]: `webhook_message`, `webhook_delivery`, `webhook_attempt`
 //!   (the outbox, listing, retry and replay).
-//! - [`deliverer`]: the background sender; [`signature`]: `webhook-signature`.
+//! - [`deliverer`]: the background sender; [`signature`]: `webhook-signature`;
+//!   [`addresses`]: which addresses it may reach.
 
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 use uuid::Uuid;
 
+pub mod addresses;
 pub mod deliverer;
 pub mod deliveries;
 pub mod endpoints;

@@ -662,7 +662,8 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
         command
             .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
             .env("TRIBUTARY_BOOTSTRAP_API_KEY", key)
-            .env("TRIBUTARY_WEBHOOK_DELIVERY", deliver);
+            .env("TRIBUTARY_WEBHOOK_DELIVERY", deliver)
+            .env("TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES", "true");
         Running::start(command)
     };
     let receiver = crate::webhooks::receiver::Receiver::start().await;

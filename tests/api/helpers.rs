@@ -171,8 +171,10 @@ impl Default for AppOptions {
                 ..EngineConfig::default()
             },
             naive_paging: false,
+            // The tests' receivers listen on loopback.
             webhooks: WebhookConfig {
                 poll: std::time::Duration::from_millis(50),
+                allow_private_addresses: true,
                 ..WebhookConfig::default()
             },
             metrics: false,

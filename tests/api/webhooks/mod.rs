@@ -25,6 +25,7 @@ async fn spawn(backend: Backend) -> (TestApp, Clock) {
         webhooks: WebhookConfig {
             clock: clock.clone(),
             poll: Duration::from_millis(50),
+            allow_private_addresses: true,
             ..WebhookConfig::default()
         },
         ..AppOptions::default()
@@ -728,6 +729,7 @@ async fn two_instances_make_each_attempt_once() {
             webhooks: WebhookConfig {
                 clock: clock.clone(),
                 poll: Duration::from_millis(20),
+                allow_private_addresses: true,
                 ..WebhookConfig::default()
             },
             ..AppOptions::default()
@@ -744,5 +746,43 @@ async fn two_instances_make_each_attempt_once() {
         ids.sort();
         ids.dedup();
         assert_eq!(ids.len(), 30, "each event delivered once by one of the two");
+    }
+}
+
+#[tokio::test]
+async fn by_default_no_event_reaches_a_private_address() {
+    for backend in backends() {
+        let options = AppOptions {
+            webhooks: WebhookConfig {
+                poll: Duration::from_millis(50),
+                ..WebhookConfig::default()
+            },
+            ..AppOptions::default()
+        };
+        let app = TestApp::spawn_with(backend, options).await;
+        let receiver = Receiver::start().await;
+        let port = receiver.address.port();
+        let (by_address, _) = create_endpoint(&app, &receiver.url("/literal"), &[]).await;
+        let (by_name, _) =
+            create_endpoint(&app, &format!("http://localhost:{port}/named"), &[]).await;
+        create_company(&app, "Probe").await;
+        for endpoint_id in [&by_address, &by_name] {
+            let listed = deliveries_until(&app, endpoint_id, "the attempt refused", |listed| {
+                listed
+                    .first()
+                    .is_some_and(|d| d["attempts"].as_array().is_some_and(|a| !a.is_empty()))
+            })
+            .await;
+            let attempt = &listed[0]["attempts"][0];
+            assert_eq!(attempt["outcome"], "Unreachable");
+            assert_eq!(attempt["statusCode"], Value::Null);
+            assert!(
+                attempt["error"]
+                    .as_str()
+                    .is_some_and(|why| why.contains("non-public address")),
+                "{attempt}"
+            );
+        }
+        receiver.stays_at(0, Duration::from_millis(300)).await;
     }
 }
