@@ -77,9 +77,7 @@ fn correlation_id(request: &Request) -> String {
 /// may appear once; an operation that takes a body gets it buffered up to
 /// [`MAX_BODY_BYTES`] whatever the transfer encoding; any other request's
 /// body is dropped unread, so it cannot cause an undeclared 413 or 400.
-async fn prepare(mut request: Request, routes: &RouteTable) -> Result<Request, ApiError> {
-    let path = request.uri().path().to_owned();
-    let operation = routes.operation(&path, request.method());
+async fn prepare(mut request: Request, operation: Option<&Operation>) -> Result<Request, ApiError> {
     if let Some(operation) = operation {
         repeated_query_parameter(operation, request.uri().query())?;
     }
@@ -135,12 +133,10 @@ pub async fn around_every_request<E: Endpoint>(
     let correlation_id = correlation_id(&request);
     let method = request.method().clone();
     let path = request.uri().path().to_owned();
-    let operation = routes
-        .operation(&path, &method)
-        .map(|operation| operation.name.clone())
-        .unwrap_or_else(|| UNMATCHED.to_owned());
+    let operation = routes.operation(&path, &method);
+    let operation_name = operation.map_or(UNMATCHED, |operation| operation.name.as_str());
 
-    let outcome = match prepare(request, &routes).await {
+    let outcome = match prepare(request, operation).await {
         // A panicking handler still gets the JSON 500, the header and the log line.
         Ok(request) => match AssertUnwindSafe(next.call(request)).catch_unwind().await {
             Ok(result) => result.map(IntoResponse::into_response),
@@ -161,7 +157,7 @@ pub async fn around_every_request<E: Endpoint>(
     }
     rate_limit::add_headers(&mut response, &admission, rate_limits.quota());
     let elapsed = started.elapsed().as_secs_f64();
-    metrics.request(&operation, response.status().as_u16(), elapsed);
+    metrics.request(operation_name, response.status().as_u16(), elapsed);
     tracing::info!(
         target: "tributary::access",
         method = %method,

@@ -3,6 +3,8 @@
 //! attempts, retrying a message, replaying everything since a time, and
 //! dropping messages past their retention.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, TimeDelta, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
@@ -134,24 +136,25 @@ pub async fn list(
         .all(db)
         .await?;
     let ids: Vec<Uuid> = deliveries.iter().map(|(delivery, _)| delivery.id).collect();
-    let mut attempts = webhook_attempt::Entity::find()
+    let mut attempts: HashMap<Uuid, Vec<webhook_attempt::Model>> = HashMap::new();
+    for attempt in webhook_attempt::Entity::find()
         .filter(webhook_attempt::Column::DeliveryId.is_in(ids))
         .order_by_asc(webhook_attempt::Column::Attempted)
         .order_by_asc(webhook_attempt::Column::Id)
         .all(db)
-        .await?;
+        .await?
+    {
+        attempts
+            .entry(attempt.delivery_id)
+            .or_default()
+            .push(attempt);
+    }
     let views = deliveries
         .into_iter()
-        .map(|(delivery, message)| {
-            let (own, rest): (Vec<_>, Vec<_>) = attempts
-                .drain(..)
-                .partition(|attempt| attempt.delivery_id == delivery.id);
-            attempts = rest;
-            DeliveryView {
-                event_type: message.map(|m| m.event_type).unwrap_or_default(),
-                delivery,
-                attempts: own,
-            }
+        .map(|(delivery, message)| DeliveryView {
+            event_type: message.map(|m| m.event_type).unwrap_or_default(),
+            attempts: attempts.remove(&delivery.id).unwrap_or_default(),
+            delivery,
         })
         .collect();
     Ok((views, total))

@@ -390,6 +390,18 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
     )
     .await
     .expect("stored");
+    // So do a webhook endpoint's signing secrets, the current one and the
+    // one a rotation replaced (which still signs for a day).
+    use tributary::webhooks::endpoints;
+    let fields = endpoints::EndpointFields::parse("https://hooks.example.com/", None, &[], true)
+        .expect("valid fields");
+    let (endpoint, _) = endpoints::create(&db, &first, tenant, fields)
+        .await
+        .expect("created");
+    let now = chrono::Utc::now();
+    let (_, newest_secret) = endpoints::rotate_secret(&db, &first, tenant, endpoint.id, now)
+        .await
+        .expect("rotated");
 
     let output = tributary(dir.path())
         .env("TRIBUTARY_DATABASE_URL", &url)
@@ -424,6 +436,24 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
         .expect("opens with the new key alone")
         .expect("stored");
     assert_eq!(oauth_client.client_secret, "keyfile-client-secret");
+    assert!(
+        stdout.contains("1 webhook endpoints' signing secrets re-encrypted"),
+        "{stdout}"
+    );
+    let endpoint = endpoints::find(&db, tenant, endpoint.id)
+        .await
+        .expect("found");
+    let secrets = endpoints::signing_secrets(&rotated, &endpoint, now)
+        .expect("both open with the new key alone");
+    assert_eq!(
+        secrets.len(),
+        2,
+        "the current secret and the one it replaced"
+    );
+    assert_eq!(
+        tributary::webhooks::signature::written(&secrets[0]),
+        newest_secret
+    );
 
     // A server given only keys that cannot open the stored tokens refuses to start.
     let output = tributary(dir.path())

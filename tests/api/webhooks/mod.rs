@@ -717,7 +717,42 @@ async fn messages_can_be_retried_and_replayed() {
             )
             .await;
         assert_eq!(bad_since.status(), 400);
-        receiver.stays_at(7, Duration::from_millis(300)).await;
+
+        // Retried to one named endpoint only; a disabled one is refused.
+        let paused = json(
+            app.post_json(
+                "/webhooks/endpoints",
+                &json!({"url": receiver.url("/paused"), "enabled": false}),
+            )
+            .await,
+        )
+        .await;
+        let paused_id = paused["id"].as_str().expect("an id");
+        let refused = app
+            .post_json(
+                &format!("/webhooks/messages/{message}/retry?endpointId={paused_id}"),
+                &json!(null),
+            )
+            .await;
+        assert_eq!(refused.status(), 409);
+        assert!(
+            json(refused).await["error"]
+                .as_str()
+                .is_some_and(|why| why.contains("disabled")),
+            "says why"
+        );
+        let named = app
+            .post_json(
+                &format!("/webhooks/messages/{message}/retry?endpointId={endpoint_id}"),
+                &json!(null),
+            )
+            .await;
+        assert_eq!(named.status(), 202);
+        assert_eq!(json(named).await["queued"], 1);
+        let last = receiver.wait_for(8).await;
+        assert_eq!(last[7].path, "/replays");
+        assert_eq!(last[7].header("webhook-id"), message);
+        receiver.stays_at(8, Duration::from_millis(300)).await;
     }
 }
 
