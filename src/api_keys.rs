@@ -185,6 +185,18 @@ pub async fn create(
     })
 }
 
+/// The client named `name`, as a tenant, if it exists (the command line
+/// acts for a client by name).
+pub async fn tenant_named(db: &impl ConnectionTrait, name: &str) -> Result<Option<Tenant>, Error> {
+    Ok(client::Entity::find()
+        .filter(client::Column::Name.eq(name))
+        .one(db)
+        .await?
+        .map(|client| Tenant {
+            client_id: client.id,
+        }))
+}
+
 /// Takes the write lock on the tenant's client row, first thing in a
 /// transaction: concurrent creations and deletions of its keys then happen
 /// one after another, so neither the limit nor the last key can be raced

@@ -76,6 +76,18 @@ pub async fn create(
     fields: CompanyFields,
 ) -> Result<company::Model, Error> {
     let txn = db.begin().await?;
+    let company = insert(&txn, tenant, fields).await?;
+    txn.commit().await?;
+    Ok(company)
+}
+
+/// Creates a company for `tenant` inside the caller's transaction,
+/// announcing `company.created` with it.
+pub async fn insert(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    fields: CompanyFields,
+) -> Result<company::Model, Error> {
     let company = company::ActiveModel {
         id: Set(Uuid::now_v7()),
         client_id: Set(tenant.client_id),
@@ -84,10 +96,9 @@ pub async fn create(
         created: Set(Timestamp::now()),
         last_sync: Set(None),
     }
-    .insert(&txn)
+    .insert(db)
     .await?;
-    webhooks::record(&txn, event(EventType::CompanyCreated, &company)).await?;
-    txn.commit().await?;
+    webhooks::record(db, event(EventType::CompanyCreated, &company)).await?;
     Ok(company)
 }
 

@@ -205,4 +205,19 @@ pub enum Remedy {
         /// The data type's name (`invoices`).
         data_type: String,
     },
+    /// Attest a step of a managed migration's checklist.
+    AttestChecklistStep {
+        /// The migration batch.
+        migration_id: Uuid,
+        /// The step's name.
+        step: String,
+    },
+    /// Send a company's current tokens again, in a new migration batch row
+    /// with the same external reference.
+    ResendRow,
+    /// Retry a migration's failed rows once their cause is fixed.
+    RetryFailedRows {
+        /// The migration batch.
+        migration_id: Uuid,
+    },
 }

@@ -24,6 +24,9 @@ pub enum Owner<'a> {
     },
     /// A webhook endpoint's signing secrets.
     WebhookEndpoint(Uuid),
+    /// A managed migration row's authorization body, until it is stored on
+    /// the row's connection.
+    MigrationRow(Uuid),
 }
 
 impl Owner<'_> {
@@ -36,6 +39,7 @@ impl Owner<'_> {
                 platform_key,
             } => format!("tributary/oauth-client/{client_id}/{platform_key}"),
             Self::WebhookEndpoint(id) => format!("tributary/webhook-endpoint/{id}"),
+            Self::MigrationRow(id) => format!("tributary/migration-row/{id}"),
         }
     }
 }
@@ -46,6 +50,7 @@ impl std::fmt::Display for Owner<'_> {
             Self::Connection(id) => write!(f, "connection {id}"),
             Self::OAuthClient { platform_key, .. } => write!(f, "OAuth client for {platform_key}"),
             Self::WebhookEndpoint(id) => write!(f, "webhook endpoint {id}"),
+            Self::MigrationRow(id) => write!(f, "migration row {id}"),
         }
     }
 }

@@ -18,6 +18,7 @@ mod m20261125_000009_records_flag_deletions;
 mod m20261125_000010_api_key_names;
 mod m20261125_000011_webhooks;
 mod m20261125_000012_server_instances;
+mod m20261125_000013_managed_migrations;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -38,6 +39,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000010_api_key_names::Migration),
             Box::new(m20261125_000011_webhooks::Migration),
             Box::new(m20261125_000012_server_instances::Migration),
+            Box::new(m20261125_000013_managed_migrations::Migration),
         ]
     }
 }

@@ -5,7 +5,9 @@
 
 use chrono::Utc;
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, TransactionTrait,
+};
 use uuid::Uuid;
 
 use entity::connection;
@@ -77,31 +79,46 @@ pub async fn authorize(
         verify_tokens(db, keyring, tenant, platform, connectors, &mut accepted).await?;
     }
     let txn = db.begin().await?;
-    // The transaction starts with its write, so SQLite takes the write lock
-    // first (a read-then-write transaction cannot wait for it), and a
-    // connection deleted meanwhile is a 404, not a foreign-key failure.
+    let linked_row = link(&txn, keyring, tenant, row, &accepted, now).await?;
+    txn.commit().await?;
+    let row = connection_of_company(db, company_id, linked_row.id).await?;
+    view_of(db, row).await
+}
+
+/// Inside the caller's transaction: links `row`, stores `accepted` as its
+/// credential (replacing any earlier one) and announces
+/// `connection.connected`. Its first statement is the write, so SQLite
+/// takes the write lock first (a read-then-write transaction cannot wait
+/// for it), and a connection deleted meanwhile is a 404, not a foreign-key
+/// failure.
+pub async fn link(
+    db: &impl ConnectionTrait,
+    keyring: &Keyring,
+    tenant: Tenant,
+    row: connection::Model,
+    accepted: &AcceptedAuthorization,
+    now: chrono::DateTime<Utc>,
+) -> Result<connection::Model, Error> {
     let linked = connection::Entity::update_many()
         .col_expr(
             connection::Column::Status,
             Expr::value(ConnectionStatus::Linked),
         )
-        .filter(connection::Column::Id.eq(connection_id))
-        .filter(connection::Column::CompanyId.eq(company_id))
-        .exec(&txn)
+        .filter(connection::Column::Id.eq(row.id))
+        .filter(connection::Column::CompanyId.eq(row.company_id))
+        .exec(db)
         .await?;
     if linked.rows_affected == 0 {
-        return Err(not_found(connection_id));
+        return Err(not_found(row.id));
     }
-    super::credentials::store(&txn, keyring, connection_id, &accepted, now).await?;
+    super::credentials::store(db, keyring, row.id, accepted, now).await?;
     let linked_row = connection::Model {
         status: ConnectionStatus::Linked,
         ..row
     };
     let event = super::event(EventType::ConnectionConnected, tenant, &linked_row);
-    webhooks::record(&txn, event).await?;
-    txn.commit().await?;
-    let row = connection_of_company(db, company_id, linked_row.id).await?;
-    view_of(db, row).await
+    webhooks::record(db, event).await?;
+    Ok(linked_row)
 }
 
 /// `?verify=true`: one cheap authenticated call to the platform, or, when

@@ -113,6 +113,23 @@ pub async fn create(
         ]));
     }
     let txn = db.begin().await?;
+    let connection = insert(&txn, tenant, company_id, platform_key).await?;
+    txn.commit().await?;
+    Ok(ConnectionView {
+        connection,
+        credential: None,
+    })
+}
+
+/// Creates a `PendingAuth` connection to `platform_key` for a company
+/// already checked to be the tenant's, inside the caller's transaction,
+/// announcing `connection.created` with it.
+pub async fn insert(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    company_id: Uuid,
+    platform_key: &str,
+) -> Result<connection::Model, Error> {
     let connection = connection::ActiveModel {
         id: Set(Uuid::now_v7()),
         company_id: Set(company_id),
@@ -121,18 +138,25 @@ pub async fn create(
         created: Set(Timestamp::now()),
         last_sync: Set(None),
     }
-    .insert(&txn)
+    .insert(db)
     .await?;
-    webhooks::record(
-        &txn,
-        event(EventType::ConnectionCreated, tenant, &connection),
-    )
-    .await?;
-    txn.commit().await?;
-    Ok(ConnectionView {
-        connection,
-        credential: None,
-    })
+    webhooks::record(db, event(EventType::ConnectionCreated, tenant, &connection)).await?;
+    Ok(connection)
+}
+
+/// The tenant company's connections to `platform_key`, oldest first.
+pub async fn of_platform(
+    db: &impl ConnectionTrait,
+    company_id: Uuid,
+    platform_key: &str,
+) -> Result<Vec<connection::Model>, Error> {
+    Ok(connection::Entity::find()
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .filter(connection::Column::PlatformKey.eq(platform_key))
+        .order_by_asc(connection::Column::Created)
+        .order_by_asc(connection::Column::Id)
+        .all(db)
+        .await?)
 }
 
 pub(super) async fn find_row(

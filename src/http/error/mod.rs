@@ -381,6 +381,16 @@ pub fn worded(problem: Problem) -> String {
 pub fn sentence(remedy: &Remedy) -> String {
     match remedy {
         Remedy::ListPlatforms => "GET /integrations lists the valid keys.".to_owned(),
+        Remedy::AttestChecklistStep { migration_id, step } => format!(
+            "Once it is done, record it with PUT /migrations/{migration_id}/checklist/{step} and your name in \
+             `attestedBy`."
+        ),
+        Remedy::ResendRow => "Obtain the company's current tokens and send them in a new batch (POST /migrations) \
+             with the same externalReference: its company and connection are reused, not created again."
+            .to_owned(),
+        Remedy::RetryFailedRows { migration_id } => format!(
+            "Once the cause is fixed, POST /migrations/{migration_id}/retryFailed tries the failed rows again."
+        ),
         Remedy::ReadAuthorizationSchema { platform_key } => {
             format!("GET /integrations/{platform_key} gives the body it takes.")
         }

@@ -9,7 +9,7 @@ pub mod requests;
 use sea_orm::Iterable;
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
-    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait, Set,
 };
 use uuid::Uuid;
 
@@ -58,7 +58,7 @@ pub async fn queue_all(
     tenant: Tenant,
     company_id: Uuid,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    let operations = queue(db, tenant, company_id, None).await?;
+    let operations = queue(db, tenant, company_id, None, None).await?;
     requests::record(db, tenant, company_id, &operations).await?;
     Ok(operations)
 }
@@ -71,9 +71,22 @@ pub async fn queue_one(
     company_id: Uuid,
     data_type: DataType,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    let operations = queue(db, tenant, company_id, Some(data_type)).await?;
+    let operations = queue(db, tenant, company_id, Some(data_type), None).await?;
     requests::record(db, tenant, company_id, &operations).await?;
     Ok(operations)
+}
+
+/// Queues every data type of one `Linked` connection of the company (a
+/// managed migration's first sync of the connection it imported), as one
+/// sync request; returns the request's id.
+pub async fn queue_connection(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+) -> Result<Uuid, Error> {
+    let operations = queue(db, tenant, company_id, None, Some(connection_id)).await?;
+    requests::record(db, tenant, company_id, &operations).await
 }
 
 async fn queue(
@@ -81,10 +94,14 @@ async fn queue(
     tenant: Tenant,
     company_id: Uuid,
     only: Option<DataType>,
+    connection_id: Option<Uuid>,
 ) -> Result<Vec<pull_operation::Model>, Error> {
     companies::find(db, tenant, company_id).await?;
     let linked = connection::Entity::find()
         .filter(connection::Column::CompanyId.eq(company_id))
+        .apply_if(connection_id, |query, id| {
+            query.filter(connection::Column::Id.eq(id))
+        })
         .filter(connection::Column::Status.eq(ConnectionStatus::Linked))
         .order_by_asc(connection::Column::Created)
         .order_by_asc(connection::Column::Id)

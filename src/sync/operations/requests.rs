@@ -90,6 +90,29 @@ pub async fn record(
     Ok(id)
 }
 
+/// The operations of request `request_id` once it has completed; `None`
+/// while any of them runs (or for an unknown request).
+pub async fn outcome(
+    db: &impl ConnectionTrait,
+    request_id: Uuid,
+) -> Result<Option<Vec<pull_operation::Model>>, sea_orm::DbErr> {
+    let completed = sync_request::Entity::find_by_id(request_id)
+        .filter(sync_request::Column::Completed.is_not_null())
+        .one(db)
+        .await?;
+    if completed.is_none() {
+        return Ok(None);
+    }
+    let operations = pull_operation::Entity::find()
+        .inner_join(sync_request_operation::Entity)
+        .filter(sync_request_operation::Column::RequestId.eq(request_id))
+        .order_by_asc(pull_operation::Column::Requested)
+        .order_by_asc(pull_operation::Column::Id)
+        .all(db)
+        .await?;
+    Ok(Some(operations))
+}
+
 /// Inside the transaction that ended operation `operation_id`: completes
 /// (and announces) every request of it whose operations have now all ended.
 pub async fn operation_ended(
