@@ -1,7 +1,7 @@
 //! Assembling the application, once, the same way for the command line, the
 //! tests and the benchmark: the database (migrated), the keyring, the first
 //! API key, the platforms' connectors, the sync engine, the webhook
-//! deliverer and the HTTP listener, from one [`Config`].
+//! deliverer, the migration runner and the HTTP listener, from one [`Config`].
 
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -16,6 +16,7 @@ use crate::crypto::{self, Keyring};
 use crate::db;
 use crate::http::server::Listener;
 use crate::http::state::AppState;
+use crate::managed_migrations::{self, MigrationConfig, Runner};
 use crate::metrics::Metrics;
 use crate::platforms::config::PlatformsConfig;
 use crate::platforms::connector::Connectors;
@@ -40,6 +41,8 @@ pub struct Config {
     pub engine: EngineConfig,
     /// Whether and how this process delivers webhooks.
     pub webhooks: WebhookConfig,
+    /// How this process runs managed migrations.
+    pub migrations: MigrationConfig,
     /// Where to serve `/metrics` (port 0: any free port); `None`: nowhere.
     pub metrics_bind: Option<String>,
     /// Request quotas and concurrency caps.
@@ -82,6 +85,7 @@ async fn unknown_key_ids(
         .into_iter()
         .chain(oauth_clients::key_ids(db).await?)
         .chain(webhooks::endpoints::key_ids(db).await?)
+        .chain(managed_migrations::key_ids(db).await?)
         .filter(|id| !keyring.has_key(id))
         .collect();
     missing.sort();
@@ -98,6 +102,8 @@ pub struct Application {
     workers: Vec<JoinHandle<()>>,
     deliverer: Arc<Deliverer>,
     delivering: Option<JoinHandle<()>>,
+    migrations: Arc<Runner>,
+    migrating: Option<JoinHandle<()>>,
     metrics_address: Option<SocketAddr>,
     heartbeat: JoinHandle<()>,
     first_key: Option<NewApiKey>,
@@ -170,10 +176,19 @@ impl Application {
             metrics.clone(),
         )?;
         let delivering = deliverer.start();
+        let migrations = Runner::new(
+            db.clone(),
+            keyring.clone(),
+            connectors.clone(),
+            config.migrations,
+            sync_wake.clone(),
+        );
+        let migrating = migrations.start();
         let state = AppState {
             db,
             keyring,
             deliverer: deliverer.clone(),
+            migrations: migrations.clone(),
             clock,
             metrics,
             rate_limits,
@@ -199,6 +214,8 @@ impl Application {
             workers,
             deliverer,
             delivering,
+            migrations,
+            migrating,
             metrics_address,
             heartbeat,
             first_key,
@@ -238,6 +255,8 @@ impl Application {
         let served = self.listener.serve_until_stopped(self.state).await;
         let (engine, deliverer) = (self.engine, self.deliverer);
         tokio::join!(
+            self.migrations
+                .stop(self.migrating, Duration::from_secs(15)),
             engine.stop(self.workers, Duration::from_secs(15)),
             deliverer.stop(self.delivering, Duration::from_secs(16)),
             limits.stop(self.heartbeat),

@@ -13,8 +13,10 @@ use clap::{Arg, ArgMatches, Args, FromArgMatches, Parser, Subcommand};
 use crate::app::{Application, Config, FirstKey, Keys};
 use crate::crypto;
 use crate::db::{self, DEFAULT_DATABASE_URL};
+use crate::managed_migrations::{self, BatchInput, Created, MigrationConfig, RowInput};
 use crate::platforms::Platform;
 use crate::platforms::config::{self, PlatformConfig, PlatformsConfig};
+use crate::platforms::connector::Connectors;
 use crate::platforms::connector::{ConnectorKind, Endpoint};
 use crate::platforms::kit::http::RetryPolicy;
 use crate::rate_limits::{self, RateLimitConfig};
@@ -113,6 +115,25 @@ struct ServeOptions {
         default_value_t = rate_limits::DEFAULT_CONCURRENT_PER_COMPANY
     )]
     max_concurrent_per_company: u32,
+    /// Migration rows of one platform advanced at once by this process
+    /// (0: this process runs no managed migrations).
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_MIGRATION_CONCURRENCY",
+        default_value_t = MigrationConfig::default().concurrency_per_platform
+    )]
+    migration_concurrency: usize,
+    /// Seconds a migration row stays claimed by the process advancing it; a
+    /// process that dies leaves its rows to others (or to itself, restarted)
+    /// after this long.
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_MIGRATION_LEASE_SECS",
+        default_value_t = MigrationConfig::default().lease.as_secs()
+    )]
+    migration_lease_secs: u64,
     /// Serve Prometheus metrics at `http://ADDRESS/metrics`, without an API
     /// key (keep the address off the public network); off by default.
     #[arg(long, global = true, env = "TRIBUTARY_METRICS_BIND")]
@@ -290,6 +311,41 @@ enum Command {
     /// Manage the keys that seal stored tokens.
     #[command(subcommand)]
     EncryptionKey(EncryptionKeyCommand),
+    /// Managed migrations (batches of companies' tokens).
+    #[command(subcommand)]
+    Migration(MigrationCommand),
+}
+
+#[derive(Subcommand)]
+enum MigrationCommand {
+    /// Validate a JSON Lines file of rows (one `{"externalReference", "companyName" or "companyId",
+    /// "authorization"}` object per line) and store it as a Draft batch; a running server imports it
+    /// once its checklist is done and it is started (`POST /migrations/{id}/start`).
+    Import {
+        /// The JSON Lines file.
+        file: std::path::PathBuf,
+        /// The client (tenant) the companies belong to.
+        #[arg(long)]
+        client: String,
+        /// The platform the tokens are from (`xero`).
+        #[arg(long)]
+        platform: String,
+        /// Your reference for the batch: importing it again finds the stored batch.
+        #[arg(long)]
+        reference: Option<String>,
+        /// Prove each row's tokens with the platform.
+        #[arg(long, default_value_t = true, action = clap::ArgAction::Set)]
+        verify: bool,
+        /// Sync each row after its import.
+        #[arg(long, default_value_t = false, action = clap::ArgAction::Set)]
+        sync: bool,
+        /// The external reference of the canary row (default: the first row).
+        #[arg(long)]
+        canary: Option<String>,
+        /// Validate only; store nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
 }
 
 #[derive(Subcommand)]
@@ -327,7 +383,7 @@ impl Cli {
         }
         // Rotation checks its keys before anything else.
         let keyring = match self.command {
-            Some(Command::EncryptionKey(_)) => Some(self.keyring()?),
+            Some(Command::EncryptionKey(_) | Command::Migration(_)) => Some(self.keyring()?),
             _ => None,
         };
         let db = db::connect(&self.global.database_url, None).await?;
@@ -352,6 +408,39 @@ impl Cli {
                 rotate(&db, &self.global).await
             }
             (Some(Command::EncryptionKey(EncryptionKeyCommand::Generate)), _) => Ok(()),
+            (
+                Some(Command::Migration(MigrationCommand::Import {
+                    file,
+                    client,
+                    platform,
+                    reference,
+                    verify,
+                    sync,
+                    canary,
+                    dry_run,
+                })),
+                Some(keyring),
+            ) => {
+                let rows = read_rows(&file)?;
+                let tenant = api_keys::tenant_named(&db, &client)
+                    .await?
+                    .ok_or_else(|| anyhow::anyhow!("no client named '{client}' (create one with `tributary api-key create --client {client}`)"))?;
+                let connectors = Connectors::for_platforms(&self.serve.platforms.config())?;
+                let input = BatchInput {
+                    platform_key: platform,
+                    reference,
+                    verify,
+                    sync,
+                    canary_reference: canary,
+                    rows,
+                };
+                let created =
+                    managed_migrations::create(&db, &keyring, &connectors, tenant, input, dry_run)
+                        .await
+                        .map_err(|error| anyhow::anyhow!(invalid_rows(&error)))?;
+                print_created(&created);
+                Ok(())
+            }
             (_, None) => anyhow::bail!("internal: this command needs the keyring"),
         }
     }
@@ -376,6 +465,7 @@ async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> any
     let rotation = connections::credentials::rotate(db, &keyring).await?;
     let clients = oauth_clients::rotate(db, &keyring).await?;
     let endpoints = webhooks::endpoints::rotate_sealing(db, &keyring).await?;
+    let rows = managed_migrations::rotate(db, &keyring).await?;
     let (clients_rotated, clients_current, clients_remaining) =
         (clients.rotated, clients.current, clients.remaining);
     println!(
@@ -395,6 +485,18 @@ async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> any
             endpoints.rotated, endpoints.current
         );
     }
+    if rows.rotated + rows.current + rows.remaining > 0 {
+        println!(
+            "{} migration rows' waiting tokens re-encrypted; {} already were.",
+            rows.rotated, rows.current
+        );
+    }
+    anyhow::ensure!(
+        rows.remaining == 0,
+        "{} migration rows changed while rotating and are still under an older key: run the rotation again \
+         before removing any key",
+        rows.remaining
+    );
     anyhow::ensure!(
         endpoints.remaining == 0,
         "{} webhook endpoints changed while rotating and are still under an older key: run the rotation \
@@ -448,6 +550,11 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
             allow_private_addresses: options.webhook_allow_private_addresses,
             ..WebhookConfig::default()
         },
+        migrations: MigrationConfig {
+            concurrency_per_platform: options.migration_concurrency,
+            lease: Duration::from_secs(options.migration_lease_secs.max(1)),
+            ..MigrationConfig::default()
+        },
         metrics_bind: options.metrics_bind.clone(),
         rate_limits: RateLimitConfig {
             requests_per_minute: options.rate_limit_per_minute,
@@ -467,6 +574,86 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
         options.bind
     );
     application.run_until_stopped().await
+}
+
+/// The rows of a JSON Lines file; blank lines are skipped, and a line that
+/// is not a row is an error naming the line (never its content: it holds
+/// tokens).
+fn read_rows(file: &std::path::Path) -> anyhow::Result<Vec<RowInput>> {
+    let text = std::fs::read_to_string(file)
+        .map_err(|error| anyhow::anyhow!("cannot read {}: {error}", file.display()))?;
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    for (index, line) in text.lines().enumerate() {
+        if line.trim().is_empty() {
+            continue;
+        }
+        match serde_json::from_str::<RowInput>(line) {
+            Ok(row) => rows.push(row),
+            Err(error) => problems.push(format!(
+                "line {}: not a row ({:?} at column {})",
+                index + 1,
+                error.classify(),
+                error.column()
+            )),
+        }
+    }
+    anyhow::ensure!(
+        problems.is_empty(),
+        "{} has lines that are not rows:\n{}",
+        file.display(),
+        problems.join("\n")
+    );
+    Ok(rows)
+}
+
+/// An import's refusal: one line per field at fault (`rows[3] is line 4`).
+fn invalid_rows(error: &crate::error::Error) -> String {
+    match error {
+        crate::error::Error::Invalid(errors) => {
+            let lines: Vec<String> = errors
+                .iter()
+                .map(|error| format!("  {}: {}", error.item_id, error.message))
+                .collect();
+            format!(
+                "the batch is not valid ({} problems; rows[N] is the N+1th row of the file):\n{}",
+                errors.len(),
+                lines.join("\n")
+            )
+        }
+        other => other.to_string(),
+    }
+}
+
+fn print_created(created: &Created) {
+    match created {
+        Created::DryRun(plan) => println!(
+            "Valid: {} rows from {} ({} companies to create, {} named by id, {} imported before and reused); \
+             canary: {}. Nothing was stored (dry run).",
+            plan.rows,
+            plan.platform.name,
+            plan.companies_to_create,
+            plan.companies_named,
+            plan.references_imported_before,
+            plan.canary_reference
+        ),
+        Created::New(_, summary) | Created::Existing(summary) => {
+            let verb = if matches!(created, Created::New(..)) {
+                "Stored"
+            } else {
+                "Found (stored before)"
+            };
+            println!(
+                "{verb}: migration {} with {} rows ({:?}). Complete its checklist (GET /migrations/{}), then \
+                 POST /migrations/{}/start.",
+                summary.batch.id,
+                summary.batch.row_count,
+                summary.batch.state,
+                summary.batch.id,
+                summary.batch.id
+            );
+        }
+    }
 }
 
 /// Shown once, on the first start of an empty database: the key and a

@@ -35,6 +35,7 @@ pub mod data;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod managed_migrations;
 pub mod metrics;
 pub mod oauth_clients;
 pub mod paging;

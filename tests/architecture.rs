@@ -33,13 +33,16 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 18] = [
+const TABLE_OWNERS: [(&str, &str); 21] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
     ("connection", "connections/"),
     ("connection_credential", "connections/"),
     ("oauth_client", "oauth_clients.rs"),
+    ("migration_batch", "managed_migrations/"),
+    ("migration_row", "managed_migrations/"),
+    ("migration_attestation", "managed_migrations/"),
     ("pull_operation", "sync/operations/"),
     ("data_generation", "store/"),
     ("record", "store/"),

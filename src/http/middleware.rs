@@ -25,6 +25,17 @@ const UNMATCHED: &str = "unmatched";
 pub const CORRELATION_HEADER: &str = "x-correlation-id";
 /// The largest request body accepted.
 pub const MAX_BODY_BYTES: usize = 1024 * 1024;
+/// The largest body of `createMigration`: a batch of up to 10,000 rows,
+/// each with its authorization body.
+pub const MAX_MIGRATION_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+/// The largest body `operation` accepts.
+fn body_limit(operation: &Operation) -> usize {
+    match operation.name.as_str() {
+        "createMigration" => MAX_MIGRATION_BODY_BYTES,
+        _ => MAX_BODY_BYTES,
+    }
+}
 
 /// A documented query parameter given more than once (which value counts
 /// would be a guess) or holding NUL (no text accepts it) is refused.
@@ -81,33 +92,29 @@ async fn prepare(mut request: Request, operation: Option<&Operation>) -> Result<
     if let Some(operation) = operation {
         repeated_query_parameter(operation, request.uri().query())?;
     }
-    if !operation.is_some_and(|operation| operation.takes_body) {
+    let Some(operation) = operation.filter(|operation| operation.takes_body) else {
         request.set_body(Body::empty());
         return Ok(request);
-    }
-    limit_body(request).await
+    };
+    limit_body(request, body_limit(operation)).await
 }
 
-/// Reads a request body up to [`MAX_BODY_BYTES`].
-async fn limit_body(mut request: Request) -> Result<Request, ApiError> {
+/// Reads a request body up to `limit` bytes.
+async fn limit_body(mut request: Request, limit: usize) -> Result<Request, ApiError> {
     let declared = request
         .headers()
         .get(poem::http::header::CONTENT_LENGTH)
         .and_then(|value| value.to_str().ok())
         .and_then(|value| value.parse::<u64>().ok());
-    if declared.is_some_and(|length| length > MAX_BODY_BYTES as u64) {
-        return Err(ApiError::PayloadTooLarge {
-            limit: MAX_BODY_BYTES,
-        });
+    if declared.is_some_and(|length| length > limit as u64) {
+        return Err(ApiError::PayloadTooLarge { limit });
     }
     let body = request.take_body();
     let bytes = body
-        .into_bytes_limit(MAX_BODY_BYTES)
+        .into_bytes_limit(limit)
         .await
         .map_err(|error| match error {
-            poem::error::ReadBodyError::PayloadTooLarge => ApiError::PayloadTooLarge {
-                limit: MAX_BODY_BYTES,
-            },
+            poem::error::ReadBodyError::PayloadTooLarge => ApiError::PayloadTooLarge { limit },
             other => ApiError::validation(vec![FieldError::new(
                 "body",
                 format!("the request body could not be read: {other}"),

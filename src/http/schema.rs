@@ -17,6 +17,7 @@ use serde_json::{Map, Value};
 use crate::connections::ConnectionStatus;
 use crate::data::records::add_synced_schema;
 use crate::data::{DataType, Definition, Visitor, visit_all};
+use crate::managed_migrations::{BatchState, ChecklistStep, RowState};
 use crate::platforms::{self, SourceType};
 use crate::sync::operations::PullStatus;
 use crate::webhooks::{DeliveryStatus, EventType};
@@ -131,6 +132,9 @@ fn add_vocabularies(generator: &mut SchemaGenerator) {
     generator.subschema_for::<SourceType>();
     generator.subschema_for::<DataType>();
     generator.subschema_for::<EventType>();
+    generator.subschema_for::<BatchState>();
+    generator.subschema_for::<RowState>();
+    generator.subschema_for::<ChecklistStep>();
     generator.subschema_for::<DeliveryStatus>();
 }
 

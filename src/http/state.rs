@@ -1,6 +1,6 @@
 //! What every request handler shares: the database handle, the keyring
 //! that seals stored tokens, the engine's wake-up, the webhook deliverer, the
-//! key cache and the platforms' connectors. Built once, by `app::Application::build`.
+//! migration runner, the key cache and the platforms' connectors. Built once, by `app::Application::build`.
 
 use std::sync::Arc;
 
@@ -9,6 +9,7 @@ use sea_orm::DatabaseConnection;
 use crate::api_keys::KeyCache;
 use crate::clock::Clock;
 use crate::crypto::Keyring;
+use crate::managed_migrations::Runner;
 use crate::metrics::Metrics;
 use crate::platforms::connector::Connectors;
 use crate::rate_limits::RateLimits;
@@ -24,6 +25,8 @@ pub struct AppState {
     pub keyring: Arc<Keyring>,
     /// This process's webhook deliverer, woken when a retry or replay is queued.
     pub deliverer: Arc<Deliverer>,
+    /// This process's managed migration runner, woken when a batch starts or proceeds.
+    pub migrations: Arc<Runner>,
     /// The time webhook secrets and schedules are kept in (tests move it).
     pub clock: Clock,
     /// This application's metrics.

@@ -736,3 +736,177 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
     assert_eq!(envelope["data"]["companyId"], company["companyId"]);
     restarted.terminate().await;
 }
+
+#[tokio::test]
+async fn a_migration_batch_killed_mid_import_resumes_after_the_restart_and_imports_each_row_once() {
+    const ROWS: usize = 3000;
+    let dir = tempfile::tempdir().expect("a directory");
+    let key = "migration-crash-key-123";
+    let port = free_port();
+    let start = || {
+        let mut command = tributary(dir.path());
+        command
+            .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
+            .env("TRIBUTARY_BOOTSTRAP_API_KEY", key)
+            .env("TRIBUTARY_MIGRATION_CONCURRENCY", "1")
+            .env("TRIBUTARY_MIGRATION_LEASE_SECS", "2");
+        Running::start(command)
+    };
+    let mut server = start();
+    server.until(is_listening).await;
+    let http = crate::helpers::http_client();
+    let url = |path: &str| format!("http://127.0.0.1:{port}{path}");
+    let send = |method: reqwest::Method, path: &str, body: Option<serde_json::Value>| {
+        let mut request = http
+            .request(method, url(path))
+            .header("authorization", crate::helpers::basic(key));
+        if let Some(body) = body {
+            request = request.json(&body);
+        }
+        async move {
+            let response = request.send().await.expect("answered");
+            let status = response.status().as_u16();
+            (
+                status,
+                response
+                    .json::<serde_json::Value>()
+                    .await
+                    .unwrap_or_default(),
+            )
+        }
+    };
+    let rows: Vec<serde_json::Value> = (0..ROWS)
+        .map(|n| {
+            serde_json::json!({
+                "externalReference": format!("crash-{n}"),
+                "companyName": format!("Crash {n} Ltd"),
+                "authorization": {"organizationId": format!("sbx-crash-{n}"), "accessToken": "sbx-crash-token", "invoiceCount": 3},
+            })
+        })
+        .collect();
+    let (status, created) = send(
+        reqwest::Method::POST,
+        "/migrations",
+        Some(serde_json::json!({"platformKey": "sandbox", "verify": false, "rows": rows})),
+    )
+    .await;
+    assert_eq!(status, 201, "{created}");
+    let id = created["migration"]["id"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let (status, _) = send(
+        reqwest::Method::PUT,
+        "/integrations/sandbox/oauth-client",
+        Some(serde_json::json!({"clientId": "sandbox-app", "clientSecret": "sandbox-secret"})),
+    )
+    .await;
+    assert_eq!(status, 200);
+    for step in [
+        "migrationScheduled",
+        "callbackUrlAdded",
+        "oldApplicationSyncDisabled",
+    ] {
+        let (status, _) = send(
+            reqwest::Method::PUT,
+            &format!("/migrations/{id}/checklist/{step}"),
+            Some(serde_json::json!({"attestedBy": "Support"})),
+        )
+        .await;
+        assert_eq!(status, 200);
+    }
+    let batch_path = format!("/migrations/{id}");
+    let wait_for = |wanted: &'static str| {
+        let send = &send;
+        let batch_path = batch_path.clone();
+        async move {
+            for _ in 0..1200 {
+                let (_, batch) = send(reqwest::Method::GET, &batch_path, None).await;
+                if batch["state"] == wanted {
+                    return batch;
+                }
+                tokio::time::sleep(Duration::from_millis(50)).await;
+            }
+            panic!("the batch never became {wanted}");
+        }
+    };
+    let (status, _) = send(
+        reqwest::Method::POST,
+        &format!("/migrations/{id}/start"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 202);
+    wait_for("AwaitingProceed").await;
+    let (status, _) = send(
+        reqwest::Method::POST,
+        &format!("/migrations/{id}/proceed"),
+        None,
+    )
+    .await;
+    assert_eq!(status, 202);
+
+    // Killed once some rows are in and most are not.
+    let mut imported_at_kill = 0;
+    for _ in 0..1200 {
+        let (_, batch) = send(reqwest::Method::GET, &batch_path, None).await;
+        imported_at_kill = batch["counts"]["imported"].as_u64().unwrap_or(0);
+        if imported_at_kill >= 100 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    server.child.start_kill().expect("SIGKILL sent");
+    server.child.wait().await.expect("killed");
+    assert!(
+        (100..ROWS as u64 - 100).contains(&imported_at_kill),
+        "the kill was meant to land mid-batch ({imported_at_kill} of {ROWS} imported)"
+    );
+
+    let mut restarted = start();
+    restarted.until(is_listening).await;
+    let done = wait_for("Completed").await;
+    assert_eq!(done["counts"]["imported"], ROWS as u64 - 1, "{done}");
+    assert_eq!(done["counts"]["synced"], 1, "the canary: {done}");
+    restarted.terminate().await;
+
+    // Each row imported once: one company and one connection per row, and
+    // no row still holds its tokens.
+    let db = sea_orm::Database::connect(format!(
+        "sqlite://{}?mode=ro",
+        dir.path().join("tributary.db").display()
+    ))
+    .await
+    .expect("the database opens");
+    let count = |sql: &'static str| {
+        let db = &db;
+        async move {
+            use sea_orm::ConnectionTrait;
+            let row = db
+                .query_one_raw(sea_orm::Statement::from_string(
+                    sea_orm::DbBackend::Sqlite,
+                    sql.to_owned(),
+                ))
+                .await
+                .expect("countable")
+                .expect("a row");
+            row.try_get::<i64>("", "n").expect("a count")
+        }
+    };
+    assert_eq!(
+        count("SELECT COUNT(*) AS n FROM company").await,
+        ROWS as i64
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) AS n FROM connection").await,
+        ROWS as i64
+    );
+    assert_eq!(
+        count("SELECT COUNT(DISTINCT company_id) AS n FROM migration_row").await,
+        ROWS as i64
+    );
+    assert_eq!(
+        count("SELECT COUNT(*) AS n FROM migration_row WHERE ciphertext IS NOT NULL").await,
+        0
+    );
+}

@@ -16,6 +16,7 @@ use sea_orm::{ConnectionTrait, DatabaseConnection};
 use tributary::api_keys;
 use tributary::app::{Application, Config, FirstKey, Keys};
 use tributary::crypto::{self, Keyring};
+use tributary::managed_migrations::MigrationConfig;
 use tributary::platforms::config::PlatformsConfig;
 use tributary::platforms::connector::{AnyConnector, Connectors};
 use tributary::rate_limits::RateLimitConfig;
@@ -127,6 +128,8 @@ pub struct AppOptions {
     pub metrics: bool,
     /// Request quotas and caps (the product's defaults unless a test sets them).
     pub rate_limits: RateLimitConfig,
+    /// The managed migration runner's settings (it looks for work every 50 ms).
+    pub migrations: MigrationConfig,
 }
 
 impl AppOptions {
@@ -179,6 +182,10 @@ impl Default for AppOptions {
             },
             metrics: false,
             rate_limits: RateLimitConfig::default(),
+            migrations: MigrationConfig {
+                poll: std::time::Duration::from_millis(50),
+                ..MigrationConfig::default()
+            },
         }
     }
 }
@@ -369,6 +376,7 @@ async fn start_instance(
         first_key: FirstKey::Leave,
         engine: options.engine,
         webhooks: options.webhooks,
+        migrations: options.migrations,
         metrics_bind: options.metrics.then(|| "127.0.0.1:0".to_owned()),
         rate_limits: options.rate_limits,
         platforms: PlatformsConfig::default(),

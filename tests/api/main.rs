@@ -18,6 +18,7 @@ mod faults;
 mod incremental;
 mod integrations;
 mod metrics;
+mod migrations;
 mod paging;
 mod platforms;
 mod queries;

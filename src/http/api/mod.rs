@@ -11,6 +11,7 @@ pub mod connections;
 pub mod data;
 pub mod health;
 pub mod integrations;
+pub mod migrations;
 pub mod records;
 pub mod webhooks;
 
@@ -21,6 +22,7 @@ pub type Api = (
     data::DataApi,
     records::RecordsApi,
     integrations::IntegrationsApi,
+    migrations::MigrationsApi,
     webhooks::WebhooksApi,
     api_keys::ApiKeysApi,
     health::HealthApi,
@@ -40,6 +42,8 @@ pub enum ApiTags {
     Data,
     /// The platforms tributary connects to, and the authorization body each takes.
     Integrations,
+    /// Managed migrations: many companies' tokens moved from your own OAuth application in one supervised batch (checklist, canary, the rest, the report).
+    Migrations,
     /// Webhooks: endpoints that receive your events (signed, retried), their deliveries, retries and replays.
     Webhooks,
     /// Your API keys: create one (shown once), list them, delete one you no longer use.
@@ -60,6 +64,7 @@ pub fn service() -> OpenApiService<Api, ()> {
             data::DataApi,
             records::RecordsApi,
             integrations::IntegrationsApi,
+            migrations::MigrationsApi,
             webhooks::WebhooksApi,
             api_keys::ApiKeysApi,
             health::HealthApi,

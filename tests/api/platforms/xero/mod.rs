@@ -22,7 +22,7 @@ const REFRESH: &str = "xero-refresh-token-0001";
 
 /// Serves the Xero fixtures: two pages each of invoices and contacts, and
 /// `/connections`; an unknown tenant is a 404.
-fn router() -> super::fake::Router {
+pub(crate) fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/connections" {
             return Answer::json(200, fixture("xero/fixtures/connections.json"));

@@ -1,0 +1,718 @@
+//! Managed migrations: many companies' tokens moved from a partner's own
+//! OAuth application in one supervised batch, following the
+//! specification's process: the checklist of steps 1-4 ([`checklist`]),
+//! a canary company imported, verified and synced alone (step 5), then the
+//! rest (step 6), each row idempotent and resumable ([`runner`]), and the
+//! handover report ([`report`]). Batches are validated whole before
+//! anything is stored ([`validation`]). Only this module writes
+//! `migration_batch`, `migration_row` and `migration_attestation`.
+
+pub mod checklist;
+pub mod report;
+pub mod runner;
+pub mod validation;
+
+use std::collections::BTreeMap;
+
+use chrono::Utc;
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{
+    ActiveEnum, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, Iterable,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+};
+use serde::Deserialize;
+use serde_json::Value;
+use uuid::Uuid;
+
+use entity::{migration_batch, migration_row};
+
+pub use entity::migration_batch::BatchState;
+pub use entity::migration_row::RowState;
+
+use crate::crypto::{Keyring, Sealed};
+use crate::error::{Error, Problem, Remedy};
+use crate::paging::PageRequest;
+use crate::platforms::connector::Connectors;
+use crate::tenant::Tenant;
+use crate::timestamp::Timestamp;
+use crate::vault::{self, Owner, Rotation};
+
+pub use checklist::{ChecklistItem, ChecklistStep};
+pub use runner::{MigrationConfig, Runner};
+pub use validation::Plan;
+
+/// The most rows one batch holds.
+pub const MAX_ROWS: usize = 10_000;
+
+/// One company of a batch, as sent: the partner's reference for it, the
+/// company (a name to create one, or an existing company's id), and the
+/// platform's authorization body.
+#[derive(Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct RowInput {
+    /// The partner's reference for the company, unique in the batch.
+    pub external_reference: String,
+    /// The name of the company to create.
+    #[serde(default)]
+    pub company_name: Option<String>,
+    /// An existing company to connect instead.
+    #[serde(default)]
+    pub company_id: Option<Uuid>,
+    /// The platform's authorization body (its tokens).
+    pub authorization: Value,
+}
+
+impl std::fmt::Debug for RowInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RowInput")
+            .field("external_reference", &self.external_reference)
+            .field("company_name", &self.company_name)
+            .field("company_id", &self.company_id)
+            .field("authorization", &"<redacted>")
+            .finish()
+    }
+}
+
+/// A batch, as sent.
+#[derive(Debug, Clone)]
+pub struct BatchInput {
+    /// The platform every row migrates from.
+    pub platform_key: String,
+    /// The partner's reference for the batch: sending it again finds this batch.
+    pub reference: Option<String>,
+    /// Prove each row's tokens with the platform.
+    pub verify: bool,
+    /// Sync each row after its import.
+    pub sync: bool,
+    /// The external reference of the canary row; the first row when absent.
+    pub canary_reference: Option<String>,
+    /// The companies.
+    pub rows: Vec<RowInput>,
+}
+
+/// What `create` did.
+#[derive(Debug)]
+pub enum Created {
+    /// A dry run: the batch is valid, and this is what it would do.
+    DryRun(Plan),
+    /// A new batch, and what validation found.
+    New(Plan, BatchSummary),
+    /// The batch with the same reference and rows, sent before.
+    Existing(BatchSummary),
+}
+
+/// A batch with its checklist, its rows' counts by state and its canary.
+#[derive(Debug, Clone)]
+pub struct BatchSummary {
+    /// The batch.
+    pub batch: migration_batch::Model,
+    /// Steps 1-4 of the process, done or not.
+    pub checklist: Vec<ChecklistItem>,
+    /// How many rows are in each state (every state listed).
+    pub counts: BTreeMap<String, u64>,
+    /// The canary row.
+    pub canary: migration_row::Model,
+}
+
+/// A state's name (`Pending`).
+pub fn row_state_name(state: RowState) -> String {
+    state.to_value()
+}
+
+/// The row state named `text`, ignoring case.
+pub fn row_state_named(text: &str) -> Option<RowState> {
+    RowState::iter().find(|state| state.to_value().eq_ignore_ascii_case(text))
+}
+
+/// Reads the `state` filter of a row list; 400 listing the states otherwise.
+pub fn requested_row_state(text: &str) -> Result<RowState, Error> {
+    row_state_named(text).ok_or_else(|| {
+        Error::invalid(
+            "state",
+            format!("must be one of: {}", row_state_names().join(", ")),
+        )
+    })
+}
+
+/// Every row state's name.
+pub fn row_state_names() -> Vec<String> {
+    RowState::iter().map(|state| state.to_value()).collect()
+}
+
+/// How far a row goes: its batch's options, or, for the canary, all the way.
+fn target(batch: &migration_batch::Model, row_id: Uuid) -> RowState {
+    if row_id == batch.canary_row_id || batch.sync {
+        RowState::Synced
+    } else if batch.verify {
+        RowState::Verified
+    } else {
+        RowState::Imported
+    }
+}
+
+fn rank(state: RowState) -> u8 {
+    match state {
+        RowState::Pending => 0,
+        RowState::Imported => 1,
+        RowState::Verified => 2,
+        RowState::Syncing => 3,
+        RowState::Synced => 4,
+        RowState::Failed | RowState::Cancelled => 5,
+    }
+}
+
+/// Whether a row in `state`, going as far as `target`, has ended.
+pub fn has_ended(state: RowState, target: RowState) -> bool {
+    match state {
+        RowState::Failed | RowState::Cancelled | RowState::Synced => true,
+        RowState::Syncing => false,
+        _ => rank(state) >= rank(target),
+    }
+}
+
+/// The states of rows that still have a step to take towards `target`
+/// (a worker takes them), not counting `Syncing` (the sync engine's).
+fn workable_states(target: RowState) -> Vec<RowState> {
+    RowState::iter()
+        .filter(|state| *state != RowState::Syncing && !has_ended(*state, target))
+        .collect()
+}
+
+fn not_found(migration_id: Uuid) -> Error {
+    Error::not_found(format!("No migration with id {migration_id}."))
+}
+
+/// Validates `input` whole and, unless `dry_run`, stores it as a new
+/// `Draft` batch with its rows' tokens sealed; a batch sent again with the
+/// same reference and rows is found, not stored twice.
+pub async fn create(
+    db: &DatabaseConnection,
+    keyring: &Keyring,
+    connectors: &Connectors,
+    tenant: Tenant,
+    input: BatchInput,
+    dry_run: bool,
+) -> Result<Created, Error> {
+    if let Some(reference) = &input.reference
+        && let Some(existing) = by_reference(db, tenant, reference).await?
+    {
+        return same_batch(db, tenant, existing, &input).await;
+    }
+    let validated = validation::validate(db, connectors, tenant, input).await?;
+    if dry_run {
+        return Ok(Created::DryRun(validated.plan));
+    }
+    let now = Timestamp::now();
+    let batch_id = Uuid::now_v7();
+    let row_ids: Vec<Uuid> = validated.rows.iter().map(|_| Uuid::now_v7()).collect();
+    let canary_row_id = row_ids[validated.canary_position];
+    let txn = db.begin().await?;
+    let batch = migration_batch::ActiveModel {
+        id: Set(batch_id),
+        client_id: Set(tenant.client_id),
+        platform_key: Set(validated.plan.platform.platform_key.to_owned()),
+        reference: Set(validated.reference.clone()),
+        state: Set(BatchState::Draft),
+        verify: Set(validated.verify),
+        sync: Set(validated.sync),
+        canary_row_id: Set(canary_row_id),
+        row_count: Set(i32::try_from(validated.rows.len()).unwrap_or(i32::MAX)),
+        failure: Set(None),
+        created: Set(now),
+        started: Set(None),
+        proceeded: Set(None),
+        completed: Set(None),
+    };
+    let inserted = migration_batch::Entity::insert(batch)
+        .on_conflict(
+            OnConflict::columns([
+                migration_batch::Column::ClientId,
+                migration_batch::Column::Reference,
+            ])
+            .do_nothing()
+            .to_owned(),
+        )
+        .exec_without_returning(&txn)
+        .await?;
+    if inserted == 0 {
+        // The same reference, stored by a concurrent request meanwhile.
+        txn.rollback().await?;
+        let reference = validated.reference.unwrap_or_default();
+        let existing = by_reference(db, tenant, &reference)
+            .await?
+            .ok_or_else(|| Error::internal(anyhow::anyhow!("a batch's reference vanished")))?;
+        return Ok(Created::Existing(summary(db, existing).await?));
+    }
+    let platform_key = validated.plan.platform.platform_key;
+    let mut models = Vec::with_capacity(validated.rows.len());
+    for ((position, row), id) in validated.rows.into_iter().enumerate().zip(row_ids) {
+        let sealed = vault::seal_json(keyring, Owner::MigrationRow(id), &row.accepted.sealed_body)
+            .map_err(Error::internal)?;
+        models.push(migration_row::ActiveModel {
+            id: Set(id),
+            batch_id: Set(batch_id),
+            client_id: Set(tenant.client_id),
+            platform_key: Set(platform_key.to_owned()),
+            position: Set(i32::try_from(position).unwrap_or(i32::MAX)),
+            external_reference: Set(row.external_reference),
+            company_name: Set(row.company_name),
+            company_id: Set(row.company_id),
+            connection_id: Set(None),
+            organization_id: Set(row.accepted.organization_id),
+            state: Set(RowState::Pending),
+            key_id: Set(Some(sealed.key_id)),
+            nonce: Set(Some(sealed.nonce)),
+            ciphertext: Set(Some(sealed.ciphertext)),
+            attempts: Set(0),
+            next_attempt: Set(None),
+            lease_owner: Set(None),
+            lease_expires: Set(None),
+            sync_request_id: Set(None),
+            refreshed: Set(false),
+            records: Set(None),
+            failure: Set(None),
+            remedy: Set(None),
+            imported: Set(None),
+            verified: Set(None),
+            synced: Set(None),
+            updated: Set(now),
+        });
+    }
+    // Bounded statements: 28 columns times 500 rows stays under both
+    // databases' limits on bound values.
+    let mut models = models.into_iter().peekable();
+    while models.peek().is_some() {
+        let chunk: Vec<_> = models.by_ref().take(500).collect();
+        migration_row::Entity::insert_many(chunk)
+            .exec_without_returning(&txn)
+            .await?;
+    }
+    txn.commit().await?;
+    let batch = find_batch(db, tenant, batch_id).await?;
+    Ok(Created::New(validated.plan, summary(db, batch).await?))
+}
+
+async fn by_reference(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    reference: &str,
+) -> Result<Option<migration_batch::Model>, Error> {
+    Ok(migration_batch::Entity::find()
+        .filter(migration_batch::Column::ClientId.eq(tenant.client_id))
+        .filter(migration_batch::Column::Reference.eq(reference.trim()))
+        .one(db)
+        .await?)
+}
+
+/// A batch sent again: the stored one if it is the same platform and the
+/// same external references, a 409 otherwise.
+async fn same_batch(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    existing: migration_batch::Model,
+    input: &BatchInput,
+) -> Result<Created, Error> {
+    let mut stored: Vec<String> = migration_row::Entity::find()
+        .select_only()
+        .column(migration_row::Column::ExternalReference)
+        .filter(migration_row::Column::BatchId.eq(existing.id))
+        .into_tuple()
+        .all(db)
+        .await?;
+    stored.sort();
+    let mut sent: Vec<String> = input
+        .rows
+        .iter()
+        .map(|row| row.external_reference.trim().to_owned())
+        .collect();
+    sent.sort();
+    if existing.platform_key != input.platform_key || stored != sent {
+        return Err(Error::conflict(format!(
+            "Batch reference `{}` is already used by migration {} ({}, {} rows) with other rows: send a new \
+             reference for a different batch.",
+            existing.reference.as_deref().unwrap_or_default(),
+            existing.id,
+            existing.platform_key,
+            existing.row_count
+        )));
+    }
+    let _ = tenant;
+    Ok(Created::Existing(summary(db, existing).await?))
+}
+
+/// The tenant's batch `migration_id`, or 404.
+pub async fn find_batch(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    migration_id: Uuid,
+) -> Result<migration_batch::Model, Error> {
+    migration_batch::Entity::find_by_id(migration_id)
+        .filter(migration_batch::Column::ClientId.eq(tenant.client_id))
+        .one(db)
+        .await?
+        .ok_or_else(|| not_found(migration_id))
+}
+
+/// The tenant's batch with its checklist, counts and canary.
+pub async fn find(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    migration_id: Uuid,
+) -> Result<BatchSummary, Error> {
+    let batch = find_batch(db, tenant, migration_id).await?;
+    summary(db, batch).await
+}
+
+/// A batch's summary.
+pub async fn summary(
+    db: &impl ConnectionTrait,
+    batch: migration_batch::Model,
+) -> Result<BatchSummary, Error> {
+    let checklist = checklist::items(db, &batch).await?;
+    let counts = counts(db, batch.id).await?;
+    let canary = migration_row::Entity::find_by_id(batch.canary_row_id)
+        .one(db)
+        .await?
+        .ok_or_else(|| Error::internal(anyhow::anyhow!("batch {} has no canary row", batch.id)))?;
+    Ok(BatchSummary {
+        batch,
+        checklist,
+        counts,
+        canary,
+    })
+}
+
+/// How many of the batch's rows are in each state.
+pub async fn counts(
+    db: &impl ConnectionTrait,
+    batch_id: Uuid,
+) -> Result<BTreeMap<String, u64>, Error> {
+    let grouped: Vec<(RowState, i64)> = migration_row::Entity::find()
+        .select_only()
+        .column(migration_row::Column::State)
+        .column_as(migration_row::Column::Id.count(), "count")
+        .filter(migration_row::Column::BatchId.eq(batch_id))
+        .group_by(migration_row::Column::State)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut counts: BTreeMap<String, u64> = RowState::iter()
+        .map(|state| (state.to_value(), 0))
+        .collect();
+    for (state, count) in grouped {
+        counts.insert(state.to_value(), u64::try_from(count).unwrap_or(0));
+    }
+    Ok(counts)
+}
+
+/// The tenant's batches, newest first, and their total.
+pub async fn list(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    page: PageRequest,
+) -> Result<(Vec<BatchSummary>, u64), Error> {
+    let query = migration_batch::Entity::find()
+        .filter(migration_batch::Column::ClientId.eq(tenant.client_id));
+    let total = query.clone().count(db).await?;
+    let batches = query
+        .order_by_desc(migration_batch::Column::Created)
+        .order_by_desc(migration_batch::Column::Id)
+        .offset(page.offset())
+        .limit(page.limit())
+        .all(db)
+        .await?;
+    let mut summaries = Vec::with_capacity(batches.len());
+    for batch in batches {
+        summaries.push(summary(db, batch).await?);
+    }
+    Ok((summaries, total))
+}
+
+/// A page of the batch's rows in batch order, optionally in one state, and
+/// their total.
+pub async fn rows(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    migration_id: Uuid,
+    state: Option<RowState>,
+    page: PageRequest,
+) -> Result<(Vec<migration_row::Model>, u64), Error> {
+    find_batch(db, tenant, migration_id).await?;
+    let mut query =
+        migration_row::Entity::find().filter(migration_row::Column::BatchId.eq(migration_id));
+    if let Some(state) = state {
+        query = query.filter(migration_row::Column::State.eq(state));
+    }
+    let total = query.clone().count(db).await?;
+    let rows = query
+        .order_by_asc(migration_row::Column::Position)
+        .offset(page.offset())
+        .limit(page.limit())
+        .all(db)
+        .await?;
+    Ok((rows, total))
+}
+
+/// Moves the tenant's batch from one of `from` to `to`, writing first (so
+/// SQLite takes its write lock before reading); 409 naming the state it is
+/// in otherwise.
+async fn transition(
+    db: &impl ConnectionTrait,
+    tenant: Tenant,
+    migration_id: Uuid,
+    from: &[BatchState],
+    to: BatchState,
+    columns: &[(migration_batch::Column, sea_orm::Value)],
+    refusal: impl Fn(BatchState) -> Problem,
+) -> Result<(), Error> {
+    let mut update = migration_batch::Entity::update_many()
+        .col_expr(migration_batch::Column::State, Expr::value(to))
+        .filter(migration_batch::Column::Id.eq(migration_id))
+        .filter(migration_batch::Column::ClientId.eq(tenant.client_id))
+        .filter(migration_batch::Column::State.is_in(from.iter().copied()));
+    for (column, value) in columns {
+        update = update.col_expr(*column, Expr::value(value.clone()));
+    }
+    if update.exec(db).await?.rows_affected == 1 {
+        return Ok(());
+    }
+    let batch = find_batch(db, tenant, migration_id).await?;
+    Err(Error::Conflict(refusal(batch.state)))
+}
+
+/// Step 5: checks the checklist and starts the canary (again, after it
+/// failed: its row goes back to the step it failed at).
+pub async fn start(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    migration_id: Uuid,
+) -> Result<BatchSummary, Error> {
+    let batch = find_batch(db, tenant, migration_id).await?;
+    let items = checklist::items(db, &batch).await?;
+    checklist::require_done(&batch, &items)?;
+    let txn = db.begin().await?;
+    transition(
+        &txn,
+        tenant,
+        migration_id,
+        &[BatchState::Draft, BatchState::CanaryFailed],
+        BatchState::Canary,
+        &[
+            (migration_batch::Column::Started, Utc::now().into()),
+            (
+                migration_batch::Column::Failure,
+                sea_orm::Value::String(None),
+            ),
+        ],
+        |state| {
+            Problem::new(format!(
+                "Migration {migration_id} is {}: only a Draft batch, or one whose canary failed, starts.",
+                state.to_value()
+            ))
+        },
+    )
+    .await?;
+    runner::reset_failed(&txn, migration_id, Some(batch.canary_row_id)).await?;
+    txn.commit().await?;
+    find(db, tenant, migration_id).await
+}
+
+/// Step 6: lets the rest of a batch whose canary passed proceed.
+pub async fn proceed(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    migration_id: Uuid,
+) -> Result<BatchSummary, Error> {
+    transition(
+        db,
+        tenant,
+        migration_id,
+        &[BatchState::AwaitingProceed],
+        BatchState::Running,
+        &[(migration_batch::Column::Proceeded, Utc::now().into())],
+        |state| {
+            let hint = match state {
+                BatchState::Draft => " Start its canary first.",
+                BatchState::Canary => " Its canary is still running.",
+                BatchState::CanaryFailed => " Its canary failed: fix the cause and start it again.",
+                _ => "",
+            };
+            Problem::new(format!(
+                "Migration {migration_id} is {}: only a batch whose canary passed (AwaitingProceed) \
+                 proceeds.{hint}",
+                state.to_value()
+            ))
+        },
+    )
+    .await?;
+    find(db, tenant, migration_id).await
+}
+
+/// Tries the batch's failed rows again from the step each failed at.
+pub async fn retry_failed(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    migration_id: Uuid,
+) -> Result<BatchSummary, Error> {
+    let txn = db.begin().await?;
+    transition(
+        &txn,
+        tenant,
+        migration_id,
+        &[BatchState::Running, BatchState::Completed],
+        BatchState::Running,
+        &[(
+            migration_batch::Column::Completed,
+            sea_orm::Value::ChronoDateTimeUtc(None),
+        )],
+        |state| {
+            Problem::new(format!(
+                "Migration {migration_id} is {}: failed rows are retried once the batch runs or has \
+                 completed (a failed canary is retried by starting the batch again).",
+                state.to_value()
+            ))
+        },
+    )
+    .await?;
+    runner::reset_failed(&txn, migration_id, None).await?;
+    txn.commit().await?;
+    find(db, tenant, migration_id).await
+}
+
+/// Cancels a batch that has not completed: rows not imported yet end
+/// `Cancelled` and their tokens are dropped; imported rows stay as they are.
+pub async fn cancel(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    migration_id: Uuid,
+) -> Result<BatchSummary, Error> {
+    let txn = db.begin().await?;
+    transition(
+        &txn,
+        tenant,
+        migration_id,
+        &[
+            BatchState::Draft,
+            BatchState::Canary,
+            BatchState::AwaitingProceed,
+            BatchState::CanaryFailed,
+            BatchState::Running,
+        ],
+        BatchState::Cancelled,
+        &[(migration_batch::Column::Completed, Utc::now().into())],
+        |state| {
+            Problem::new(format!(
+                "Migration {migration_id} is {} already.",
+                state.to_value()
+            ))
+        },
+    )
+    .await?;
+    migration_row::Entity::update_many()
+        .col_expr(
+            migration_row::Column::State,
+            Expr::value(RowState::Cancelled),
+        )
+        .col_expr(migration_row::Column::KeyId, Expr::value(None::<String>))
+        .col_expr(migration_row::Column::Nonce, Expr::value(None::<Vec<u8>>))
+        .col_expr(
+            migration_row::Column::Ciphertext,
+            Expr::value(None::<Vec<u8>>),
+        )
+        .col_expr(migration_row::Column::Updated, Expr::value(Utc::now()))
+        .filter(migration_row::Column::BatchId.eq(migration_id))
+        .filter(migration_row::Column::State.eq(RowState::Pending))
+        .exec(&txn)
+        .await?;
+    txn.commit().await?;
+    find(db, tenant, migration_id).await
+}
+
+fn sealed_of(row: &migration_row::Model) -> Option<Sealed> {
+    Some(Sealed {
+        key_id: row.key_id.clone()?,
+        nonce: row.nonce.clone()?,
+        ciphertext: row.ciphertext.clone()?,
+    })
+}
+
+/// The key ids rows' waiting tokens are sealed with.
+pub async fn key_ids(db: &impl ConnectionTrait) -> Result<Vec<String>, sea_orm::DbErr> {
+    let ids: Vec<Option<String>> = migration_row::Entity::find()
+        .select_only()
+        .column(migration_row::Column::KeyId)
+        .filter(migration_row::Column::KeyId.is_not_null())
+        .distinct()
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(ids.into_iter().flatten().collect())
+}
+
+/// Re-seals every row's waiting tokens under the keyring's current key,
+/// each only over the ciphertext that was read.
+pub async fn rotate(db: &impl ConnectionTrait, keyring: &Keyring) -> anyhow::Result<Rotation> {
+    let mut rotation = Rotation::default();
+    let mut after = Uuid::nil();
+    loop {
+        let batch = migration_row::Entity::find()
+            .filter(migration_row::Column::Id.gt(after))
+            .filter(migration_row::Column::Ciphertext.is_not_null())
+            .order_by_asc(migration_row::Column::Id)
+            .limit(500)
+            .all(db)
+            .await?;
+        let Some(last) = batch.last() else { break };
+        after = last.id;
+        for row in batch {
+            let Some(sealed) = sealed_of(&row) else {
+                continue;
+            };
+            let Some(resealed) = vault::reseal(keyring, Owner::MigrationRow(row.id), &sealed)?
+            else {
+                rotation.current += 1;
+                continue;
+            };
+            let updated = migration_row::Entity::update_many()
+                .col_expr(migration_row::Column::KeyId, resealed.key_id.into())
+                .col_expr(migration_row::Column::Nonce, resealed.nonce.into())
+                .col_expr(
+                    migration_row::Column::Ciphertext,
+                    resealed.ciphertext.into(),
+                )
+                .filter(migration_row::Column::Id.eq(row.id))
+                .filter(migration_row::Column::Nonce.eq(sealed.nonce))
+                .exec(db)
+                .await?;
+            if updated.rows_affected == 1 {
+                rotation.rotated += 1;
+            } else {
+                rotation.remaining += 1;
+            }
+        }
+    }
+    Ok(rotation)
+}
+
+/// The remedy of a failure, stored with the row as JSON.
+fn remedy_json(remedy: &Remedy) -> Option<String> {
+    serde_json::to_string(remedy).ok()
+}
+
+/// A row's failure and remedy, as stored.
+pub fn row_problem(row: &migration_row::Model) -> Option<Problem> {
+    let message = row.failure.clone()?;
+    let remedy = row
+        .remedy
+        .as_deref()
+        .and_then(|remedy| serde_json::from_str(remedy).ok());
+    Some(Problem { message, remedy })
+}
+
+/// A row's record counts per data type, as stored.
+pub fn row_records(row: &migration_row::Model) -> BTreeMap<String, i64> {
+    row.records
+        .as_deref()
+        .and_then(|records| serde_json::from_str(records).ok())
+        .unwrap_or_default()
+}
