@@ -29,6 +29,7 @@ from tributary_client.api.webhooks import (
 )
 from tributary_client.api.connections import authorize_connection, create_connection
 from tributary_client.api.data import list_invoices, list_pull_operations, sync_all_data
+from tributary_client.api.migrations import create_migration, get_migration, list_migration_rows
 from tributary_client.models import (
     ApiKeyInput,
     Company,
@@ -39,6 +40,10 @@ from tributary_client.models import (
     ConnectionInputPlatformKey,
     ConnectionStatus,
     InvoiceStatus,
+    Migration,
+    MigrationCreation,
+    MigrationInput,
+    PagedMigrationRow,
     PagedApiKey,
     PagedWebhookDelivery,
     WebhookEndpointInput,
@@ -155,11 +160,31 @@ def main() -> None:
         renewed = expect(rotate_webhook_secret.sync(hooks.id, client=client), WebhookEndpointWithSecret)
         assert renewed.secret != hooks.secret and renewed.previous_secret_expires is not None
         assert delete_webhook_endpoint.sync_detailed(hooks.id, client=client).status_code == 204
+        migrated = migrate_a_batch(client)
         print(
             f"client flow: company {company.company_id}, {INVOICE_COUNT} invoices synced; "
             f"{total} paid read over {pages} pages by following _links.next; {rotated}; "
-            f"{events.total_results} webhook deliveries listed"
+            f"{events.total_results} webhook deliveries listed; {migrated}"
         )
+
+
+def migrate_a_batch(client: AuthenticatedClient) -> str:
+    """A managed migration batch: validated only, then stored, read back with its rows."""
+    rows = [
+        {"externalReference": f"client-flow-{n}", "companyName": f"Client flow {n}",
+         "authorization": {"organizationId": f"sbx-client-flow-{n}", "accessToken": "client-flow-token"}}
+        for n in range(2)
+    ]
+    body = MigrationInput.from_dict({"platformKey": "sandbox", "rows": rows})
+    planned = expect(create_migration.sync(client=client, body=body, dry_run=True), MigrationCreation)
+    assert planned.plan.rows == 2 and planned.migration is None, planned
+    created = expect(create_migration.sync(client=client, body=body), MigrationCreation)
+    batch = expect(get_migration.sync(created.migration.id, client=client), Migration)
+    assert batch.state == "Draft" and batch.row_count == 2, batch
+    assert not [item for item in batch.checklist if item.done and not item.checked_by_tributary], batch.checklist
+    listed = expect(list_migration_rows.sync(batch.id, client=client), PagedMigrationRow)
+    assert [row.external_reference for row in listed.results] == ["client-flow-0", "client-flow-1"], listed
+    return f"a migration batch of {listed.total_results} rows stored as {batch.state}"
 
 
 def rotate_through_a_second_key(client: AuthenticatedClient, key: str) -> str:

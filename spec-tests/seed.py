@@ -114,6 +114,20 @@ def main() -> None:
     if invoices["totalResults"] != INVOICE_COUNT or paid["totalResults"] == 0:
         sys.exit(f"seed: expected {INVOICE_COUNT} invoices, some paid; got {invoices['totalResults']}, {paid['totalResults']} paid")
 
+    # A managed migration batch (Draft: its checklist is not done, so nothing
+    # is imported while the fuzzers work on it), and a spare one to cancel.
+    migration_rows = [
+        {"externalReference": f"seed-{n}", "companyName": f"Seeded migration {n}",
+         "authorization": {"organizationId": f"sbx-seed-{n}", "accessToken": "seed-migration-token"}}
+        for n in range(3)
+    ]
+    migration = api.call("POST", "/migrations", {"platformKey": "sandbox", "reference": "seeded", "rows": migration_rows}, (201,))
+    spare_migration = api.call(
+        "POST", "/migrations",
+        {"platformKey": "sandbox", "rows": [dict(row, externalReference=f"spare-{n}") for n, row in enumerate(migration_rows)]},
+        (201,),
+    )
+
     deliveries = api.call("GET", f"/webhooks/endpoints/{hooks['id']}/deliveries?pageSize=1")
     if not deliveries["results"]:
         sys.exit("seed: the seeded webhook endpoint has no delivery")
@@ -130,6 +144,8 @@ def main() -> None:
         "SEED_WEBHOOK_ENDPOINT_ID": hooks["id"],
         "SEED_DISCARD_WEBHOOK_ENDPOINT_ID": discard_hooks["id"],
         "SEED_WEBHOOK_MESSAGE_ID": deliveries["results"][0]["messageId"],
+        "SEED_MIGRATION_ID": migration["migration"]["id"],
+        "SEED_SPARE_MIGRATION_ID": spare_migration["migration"]["id"],
         "SEED_INVOICE_COUNT": str(invoices["totalResults"]),
         "SEED_PAID_COUNT": str(paid["totalResults"]),
         "SEED_COMPANY_COUNT": "3",

@@ -105,6 +105,7 @@ test('the page reads as product documentation', async () => {
     'Authentication',
     'Paging',
     'Migrating a connection',
+    'Managed migrations',
     "Each platform's authorization body",
     'Webhooks',
     'Rate limits',
@@ -114,7 +115,7 @@ test('the page reads as product documentation', async () => {
   }
   const tags = await page.locator('.swagger-ui .opblock-tag-section h3').allInnerTexts();
   const names = tags.map((text) => text.split('\n')[0].trim());
-  assert.deepEqual(names, ['ApiKeys', 'Companies', 'Connections', 'Data', 'Integrations', 'Service', 'Webhooks']);
+  assert.deepEqual(names, ['ApiKeys', 'Companies', 'Connections', 'Data', 'Integrations', 'Migrations', 'Service', 'Webhooks']);
   for (const text of tags) {
     assert.ok(text.split('\n').length > 1 || text.length > 20, `tag "${text}" has a description`);
   }

@@ -10,6 +10,7 @@
 
 pub mod api;
 pub mod load;
+pub mod migration;
 pub mod phases;
 pub mod process;
 pub mod queries;
