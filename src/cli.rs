@@ -616,7 +616,7 @@ fn invalid_rows(error: &crate::error::Error) -> String {
                 .map(|error| format!("  {}: {}", error.item_id, error.message))
                 .collect();
             format!(
-                "the batch is not valid ({} problems; rows[N] is the N+1th row of the file):\n{}",
+                "the batch is not valid ({} problems; rows[N] is the file's row N, counting non-blank lines from 0):\n{}",
                 errors.len(),
                 lines.join("\n")
             )

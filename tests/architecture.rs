@@ -33,7 +33,7 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 21] = [
+const TABLE_OWNERS: [(&str, &str); 22] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
@@ -43,6 +43,7 @@ const TABLE_OWNERS: [(&str, &str); 21] = [
     ("migration_batch", "managed_migrations/"),
     ("migration_row", "managed_migrations/"),
     ("migration_attestation", "managed_migrations/"),
+    ("migration_reference", "managed_migrations/"),
     ("pull_operation", "sync/operations/"),
     ("data_generation", "store/"),
     ("record", "store/"),

@@ -11,6 +11,7 @@ pub mod connection_credential;
 pub mod data_generation;
 pub mod migration_attestation;
 pub mod migration_batch;
+pub mod migration_reference;
 pub mod migration_row;
 pub mod oauth_client;
 pub mod pull_operation;

@@ -1,11 +1,14 @@
 //! Managed migrations: a batch of companies' tokens imported in one
 //! supervised operation (`POST /migrations`), its checklist attestations,
 //! and one row per company with its state, its sealed tokens until they are
-//! stored on the connection, and a worker's lease on it.
+//! stored on the connection, and a worker's lease on it; and, per partner
+//! reference, the company and connection it was imported into (the row
+//! every import of that reference locks, so none is imported twice).
 
 use sea_orm_migration::{prelude::*, schema::*};
 
-/// Creates `migration_batch`, `migration_attestation` and `migration_row`.
+/// Creates `migration_batch`, `migration_attestation`, `migration_row` and
+/// `migration_reference`.
 #[derive(DeriveMigrationName)]
 pub struct Migration;
 
@@ -158,11 +161,36 @@ impl MigrationTrait for Migration {
                     .to_owned(),
             )
             .await?;
+        manager
+            .create_table(
+                Table::create()
+                    .table(MigrationReference::Table)
+                    .col(uuid(MigrationReference::ClientId))
+                    .col(string_len(MigrationReference::PlatformKey, 64))
+                    .col(string_len(MigrationReference::ExternalReference, 200))
+                    .col(uuid_null(MigrationReference::CompanyId))
+                    .col(uuid_null(MigrationReference::ConnectionId))
+                    .primary_key(
+                        Index::create()
+                            .col(MigrationReference::ClientId)
+                            .col(MigrationReference::PlatformKey)
+                            .col(MigrationReference::ExternalReference),
+                    )
+                    .foreign_key(
+                        ForeignKey::create()
+                            .from(MigrationReference::Table, MigrationReference::ClientId)
+                            .to(Client::Table, Client::Id)
+                            .on_delete(ForeignKeyAction::Cascade),
+                    )
+                    .to_owned(),
+            )
+            .await?;
         Ok(())
     }
 
     async fn down(&self, manager: &SchemaManager) -> Result<(), DbErr> {
         for table in [
+            MigrationReference::Table.into_iden(),
             MigrationRow::Table.into_iden(),
             MigrationAttestation::Table.into_iden(),
             MigrationBatch::Table.into_iden(),
@@ -234,6 +262,16 @@ enum MigrationRow {
     Verified,
     Synced,
     Updated,
+}
+
+#[derive(DeriveIden)]
+enum MigrationReference {
+    Table,
+    ClientId,
+    PlatformKey,
+    ExternalReference,
+    CompanyId,
+    ConnectionId,
 }
 
 #[derive(DeriveIden)]

@@ -100,6 +100,17 @@ pub async fn read(
     }))
 }
 
+/// The organization id of the connection's stored authorization, if it has one.
+pub async fn organization_of(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    Ok(connection_credential::Entity::find_by_id(connection_id)
+        .one(db)
+        .await?
+        .map(|row| row.organization_id))
+}
+
 /// Opens the sealed authorization body of a connection (for connectors and tests).
 pub async fn open_credential(
     db: &impl ConnectionTrait,

@@ -5,11 +5,13 @@
 //! rest (step 6), each row idempotent and resumable ([`runner`]), and the
 //! handover report ([`report`]). Batches are validated whole before
 //! anything is stored ([`validation`]). Only this module writes
-//! `migration_batch`, `migration_row` and `migration_attestation`.
+//! `migration_batch`, `migration_row`, `migration_attestation` and
+//! `migration_reference`.
 
 pub mod checklist;
 pub mod report;
 pub mod runner;
+mod steps;
 pub mod validation;
 
 use std::collections::BTreeMap;
@@ -196,9 +198,17 @@ pub async fn create(
     if let Some(reference) = &input.reference
         && let Some(existing) = by_reference(db, tenant, reference).await?
     {
-        return same_batch(db, tenant, existing, &input).await;
+        let found = same_batch(db, existing, &input).await?;
+        if !dry_run {
+            return Ok(Created::Existing(found));
+        }
+        // A dry run of a batch sent before is validated as if it were new
+        // (its own waiting rows aside), and stores nothing either way.
+        let validated =
+            validation::validate(db, connectors, tenant, input, Some(found.batch.id)).await?;
+        return Ok(Created::DryRun(validated.plan));
     }
-    let validated = validation::validate(db, connectors, tenant, input).await?;
+    let validated = validation::validate(db, connectors, tenant, input, None).await?;
     if dry_run {
         return Ok(Created::DryRun(validated.plan));
     }
@@ -237,10 +247,20 @@ pub async fn create(
     if inserted == 0 {
         // The same reference, stored by a concurrent request meanwhile.
         txn.rollback().await?;
-        let reference = validated.reference.unwrap_or_default();
+        let reference = validated.reference.clone().unwrap_or_default();
         let existing = by_reference(db, tenant, &reference)
             .await?
             .ok_or_else(|| Error::internal(anyhow::anyhow!("a batch's reference vanished")))?;
+        let references: Vec<String> = validated
+            .rows
+            .iter()
+            .map(|row| row.external_reference.clone())
+            .collect();
+        if existing.platform_key != validated.plan.platform.platform_key
+            || stored_references(db, existing.id).await? != sorted(references)
+        {
+            return Err(reused_reference(&existing));
+        }
         return Ok(Created::Existing(summary(db, existing).await?));
     }
     let platform_key = validated.plan.platform.platform_key;
@@ -304,40 +324,55 @@ async fn by_reference(
         .await?)
 }
 
+fn sorted(mut references: Vec<String>) -> Vec<String> {
+    references.sort();
+    references
+}
+
+/// The external references of the batch's rows, sorted.
+async fn stored_references(
+    db: &impl ConnectionTrait,
+    batch_id: Uuid,
+) -> Result<Vec<String>, Error> {
+    let stored: Vec<String> = migration_row::Entity::find()
+        .select_only()
+        .column(migration_row::Column::ExternalReference)
+        .filter(migration_row::Column::BatchId.eq(batch_id))
+        .into_tuple()
+        .all(db)
+        .await?;
+    Ok(sorted(stored))
+}
+
+fn reused_reference(existing: &migration_batch::Model) -> Error {
+    Error::conflict(format!(
+        "Batch reference `{}` is already used by migration {} ({}, {} rows) with other rows: send a new \
+         reference for a different batch.",
+        existing.reference.as_deref().unwrap_or_default(),
+        existing.id,
+        existing.platform_key,
+        existing.row_count
+    ))
+}
+
 /// A batch sent again: the stored one if it is the same platform and the
 /// same external references, a 409 otherwise.
 async fn same_batch(
     db: &DatabaseConnection,
-    tenant: Tenant,
     existing: migration_batch::Model,
     input: &BatchInput,
-) -> Result<Created, Error> {
-    let mut stored: Vec<String> = migration_row::Entity::find()
-        .select_only()
-        .column(migration_row::Column::ExternalReference)
-        .filter(migration_row::Column::BatchId.eq(existing.id))
-        .into_tuple()
-        .all(db)
-        .await?;
-    stored.sort();
-    let mut sent: Vec<String> = input
+) -> Result<BatchSummary, Error> {
+    let sent: Vec<String> = input
         .rows
         .iter()
         .map(|row| row.external_reference.trim().to_owned())
         .collect();
-    sent.sort();
-    if existing.platform_key != input.platform_key || stored != sent {
-        return Err(Error::conflict(format!(
-            "Batch reference `{}` is already used by migration {} ({}, {} rows) with other rows: send a new \
-             reference for a different batch.",
-            existing.reference.as_deref().unwrap_or_default(),
-            existing.id,
-            existing.platform_key,
-            existing.row_count
-        )));
+    if existing.platform_key != input.platform_key
+        || stored_references(db, existing.id).await? != sorted(sent)
+    {
+        return Err(reused_reference(&existing));
     }
-    let _ = tenant;
-    Ok(Created::Existing(summary(db, existing).await?))
+    summary(db, existing).await
 }
 
 /// The tenant's batch `migration_id`, or 404.
@@ -579,8 +614,10 @@ pub async fn retry_failed(
     find(db, tenant, migration_id).await
 }
 
-/// Cancels a batch that has not completed: rows not imported yet end
-/// `Cancelled` and their tokens are dropped; imported rows stay as they are.
+/// Cancels a batch: rows not imported yet (waiting, or failed before
+/// their import) end `Cancelled` and their tokens are dropped; imported
+/// rows stay as they are. A completed batch can be cancelled too, to drop
+/// the tokens its failed rows still hold.
 pub async fn cancel(
     db: &DatabaseConnection,
     tenant: Tenant,
@@ -597,6 +634,7 @@ pub async fn cancel(
             BatchState::AwaitingProceed,
             BatchState::CanaryFailed,
             BatchState::Running,
+            BatchState::Completed,
         ],
         BatchState::Cancelled,
         &[(migration_batch::Column::Completed, Utc::now().into())],
@@ -621,7 +659,15 @@ pub async fn cancel(
         )
         .col_expr(migration_row::Column::Updated, Expr::value(Utc::now()))
         .filter(migration_row::Column::BatchId.eq(migration_id))
-        .filter(migration_row::Column::State.eq(RowState::Pending))
+        .filter(
+            sea_orm::Condition::any()
+                .add(migration_row::Column::State.eq(RowState::Pending))
+                .add(
+                    sea_orm::Condition::all()
+                        .add(migration_row::Column::State.eq(RowState::Failed))
+                        .add(migration_row::Column::ConnectionId.is_null()),
+                ),
+        )
         .exec(&txn)
         .await?;
     txn.commit().await?;

@@ -129,6 +129,7 @@ pub(super) async fn validate(
     connectors: &Connectors,
     tenant: Tenant,
     input: BatchInput,
+    resent: Option<Uuid>,
 ) -> Result<Validated, Error> {
     let platform = platform_of(&input.platform_key, connectors)?;
     let Some(body_kind) = platform.authorization else {
@@ -188,7 +189,7 @@ pub(super) async fn validate(
         .iter()
         .map(|row| row.external_reference.clone())
         .collect();
-    let earlier = earlier_rows(db, tenant, platform.platform_key, &references).await?;
+    let earlier = earlier_rows(db, tenant, platform.platform_key, &references, resent).await?;
     for (index, row) in rows.iter().enumerate() {
         if let Some(state) = earlier.unfinished.get(&row.external_reference) {
             errors.push(FieldError::new(
@@ -335,18 +336,23 @@ async fn earlier_rows(
     tenant: Tenant,
     platform_key: &str,
     references: &[String],
+    resent: Option<Uuid>,
 ) -> Result<Earlier, Error> {
     let mut earlier = Earlier {
         imported: HashSet::new(),
         unfinished: HashMap::new(),
     };
     for chunk in references.chunks(500) {
-        let rows: Vec<(String, RowState, Option<Uuid>)> = migration_row::Entity::find()
+        let mut query = migration_row::Entity::find()
             .select_only()
             .column(migration_row::Column::ExternalReference)
             .column(migration_row::Column::State)
             .column(migration_row::Column::ConnectionId)
-            .filter(migration_row::Column::ClientId.eq(tenant.client_id))
+            .filter(migration_row::Column::ClientId.eq(tenant.client_id));
+        if let Some(batch_id) = resent {
+            query = query.filter(migration_row::Column::BatchId.ne(batch_id));
+        }
+        let rows: Vec<(String, RowState, Option<Uuid>)> = query
             .filter(migration_row::Column::PlatformKey.eq(platform_key))
             .filter(migration_row::Column::ExternalReference.is_in(chunk.iter().cloned()))
             .into_tuple()

@@ -126,7 +126,6 @@ impl BodyKind {
 }
 
 /// A validated authorization: non-secret facts, and the body to seal.
-#[derive(Debug)]
 pub struct AcceptedAuthorization {
     /// The platform's organization identifier.
     pub organization_id: String,
@@ -134,6 +133,17 @@ pub struct AcceptedAuthorization {
     pub access_token_expires_at: Option<DateTime<Utc>>,
     /// The body as stored (sealed): `expiresIn` turned into an absolute `expiresAt`.
     pub sealed_body: Value,
+}
+
+// The body holds the tokens: `Debug` shows only what may be shown.
+impl std::fmt::Debug for AcceptedAuthorization {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("AcceptedAuthorization")
+            .field("organization_id", &self.organization_id)
+            .field("access_token_expires_at", &self.access_token_expires_at)
+            .field("sealed_body", &"<redacted>")
+            .finish()
+    }
 }
 
 fn schema_name_of<T: JsonSchema>() -> String {

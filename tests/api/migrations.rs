@@ -94,7 +94,15 @@ async fn until(app: &TestApp, migration_id: &str, done: impl Fn(&Value) -> bool)
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     let (_, batch) = get(app, &format!("/migrations/{migration_id}")).await;
-    panic!("the batch did not get there in 60 s: {batch:#}");
+    let logs = captured_logs();
+    let warnings: Vec<&str> = logs
+        .lines()
+        .filter(|line| line.contains("WARN") || line.contains("ERROR"))
+        .collect();
+    panic!(
+        "the batch did not get there in 60 s: {batch:#}\nwarnings:\n{}",
+        warnings.join("\n")
+    );
 }
 
 fn in_state(state: &'static str) -> impl Fn(&Value) -> bool {
@@ -759,11 +767,64 @@ async fn a_canary_whose_tokens_are_rejected_stops_the_batch_before_anything_else
                 .contains("canary failed"),
             "{refused}"
         );
-        // Starting again runs the canary again (and it fails again).
+        // Starting again runs the canary again: Xero is asked again (and
+        // rejects the tokens again).
+        let asked = |fake: &fake::Fake| {
+            fake.calls()
+                .iter()
+                .filter(|call| call.path == "/connections")
+                .count()
+        };
+        let before = asked(&fake);
+        assert!(before >= 1);
         let (status, restarted) = post(&app, &format!("/migrations/{id}/start"), &json!({})).await;
         assert_eq!(status, 202, "{restarted}");
         assert_eq!(restarted["state"], "Canary");
-        until(&app, &id, in_state("CanaryFailed")).await;
+        let again = until(&app, &id, in_state("CanaryFailed")).await;
+        assert!(asked(&fake) > before, "the canary was verified again");
+        assert_eq!(again["canary"]["state"], "Failed");
         assert_eq!(count_rows(&app, "company").await, 1);
+        assert_eq!(
+            count_rows(&app, "connection").await,
+            1,
+            "the same connection, re-verified"
+        );
     }
+}
+
+#[tokio::test]
+async fn two_processes_share_a_batch_and_import_each_row_once() {
+    for_each_database(async |app| {
+        const ROWS: usize = 400;
+        // A second server and runner on the same database.
+        app.another_instance(AppOptions::default()).await;
+        let rows: Vec<Value> = (0..ROWS)
+            .map(|n| sandbox_row(&format!("p-{n}"), "sbx-two-processes"))
+            .collect();
+        let (status, created) = post(
+            app,
+            "/migrations",
+            &json!({"platformKey": "sandbox", "verify": false, "rows": rows}),
+        )
+        .await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["migration"]["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned();
+        complete_checklist(app, &id, "sandbox").await;
+        post(app, &format!("/migrations/{id}/start"), &json!({})).await;
+        until(app, &id, in_state("AwaitingProceed")).await;
+        post(app, &format!("/migrations/{id}/proceed"), &json!({})).await;
+        let done = until(app, &id, in_state("Completed")).await;
+        assert_eq!(done["counts"]["imported"], ROWS as u64 - 1, "{done:#}");
+        assert_eq!(count_rows(app, "company").await, ROWS as i64);
+        assert_eq!(count_rows(app, "connection").await, ROWS as i64);
+        assert_eq!(count_rows(app, "migration_reference").await, ROWS as i64);
+        assert_eq!(
+            count_where(app, "migration_row", "lease_owner IS NOT NULL").await,
+            0
+        );
+    })
+    .await;
 }

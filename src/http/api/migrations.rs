@@ -31,7 +31,7 @@ use crate::tenant::Tenant;
 pub struct MigrationsApi;
 
 /// One company of a batch, as sent.
-#[derive(Debug, Clone, Object)]
+#[derive(Clone, Object)]
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MigrationRowInput {
     /// Your reference for the company (your own id for it), 1 to 200 characters, unique in the batch.
@@ -51,7 +51,7 @@ pub struct MigrationRowInput {
 }
 
 /// A batch of companies to migrate from one platform.
-#[derive(Debug, Clone, Object)]
+#[derive(Clone, Object)]
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct MigrationInput {
     /// The platform every row's tokens are from (`xero`); it must take migrated tokens and
@@ -74,6 +74,28 @@ pub struct MigrationInput {
     /// The companies, 1 to 10,000 (the request body may be up to 32 MiB).
     #[oai(validator(min_items = 1, max_items = 10000))]
     pub rows: Vec<MigrationRowInput>,
+}
+
+// The inputs carry tokens: their `Debug` never shows an authorization body.
+impl std::fmt::Debug for MigrationRowInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MigrationRowInput")
+            .field("external_reference", &self.external_reference)
+            .field("company_name", &self.company_name)
+            .field("company_id", &self.company_id)
+            .field("authorization", &"<redacted>")
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for MigrationInput {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("MigrationInput")
+            .field("platform_key", &self.platform_key)
+            .field("reference", &self.reference)
+            .field("rows", &self.rows.len())
+            .finish_non_exhaustive()
+    }
 }
 
 /// How many rows are in each state.

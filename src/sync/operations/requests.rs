@@ -90,19 +90,26 @@ pub async fn record(
     Ok(id)
 }
 
-/// The operations of request `request_id` once it has completed; `None`
-/// while any of them runs (or for an unknown request).
+/// Where a sync request stands, for whoever waits for it.
+#[derive(Debug)]
+pub enum Outcome {
+    /// Some of its operations have not ended.
+    Running,
+    /// It is gone (its company was deleted), or every operation it waited
+    /// for was (its connection was deleted): it will never complete.
+    Gone,
+    /// It completed: its operations, as they ended.
+    Completed(Vec<pull_operation::Model>),
+}
+
+/// Where request `request_id` stands.
 pub async fn outcome(
     db: &impl ConnectionTrait,
     request_id: Uuid,
-) -> Result<Option<Vec<pull_operation::Model>>, sea_orm::DbErr> {
-    let completed = sync_request::Entity::find_by_id(request_id)
-        .filter(sync_request::Column::Completed.is_not_null())
-        .one(db)
-        .await?;
-    if completed.is_none() {
-        return Ok(None);
-    }
+) -> Result<Outcome, sea_orm::DbErr> {
+    let Some(request) = sync_request::Entity::find_by_id(request_id).one(db).await? else {
+        return Ok(Outcome::Gone);
+    };
     let operations = pull_operation::Entity::find()
         .inner_join(sync_request_operation::Entity)
         .filter(sync_request_operation::Column::RequestId.eq(request_id))
@@ -110,7 +117,11 @@ pub async fn outcome(
         .order_by_asc(pull_operation::Column::Id)
         .all(db)
         .await?;
-    Ok(Some(operations))
+    Ok(match request.completed {
+        Some(_) => Outcome::Completed(operations),
+        None if operations.is_empty() => Outcome::Gone,
+        None => Outcome::Running,
+    })
 }
 
 /// Inside the transaction that ended operation `operation_id`: completes
