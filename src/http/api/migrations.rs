@@ -731,9 +731,11 @@ impl MigrationsApi {
 
     /// Cancel a migration
     ///
-    /// Rows not imported yet end `Cancelled` and their tokens are dropped;
-    /// rows already imported keep their company and connection. 409 for a
-    /// batch that has completed or was cancelled.
+    /// Rows not imported yet (waiting, or failed before their import) end
+    /// `Cancelled` and their tokens are dropped; rows already imported keep
+    /// their company and connection, and a first sync already running
+    /// finishes. A completed batch can be cancelled too, to drop the tokens
+    /// its failed rows still hold. 409 for a batch cancelled already.
     #[oai(
         path = "/migrations/:migrationId/cancel",
         method = "post",
