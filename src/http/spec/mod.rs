@@ -150,8 +150,9 @@ fn normalize_media_types(value: &mut Value) {
 /// Says in the spec exactly which values the server accepts where the
 /// handler, not poem-openapi, checks them: `dataType` (an enum), the
 /// case-insensitive pull `status` filter (a pattern; the synced lists'
-/// filters carry theirs already), and `platformKey` (the catalogue's keys;
-/// for OAuth clients, those with self-service migration).
+/// filters carry theirs already), a migration row's `state` and an attested
+/// checklist `step` (patterns), and `platformKey` (the catalogue's keys; for
+/// OAuth clients and migration batches, those with self-service migration).
 fn constrain_values(document: &mut Value) {
     use crate::data::DataType;
     use crate::platforms;
@@ -162,6 +163,13 @@ fn constrain_values(document: &mut Value) {
     let pull_statuses: Vec<&str> = pull_statuses.iter().map(String::as_str).collect();
     let delivery_statuses = crate::webhooks::deliveries::status_names();
     let delivery_statuses: Vec<&str> = delivery_statuses.iter().map(String::as_str).collect();
+    let row_states = crate::managed_migrations::row_state_names();
+    let row_states: Vec<&str> = row_states.iter().map(String::as_str).collect();
+    let attested_steps: Vec<&str> = crate::managed_migrations::ChecklistStep::ALL
+        .iter()
+        .filter(|step| !step.checked_by_tributary())
+        .map(|step| step.name())
+        .collect();
     // Only platforms with self-service migration have OAuth clients: tributary
     // refreshes no other platform's tokens.
     let self_service: Vec<&str> = platforms::all()
@@ -212,6 +220,15 @@ fn constrain_values(document: &mut Value) {
                             json!(case_insensitive(&delivery_statuses)),
                         );
                     }
+                    ("listMigrationRows", "state") => {
+                        schema.insert("pattern".to_owned(), json!(case_insensitive(&row_states)));
+                    }
+                    ("attestMigrationStep", "step") => {
+                        schema.insert(
+                            "pattern".to_owned(),
+                            json!(case_insensitive(&attested_steps)),
+                        );
+                    }
                     ("setOauthClient" | "getOauthClient" | "deleteOauthClient", "platformKey") => {
                         schema.insert("enum".to_owned(), json!(self_service));
                     }
@@ -229,6 +246,16 @@ fn constrain_values(document: &mut Value) {
         schema.insert(
             crate::validation::ACCEPTS.to_owned(),
             json!("a platformKey listed by GET /integrations"),
+        );
+    }
+    if let Some(platform_key) =
+        document.pointer_mut("/components/schemas/MigrationInput/properties/platformKey")
+        && let Some(schema) = platform_key.as_object_mut()
+    {
+        schema.insert("enum".to_owned(), json!(self_service));
+        schema.insert(
+            crate::validation::ACCEPTS.to_owned(),
+            json!("a platformKey whose integration has selfServiceMigration"),
         );
     }
 }
