@@ -4,6 +4,8 @@
 //! OAuth application, and syncing disabled in the old application (people
 //! attest these: who, when, a note). A batch starts only once all are done.
 
+use std::collections::HashMap;
+
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::OnConflict;
 use sea_orm::{ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
@@ -87,39 +89,68 @@ pub async fn items(
     db: &impl ConnectionTrait,
     batch: &migration_batch::Model,
 ) -> Result<Vec<ChecklistItem>, Error> {
-    let attested = migration_attestation::Entity::find()
-        .filter(migration_attestation::Column::BatchId.eq(batch.id))
+    let mut checklists = items_of(db, std::slice::from_ref(batch)).await?;
+    Ok(checklists.remove(&batch.id).unwrap_or_default())
+}
+
+/// The checklists of several batches of one client, by batch, in two
+/// queries whatever their number.
+pub async fn items_of(
+    db: &impl ConnectionTrait,
+    batches: &[migration_batch::Model],
+) -> Result<HashMap<Uuid, Vec<ChecklistItem>>, Error> {
+    let ids: Vec<Uuid> = batches.iter().map(|batch| batch.id).collect();
+    let mut attested: HashMap<Uuid, Vec<migration_attestation::Model>> = HashMap::new();
+    for chunk in ids.chunks(500) {
+        for row in migration_attestation::Entity::find()
+            .filter(migration_attestation::Column::BatchId.is_in(chunk.iter().copied()))
+            .all(db)
+            .await?
+        {
+            attested.entry(row.batch_id).or_default().push(row);
+        }
+    }
+    let clients: Vec<Uuid> = batches.iter().map(|batch| batch.client_id).collect();
+    let oauth_clients = oauth_client::Entity::find()
+        .filter(oauth_client::Column::ClientId.is_in(clients))
         .all(db)
         .await?;
-    let client = oauth_client::Entity::find()
-        .filter(oauth_client::Column::ClientId.eq(batch.client_id))
-        .filter(oauth_client::Column::PlatformKey.eq(batch.platform_key.as_str()))
-        .one(db)
-        .await?;
-    Ok(ChecklistStep::ALL
-        .into_iter()
-        .map(|step| {
-            if step.checked_by_tributary() {
-                return ChecklistItem {
+    let mut checklists = HashMap::new();
+    for batch in batches {
+        let client = oauth_clients.iter().find(|client| {
+            client.client_id == batch.client_id && client.platform_key == batch.platform_key
+        });
+        let attested = attested
+            .get(&batch.id)
+            .map(Vec::as_slice)
+            .unwrap_or_default();
+        let items = ChecklistStep::ALL
+            .into_iter()
+            .map(|step| {
+                if step.checked_by_tributary() {
+                    return ChecklistItem {
+                        step,
+                        done: client.is_some(),
+                        checked_by_tributary: true,
+                        attested_by: None,
+                        note: None,
+                        at: client.map(|client| client.updated),
+                    };
+                }
+                let attestation = attested.iter().find(|row| row.step == step.name());
+                ChecklistItem {
                     step,
-                    done: client.is_some(),
-                    checked_by_tributary: true,
-                    attested_by: None,
-                    note: None,
-                    at: client.as_ref().map(|client| client.updated),
-                };
-            }
-            let attestation = attested.iter().find(|row| row.step == step.name());
-            ChecklistItem {
-                step,
-                done: attestation.is_some(),
-                checked_by_tributary: false,
-                attested_by: attestation.map(|row| row.attested_by.clone()),
-                note: attestation.and_then(|row| row.note.clone()),
-                at: attestation.map(|row| row.attested),
-            }
-        })
-        .collect())
+                    done: attestation.is_some(),
+                    checked_by_tributary: false,
+                    attested_by: attestation.map(|row| row.attested_by.clone()),
+                    note: attestation.and_then(|row| row.note.clone()),
+                    at: attestation.map(|row| row.attested),
+                }
+            })
+            .collect();
+        checklists.insert(batch.id, items);
+    }
+    Ok(checklists)
 }
 
 /// 409 naming every step not done, and what to do about the first.

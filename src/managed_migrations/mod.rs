@@ -14,7 +14,7 @@ pub mod runner;
 mod steps;
 pub mod validation;
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
 use chrono::Utc;
 use sea_orm::sea_query::{Expr, OnConflict};
@@ -456,11 +456,64 @@ pub async fn list(
         .limit(page.limit())
         .all(db)
         .await?;
-    let mut summaries = Vec::with_capacity(batches.len());
-    for batch in batches {
-        summaries.push(summary(db, batch).await?);
+    Ok((summaries(db, batches).await?, total))
+}
+
+/// The summaries of several batches, in a handful of queries whatever
+/// their number (a page may hold 5,000).
+async fn summaries(
+    db: &impl ConnectionTrait,
+    batches: Vec<migration_batch::Model>,
+) -> Result<Vec<BatchSummary>, Error> {
+    let mut checklists = checklist::items_of(db, &batches).await?;
+    let ids: Vec<Uuid> = batches.iter().map(|batch| batch.id).collect();
+    let canary_ids: Vec<Uuid> = batches.iter().map(|batch| batch.canary_row_id).collect();
+    let mut counted: HashMap<Uuid, BTreeMap<String, u64>> = HashMap::new();
+    let mut canaries: HashMap<Uuid, migration_row::Model> = HashMap::new();
+    for (ids, canary_ids) in ids.chunks(500).zip(canary_ids.chunks(500)) {
+        let grouped: Vec<(Uuid, RowState, i64)> = migration_row::Entity::find()
+            .select_only()
+            .column(migration_row::Column::BatchId)
+            .column(migration_row::Column::State)
+            .column_as(migration_row::Column::Id.count(), "count")
+            .filter(migration_row::Column::BatchId.is_in(ids.iter().copied()))
+            .group_by(migration_row::Column::BatchId)
+            .group_by(migration_row::Column::State)
+            .into_tuple()
+            .all(db)
+            .await?;
+        for (batch_id, state, count) in grouped {
+            counted
+                .entry(batch_id)
+                .or_default()
+                .insert(state.to_value(), u64::try_from(count).unwrap_or(0));
+        }
+        for canary in migration_row::Entity::find()
+            .filter(migration_row::Column::Id.is_in(canary_ids.iter().copied()))
+            .all(db)
+            .await?
+        {
+            canaries.insert(canary.id, canary);
+        }
     }
-    Ok((summaries, total))
+    batches
+        .into_iter()
+        .map(|batch| {
+            let mut counts: BTreeMap<String, u64> = RowState::iter()
+                .map(|state| (state.to_value(), 0))
+                .collect();
+            counts.extend(counted.remove(&batch.id).unwrap_or_default());
+            let canary = canaries.remove(&batch.canary_row_id).ok_or_else(|| {
+                Error::internal(anyhow::anyhow!("batch {} has no canary row", batch.id))
+            })?;
+            Ok(BatchSummary {
+                checklist: checklists.remove(&batch.id).unwrap_or_default(),
+                counts,
+                canary,
+                batch,
+            })
+        })
+        .collect()
 }
 
 /// A page of the batch's rows in batch order, optionally in one state, and

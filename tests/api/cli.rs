@@ -910,3 +910,138 @@ async fn a_migration_batch_killed_mid_import_resumes_after_the_restart_and_impor
         0
     );
 }
+
+#[tokio::test]
+async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once() {
+    let dir = tempfile::tempdir().expect("a directory");
+    let url = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("import.db").display()
+    );
+    let run = |args: Vec<String>| {
+        let mut command = tributary(dir.path());
+        command.env("TRIBUTARY_DATABASE_URL", &url).args(args);
+        async move { command.output().await.expect("tributary runs") }
+    };
+    let args = |list: &[&str]| list.iter().map(|arg| (*arg).to_owned()).collect::<Vec<_>>();
+    let created = run(args(&["api-key", "create", "--client", "acme"])).await;
+    assert!(created.status.success(), "{created:?}");
+
+    let secret = "sbx-import-secret-token";
+    let good = dir.path().join("rows.jsonl");
+    std::fs::write(
+        &good,
+        format!(
+            "{{\"externalReference\": \"imp-1\", \"companyName\": \"Import One\", \"authorization\": {{\"organizationId\": \"sbx-imp-1\", \"accessToken\": \"{secret}\"}}}}\n\n\
+             {{\"externalReference\": \"imp-2\", \"companyName\": \"Import Two\", \"authorization\": {{\"organizationId\": \"sbx-imp-2\", \"accessToken\": \"{secret}\"}}}}\n"
+        ),
+    )
+    .expect("written");
+    let file = good.display().to_string();
+    let import = |extra: &[&str]| {
+        let mut list = args(&[
+            "migration",
+            "import",
+            &file,
+            "--client",
+            "acme",
+            "--platform",
+            "sandbox",
+        ]);
+        list.extend(args(extra));
+        list
+    };
+
+    let dry = run(import(&["--dry-run"])).await;
+    assert!(dry.status.success(), "{dry:?}");
+    let stdout = String::from_utf8_lossy(&dry.stdout).to_string();
+    assert!(
+        stdout.contains("Valid: 2 rows") && stdout.contains("Nothing was stored"),
+        "{stdout}"
+    );
+
+    let stored = run(import(&["--reference", "cli-batch"])).await;
+    assert!(stored.status.success(), "{stored:?}");
+    let stdout = String::from_utf8_lossy(&stored.stdout).to_string();
+    assert!(stdout.starts_with("Stored: migration "), "{stdout}");
+    let again = run(import(&["--reference", "cli-batch"])).await;
+    assert!(again.status.success(), "{again:?}");
+    assert!(String::from_utf8_lossy(&again.stdout).starts_with("Found (stored before)"));
+
+    // A file with a line that is not a row, and one whose body lacks its
+    // token: every problem named, no token shown, nothing stored.
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(
+        &bad,
+        format!(
+            "{{\"externalReference\": \"bad-1\", \"companyName\": \"Bad\", \"authorization\": {{\"organizationId\": \"sbx-bad\"}}}}\n\
+             {{\"externalReference\": \"bad-2\", \"authorization\": \"{secret}\"\n"
+        ),
+    )
+    .expect("written");
+    let refused = run(args(&[
+        "migration",
+        "import",
+        &bad.display().to_string(),
+        "--client",
+        "acme",
+        "--platform",
+        "sandbox",
+    ]))
+    .await;
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr).to_string();
+    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(!stderr.contains(secret), "{stderr}");
+    std::fs::write(
+        &bad,
+        "{\"externalReference\": \"bad-1\", \"companyName\": \"Bad\", \"authorization\": {\"organizationId\": \"sbx-bad\"}}\n",
+    )
+    .expect("written");
+    let refused = run(args(&[
+        "migration",
+        "import",
+        &bad.display().to_string(),
+        "--client",
+        "acme",
+        "--platform",
+        "sandbox",
+    ]))
+    .await;
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr).to_string();
+    assert!(
+        stderr.contains("rows[0].authorization.accessToken"),
+        "{stderr}"
+    );
+    let unknown = run(args(&[
+        "migration",
+        "import",
+        &file,
+        "--client",
+        "nobody",
+        "--platform",
+        "sandbox",
+    ]))
+    .await;
+    assert!(!unknown.status.success());
+    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no client named 'nobody'"));
+
+    let db = sea_orm::Database::connect(&url)
+        .await
+        .expect("the database opens");
+    use sea_orm::ConnectionTrait;
+    let row = db
+        .query_one_raw(sea_orm::Statement::from_string(
+            sea_orm::DbBackend::Sqlite,
+            "SELECT COUNT(*) AS n FROM migration_row".to_owned(),
+        ))
+        .await
+        .expect("countable")
+        .expect("a row");
+    assert_eq!(
+        row.try_get::<i64>("", "n").expect("a count"),
+        2,
+        "one batch of two rows"
+    );
+}

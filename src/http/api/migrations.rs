@@ -30,6 +30,16 @@ use crate::tenant::Tenant;
 /// Managed migration endpoints.
 pub struct MigrationsApi;
 
+/// A failure's remedy in words: what `worded` adds after the message.
+fn what_to_do(problem: &crate::error::Problem) -> String {
+    let message_len = problem.message.len();
+    worded(problem.clone())
+        .get(message_len..)
+        .unwrap_or_default()
+        .trim()
+        .to_owned()
+}
+
 /// One company of a batch, as sent.
 #[derive(Clone, Object)]
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
@@ -233,10 +243,7 @@ impl From<entity::migration_row::Model> for MigrationRow {
                 .into(),
             what_to_do: problem
                 .filter(|problem| problem.remedy.is_some())
-                .map(|problem| {
-                    let message_len = problem.message.len();
-                    worded(problem)[message_len..].trim().to_owned()
-                })
+                .map(|problem| what_to_do(&problem))
                 .into(),
             next_attempt: waiting.map(Timestamp).into(),
             imported: row.imported.map(Timestamp).into(),
@@ -849,9 +856,7 @@ impl MigrationsApi {
     ) -> Result<MigrationReportCsv, ReadErrors> {
         let report = report::report(&state.db, tenant, migration_id.0).await?;
         let text = report::to_csv(&report, |problem| {
-            let message = problem.message.clone();
-            let what_to_do = worded(problem.clone())[message.len()..].trim().to_owned();
-            (message, what_to_do)
+            (problem.message.clone(), what_to_do(problem))
         })
         .map_err(Error::internal)?;
         Ok(MigrationReportCsv::Ok(PlainText(text)))
