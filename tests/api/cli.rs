@@ -1,6 +1,7 @@
 //! The `tributary` binary itself: first start, logs, shutdown, and the
-//! key commands. These run on SQLite only: they test the process, not the
-//! database.
+//! key commands. These run on SQLite: they test the process, not the
+//! database; the migration kill -9 test also runs on PostgreSQL, whose
+//! row locks are what keep two processes apart there.
 
 use std::path::Path;
 use std::process::Stdio;
@@ -739,17 +740,53 @@ async fn an_event_committed_before_a_kill_9_is_delivered_after_the_restart() {
 
 #[tokio::test]
 async fn a_migration_batch_killed_mid_import_resumes_after_the_restart_and_imports_each_row_once() {
-    const ROWS: usize = 3000;
     let dir = tempfile::tempdir().expect("a directory");
+    let sqlite = format!(
+        "sqlite://{}?mode=rwc",
+        dir.path().join("tributary.db").display()
+    );
+    killed_mid_import_and_resumed(dir.path(), &sqlite, None).await;
+    // The same on PostgreSQL, on a database of its own, when the suite has one.
+    let Ok(admin_url) = std::env::var(crate::helpers::POSTGRES_URL_VAR) else {
+        return;
+    };
+    let name = format!("tributary_kill_{}", uuid::Uuid::new_v4().simple());
+    let admin = sea_orm::Database::connect(&admin_url)
+        .await
+        .expect("PostgreSQL answers");
+    use sea_orm::ConnectionTrait;
+    admin
+        .execute_unprepared(&format!("CREATE DATABASE \"{name}\""))
+        .await
+        .expect("a database");
+    let mut url = url::Url::parse(&admin_url).expect("a PostgreSQL URL");
+    url.set_path(&format!("/{name}"));
+    let keys = tributary::crypto::generate_key_entry();
+    killed_mid_import_and_resumed(dir.path(), url.as_str(), Some(&keys)).await;
+    admin
+        .execute_unprepared(&format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"))
+        .await
+        .expect("dropped");
+}
+
+/// Starts the binary on `database_url`, migrates 3,000 rows, kills it
+/// (SIGKILL) mid-import, restarts it, and checks every row was imported
+/// exactly once.
+async fn killed_mid_import_and_resumed(dir: &Path, database_url: &str, keys: Option<&str>) {
+    const ROWS: usize = 3000;
     let key = "migration-crash-key-123";
     let port = free_port();
     let start = || {
-        let mut command = tributary(dir.path());
+        let mut command = tributary(dir);
         command
+            .env("TRIBUTARY_DATABASE_URL", database_url)
             .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
             .env("TRIBUTARY_BOOTSTRAP_API_KEY", key)
             .env("TRIBUTARY_MIGRATION_CONCURRENCY", "1")
             .env("TRIBUTARY_MIGRATION_LEASE_SECS", "2");
+        if let Some(keys) = keys {
+            command.env("TRIBUTARY_ENCRYPTION_KEYS", keys);
+        }
         Running::start(command)
     };
     let mut server = start();
@@ -872,19 +909,16 @@ async fn a_migration_batch_killed_mid_import_resumes_after_the_restart_and_impor
 
     // Each row imported once: one company and one connection per row, and
     // no row still holds its tokens.
-    let db = sea_orm::Database::connect(format!(
-        "sqlite://{}?mode=ro",
-        dir.path().join("tributary.db").display()
-    ))
-    .await
-    .expect("the database opens");
+    let db = sea_orm::Database::connect(database_url)
+        .await
+        .expect("the database opens");
     let count = |sql: &'static str| {
         let db = &db;
         async move {
             use sea_orm::ConnectionTrait;
             let row = db
                 .query_one_raw(sea_orm::Statement::from_string(
-                    sea_orm::DbBackend::Sqlite,
+                    db.get_database_backend(),
                     sql.to_owned(),
                 ))
                 .await
@@ -909,6 +943,7 @@ async fn a_migration_batch_killed_mid_import_resumes_after_the_restart_and_impor
         count("SELECT COUNT(*) AS n FROM migration_row WHERE ciphertext IS NOT NULL").await,
         0
     );
+    let _ = db.close().await;
 }
 
 #[tokio::test]
