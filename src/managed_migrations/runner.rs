@@ -217,10 +217,15 @@ impl Runner {
     /// whose rows has a step left is `Completed`. `true` if it moved (or
     /// was moved meanwhile).
     async fn settle(&self, batch: &migration_batch::Model) -> anyhow::Result<bool> {
+        // Read first, outside a transaction: most rounds find nothing to
+        // move, and take no lock.
+        if next_state(&self.db, batch).await?.is_none() {
+            return Ok(false);
+        }
         let txn = self.db.begin().await?;
         // The batch's row is written first, as `start`, `retryFailed` and
         // `cancel` write it first: they and this wait for one another, so
-        // nothing read below changes before this commits.
+        // what is read again below does not change before this commits.
         let locked = migration_batch::Entity::update_many()
             .col_expr(
                 migration_batch::Column::State,
@@ -234,34 +239,7 @@ impl Runner {
             txn.rollback().await?;
             return Ok(true);
         }
-        let next = match batch.state {
-            BatchState::Canary => {
-                let canary = migration_row::Entity::find_by_id(batch.canary_row_id)
-                    .one(&txn)
-                    .await?;
-                match canary {
-                    Some(canary) if has_ended(canary.state, target(batch, canary.id)) => {
-                        match canary.state {
-                            RowState::Failed => Some((BatchState::CanaryFailed, canary.failure)),
-                            _ => Some((BatchState::AwaitingProceed, None)),
-                        }
-                    }
-                    _ => None,
-                }
-            }
-            BatchState::Running => {
-                let mut open = workable_states(target(batch, Uuid::nil()));
-                open.push(RowState::Syncing);
-                let remaining = migration_row::Entity::find()
-                    .filter(migration_row::Column::BatchId.eq(batch.id))
-                    .filter(migration_row::Column::State.is_in(open))
-                    .one(&txn)
-                    .await?;
-                remaining.is_none().then_some((BatchState::Completed, None))
-            }
-            _ => None,
-        };
-        let Some((state, failure)) = next else {
+        let Some((state, failure)) = next_state(&txn, batch).await? else {
             txn.rollback().await?;
             return Ok(false);
         };
@@ -602,6 +580,42 @@ impl Runner {
         tracing::info!(row_id = %row.id, wait_seconds = wait.as_secs(), "a migration row is tried again later");
         Ok(Step::Stop)
     }
+}
+
+/// Where the batch goes next, if it is its time: a canary that ended makes
+/// it `AwaitingProceed` or `CanaryFailed` (with the reason), and a running
+/// batch none of whose rows has a step left is `Completed`.
+async fn next_state(
+    db: &impl ConnectionTrait,
+    batch: &migration_batch::Model,
+) -> anyhow::Result<Option<(BatchState, Option<String>)>> {
+    Ok(match batch.state {
+        BatchState::Canary => {
+            let canary = migration_row::Entity::find_by_id(batch.canary_row_id)
+                .one(db)
+                .await?;
+            match canary {
+                Some(canary) if has_ended(canary.state, target(batch, canary.id)) => {
+                    match canary.state {
+                        RowState::Failed => Some((BatchState::CanaryFailed, canary.failure)),
+                        _ => Some((BatchState::AwaitingProceed, None)),
+                    }
+                }
+                _ => None,
+            }
+        }
+        BatchState::Running => {
+            let mut open = workable_states(target(batch, Uuid::nil()));
+            open.push(RowState::Syncing);
+            let remaining = migration_row::Entity::find()
+                .filter(migration_row::Column::BatchId.eq(batch.id))
+                .filter(migration_row::Column::State.is_in(open))
+                .one(db)
+                .await?;
+            remaining.is_none().then_some((BatchState::Completed, None))
+        }
+        _ => None,
+    })
 }
 
 /// Puts the batch's failed rows (or only `only`) back at the step each

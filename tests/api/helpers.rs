@@ -71,15 +71,21 @@ enum DatabaseGuard {
 
 impl Drop for DatabaseGuard {
     fn drop(&mut self) {
-        let cleanup = match self {
+        let (cleanup, schema) = match self {
             DatabaseGuard::Sqlite(_) => return,
             DatabaseGuard::Postgres { admin_url, schema } => (
-                admin_url.clone(),
-                format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+                (
+                    admin_url.clone(),
+                    format!("DROP SCHEMA IF EXISTS \"{schema}\" CASCADE"),
+                ),
+                Some(schema.clone()),
             ),
             DatabaseGuard::PostgresDatabase { admin_url, name } => (
-                admin_url.clone(),
-                format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+                (
+                    admin_url.clone(),
+                    format!("DROP DATABASE IF EXISTS \"{name}\" WITH (FORCE)"),
+                ),
+                None,
             ),
         };
         let (admin_url, statement) = cleanup;
@@ -94,10 +100,35 @@ impl Drop for DatabaseGuard {
                 let admin = sea_orm::Database::connect(&admin_url)
                     .await
                     .expect("admin connection");
-                admin
-                    .execute_unprepared(&statement)
-                    .await
-                    .expect("test schema or database dropped");
+                // This drop blocks the test's runtime, so a background task of
+                // the app (a sync, the migration runner) caught between two
+                // statements of a transaction can never finish it; its
+                // locks would keep DROP SCHEMA waiting for ever. Such
+                // backends hold locks in this test's schema only: they are
+                // ended, then the drop is tried again.
+                let mut attempts = 0;
+                loop {
+                    attempts += 1;
+                    let dropped = admin
+                        .execute_unprepared(&format!("SET lock_timeout = '5s'; {statement}"))
+                        .await;
+                    match (dropped, &schema) {
+                        (Ok(_), _) => break,
+                        (Err(error), Some(schema)) if attempts < 5 => {
+                            eprintln!("dropping {schema} waited: {error}; ending the backends holding its locks");
+                            admin
+                                .execute_unprepared(&format!(
+                                    "SELECT pg_terminate_backend(l.pid) FROM pg_locks l \
+                                     JOIN pg_class c ON c.oid = l.relation \
+                                     JOIN pg_namespace n ON n.oid = c.relnamespace \
+                                     WHERE n.nspname = '{schema}' AND l.pid <> pg_backend_pid()"
+                                ))
+                                .await
+                                .expect("blocking backends ended");
+                        }
+                        (Err(error), _) => panic!("test schema or database not dropped: {error}"),
+                    }
+                }
                 let _ = admin.close().await;
             });
         });
