@@ -111,7 +111,7 @@ pub fn to_csv(
                 .map(|id| id.to_string())
                 .unwrap_or_default(),
             cell(&row.organization_id),
-            format!("{:?}", row.state),
+            super::row_state_name(row.state),
             time(row.imported),
             time(row.verified),
             time(row.synced),

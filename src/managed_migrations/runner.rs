@@ -35,7 +35,7 @@ use entity::{migration_batch, migration_row};
 
 use super::{BatchState, RowState, has_ended, remedy_json, target, workable_states};
 use crate::crypto::Keyring;
-use crate::error::{Error, Problem, Remedy};
+use crate::error::{Problem, Remedy};
 use crate::platforms::connector::Connectors;
 
 /// The waits before a row whose platform could not be reached (or whose
@@ -616,37 +616,4 @@ async fn next_state(
         }
         _ => None,
     })
-}
-
-/// Puts the batch's failed rows (or only `only`) back at the step each
-/// failed at: `Pending` if it was never imported, else `Imported`.
-pub(super) async fn reset_failed(
-    db: &impl ConnectionTrait,
-    migration_id: Uuid,
-    only: Option<Uuid>,
-) -> Result<(), Error> {
-    for (imported, state) in [(false, RowState::Pending), (true, RowState::Imported)] {
-        let mut update = migration_row::Entity::update_many()
-            .col_expr(migration_row::Column::State, Expr::value(state))
-            .col_expr(migration_row::Column::Failure, Expr::value(None::<String>))
-            .col_expr(migration_row::Column::Remedy, Expr::value(None::<String>))
-            .col_expr(migration_row::Column::Attempts, Expr::value(0))
-            .col_expr(
-                migration_row::Column::NextAttempt,
-                Expr::value(None::<chrono::DateTime<Utc>>),
-            )
-            .col_expr(migration_row::Column::Updated, Expr::value(Utc::now()))
-            .filter(migration_row::Column::BatchId.eq(migration_id))
-            .filter(migration_row::Column::State.eq(RowState::Failed));
-        update = if imported {
-            update.filter(migration_row::Column::ConnectionId.is_not_null())
-        } else {
-            update.filter(migration_row::Column::ConnectionId.is_null())
-        };
-        if let Some(row_id) = only {
-            update = update.filter(migration_row::Column::Id.eq(row_id));
-        }
-        update.exec(db).await?;
-    }
-    Ok(())
 }
