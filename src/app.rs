@@ -22,6 +22,7 @@ use crate::platforms::config::PlatformsConfig;
 use crate::platforms::connector::Connectors;
 use crate::rate_limits::{RateLimitConfig, RateLimits};
 use crate::sync::engine::{Engine, EngineConfig};
+use crate::sync::list_orders::ListOrders;
 use crate::webhooks::deliverer::{Deliverer, WebhookConfig};
 use crate::{connections, oauth_clients, webhooks};
 
@@ -47,6 +48,9 @@ pub struct Config {
     pub metrics_bind: Option<String>,
     /// Request quotas and concurrency caps.
     pub rate_limits: RateLimitConfig,
+    /// Bytes of memory for the whole orders of queried and merged lists
+    /// (`sync::list_orders`; 0: none kept, every such page read alone).
+    pub list_order_cache_bytes: u64,
     /// Where the connectors reach their platforms.
     pub platforms: PlatformsConfig,
     /// Read list pages with `OFFSET` and `COUNT(*)`: the benchmark's naive build.
@@ -196,6 +200,7 @@ impl Application {
             key_cache: Arc::default(),
             connectors,
             query_totals: Arc::default(),
+            list_orders: Arc::new(ListOrders::new(config.list_order_cache_bytes)?),
             snapshot_retention,
             #[cfg(feature = "naive-paging")]
             naive_paging: config.naive_paging,

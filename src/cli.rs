@@ -21,6 +21,7 @@ use crate::platforms::connector::{ConnectorKind, Endpoint};
 use crate::platforms::kit::http::RetryPolicy;
 use crate::rate_limits::{self, RateLimitConfig};
 use crate::sync::engine::EngineConfig;
+use crate::sync::list_orders;
 use crate::telemetry::{self, LogFormat};
 use crate::webhooks::deliverer::WebhookConfig;
 
@@ -119,6 +120,16 @@ struct ServeOptions {
         default_value_t = rate_limits::DEFAULT_CONCURRENT_PER_COMPANY
     )]
     max_concurrent_per_company: u32,
+    /// MiB of memory for the whole orders of queried lists and of lists
+    /// merged from several connections, each read once per snapshot so that
+    /// any page of it costs the same (0: none; such pages are read alone).
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_LIST_ORDER_CACHE_MIB",
+        default_value_t = list_orders::DEFAULT_CAPACITY_BYTES / (1024 * 1024)
+    )]
+    list_order_cache_mib: u64,
     /// Migration rows of one platform advanced at once by this process
     /// (0: this process runs no managed migrations).
     #[arg(
@@ -505,6 +516,7 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
             ..RateLimitConfig::default()
         },
         platforms: options.platforms.config(),
+        list_order_cache_bytes: options.list_order_cache_mib.saturating_mul(1024 * 1024),
         #[cfg(feature = "naive-paging")]
         naive_paging: options.naive_paging,
     };

@@ -13,6 +13,7 @@ use crate::managed_migrations::Runner;
 use crate::metrics::Metrics;
 use crate::platforms::connector::Connectors;
 use crate::rate_limits::RateLimits;
+use crate::sync::list_orders::ListOrders;
 use crate::sync::reads::QueryTotals;
 use crate::webhooks::deliverer::Deliverer;
 
@@ -41,6 +42,8 @@ pub struct AppState {
     pub connectors: Connectors,
     /// Totals of queried lists, counted once per snapshot and query.
     pub query_totals: Arc<QueryTotals>,
+    /// Whole orders of queried and merged lists, read once per snapshot.
+    pub list_orders: Arc<ListOrders>,
     /// How long a replaced generation stays readable through pinned links.
     pub snapshot_retention: std::time::Duration,
     /// Read list pages with `OFFSET` and `COUNT(*)`: the benchmark's naive build.

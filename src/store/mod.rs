@@ -23,13 +23,16 @@
 //! deleted afterwards ([`cleanup`]). One record is read by its
 //! id in the visible generations ([`single`]); a list narrowed by a `query`
 //! or ordered by an `orderBy` is read by conditions on the stored JSON
-//! ([`query`]).
+//! ([`query`]); such a list's whole order, and that of a company's list
+//! merged from several connections, can be read once per snapshot and any
+//! page of it then looked up by position ([`ordered`]).
 
 pub mod cleanup;
 pub mod deletions;
 pub mod generations;
 #[cfg(feature = "naive-paging")]
 pub mod naive;
+pub mod ordered;
 pub mod pages;
 pub mod publish;
 pub mod query;

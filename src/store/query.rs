@@ -58,7 +58,17 @@ pub async fn page(
     order_by: Option<&OrderBy>,
     page: PageRequest,
 ) -> Result<Vec<String>, sea_orm::DbErr> {
-    let backend = db.get_database_backend();
+    let query = ordered_by(db.get_database_backend(), selection, order_by);
+    bodies(db, query, page).await
+}
+
+/// The rows `selection` names ordered by `order_by` (nulls last), then in
+/// the list's own order.
+pub(super) fn ordered_by(
+    backend: DbBackend,
+    selection: Selection<'_>,
+    order_by: Option<&OrderBy>,
+) -> Select<record::Entity> {
     let mut query = selected(backend, selection);
     if let Some(order_by) = order_by {
         let order = match order_by.direction {
@@ -71,12 +81,11 @@ pub async fn page(
             NullOrdering::Last,
         );
     }
-    let query = match selection.visible {
+    match selection.visible {
         // One generation's ordinals are the list's order.
         [_] => query.order_by_asc(record::Column::Ordinal),
         _ => in_list_order(query, selection.data_type),
-    };
-    bodies(db, query, page).await
+    }
 }
 
 /// A record of a queried page, and where it sits in its connection's list.
@@ -175,7 +184,7 @@ fn selected(backend: DbBackend, selection: Selection<'_>) -> Select<record::Enti
 }
 
 /// `query` as a condition on the stored JSON.
-fn condition(backend: DbBackend, query: &Query) -> Condition {
+pub(super) fn condition(backend: DbBackend, query: &Query) -> Condition {
     match query {
         Query::All(parts) => parts.iter().fold(Condition::all(), |all, part| {
             all.add(condition(backend, part))

@@ -6,8 +6,11 @@
 //! - [`engine`]: workers, leases, claiming, running an operation.
 //! - [`refresh`]: refreshing a connection's tokens, one refresh at a time.
 //! - [`reads`]: a company's synced data, page by page.
+//! - [`list_orders`]: the orders of queried and merged lists, read once per
+//!   snapshot.
 
 pub mod engine;
+pub mod list_orders;
 pub mod operations;
 pub mod reads;
 pub mod refresh;

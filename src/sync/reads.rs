@@ -24,7 +24,9 @@ use crate::data::DataType;
 use crate::data::query::{OrderBy, Query};
 use crate::error::{Error, Problem, Remedy};
 use crate::paging::{Cursor, PageRequest, Snapshot};
+use crate::store::ordered::Place;
 use crate::store::{self, Visible, pages};
+use crate::sync::list_orders::ListOrders;
 use crate::sync::operations;
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
@@ -51,9 +53,13 @@ pub enum Seen<'a> {
 
 /// One page of the company's records of `data_type`, of one filter value
 /// when `filter` is given, and the total after the filter, from the
-/// generations `seen` names.
+/// generations `seen` names. A list merged from several connections is read
+/// by merging the first rows of each while the page is near the start, and
+/// deeper by its whole order, read once per snapshot (`orders`).
+#[allow(clippy::too_many_arguments)]
 pub async fn page(
     db: &DatabaseConnection,
+    orders: &ListOrders,
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
@@ -91,10 +97,80 @@ pub async fn page(
     let visible = seen_generations(&txn, tenant, company_id, data_type, seen).await?;
     let found = match visible.as_slice() {
         [one] => pages::page_of_generation(&txn, one, data_type, filter, page).await?,
-        several => pages::page_of_several(&txn, several, data_type, filter, page).await?,
+        several => {
+            let selection = store::query::Selection {
+                visible: several,
+                data_type,
+                filter,
+                query: None,
+            };
+            let near_start = page.page == 1 || page.offset() + page.limit() <= MERGED_PREFIX_ROWS;
+            let places = match near_start {
+                true => None,
+                false => {
+                    orders
+                        .places(&txn, selection, None, None, most_records(several))
+                        .await?
+                }
+            };
+            match places {
+                Some(places) => page_of_places(&txn, selection, &places, page).await?,
+                None => pages::page_of_several(&txn, several, data_type, filter, page).await?,
+            }
+        }
     };
     txn.commit().await?;
     Ok(found)
+}
+
+/// How deep (rows per connection) a page of a list merged from several
+/// connections is read by merging each connection's first rows (page 1
+/// always is); deeper, the list's whole order is read once per snapshot and
+/// remembered.
+pub const MERGED_PREFIX_ROWS: u64 = 1_000;
+
+/// How many records the generations `visible` hold: what a list of them,
+/// narrowed or not, holds at most.
+fn most_records(visible: &[Visible]) -> u64 {
+    visible
+        .iter()
+        .map(|one| u64::try_from(one.record_count).unwrap_or(0))
+        .sum()
+}
+
+/// `page` of the list whose whole order is `places` (in `selection`): a
+/// slice of the order and one lookup by position.
+async fn page_of_places(
+    db: &impl ConnectionTrait,
+    selection: store::query::Selection<'_>,
+    places: &[Place],
+    page: PageRequest,
+) -> Result<Page, Error> {
+    let bodies = store::ordered::bodies_at(db, selection, page.slice(places)).await?;
+    Ok(Page {
+        bodies,
+        total: places.len() as u64,
+        generations: pages::generations_of(selection.visible),
+    })
+}
+
+/// Per connection of `visible`, the position of the last of its records
+/// among `passed` (0 for none): where a cursor continues from.
+fn reached(visible: &[Visible], passed: &[Place]) -> Vec<i64> {
+    let mut positions = vec![0; visible.len()];
+    let mut missing = visible.len();
+    for place in passed.iter().rev() {
+        if missing == 0 {
+            break;
+        }
+        if let Some(slot) = positions.get_mut(place.connection())
+            && *slot == 0
+        {
+            *slot = place.position();
+            missing -= 1;
+        }
+    }
+    positions
 }
 
 /// The totals of queried lists, remembered per snapshot and query: the
@@ -138,17 +214,20 @@ pub struct QueriedPage {
 }
 
 /// [`page`] of a list narrowed by `queried.query` and ordered by
-/// `queried.order_by`, in one snapshot (of the generations `seen` names);
-/// the total is counted once per
-/// snapshot and query (see [`QueryTotals`]). In the list's own order, page 1
-/// and every page reached by a cursor are read by position (cost
-/// independent of depth) and yield the next page's cursor; a page asked for
-/// by number alone, a cursor of another snapshot or selection, and an
-/// `orderBy` read by `OFFSET`.
+/// `queried.order_by`, in one snapshot (of the generations `seen` names).
+/// The list's whole order is read once per snapshot, query and `orderBy`
+/// (see [`ListOrders`]), and every page is then a slice of it, by number or
+/// by cursor, at the same cost at any depth. A list that may hold more than
+/// `orders` keeps is read as before: its total counted once per snapshot
+/// and query ([`QueryTotals`]); in the list's own order, page 1 and every
+/// page reached by a cursor by position (yielding the next page's cursor);
+/// a page asked for by number alone, a cursor of another snapshot or
+/// selection, and an `orderBy` by `OFFSET`.
 #[allow(clippy::too_many_arguments)]
 pub async fn queried_page(
     db: &DatabaseConnection,
     totals: &QueryTotals,
+    orders: &ListOrders,
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
@@ -166,6 +245,51 @@ pub async fn queried_page(
         filter,
         query: queried.query.map(|(query, _)| query),
     };
+    // A cursor continues one walk: the same company's list of the same
+    // data type, with the same filter, query and page size.
+    let (company, page_size) = (company_id.to_string(), page.page_size.to_string());
+    let digest = Cursor::digest(&[
+        Some(&company),
+        Some(data_type.name()),
+        filter,
+        query_text,
+        Some(&page_size),
+    ]);
+    let cursor_at = |positions: Vec<i64>| Cursor {
+        page: page.page.saturating_add(1),
+        selection: digest,
+        positions: visible
+            .iter()
+            .zip(positions)
+            .map(|(one, ordinal)| (one.connection_id, one.generation, ordinal))
+            .collect(),
+    };
+    if let Some(places) = orders
+        .places(
+            &txn,
+            selection,
+            query_text,
+            queried.order_by,
+            most_records(&visible),
+        )
+        .await?
+    {
+        let found = page_of_places(&txn, selection, &places, page).await?;
+        txn.commit().await?;
+        // The same cursor as a walk read page by page writes (page 1 and
+        // pages reached by a cursor, in the list's own order), so that a
+        // walk continues either way (after this order falls out, say).
+        let through = page.offset().saturating_add(page.limit());
+        let walking = match queried.cursor {
+            Some(cursor) => continued(cursor, page, digest, &visible).is_some(),
+            None => page.page == 1,
+        };
+        let next = (walking && queried.order_by.is_none() && through < found.total).then(|| {
+            let passed = &places[..usize::try_from(through).unwrap_or(places.len())];
+            cursor_at(reached(&visible, passed))
+        });
+        return Ok(QueriedPage { page: found, next });
+    }
     let key: TotalKey = (
         data_type.name(),
         visible
@@ -187,16 +311,6 @@ pub async fn queried_page(
             total
         }
     };
-    // A cursor continues one walk: the same company's list of the same
-    // data type, with the same filter, query and page size.
-    let (company, page_size) = (company_id.to_string(), page.page_size.to_string());
-    let digest = Cursor::digest(&[
-        Some(&company),
-        Some(data_type.name()),
-        filter,
-        query_text,
-        Some(&page_size),
-    ]);
     let positions: Option<Vec<i64>> = match (queried.order_by, queried.cursor) {
         (Some(_), _) => None,
         (None, Some(cursor)) => continued(cursor, page, digest, &visible),
@@ -216,15 +330,7 @@ pub async fn queried_page(
             }
         }
         if page.offset() + page.limit() < total {
-            next = Some(Cursor {
-                page: page.page.saturating_add(1),
-                selection: digest,
-                positions: visible
-                    .iter()
-                    .zip(positions)
-                    .map(|(one, ordinal)| (one.connection_id, one.generation, ordinal))
-                    .collect(),
-            });
+            next = Some(cursor_at(positions));
         }
         placed.into_iter().map(|one| one.body).collect()
     } else {
@@ -459,4 +565,32 @@ async fn snapshot(db: &DatabaseConnection) -> Result<DatabaseTransaction, Error>
         }
         _ => db.begin().await?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn visible(count: usize) -> Vec<Visible> {
+        (0..count)
+            .map(|index| Visible {
+                connection_id: Uuid::from_u128(index as u128 + 1),
+                generation: 1,
+                record_count: 10,
+            })
+            .collect()
+    }
+
+    fn at(connection: usize, position: i64) -> Place {
+        Place::new(connection, position).expect("fits")
+    }
+
+    #[test]
+    fn a_cursor_continues_from_each_connections_last_record_passed() {
+        let passed = [at(0, 1), at(1, 1), at(0, 2), at(0, 3), at(1, 2), at(0, 4)];
+        assert_eq!(reached(&visible(2), &passed), vec![4, 2]);
+        // A connection none of whose records was passed continues from 0.
+        assert_eq!(reached(&visible(3), &passed[..4]), vec![3, 1, 0]);
+        assert_eq!(reached(&visible(2), &[]), vec![0, 0]);
+    }
 }

@@ -23,7 +23,9 @@ use tributary::platforms::sandbox::dataset::Dataset;
 use tributary::store::pages::page_of_one_statement;
 
 use crate::connections::{count_rows, new_company};
-use crate::helpers::{AppOptions, TestApp, backends, for_each_database, json};
+use crate::helpers::{
+    AppOptions, TestApp, backends, for_each_database, json, with_and_without_list_orders,
+};
 use crate::sync::{authorized_sandbox, sandbox_connection, settled};
 
 /// An invoice's place in the company's list: newest issue date first, ties
@@ -185,8 +187,21 @@ async fn staging_is_cleared(app: &TestApp) {
 
 #[tokio::test]
 async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
-    for backend in backends() {
-        let app = TestApp::spawn_with(backend, AppOptions::working(2)).await;
+    // Deep pages of several connections are read by the list's remembered
+    // order, or without one by merging prefixes: both are checked.
+    for ((how, options), backend) in with_and_without_list_orders()
+        .into_iter()
+        .flat_map(|each| backends().into_iter().map(move |backend| (each, backend)))
+    {
+        eprintln!("{how} on {backend:?}");
+        let app = TestApp::spawn_with(
+            backend,
+            AppOptions {
+                list_order_cache_bytes: options().list_order_cache_bytes,
+                ..AppOptions::working(2)
+            },
+        )
+        .await;
         let company_id = new_company(&app, "Depth").await;
         let first = sandbox_connection(&app, company_id, 1234, 7).await;
         app.client.sync_all_data(&company_id).await.expect("queued");

@@ -21,6 +21,7 @@ use tributary::platforms::config::PlatformsConfig;
 use tributary::platforms::connector::{AnyConnector, Connectors};
 use tributary::rate_limits::RateLimitConfig;
 use tributary::sync::engine::EngineConfig;
+use tributary::sync::list_orders;
 use tributary::webhooks::deliverer::WebhookConfig;
 
 /// The variable that enables the PostgreSQL runs.
@@ -48,11 +49,35 @@ pub fn backends() -> Vec<Backend> {
 /// lives until the scenario ends. A closure taking the app by value would
 /// capture only the fields its body uses, and drop the guard at once.
 pub async fn for_each_database(scenario: impl AsyncFn(&TestApp)) {
+    for_each_database_with(AppOptions::default, scenario).await;
+}
+
+/// [`for_each_database`] with apps built with `options()`.
+pub async fn for_each_database_with(
+    options: impl Fn() -> AppOptions,
+    scenario: impl AsyncFn(&TestApp),
+) {
     for backend in backends() {
-        let app = TestApp::spawn(backend).await;
+        let app = TestApp::spawn_with(backend, options()).await;
         eprintln!("running on {backend:?}");
         scenario(&app).await;
     }
+}
+
+/// Builds the options of an app.
+pub type OptionsOf = fn() -> AppOptions;
+
+/// The app options of the product's defaults, and of an app that remembers
+/// no list orders (every queried or deep merged page read alone): the two
+/// ways such pages are read, which must answer alike.
+pub fn with_and_without_list_orders() -> [(&'static str, OptionsOf); 2] {
+    [
+        ("with remembered list orders", AppOptions::default),
+        ("without remembered list orders", || AppOptions {
+            list_order_cache_bytes: 0,
+            ..AppOptions::default()
+        }),
+    ]
 }
 
 /// Keeps a test database alive for the test and removes it afterwards.
@@ -161,6 +186,9 @@ pub struct AppOptions {
     pub rate_limits: RateLimitConfig,
     /// The managed migration runner's settings (it looks for work every 50 ms).
     pub migrations: MigrationConfig,
+    /// Bytes for remembered list orders (the product's default unless a
+    /// test sets it; 0 reads every queried or deep merged page alone).
+    pub list_order_cache_bytes: u64,
 }
 
 impl AppOptions {
@@ -217,6 +245,7 @@ impl Default for AppOptions {
                 poll: std::time::Duration::from_millis(50),
                 ..MigrationConfig::default()
             },
+            list_order_cache_bytes: list_orders::DEFAULT_CAPACITY_BYTES,
         }
     }
 }
@@ -411,6 +440,7 @@ async fn start_instance(
         metrics_bind: options.metrics.then(|| "127.0.0.1:0".to_owned()),
         rate_limits: options.rate_limits,
         platforms: PlatformsConfig::default(),
+        list_order_cache_bytes: options.list_order_cache_bytes,
         naive_paging: options.naive_paging,
     };
     let application = Application::build_with(config, options.connectors)

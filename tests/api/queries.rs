@@ -8,7 +8,9 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::connections::new_company;
-use crate::helpers::{TestApp, answer, for_each_database, json};
+use crate::helpers::{
+    TestApp, answer, for_each_database, for_each_database_with, json, with_and_without_list_orders,
+};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// A sandbox connection of the company with `invoice_count` invoices (and
@@ -186,6 +188,20 @@ async fn every_case_selects_what_it_says(app: &TestApp, company_id: Uuid) {
         .await;
         assert_eq!(total, expected.len() as u64, "{query}");
         assert_eq!(walked, expected, "{query}");
+        // A page asked for by number, with no cursor, is the same slice.
+        let (status, second) = answer(
+            app,
+            &format!("/companies/{company_id}/data/invoices?page=2&pageSize=37&{parameter}"),
+        )
+        .await;
+        assert_eq!(status, 200, "{second}");
+        assert_eq!(second["totalResults"], expected.len(), "{query}");
+        let slice = &expected[expected.len().min(37)..expected.len().min(74)];
+        assert_eq!(
+            second["results"].as_array().expect("results"),
+            slice,
+            "{query}: page 2"
+        );
 
         let paid: Vec<Value> = expected
             .iter()
@@ -205,7 +221,14 @@ async fn every_case_selects_what_it_says(app: &TestApp, company_id: Uuid) {
 
 #[tokio::test]
 async fn a_query_selects_exactly_the_matching_records_of_one_or_several_connections() {
-    for_each_database(async |app| {
+    for (how, options) in with_and_without_list_orders() {
+        eprintln!("{how}");
+        for_each_database_with(options, queried_lists_of_one_or_several_connections).await;
+    }
+}
+
+async fn queried_lists_of_one_or_several_connections(app: &TestApp) {
+    {
         let one = new_company(app, "Query One Ltd").await;
         invoices_from(app, one, 71, 300).await;
         sync(app, one).await;
@@ -216,8 +239,7 @@ async fn a_query_selects_exactly_the_matching_records_of_one_or_several_connecti
         invoices_from(app, several, 73, 120).await;
         sync(app, several).await;
         every_case_selects_what_it_says(app, several).await;
-    })
-    .await;
+    }
 }
 
 /// `listed` ordered by `field` (`-field` descending) as the API promises:
@@ -249,7 +271,14 @@ fn ordered(listed: &[Value], order_by: &str) -> Vec<Value> {
 
 #[tokio::test]
 async fn order_by_sorts_by_the_field_nulls_last_and_ties_in_the_lists_order() {
-    for_each_database(async |app| {
+    for (how, options) in with_and_without_list_orders() {
+        eprintln!("{how}");
+        for_each_database_with(options, lists_ordered_by_a_field).await;
+    }
+}
+
+async fn lists_ordered_by_a_field(app: &TestApp) {
+    {
         let company_id = new_company(app, "Ordered Ltd").await;
         invoices_from(app, company_id, 74, 90).await;
         invoices_from(app, company_id, 75, 80).await;
@@ -293,8 +322,7 @@ async fn order_by_sorts_by_the_field_nulls_last_and_ties_in_the_lists_order() {
             .collect();
         assert_eq!(total, unpaid.len() as u64);
         assert_eq!(walked, ordered(&unpaid, "-totalAmount"));
-    })
-    .await;
+    }
 }
 
 #[tokio::test]

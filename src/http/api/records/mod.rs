@@ -247,6 +247,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         let found = reads::queried_page(
             &state.db,
             &state.query_totals,
+            &state.list_orders,
             tenant,
             company_id,
             data_type,
@@ -323,5 +324,15 @@ async fn listed_page(
     if state.naive_paging && matches!(seen, Seen::Newest) {
         return reads::naive_page(&state.db, tenant, company_id, data_type, filter, page).await;
     }
-    reads::page(&state.db, tenant, company_id, data_type, filter, seen, page).await
+    reads::page(
+        &state.db,
+        &state.list_orders,
+        tenant,
+        company_id,
+        data_type,
+        filter,
+        seen,
+        page,
+    )
+    .await
 }

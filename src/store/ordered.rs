@@ -1,0 +1,331 @@
+//! A list's whole order, read once: where every record a selection holds
+//! sits (its connection and its position), in the order the list is read
+//! in, so that any page of it is then a slice and one lookup by position.
+//!
+//! This is how a page of a queried list, of a list ordered by `orderBy`, or
+//! of a company's list merged from several connections is read at the same
+//! cost at any depth: such lists have no stored ordinals to range over, but
+//! their generations never change once published, so their order is read
+//! once per snapshot (by the caller, who keeps it: `sync::list_orders`).
+//! A position is the record's `ordinal`, or with the list's filter its
+//! `filter_ordinal` (the same column [`super::query::page_after`] reads).
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, VecDeque};
+
+use futures_util::TryStreamExt;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, QueryFilter, QueryOrder, QuerySelect, StreamTrait,
+};
+use uuid::Uuid;
+
+use entity::record;
+
+use super::generations::Visible;
+use super::pages::of;
+use super::query::{Selection, condition, ordered_by};
+use crate::data::Direction;
+use crate::data::query::OrderBy;
+
+/// Where one record sits: the index of its connection in the selection's
+/// visible generations (high 16 bits) and its position (low 48 bits),
+/// packed into one word so that a list of a million costs 8 MB.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct Place(u64);
+
+/// The bits of a [`Place`] that hold the position.
+const POSITION_BITS: u32 = 48;
+
+impl Place {
+    /// The record at `position` of the selection's `connection`th
+    /// generation; `None` past what a place can hold (65,536 connections,
+    /// positions up to 2^48).
+    pub fn new(connection: usize, position: i64) -> Option<Self> {
+        let connection = u64::try_from(connection).ok().filter(|c| *c < 1 << 16)?;
+        let position = u64::try_from(position)
+            .ok()
+            .filter(|p| *p < 1 << POSITION_BITS)?;
+        Some(Self(connection << POSITION_BITS | position))
+    }
+
+    /// The index of its connection among the selection's generations.
+    pub fn connection(self) -> usize {
+        (self.0 >> POSITION_BITS) as usize
+    }
+
+    /// Its position in that connection's list (ordinal or filter ordinal).
+    pub fn position(self) -> i64 {
+        (self.0 & ((1 << POSITION_BITS) - 1)) as i64
+    }
+}
+
+/// Rows read per connection at a time while merging several connections.
+const MERGE_CHUNK: u64 = 10_000;
+
+/// Every record of `selection`, in the order its pages show them: by
+/// `order_by` (nulls last) then the list's own order when given, else the
+/// list's own order (several connections merged by sort key, then
+/// connection, then record id, as [`super::pages::page_of_several`] does).
+/// Read as a stream: what is kept is the places, never the rows.
+pub async fn places<C>(
+    db: &C,
+    selection: Selection<'_>,
+    order_by: Option<&OrderBy>,
+) -> Result<Vec<Place>, sea_orm::DbErr>
+where
+    C: ConnectionTrait + StreamTrait,
+{
+    let position = position_column(selection);
+    if let Some(order_by) = order_by {
+        return by_order(db, selection, order_by, position).await;
+    }
+    if selection.visible.len() > 1 {
+        return merged(db, selection, position).await;
+    }
+    // One connection in its own order: its matching positions, ascending.
+    let Some(one) = selection.visible.first() else {
+        return Ok(Vec::new());
+    };
+    let mut rows = within(ConnectionTrait::get_database_backend(db), selection, one)
+        .order_by_asc(position)
+        .select_only()
+        .column(position)
+        .into_tuple::<i64>()
+        .stream(db)
+        .await?;
+    let mut found = Vec::with_capacity(one.record_count.max(0) as usize / 4);
+    while let Some(position) = rows.try_next().await? {
+        found.push(place(0, position)?);
+    }
+    found.shrink_to_fit();
+    Ok(found)
+}
+
+/// The JSON of the records at `wanted` (places in `selection`), in that
+/// order: one lookup by position per connection.
+pub async fn bodies_at(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    wanted: &[Place],
+) -> Result<Vec<String>, sea_orm::DbErr> {
+    let position = position_column(selection);
+    let mut found: HashMap<Place, String> = HashMap::with_capacity(wanted.len());
+    for (index, one) in selection.visible.iter().enumerate() {
+        let positions: Vec<i64> = wanted
+            .iter()
+            .filter(|place| place.connection() == index)
+            .map(|place| place.position())
+            .collect();
+        if positions.is_empty() {
+            continue;
+        }
+        let rows: Vec<(i64, String)> = of(selection.data_type, selection.filter)
+            .filter(record::Column::ConnectionId.eq(one.connection_id))
+            .filter(record::Column::Generation.eq(one.generation))
+            .filter(position.is_in(positions))
+            .select_only()
+            .column(position)
+            .column(record::Column::Body)
+            .into_tuple()
+            .all(db)
+            .await?;
+        for (at, body) in rows {
+            found.insert(place(index, at)?, body);
+        }
+    }
+    // Every place was read in this snapshot's generations, which keep their
+    // rows while they are visible or retained: a place not found means the
+    // generation went meanwhile, which the caller's snapshot rules out.
+    wanted
+        .iter()
+        .map(|place| {
+            found.remove(place).ok_or_else(|| {
+                sea_orm::DbErr::RecordNotFound(format!(
+                    "no record at position {} of a visible generation",
+                    place.position()
+                ))
+            })
+        })
+        .collect()
+}
+
+/// The column a place's position is: the filter ordinal when the list's
+/// filter is given (its index holds only that value's rows), else the
+/// ordinal.
+fn position_column(selection: Selection<'_>) -> record::Column {
+    match selection.filter {
+        Some(_) => record::Column::FilterOrdinal,
+        None => record::Column::Ordinal,
+    }
+}
+
+/// The rows of `selection` (its filter and query) in the generation `one`.
+fn within(
+    backend: DbBackend,
+    selection: Selection<'_>,
+    one: &Visible,
+) -> sea_orm::Select<record::Entity> {
+    let rows = of(selection.data_type, selection.filter)
+        .filter(record::Column::ConnectionId.eq(one.connection_id))
+        .filter(record::Column::Generation.eq(one.generation));
+    match selection.query {
+        Some(query) => rows.filter(condition(backend, query)),
+        None => rows,
+    }
+}
+
+/// A place, or the error of a position no place can hold.
+fn place(connection: usize, position: i64) -> Result<Place, sea_orm::DbErr> {
+    Place::new(connection, position).ok_or_else(|| {
+        sea_orm::DbErr::Custom(format!(
+            "position {position} of connection {connection} is out of a list's range"
+        ))
+    })
+}
+
+/// Every record of `selection` ordered by `order_by` (nulls last), then in
+/// the list's own order: the database sorts the matches once.
+async fn by_order<C>(
+    db: &C,
+    selection: Selection<'_>,
+    order_by: &OrderBy,
+    position: record::Column,
+) -> Result<Vec<Place>, sea_orm::DbErr>
+where
+    C: ConnectionTrait + StreamTrait,
+{
+    let rows = ordered_by(
+        ConnectionTrait::get_database_backend(db),
+        selection,
+        Some(order_by),
+    );
+    let mut rows = rows
+        .select_only()
+        .column(record::Column::ConnectionId)
+        .column(position)
+        .into_tuple::<(Uuid, i64)>()
+        .stream(db)
+        .await?;
+    let mut found = Vec::new();
+    while let Some((connection_id, at)) = rows.try_next().await? {
+        let index = selection
+            .visible
+            .iter()
+            .position(|one| one.connection_id == connection_id)
+            .ok_or_else(|| {
+                sea_orm::DbErr::Custom("a row of a connection outside the selection".to_owned())
+            })?;
+        found.push(place(index, at)?);
+    }
+    found.shrink_to_fit();
+    Ok(found)
+}
+
+/// One connection's matching rows, read a chunk at a time in its own order
+/// (which is the list's order within the connection).
+struct Source {
+    /// Its index among the selection's generations.
+    index: usize,
+    /// Rows read and not yet merged: position and sort key.
+    buffer: VecDeque<(i64, String)>,
+    /// The highest position read so far.
+    after: i64,
+    /// Whether every row has been read.
+    exhausted: bool,
+}
+
+/// Every record of `selection` (several connections) in the list's order:
+/// each connection's rows come sorted by position, so they are merged by
+/// sort key (in the list's direction), then connection id, reading at
+/// most [`MERGE_CHUNK`] rows of each at a time.
+async fn merged(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    position: record::Column,
+) -> Result<Vec<Place>, sea_orm::DbErr> {
+    let backend = ConnectionTrait::get_database_backend(db);
+    let descending = selection.data_type.spec().order == Direction::Descending;
+    let mut sources: Vec<Source> = (0..selection.visible.len())
+        .map(|index| Source {
+            index,
+            buffer: VecDeque::new(),
+            after: 0,
+            exhausted: false,
+        })
+        .collect();
+    let mut found = Vec::new();
+    loop {
+        for source in &mut sources {
+            if !source.buffer.is_empty() || source.exhausted {
+                continue;
+            }
+            let one = &selection.visible[source.index];
+            let chunk: Vec<(i64, String)> = within(backend, selection, one)
+                .filter(position.gt(source.after))
+                .order_by_asc(position)
+                .limit(MERGE_CHUNK)
+                .select_only()
+                .column(position)
+                .column(record::Column::SortKey)
+                .into_tuple()
+                .all(db)
+                .await?;
+            source.exhausted = (chunk.len() as u64) < MERGE_CHUNK;
+            if let Some((last, _)) = chunk.last() {
+                source.after = *last;
+            }
+            source.buffer.extend(chunk);
+        }
+        // The next record: the least sort key (greatest when descending),
+        // the lesser connection id on a tie (a pinned snapshot's
+        // generations need not be in connection order).
+        let next = sources
+            .iter()
+            .filter_map(|source| {
+                let connection_id = selection.visible[source.index].connection_id;
+                source
+                    .buffer
+                    .front()
+                    .map(|(_, key)| (source.index, connection_id, key))
+            })
+            .min_by(|(_, a_connection, a_key), (_, b_connection, b_key)| {
+                let by_key = if descending {
+                    b_key.cmp(a_key)
+                } else {
+                    a_key.cmp(b_key)
+                };
+                match by_key {
+                    Ordering::Equal => a_connection.cmp(b_connection),
+                    unequal => unequal,
+                }
+            })
+            .map(|(index, _, _)| index);
+        let Some(index) = next else {
+            break;
+        };
+        if let Some((at, _)) = sources[index].buffer.pop_front() {
+            found.push(place(index, at)?);
+        }
+    }
+    found.shrink_to_fit();
+    Ok(found)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_place_holds_its_connection_and_position_and_refuses_what_does_not_fit() {
+        let place = Place::new(3, 1_000_000).expect("fits");
+        assert_eq!((place.connection(), place.position()), (3, 1_000_000));
+        let widest = Place::new((1 << 16) - 1, (1 << 48) - 1).expect("fits");
+        assert_eq!(
+            (widest.connection(), widest.position()),
+            ((1 << 16) - 1, (1 << 48) - 1)
+        );
+        assert_eq!(Place::new(1 << 16, 1), None);
+        assert_eq!(Place::new(0, 1 << 48), None);
+        assert_eq!(Place::new(0, -1), None);
+    }
+}
