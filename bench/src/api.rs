@@ -70,6 +70,18 @@ pub async fn create_and_sync(
     data_type: &'static str,
     count: u64,
 ) -> anyhow::Result<Synced> {
+    create_and_sync_in(server, data_type, count, 1).await
+}
+
+/// [`create_and_sync`] with `count` records split between `connections`
+/// sandbox connections of the company (each its own seed), synced at once;
+/// the wall time is until the last of them completes.
+pub async fn create_and_sync_in(
+    server: &Server,
+    data_type: &'static str,
+    count: u64,
+    connections: u64,
+) -> anyhow::Result<Synced> {
     let client = reqwest::Client::new();
     let base = &server.base_url;
     let company = call(
@@ -83,31 +95,39 @@ pub async fn create_and_sync(
         .as_str()
         .context("companyId in the answer")?
         .to_owned();
-    let connection = call(
-        &client,
-        reqwest::Method::POST,
-        format!("{base}/companies/{company_id}/connections"),
-        Some(json!({"platformKey": "sandbox"})),
-    )
-    .await?;
-    let connection_id = connection["connectionId"]
-        .as_str()
-        .context("connectionId in the answer")?
-        .to_owned();
-    call(
-        &client,
-        reqwest::Method::PUT,
-        format!("{base}/companies/{company_id}/connections/{connection_id}/authorization"),
-        Some(json!({
-            "organizationId": format!("sbx-benchmark-{data_type}"),
-            "accessToken": "benchmark",
-            "invoiceCount": if data_type == "invoices" { count } else { 0 },
-            "orderCount": if data_type == "orders" { count } else { 0 },
-            "bankTransactionCount": 0,
-            "seed": 2026
-        })),
-    )
-    .await?;
+    let connections = connections.max(1);
+    for index in 0..connections {
+        // The first connections take one more when `count` does not divide.
+        let share = count / connections + u64::from(index < count % connections);
+        let connection = call(
+            &client,
+            reqwest::Method::POST,
+            format!("{base}/companies/{company_id}/connections"),
+            Some(json!({"platformKey": "sandbox"})),
+        )
+        .await?;
+        let connection_id = connection["connectionId"]
+            .as_str()
+            .context("connectionId in the answer")?
+            .to_owned();
+        call(
+            &client,
+            reqwest::Method::PUT,
+            format!("{base}/companies/{company_id}/connections/{connection_id}/authorization"),
+            Some(json!({
+                "organizationId": match connections {
+                    1 => format!("sbx-benchmark-{data_type}"),
+                    _ => format!("sbx-benchmark-{data_type}-{index}"),
+                },
+                "accessToken": "benchmark",
+                "invoiceCount": if data_type == "invoices" { share } else { 0 },
+                "orderCount": if data_type == "orders" { share } else { 0 },
+                "bankTransactionCount": 0,
+                "seed": 2026 + index
+            })),
+        )
+        .await?;
+    }
 
     let memory = PeakMemory::watch(server.pid());
     let started = Instant::now();
@@ -124,6 +144,7 @@ pub async fn create_and_sync(
         .iter()
         .filter_map(|operation| operation["pullOperationId"].as_str().map(str::to_owned))
         .collect();
+    // (when the last of the data type's operations completed, their records)
     let mut measured_done: Option<(Duration, u64)> = None;
     let mut pending = operations.clone();
     while !pending.is_empty() {
@@ -142,7 +163,8 @@ pub async fn create_and_sync(
                 Some("Complete") => {
                     if operation["dataType"] == data_type {
                         let records = operation["recordsFetched"].as_u64().unwrap_or(0);
-                        measured_done = Some((started.elapsed(), records));
+                        let before = measured_done.map_or(0, |(_, records)| records);
+                        measured_done = Some((started.elapsed(), before + records));
                     }
                 }
                 other => bail!("the sync ended {other:?}: {operation}"),
@@ -158,7 +180,11 @@ pub async fn create_and_sync(
     let peak_rss = memory.finish();
     let (wall, records) =
         measured_done.with_context(|| format!("no {data_type} operation completed"))?;
-    let phases = phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await;
+    // One operation's phases: a sync of several connections logs several.
+    let phases = match connections {
+        1 => phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await,
+        _ => None,
+    };
     Ok(Synced {
         company_id,
         data_type,

@@ -30,7 +30,7 @@ use anyhow::{Context, bail};
 
 use crate::load::Requests;
 use crate::process::{PeakMemory, Server, ServerSpec};
-use crate::report::{BackendReport, CaseResult, MemoryResult, OrdersReport, Report};
+use crate::report::{BackendReport, CaseResult, CompanyCases, MemoryResult, Report};
 
 /// What to measure.
 #[derive(Debug, Clone)]
@@ -95,6 +95,20 @@ const ORDER_CASES: [(&str, u64, Option<&'static str>, Which); 5] = [
         "orders: last page, status=Completed",
         100,
         Some("Completed"),
+        Which::Last,
+    ),
+];
+
+/// The cases of a company whose invoices come from three connections
+/// (issue 14): its merged list at depth, read straight after the sync.
+const SEVERAL_CASES: [(&str, u64, Option<&'static str>, Which); 4] = [
+    ("three connections: page 1", 100, None, Which::First),
+    ("three connections: middle page", 100, None, Which::Middle),
+    ("three connections: last page", 100, None, Which::Last),
+    (
+        "three connections: last page, status=paid",
+        100,
+        Some("Paid"),
         Which::Last,
     ),
 ];
@@ -261,7 +275,12 @@ async fn measure(
         .map_or(1, |case| case.page);
     let queries = queries::measure(config, backend, &server, &invoices_path).await?;
     let memory = memory_under_load(config, &server, &invoices_path, last_big_page)?;
-    let orders = measure_orders(config, backend, &server, invoice_count).await?;
+    eprintln!("[{backend}] syncing {invoice_count} sandbox orders…");
+    let orders_sync = api::create_and_sync(&server, "orders", invoice_count).await?;
+    let orders = measure_company(config, backend, &server, orders_sync, &ORDER_CASES).await?;
+    eprintln!("[{backend}] syncing {invoice_count} sandbox invoices from three connections…");
+    let several_sync = api::create_and_sync_in(&server, "invoices", invoice_count, 3).await?;
+    let several = measure_company(config, backend, &server, several_sync, &SEVERAL_CASES).await?;
     server.stop();
 
     if config.naive {
@@ -304,32 +323,32 @@ async fn measure(
         queries,
         memory,
         orders,
+        several,
     })
 }
 
-/// Syncs a second company holding `count` orders and reads its list's
-/// cases through the API only, straight after the sync.
-async fn measure_orders(
+/// Reads `cases` of the company `sync` synced through the API only,
+/// straight after the sync.
+async fn measure_company(
     config: &Config,
     backend: &'static str,
     server: &Server,
-    count: u64,
-) -> anyhow::Result<OrdersReport> {
-    eprintln!("[{backend}] syncing {count} sandbox orders…");
-    let sync = api::create_and_sync(server, "orders", count).await?;
+    sync: api::Synced,
+    cases_to_read: &[(&'static str, u64, Option<&'static str>, Which)],
+) -> anyhow::Result<CompanyCases> {
     eprintln!(
-        "[{backend}] synced {} orders in {:.1} s",
+        "[{backend}] synced {} {} in {:.1} s",
         sync.records,
+        sync.data_type,
         sync.wall.as_secs_f64()
     );
-    let orders_path = format!("/companies/{}/data/orders", sync.company_id);
+    let list_path = format!("/companies/{}/data/{}", sync.company_id, sync.data_type);
     let mut cases = Vec::new();
-    for (name, page_size, status, which) in ORDER_CASES {
+    for &(name, page_size, status, which) in cases_to_read {
         let filter = status.map_or(String::new(), |status| format!("&status={status}"));
-        let total =
-            api::total_results(server, &format!("{orders_path}?pageSize=1{filter}")).await?;
+        let total = api::total_results(server, &format!("{list_path}?pageSize=1{filter}")).await?;
         let page = which.page(total, page_size);
-        let path = format!("{orders_path}?page={page}&pageSize={page_size}{filter}");
+        let path = format!("{list_path}?page={page}&pageSize={page_size}{filter}");
         eprintln!("[{backend}] {name}: {path}");
         let first = api::first_request(server, &path).await?;
         let api = load::run(
@@ -354,7 +373,7 @@ async fn measure_orders(
             naive_sql: None,
         });
     }
-    Ok(OrdersReport { sync, cases })
+    Ok(CompanyCases { sync, cases })
 }
 
 /// Eight clients fetch random `pageSize=5000` pages while the server's

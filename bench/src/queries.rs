@@ -1,8 +1,8 @@
 //! The query cases (issue 14): `query` and `orderBy` on the invoices list,
 //! read through the API straight after the sync. Each case's first request
-//! is the first with its query since the sync, so it pays for counting the
-//! matches; the load after it reads with the count remembered, as every
-//! later page of the same walk does. Two cases follow `_links.next`: the
+//! is the first with its query (and order) since the sync, so it pays for
+//! reading where every match sits, in order; the load after it reads with
+//! that order remembered, as every later page of the same list does. Two cases follow `_links.next`: the
 //! hop from page 1, and the hop to the last full page at the end of a walk.
 
 use anyhow::Context;

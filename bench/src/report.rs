@@ -65,13 +65,15 @@ pub struct BackendReport {
     /// The memory case.
     pub memory: MemoryResult,
     /// The orders company: its sync and its page cases.
-    pub orders: OrdersReport,
+    pub orders: CompanyCases,
+    /// The company of three connections: its sync and its page cases.
+    pub several: CompanyCases,
 }
 
-/// The orders cases of one database.
+/// Another company's sync and the cases read on it.
 #[derive(Debug, Clone)]
-pub struct OrdersReport {
-    /// The orders company's sync.
+pub struct CompanyCases {
+    /// The company's sync.
     pub sync: Synced,
     /// Its page cases (API only).
     pub cases: Vec<CaseResult>,
@@ -270,7 +272,8 @@ impl Report {
             let _ = writeln!(
                 out,
                 "- **Queries** on the same invoices, straight after the sync (the first request with a query \
-                 counts its matches; the load after it reads with the count remembered):\n"
+                 and order reads where its matches sit, in order; the load after it reads with that order \
+                 remembered):\n"
             );
             api_table(&mut out, &backend.queries);
             let orders = &backend.orders;
@@ -284,6 +287,17 @@ impl Report {
                 mib(orders.sync.peak_rss)
             );
             api_table(&mut out, &orders.cases);
+            let several = &backend.several;
+            let _ = writeln!(
+                out,
+                "- **Three connections**: a third company of {} invoices from three connections synced at once in \
+                 {:.1} s wall (server peak RSS {}), then read at once; its list merges the three (the first read of \
+                 a deep page reads the merged order, which later pages reuse):\n",
+                several.sync.records,
+                several.sync.wall.as_secs_f64(),
+                mib(several.sync.peak_rss)
+            );
+            api_table(&mut out, &several.cases);
             let _ = writeln!(out, "| target | figure | met |\n|---|---|---|");
             for check in backend.checks() {
                 let _ = writeln!(
@@ -345,10 +359,11 @@ impl BackendReport {
             1.5,
         );
         let page_one = self.case("page 1").map(|case| case.api.median);
+        // Every query case but the hops: page 1, a page by number, an order.
         for case in self
             .queries
             .iter()
-            .filter(|case| case.page == 1 && !case.path.contains("orderBy"))
+            .filter(|case| !case.name.contains("next link"))
         {
             at_most(
                 format!("{} / page 1 ≤ 3", case.name),
@@ -362,6 +377,25 @@ impl BackendReport {
                 .find(|case| case.name.contains("next link") && case.name.contains("last") == end)
                 .map(|case| case.api.median)
         };
+        let several = |name: &str| {
+            self.several
+                .cases
+                .iter()
+                .find(|case| case.name == name)
+                .map(|case| case.api.median)
+        };
+        for deep in [
+            "three connections: middle page",
+            "three connections: last page",
+        ] {
+            at_most(
+                format!("{deep} / page 1 ≤ 1.5"),
+                several(deep)
+                    .zip(several("three connections: page 1"))
+                    .map(|(deep, first)| ratio(deep, first)),
+                1.5,
+            );
+        }
         at_most(
             "query: next link to the last full page / next link from page 1 ≤ 1.5".to_owned(),
             hop(true)
@@ -387,9 +421,9 @@ impl BackendReport {
                 );
             }
             checks.push(Check {
-                target: "sync: ≤ 60 s".to_owned(),
+                target: "sync: ≤ 30 s".to_owned(),
                 figure: format!("{:.1} s", self.sync.wall.as_secs_f64()),
-                met: self.sync.wall <= Duration::from_secs(60),
+                met: self.sync.wall <= Duration::from_secs(30),
             });
             checks.push(Check {
                 target: "sync: peak RSS < 300 MB".to_owned(),

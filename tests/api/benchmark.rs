@@ -135,11 +135,39 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
             assert!(case.api.requests > 0, "{}", case.name);
         }
     }
+    // The third company: the same number of invoices from three
+    // connections, seeded one after the other.
+    let paid_of_three: u64 = (0..3)
+        .map(|index| {
+            let dataset = Dataset::invoices_only(BENCH_SEED + index, INVOICES / 3);
+            (0..INVOICES / 3)
+                .filter(|at| dataset.invoice(*at).status == InvoiceStatus::Paid)
+                .count() as u64
+        })
+        .sum();
+    for backend in &report.backends {
+        let several = &backend.several;
+        assert_eq!(several.sync.records, INVOICES, "{}", backend.backend);
+        assert_eq!(several.cases.len(), 4);
+        for case in &several.cases {
+            let expected = if case.name.contains("status=paid") {
+                paid_of_three
+            } else {
+                INVOICES
+            };
+            assert_eq!(case.total, expected, "{} {}", backend.backend, case.name);
+            assert!(case.api.requests > 0, "{}", case.name);
+        }
+    }
     let table = report.markdown();
     assert!(table.contains("### SQLite — 600 invoices"), "{table}");
     assert!(table.contains("| last page, status=paid |"), "{table}");
     assert!(
         table.contains("| orders: last page, status=Completed |"),
+        "{table}"
+    );
+    assert!(
+        table.contains("| three connections: last page |"),
         "{table}"
     );
 }
