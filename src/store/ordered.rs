@@ -103,11 +103,14 @@ where
 
 /// The JSON of the records at `wanted` (places in `selection`), in that
 /// order: one lookup by position per connection.
-pub async fn bodies_at(
-    db: &impl ConnectionTrait,
+pub async fn bodies_at<C>(
+    db: &C,
     selection: Selection<'_>,
     wanted: &[Place],
-) -> Result<Vec<String>, sea_orm::DbErr> {
+) -> Result<Vec<String>, sea_orm::DbErr>
+where
+    C: ConnectionTrait + StreamTrait,
+{
     let position = position_column(selection);
     let mut found: HashMap<Place, String> = HashMap::with_capacity(wanted.len());
     for (index, one) in selection.visible.iter().enumerate() {
@@ -119,17 +122,18 @@ pub async fn bodies_at(
         if positions.is_empty() {
             continue;
         }
-        let rows: Vec<(i64, String)> = of(selection.data_type, selection.filter)
+        // Row by row, so that a page's JSON is not held twice.
+        let mut rows = of(selection.data_type, selection.filter)
             .filter(record::Column::ConnectionId.eq(one.connection_id))
             .filter(record::Column::Generation.eq(one.generation))
             .filter(position.is_in(positions))
             .select_only()
             .column(position)
             .column(record::Column::Body)
-            .into_tuple()
-            .all(db)
+            .into_tuple::<(i64, String)>()
+            .stream(db)
             .await?;
-        for (at, body) in rows {
+        while let Some((at, body)) = rows.try_next().await? {
             found.insert(place(index, at)?, body);
         }
     }

@@ -141,7 +141,7 @@ fn most_records(visible: &[Visible]) -> u64 {
 /// `page` of the list whose whole order is `places` (in `selection`): a
 /// slice of the order and one lookup by position.
 async fn page_of_places(
-    db: &impl ConnectionTrait,
+    db: &DatabaseTransaction,
     selection: store::query::Selection<'_>,
     places: &[Place],
     page: PageRequest,
