@@ -105,13 +105,12 @@ pub async fn page(
                 query: None,
             };
             let near_start = page.page == 1 || page.offset() + page.limit() <= MERGED_PREFIX_ROWS;
-            let places = match near_start {
-                true => None,
-                false => {
-                    orders
-                        .places(&txn, selection, None, None, most_records(several))
-                        .await?
-                }
+            let places = if near_start {
+                None
+            } else {
+                orders
+                    .places(&txn, selection, None, None, most_records(several))
+                    .await?
             };
             match places {
                 Some(places) => page_of_places(&txn, selection, &places, page).await?,
