@@ -114,6 +114,12 @@ impl Drop for DatabaseGuard {
             ),
         };
         let (admin_url, statement) = cleanup;
+        let refuse_connections = match self {
+            DatabaseGuard::PostgresDatabase { name, .. } => {
+                format!("ALTER DATABASE \"{name}\" WITH ALLOW_CONNECTIONS false")
+            }
+            _ => String::new(),
+        };
         // Drop runs inside the test's runtime, which cannot be blocked
         // on; a short-lived thread with its own runtime does the cleanup.
         let cleanup = std::thread::spawn(move || {
@@ -134,9 +140,21 @@ impl Drop for DatabaseGuard {
                 let mut attempts = 0;
                 loop {
                     attempts += 1;
-                    let dropped = admin
-                        .execute_unprepared(&format!("SET lock_timeout = '5s'; {statement}"))
-                        .await;
+                    let dropped = match &schema {
+                        Some(_) => {
+                            admin
+                                .execute_unprepared(&format!("SET lock_timeout = '5s'; {statement}"))
+                                .await
+                        }
+                        // DROP DATABASE must be a statement of its own (not
+                        // in a multi-statement string); refusing new
+                        // connections first keeps the app's pool, which
+                        // reconnects by itself, from racing it.
+                        None => {
+                            let _ = admin.execute_unprepared(&refuse_connections).await;
+                            admin.execute_unprepared(&statement).await
+                        }
+                    };
                     match (dropped, &schema) {
                         (Ok(_), _) => break,
                         (Err(error), Some(schema)) if attempts < 5 => {
@@ -157,7 +175,10 @@ impl Drop for DatabaseGuard {
                 let _ = admin.close().await;
             });
         });
-        let _ = cleanup.join();
+        if cleanup.join().is_err() {
+            // Panicking again in a drop could abort the run; say it loudly.
+            eprintln!("the test's PostgreSQL schema or database was NOT dropped (see above)");
+        }
     }
 }
 
