@@ -973,19 +973,21 @@ async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once()
     )
     .expect("written");
     let file = good.display().to_string();
-    let import = |extra: &[&str]| {
+    // `migration import FILE --client CLIENT --platform sandbox` and `extra`.
+    let import_as = |file: &str, client: &str, extra: &[&str]| {
         let mut list = args(&[
             "migration",
             "import",
-            &file,
+            file,
             "--client",
-            "acme",
+            client,
             "--platform",
             "sandbox",
         ]);
         list.extend(args(extra));
         list
     };
+    let import = |extra: &[&str]| import_as(&file, "acme", extra);
 
     let dry = run(import(&["--dry-run"])).await;
     assert!(dry.status.success(), "{dry:?}");
@@ -1014,16 +1016,7 @@ async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once()
         ),
     )
     .expect("written");
-    let refused = run(args(&[
-        "migration",
-        "import",
-        &bad.display().to_string(),
-        "--client",
-        "acme",
-        "--platform",
-        "sandbox",
-    ]))
-    .await;
+    let refused = run(import_as(&bad.display().to_string(), "acme", &[])).await;
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr).to_string();
     assert!(stderr.contains("line 2"), "{stderr}");
@@ -1033,32 +1026,14 @@ async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once()
         "{\"externalReference\": \"bad-1\", \"companyName\": \"Bad\", \"authorization\": {\"organizationId\": \"sbx-bad\"}}\n",
     )
     .expect("written");
-    let refused = run(args(&[
-        "migration",
-        "import",
-        &bad.display().to_string(),
-        "--client",
-        "acme",
-        "--platform",
-        "sandbox",
-    ]))
-    .await;
+    let refused = run(import_as(&bad.display().to_string(), "acme", &[])).await;
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr).to_string();
     assert!(
         stderr.contains("rows[0].authorization.accessToken"),
         "{stderr}"
     );
-    let unknown = run(args(&[
-        "migration",
-        "import",
-        &file,
-        "--client",
-        "nobody",
-        "--platform",
-        "sandbox",
-    ]))
-    .await;
+    let unknown = run(import_as(&file, "nobody", &[])).await;
     assert!(!unknown.status.success());
     assert!(String::from_utf8_lossy(&unknown.stderr).contains("no client named 'nobody'"));
 
