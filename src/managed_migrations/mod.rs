@@ -13,6 +13,7 @@ mod creation;
 mod lifecycle;
 pub mod report;
 pub mod runner;
+mod settling;
 mod steps;
 pub mod validation;
 
