@@ -93,6 +93,31 @@ async fn a_walk_of_30_pages_across_a_completed_resync_reads_the_snapshot_it_star
             );
         }
 
+        // Deep pages of two connections are read by the merged order of the
+        // pinned generations (past the first rows merged by prefix): a walk
+        // of 1,200 invoices holds still across a resync there too.
+        let deep = new_company(app, "Held Still Deep Ltd").await;
+        let deep_first = authorized_sandbox(app, deep, sandbox(5, 600)).await;
+        authorized_sandbox(app, deep, sandbox(6, 600)).await;
+        sync_and_settle(app, deep).await;
+        let list = format!("/companies/{deep}/data/invoices");
+        let before = whole(app, &list).await;
+        let (walked, pages) = walk_around(app, &format!("{list}?pageSize=100"), 9, async || {
+            reauthorize(app, deep, deep_first, sandbox(13, 500)).await;
+            sync_and_settle(app, deep).await;
+        })
+        .await;
+        assert_eq!(pages, 12);
+        assert_ne!(
+            whole(app, &list).await,
+            before,
+            "the resync changed the newest data"
+        );
+        assert_eq!(
+            walked, before,
+            "the deep walk saw only the snapshot it started on"
+        );
+
         // A queried walk (its cursor pinned with it) holds still too.
         let list = format!("/companies/{one}/data/invoices");
         let queried = format!("{list}?query=amountDue%3E0");
