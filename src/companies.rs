@@ -2,16 +2,16 @@
 //! table, always scoped to the calling tenant.
 
 use sea_orm::{
-    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
     IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
 };
 use uuid::Uuid;
 
-use entity::company;
+use entity::{company, connection};
 
 use crate::error::{Error, FieldError};
 use crate::paging::PageRequest;
-use crate::store::{self, StagingOf};
+use crate::store;
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 use crate::webhooks::{self, Event, EventType};
@@ -190,10 +190,27 @@ pub async fn delete(
     company_id: Uuid,
 ) -> Result<(), Error> {
     let company = find(db, tenant, company_id).await?;
-    // One transaction: the staging tables have no foreign key to cascade
+    // One transaction: the record tables have no foreign key to cascade
     // from, so their rows go with the company or not at all; and the event
-    // goes with them.
+    // goes with them. Its connections are deleted first, returning their
+    // ids, with the company's row locked on PostgreSQL so that none is added
+    // meanwhile. SQLite has one writer at a time, and there the first
+    // statement must write: a transaction that has read cannot write once
+    // another connection has written meanwhile (SQLITE_BUSY_SNAPSHOT).
     let txn = db.begin().await?;
+    if txn.get_database_backend() == DbBackend::Postgres {
+        company::Entity::find_by_id(company_id)
+            .lock_exclusive()
+            .one(&txn)
+            .await?;
+    }
+    let connections: Vec<Uuid> = connection::Entity::delete_many()
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .exec_with_returning(&txn)
+        .await?
+        .into_iter()
+        .map(|connection| connection.id)
+        .collect();
     let deleted = company::Entity::delete_many()
         .filter(company::Column::Id.eq(company_id))
         .filter(company::Column::ClientId.eq(tenant.client_id))
@@ -202,7 +219,7 @@ pub async fn delete(
     if deleted.rows_affected == 0 {
         return Err(not_found(company_id));
     }
-    store::delete_staging(&txn, StagingOf::Company(company_id)).await?;
+    store::delete_synced_data(&txn, &connections).await?;
     webhooks::record(&txn, event(EventType::CompanyDeleted, &company)).await?;
     txn.commit().await?;
     Ok(())

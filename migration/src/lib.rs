@@ -19,6 +19,7 @@ mod m20261125_000010_api_key_names;
 mod m20261125_000011_webhooks;
 mod m20261125_000012_server_instances;
 mod m20261125_000013_managed_migrations;
+mod m20261125_000014_records_without_connection_key;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -40,6 +41,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000011_webhooks::Migration),
             Box::new(m20261125_000012_server_instances::Migration),
             Box::new(m20261125_000013_managed_migrations::Migration),
+            Box::new(m20261125_000014_records_without_connection_key::Migration),
         ]
     }
 }

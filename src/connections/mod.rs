@@ -29,7 +29,7 @@ use crate::companies;
 use crate::error::{Error, FieldError, Remedy};
 use crate::paging::PageRequest;
 use crate::platforms::{self, Platform};
-use crate::store::{self, StagingOf};
+use crate::store;
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 use crate::webhooks::{self, Event, EventType};
@@ -278,7 +278,8 @@ pub async fn unlink(
 }
 
 /// Deletes a connection, announcing `connection.deleted`; the database
-/// cascades to its stored tokens and synced data.
+/// cascades to its stored tokens and operations, and its synced data goes
+/// in the same transaction.
 pub async fn delete(
     db: &DatabaseConnection,
     tenant: Tenant,
@@ -286,7 +287,7 @@ pub async fn delete(
     connection_id: Uuid,
 ) -> Result<(), Error> {
     let connection = find_row(db, tenant, company_id, connection_id).await?;
-    // One transaction: the staging tables have no foreign key to cascade
+    // One transaction: the record tables have no foreign key to cascade
     // from, so their rows go with the connection or not at all; and the
     // event goes with them.
     let txn = db.begin().await?;
@@ -298,7 +299,7 @@ pub async fn delete(
     if deleted.rows_affected == 0 {
         return Err(not_found(connection_id));
     }
-    store::delete_staging(&txn, StagingOf::Connection(connection_id)).await?;
+    store::delete_synced_data(&txn, &[connection_id]).await?;
     webhooks::record(
         &txn,
         event(EventType::ConnectionDeleted, tenant, &connection),

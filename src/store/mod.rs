@@ -40,7 +40,7 @@ pub mod single;
 pub mod staging;
 
 pub use cleanup::{
-    Generations, StagingOf, clear_staging, delete_generations, delete_staging, drop_expired,
+    Generations, clear_staging, delete_generations, delete_synced_data, drop_expired,
 };
 pub use generations::{
     Visible, current_generation, generation_size, pinned_generations, publish, visible_generations,

@@ -727,26 +727,39 @@ async fn an_operation_whose_worker_died_is_taken_over_or_failed_after_its_lease(
 #[tokio::test]
 async fn deleting_a_connection_or_company_deletes_its_synced_data() {
     for_each_database(async |app| {
+        // Another company's synced data, which no delete may touch (the
+        // record tables have no foreign key: the deletes name their rows).
+        let other_id = new_company(app, "Other").await;
+        sandbox_connection(app, other_id, 300, 9).await;
+        app.client.sync_all_data(&other_id).await.expect("queued");
+        settled(&app.client, other_id).await;
+        let tables = [
+            "record",
+            "record_staging",
+            "data_generation",
+            "pull_operation",
+        ];
+        let mut others = Vec::new();
+        for table in tables {
+            others.push(count_rows(app, table).await);
+        }
+        assert!(others[0] > 300, "the other company's records: {others:?}");
+
         let company_id = new_company(app, "Acme").await;
         let connection_id = sandbox_connection(app, company_id, 1200, 5).await;
         app.client.sync_all_data(&company_id).await.expect("queued");
         settled(&app.client, company_id).await;
         assert_eq!(
             count_rows(app, "record WHERE data_type = 'invoices'").await,
-            1200
+            1200 + 300
         );
 
         app.client
             .delete_connection(&company_id, &connection_id)
             .await
             .expect("deleted");
-        for table in [
-            "record",
-            "record_staging",
-            "data_generation",
-            "pull_operation",
-        ] {
-            assert_eq!(count_rows(app, table).await, 0, "{table}");
+        for (table, other) in tables.iter().zip(&others) {
+            assert_eq!(count_rows(app, table).await, *other, "{table}");
         }
         assert_eq!(
             error_of(
@@ -759,20 +772,23 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
         );
 
         sandbox_connection(app, company_id, 100, 5).await;
+        sandbox_connection(app, company_id, 50, 6).await;
         app.client.sync_all_data(&company_id).await.expect("queued");
         settled(&app.client, company_id).await;
         app.client
             .delete_company(&company_id)
             .await
             .expect("deleted");
-        for table in [
-            "record",
-            "record_staging",
-            "data_generation",
-            "pull_operation",
-        ] {
-            assert_eq!(count_rows(app, table).await, 0, "{table}");
+        for (table, other) in tables.iter().zip(&others) {
+            assert_eq!(count_rows(app, table).await, *other, "{table}");
         }
+        let listed = app
+            .client
+            .list_invoices(&other_id, None, None, None, None, None, None, None)
+            .await
+            .expect("the other company's invoices")
+            .into_inner();
+        assert_eq!(listed.total_results, 300);
     })
     .await;
 }
