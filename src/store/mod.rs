@@ -46,4 +46,4 @@ pub use generations::{
     Visible, current_generation, generation_size, pinned_generations, publish, visible_generations,
 };
 pub use publish::{Part, Publishing, number_staged, refresh_statistics, split_point};
-pub use staging::{Copied, Staging, copy, stage};
+pub use staging::{Batch, COPY_LANES, Copied, STAGE_BATCH_ROWS, Staging, copy, into_lanes, stage};

@@ -222,8 +222,12 @@ async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
 }
 
 /// A platform whose page-numbered paging shifted during the sync: the second
-/// page repeats the last invoice of the first, changed.
-struct RepeatingPlatform;
+/// page repeats the last invoice of the first, changed. The first page is
+/// staged alone while the second is fetched, so the second's `COPY` finds
+/// the first copy staged and falls back to an upsert (on PostgreSQL).
+struct RepeatingPlatform {
+    first_page: u64,
+}
 
 impl AnyConnector for RepeatingPlatform {
     fn fetch<'a>(
@@ -233,25 +237,30 @@ impl AnyConnector for RepeatingPlatform {
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
-            let dataset = Dataset::invoices_only(3, 30);
-            // Only invoices repeat; every other data type is the sandbox's.
+            let first_page = self.first_page;
+            let dataset = Dataset::invoices_only(3, first_page + 10);
+            // Only invoices repeat; every other data type is the sandbox's
+            // (a cursor is where its next page starts).
             if data_type != DataType::INVOICES {
-                return Ok(dataset.page(data_type, 0));
+                let start = cursor.map_or(0, |start| start.parse().expect("a start"));
+                return Ok(dataset.page(data_type, start));
             }
             let records = match cursor.as_deref() {
-                None => (0..20).map(|index| dataset.invoice(index)).collect(),
+                None => (0..first_page)
+                    .map(|index| dataset.invoice(index))
+                    .collect(),
                 _ => {
-                    let mut repeated = dataset.invoice(19);
+                    let mut repeated = dataset.invoice(first_page - 1);
                     repeated.note = Some("changed while we paged".to_owned());
                     std::iter::once(repeated)
-                        .chain((20..30).map(|index| dataset.invoice(index)))
+                        .chain((first_page..first_page + 10).map(|index| dataset.invoice(index)))
                         .collect::<Vec<_>>()
                 }
             };
             Ok(Page {
                 records: Records::of::<Invoices>(records),
                 next: cursor.is_none().then(|| "2".to_owned()),
-                total: Some(31),
+                total: Some(first_page + 11),
                 whole_list: true,
             })
         })
@@ -261,11 +270,8 @@ impl AnyConnector for RepeatingPlatform {
 #[tokio::test]
 async fn a_record_the_platform_sends_twice_is_listed_once_as_last_sent() {
     for backend in backends() {
-        let app = TestApp::spawn_with(
-            backend,
-            AppOptions::with_sandbox(Arc::new(RepeatingPlatform)),
-        )
-        .await;
+        let platform = RepeatingPlatform { first_page: 20 };
+        let app = TestApp::spawn_with(backend, AppOptions::with_sandbox(Arc::new(platform))).await;
         let company_id = new_company(&app, "Repeats").await;
         sandbox_connection(&app, company_id, 30, 3).await;
         app.client.sync_all_data(&company_id).await.expect("queued");

@@ -18,7 +18,6 @@ use super::tokens::Tokens;
 use crate::companies;
 use crate::connections::{self, ConnectionStatus};
 use crate::data::DataType;
-use crate::data::Records;
 use crate::data::records::{self, Row};
 use crate::error::Problem;
 use crate::platforms;
@@ -27,6 +26,20 @@ use crate::store::{self, Copied, Generations, Part, Publishing, Staging};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::refresh;
 use crate::timestamp::Timestamp;
+
+/// A batch of pages fetched and turned into rows ([`Run::fill`]).
+struct Filled {
+    /// Each record once, as last sent.
+    rows: Vec<Row>,
+    /// How many records the platform sent.
+    records: i64,
+    /// How many records the platform says its list holds, when it says.
+    total: Option<u64>,
+    /// Where the next page starts, `None` after the last.
+    next: Option<String>,
+    /// Whether the pages are the platform's whole list.
+    whole_list: bool,
+}
 
 /// A claimed operation being run by `worker`.
 pub(super) struct Run<'a> {
@@ -172,10 +185,13 @@ impl Run<'_> {
 
     /// Fetches and stages every page (returning how many records were
     /// fetched, and whether they are the platform's whole list); stops
-    /// between two pages when the
-    /// lease is lost or the process is stopping. The next page is fetched
-    /// while the current one is being written: the platform (or the
-    /// sandbox's generator) and the database work at the same time.
+    /// between two pages when the lease is lost or the process is stopping.
+    /// Pages are fetched while the ones before are written, and staged in
+    /// batches of what arrived meanwhile (up to [`store::STAGE_BATCH_ROWS`]
+    /// rows): the platform (or the sandbox's generator) and the database work
+    /// at the same time; a slow platform has each page written (and its
+    /// progress recorded) as it comes, and a fast one a million records in
+    /// about two hundred transactions, not a thousand.
     async fn stage(
         &self,
         prepared: &mut Prepared<'_>,
@@ -183,84 +199,155 @@ impl Run<'_> {
     ) -> Result<(i64, bool), RunError> {
         let staging = prepared.staging;
         let mut fetched: i64 = 0;
-        let mut page = self.fetch(&mut prepared.tokens, None, timings).await?;
+        let idle = AtomicBool::new(true);
+        let mut filled = self
+            .fill(&mut prepared.tokens, staging, None, &idle, timings)
+            .await?;
         loop {
-            // Staging keys rows by the records' own type: a page of another
-            // type would land in another data type's generation.
-            if page.records.data_type() != self.data_type {
-                return Err(RunError::Internal(format!(
-                    "the connector answered {} to a sync of {}",
-                    page.records.data_type().name(),
-                    self.data_type.name()
-                )));
-            }
-            fetched += page.records.len() as i64;
-            let progress = match page.total {
+            fetched += filled.records;
+            let progress = match filled.total {
                 Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
                 _ => 0,
             };
+            idle.store(false, Ordering::SeqCst);
             let write = async {
                 let started = Instant::now();
-                self.write(staging, &page.records, fetched, progress)
-                    .await?;
-                Ok::<Duration, RunError>(started.elapsed())
+                let written = self.write(staging, filled.rows, fetched, progress).await;
+                idle.store(true, Ordering::SeqCst);
+                written.map(|()| started.elapsed())
             };
-            let Some(cursor) = page.next.clone() else {
+            let Some(cursor) = filled.next else {
                 timings.writing += write.await?;
-                return Ok((fetched, page.whole_list));
+                return Ok((fetched, filled.whole_list));
             };
             let mut fetching = Timings::default();
             let (written, next) = tokio::join!(
                 write,
-                self.fetch(&mut prepared.tokens, Some(cursor), &mut fetching)
+                self.fill(
+                    &mut prepared.tokens,
+                    staging,
+                    Some(cursor),
+                    &idle,
+                    &mut fetching
+                )
             );
             timings.writing += written?;
             timings.fetching += fetching.fetching;
-            page = next?;
+            filled = next?;
         }
     }
 
-    /// Stages one page in a fenced transaction that records the progress
-    /// so far: by `COPY` on PostgreSQL, unless the page repeats a record an
-    /// earlier page staged (then, and on SQLite, by upserting statements).
+    /// Fetches pages from `cursor` (the first page when `None`) and turns
+    /// them into staged rows, until the list ends, or the writer is `idle`
+    /// (its batch written), or they hold [`store::STAGE_BATCH_ROWS`] rows.
+    async fn fill(
+        &self,
+        tokens: &mut Tokens<'_>,
+        staging: Staging,
+        mut cursor: Option<String>,
+        idle: &AtomicBool,
+        timings: &mut Timings,
+    ) -> Result<Filled, RunError> {
+        let internal = |error: crate::error::Error| RunError::Internal(error.to_string());
+        let mut batch = store::Batch::default();
+        let mut records = 0;
+        loop {
+            let Page {
+                records: page,
+                next,
+                total,
+                whole_list,
+            } = self.fetch(tokens, cursor, timings).await?;
+            // Staging keys rows by the records' own type: a page of another
+            // type would land in another data type's generation.
+            if page.data_type() != self.data_type {
+                return Err(RunError::Internal(format!(
+                    "the connector answered {} to a sync of {}",
+                    page.data_type().name(),
+                    self.data_type.name()
+                )));
+            }
+            records += page.len() as i64;
+            // Writing a page's JSON is milliseconds of CPU: on a blocking
+            // thread, while this task goes on feeding the `COPY` of the
+            // batch before (which had waited for it: 10 s of 33 at a
+            // million records).
+            let rows = tokio::task::spawn_blocking(move || staging.rows(&page))
+                .await
+                .map_err(|error| RunError::Internal(error.to_string()))?
+                .map_err(internal)?;
+            batch.add(rows);
+            if next.is_none()
+                || idle.load(Ordering::SeqCst)
+                || batch.len() >= store::STAGE_BATCH_ROWS
+            {
+                return Ok(Filled {
+                    rows: batch.into_rows(),
+                    records,
+                    total,
+                    next,
+                    whole_list,
+                });
+            }
+            cursor = next;
+        }
+    }
+
+    /// Stages a batch of rows. On PostgreSQL by `COPY`, the rows dealt into
+    /// [`store::COPY_LANES`] lanes that stage at once, each in a fenced
+    /// transaction of its own (the first lane's records the progress so far);
+    /// a lane whose rows repeat a record an earlier page staged, and every
+    /// page on SQLite, by upserting statements in a fenced transaction.
     async fn write(
         &self,
         staging: Staging,
-        records: &Records,
+        rows: Vec<Row>,
         fetched: i64,
         progress: i32,
     ) -> Result<(), RunError> {
         let internal = |error: crate::error::Error| RunError::Internal(error.to_string());
-        let rows = staging.rows(records).map_err(internal)?;
-        let data_type = records.data_type();
-        let db = &self.engine.db;
-        if db.get_database_backend() == DbBackend::Postgres {
-            match self
-                .copy(staging, data_type, &rows, fetched, progress)
-                .await?
-            {
-                Copied::Staged => return Ok(()),
-                Copied::AlreadyStaged => {}
+        let data_type = self.data_type;
+        let upsert = |rows: Vec<Row>| async move {
+            let txn = self.fenced(fetched, progress).await?;
+            store::stage(&txn, staging, data_type, &rows)
+                .await
+                .map_err(internal)?;
+            txn.commit().await?;
+            Ok::<(), RunError>(())
+        };
+        if self.engine.db.get_database_backend() != DbBackend::Postgres {
+            return upsert(rows).await;
+        }
+        let lanes = store::into_lanes(rows);
+        let copies = lanes.iter().enumerate().map(|(lane, rows)| {
+            let progress = (lane == 0).then_some((fetched, progress));
+            self.copy(staging, data_type, rows, progress)
+        });
+        let copied = futures_util::future::join_all(copies).await;
+        for (rows, copied) in lanes.into_iter().zip(copied) {
+            if copied? == Copied::AlreadyStaged {
+                upsert(rows).await?;
             }
         }
-        let txn = self.fenced(fetched, progress).await?;
-        store::stage(&txn, staging, data_type, &rows)
-            .await
-            .map_err(internal)?;
-        txn.commit().await?;
         Ok(())
     }
 
-    /// [`store::copy`] in a transaction fenced as [`Run::fenced`]'s are,
-    /// on a connection of SeaORM's pool (SeaORM has no `COPY`).
+    /// [`store::copy`] of one lane in a transaction of its own, on a
+    /// connection of SeaORM's pool (SeaORM has no `COPY`), fenced by
+    /// [`lease::hold_on`] recording `progress` (records fetched, percent), or,
+    /// for the other lanes, by [`lease::share_on`], which does not queue
+    /// behind it. A lane without rows and without progress to record is
+    /// nothing to do.
     async fn copy(
         &self,
         staging: Staging,
         data_type: DataType,
         rows: &[Row],
-        fetched: i64,
-        progress: i32,
+        progress: Option<(i64, i32)>,
     ) -> Result<Copied, RunError> {
+        if rows.is_empty() && progress.is_none() {
+            return Ok(Copied::Staged);
+        }
         let pool = self.engine.db.get_postgres_connection_pool();
         let internal = |error: sea_orm::sqlx::Error| RunError::Internal(error.to_string());
         let mut txn = pool.begin().await.map_err(internal)?;
@@ -268,9 +355,14 @@ impl Run<'_> {
             .execute(&mut *txn)
             .await
             .map_err(internal)?;
-        let held = lease::hold_on(&mut txn, self.operation.id, self.worker, fetched, progress)
-            .await
-            .map_err(internal)?;
+        let (operation, worker) = (self.operation.id, self.worker);
+        let held = match progress {
+            Some((fetched, progress)) => {
+                lease::hold_on(&mut txn, operation, worker, fetched, progress).await
+            }
+            None => lease::share_on(&mut txn, operation, worker).await,
+        }
+        .map_err(internal)?;
         if !held {
             return Err(RunError::LeaseLost);
         }
@@ -445,6 +537,10 @@ impl Run<'_> {
     /// by a shared hold on the lease (the other half holds it too).
     async fn move_part(&self, list: Publishing, part: Part<'_>) -> Result<u64, RunError> {
         let txn = self.engine.db.begin().await?;
+        // Its rows are of a generation no reader sees before the swap, whose
+        // commit waits for the log to reach the disk, and so for theirs.
+        txn.execute_unprepared("SET LOCAL synchronous_commit = off")
+            .await?;
         if !lease::hold_shared(&txn, self.operation.id, self.worker).await? {
             return Err(RunError::LeaseLost);
         }

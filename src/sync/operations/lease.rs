@@ -137,6 +137,29 @@ pub async fn hold_on(
     Ok(held.rows_affected() == 1)
 }
 
+/// The fence of a page's second `COPY` lane (PostgreSQL), which stages
+/// while the first lane's transaction holds [`hold_on`]'s row lock: `FOR KEY
+/// SHARE` on the operation's row while `worker` holds it. It does not wait
+/// for that lock (an update that leaves the key alone), yet a claim, whose
+/// `FOR UPDATE SKIP LOCKED` conflicts with it, skips the operation until
+/// the lane commits, so no other worker can take the run meanwhile.
+/// `false` when `worker` no longer holds it.
+pub async fn share_on(
+    connection: &mut sea_orm::sqlx::PgConnection,
+    id: Uuid,
+    worker: &str,
+) -> Result<bool, sea_orm::sqlx::Error> {
+    let held = sea_orm::sqlx::query(
+        "SELECT id FROM pull_operation \
+         WHERE id = $1 AND lease_owner = $2 AND status = 'Fetching' FOR KEY SHARE",
+    )
+    .bind(id)
+    .bind(worker)
+    .fetch_optional(connection)
+    .await?;
+    Ok(held.is_some())
+}
+
 /// How a run ended.
 #[derive(Debug, Clone)]
 pub enum Ending {
