@@ -3,7 +3,8 @@
 
 use sea_orm::{
     ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
-    IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set, TransactionTrait,
+    IntoActiveModel, PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Set,
+    SqliteTransactionMode, TransactionOptions, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -192,25 +193,33 @@ pub async fn delete(
     let company = find(db, tenant, company_id).await?;
     // One transaction: the record tables have no foreign key to cascade
     // from, so their rows go with the company or not at all; and the event
-    // goes with them. Its connections are deleted first, returning their
-    // ids, with the company's row locked on PostgreSQL so that none is added
-    // meanwhile. SQLite has one writer at a time, and there the first
-    // statement must write: a transaction that has read cannot write once
-    // another connection has written meanwhile (SQLITE_BUSY_SNAPSHOT).
-    let txn = db.begin().await?;
+    // goes with them. The company's connections are read first, under a
+    // lock that keeps any from being added meanwhile: on PostgreSQL the
+    // company's row; on SQLite the database's one write lock, taken by
+    // BEGIN IMMEDIATE (a transaction that reads first cannot write once
+    // another connection has written meanwhile: SQLITE_BUSY_SNAPSHOT).
+    // Deleting the company cascades to the connections, and to their
+    // operations, so it waits for a sync's staging write still holding one;
+    // their synced data goes after that, so what such a write staged goes too.
+    let txn = db
+        .begin_with_options(TransactionOptions {
+            sqlite_transaction_mode: Some(SqliteTransactionMode::Immediate),
+            ..TransactionOptions::default()
+        })
+        .await?;
     if txn.get_database_backend() == DbBackend::Postgres {
         company::Entity::find_by_id(company_id)
             .lock_exclusive()
             .one(&txn)
             .await?;
     }
-    let connections: Vec<Uuid> = connection::Entity::delete_many()
+    let connections: Vec<Uuid> = connection::Entity::find()
+        .select_only()
+        .column(connection::Column::Id)
         .filter(connection::Column::CompanyId.eq(company_id))
-        .exec_with_returning(&txn)
-        .await?
-        .into_iter()
-        .map(|connection| connection.id)
-        .collect();
+        .into_tuple()
+        .all(&txn)
+        .await?;
     let deleted = company::Entity::delete_many()
         .filter(company::Column::Id.eq(company_id))
         .filter(company::Column::ClientId.eq(tenant.client_id))
