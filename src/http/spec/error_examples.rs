@@ -3,12 +3,15 @@
 
 use serde_json::{Value, json};
 
+use crate::data::DataType;
+
 /// A realistic body for each error status, so the docs (Swagger UI shows
 /// an example built from the schema otherwise: `statusCode: 0`) show what a
 /// client receives.
 fn error_example(status: u16, path: &str) -> Option<Value> {
     let correlation_id = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
     let company = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a72";
+    let data_type = synced_data_type(path);
     let (error, can_be_retried) = match status {
         400 => {
             return Some(json!({
@@ -43,18 +46,18 @@ fn error_example(status: u16, path: &str) -> Option<Value> {
         ),
         409 => (
             format!(
-                "The invoices of company {company} are not synced yet. Call POST /companies/{company}/data/all \
-                 (or /data/queue/invoices) and wait for the pull operation to complete."
+                "The {data_type} of company {company} are not synced yet. Call POST \
+                 /companies/{company}/data/all (or /data/queue/{data_type}) and wait for the pull \
+                 operation to complete."
             ),
             false,
         ),
         410 => (
             format!(
-                "The snapshot these links pinned is no longer kept: a newer sync replaced its invoices \
-                 more than 30 minutes ago (or two newer syncs completed since), or one of its \
-                 connections was deleted. Read GET \
-                 /companies/{company}/data/invoices again from page 1 without `snapshot`: its links \
-                 then pin the newest data."
+                "The snapshot these links pinned is no longer kept: a newer sync replaced its \
+                 {data_type} more than 30 minutes ago (or two newer syncs completed since), or one \
+                 of its connections was deleted. Read GET /companies/{company}/data/{data_type} \
+                 again from page 1 without `snapshot`: its links then pin the newest data."
             ),
             false,
         ),
@@ -87,6 +90,16 @@ fn error_example(status: u16, path: &str) -> Option<Value> {
         "correlationId": correlation_id,
         "canBeRetried": can_be_retried
     }))
+}
+
+/// The data type a synced-data path reads (`/companies/{companyId}/data/customers`
+/// and its single records), so that each list's examples name its own;
+/// invoices for every other path.
+fn synced_data_type(path: &str) -> &'static str {
+    path.split_once("/data/")
+        .and_then(|(_, rest)| DataType::named(rest.split('/').next().unwrap_or_default()))
+        .unwrap_or(DataType::INVOICES)
+        .name()
 }
 
 /// Puts [`error_example`] on every error response.
