@@ -35,6 +35,11 @@ mod spec;
 
 use spec::{MAX_RECORD_ID_LENGTH, Operations, RecordOf, paths, record_paths};
 
+/// Room for a list answer's envelope beside its records: the paging
+/// fields and four links, each carrying the snapshot (and the cursor) of a
+/// company of a few connections. A longer one grows the answer once.
+const ENVELOPE_BYTES: usize = 4096;
+
 /// The synced-data lists, one per data type.
 pub struct RecordsApi;
 
@@ -279,6 +284,7 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map_err(ApiError::from)?;
         (found, None)
     };
+    let results_bytes: usize = found.bodies.iter().map(String::len).sum();
     let results = found
         .bodies
         .into_iter()
@@ -304,8 +310,15 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             Some(snapshot.encode()).filter(|token| token.len() <= MAX_SNAPSHOT_LENGTH),
         )
         .cursors(cursor_text, next_cursor);
-    let body = serde_json::to_vec(&Paged::new(results, found.total, page, &location))
-        .map_err(ApiError::internal)?;
+    // Sized up front: grown by doubling, the answer would hold up to twice
+    // the page, and a copy of it while growing (a page of 5,000 invoices is
+    // 3 MB, and eight clients may read one each at once).
+    let mut body = Vec::with_capacity(results_bytes + results.len() + ENVELOPE_BYTES);
+    serde_json::to_writer(
+        &mut body,
+        &Paged::new(results, found.total, page, &location),
+    )
+    .map_err(ApiError::internal)?;
     Ok(json_answer(body))
 }
 
