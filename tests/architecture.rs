@@ -33,7 +33,7 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 22] = [
+const TABLE_OWNERS: [(&str, &str); 23] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
@@ -49,6 +49,7 @@ const TABLE_OWNERS: [(&str, &str); 22] = [
     ("record", "store/"),
     ("record_staging", "store/"),
     ("retained_generation", "store/"),
+    ("record_generation", "store/"),
     ("server_instance", "rate_limits.rs"),
     ("sync_request", "sync/operations/"),
     ("sync_request_operation", "sync/operations/"),

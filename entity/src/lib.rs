@@ -16,6 +16,7 @@ pub mod migration_row;
 pub mod oauth_client;
 pub mod pull_operation;
 pub mod record;
+pub mod record_generation;
 pub mod record_staging;
 pub mod retained_generation;
 pub mod server_instance;

@@ -9,12 +9,11 @@ use sea_orm::entity::prelude::*;
 #[sea_orm(table_name = "record_staging")]
 pub struct Model {
     /// The connection being synced.
-    #[sea_orm(primary_key, auto_increment = false)]
     pub connection_id: Uuid,
     /// Its data type's name (`invoices`).
-    #[sea_orm(primary_key, auto_increment = false)]
     pub data_type: String,
-    /// The generation being written.
+    /// The generation being written: numbered once across every list, so
+    /// with the id it names the row.
     #[sea_orm(primary_key, auto_increment = false)]
     pub generation: i64,
     /// The platform's id of the record.

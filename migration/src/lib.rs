@@ -20,6 +20,7 @@ mod m20261125_000011_webhooks;
 mod m20261125_000012_server_instances;
 mod m20261125_000013_managed_migrations;
 mod m20261125_000014_records_without_connection_key;
+mod m20261126_000015_generations_numbered_once;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -42,6 +43,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000012_server_instances::Migration),
             Box::new(m20261125_000013_managed_migrations::Migration),
             Box::new(m20261125_000014_records_without_connection_key::Migration),
+            Box::new(m20261126_000015_generations_numbered_once::Migration),
         ]
     }
 }

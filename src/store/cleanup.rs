@@ -11,7 +11,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use entity::{record, record_staging, retained_generation};
+use entity::{record, record_generation, record_staging, retained_generation};
 
 use crate::data::DataType;
 
@@ -28,29 +28,18 @@ pub enum Generations {
 }
 
 /// Deletes the rows of `data_type` of a connection in `which` generations,
-/// staged or published.
+/// staged or published, and then the generations' numbers.
 pub async fn delete_generations(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,
     which: Generations,
 ) -> Result<(), sea_orm::DbErr> {
-    let in_staging = match which {
-        Generations::Exactly(value) => record_staging::Column::Generation.eq(value),
-        Generations::Above(value) => record_staging::Column::Generation.gt(value),
-        Generations::Below(value) => record_staging::Column::Generation.lt(value),
-    };
-    record_staging::Entity::delete_many()
-        .filter(record_staging::Column::ConnectionId.eq(connection_id))
-        .filter(record_staging::Column::DataType.eq(data_type.name()))
-        .filter(in_staging)
-        .exec(db)
-        .await?;
-    let published = match which {
-        Generations::Exactly(value) => record::Column::Generation.eq(value),
-        Generations::Above(value) => record::Column::Generation.gt(value),
-        Generations::Below(value) => record::Column::Generation.lt(value).and(
-            record::Column::Generation.not_in_subquery(
+    let numbered = match which {
+        Generations::Exactly(value) => record_generation::Column::Generation.eq(value),
+        Generations::Above(value) => record_generation::Column::Generation.gt(value),
+        Generations::Below(value) => record_generation::Column::Generation.lt(value).and(
+            record_generation::Column::Generation.not_in_subquery(
                 Query::select()
                     .column(retained_generation::Column::Generation)
                     .from(retained_generation::Entity)
@@ -60,10 +49,38 @@ pub async fn delete_generations(
             ),
         ),
     };
+    let generations: Vec<i64> = record_generation::Entity::find()
+        .select_only()
+        .column(record_generation::Column::Generation)
+        .filter(record_generation::Column::ConnectionId.eq(connection_id))
+        .filter(record_generation::Column::DataType.eq(data_type.name()))
+        .filter(numbered)
+        .into_tuple()
+        .all(db)
+        .await?;
+    delete_numbered(db, &generations).await
+}
+
+/// Deletes every row of `generations`, staged and published, then their
+/// numbers, in that order: a number outlives its rows, never the reverse,
+/// so a delete cut short is finished by the next one.
+async fn delete_numbered(
+    db: &impl ConnectionTrait,
+    generations: &[i64],
+) -> Result<(), sea_orm::DbErr> {
+    if generations.is_empty() {
+        return Ok(());
+    }
+    record_staging::Entity::delete_many()
+        .filter(record_staging::Column::Generation.is_in(generations.iter().copied()))
+        .exec(db)
+        .await?;
     record::Entity::delete_many()
-        .filter(record::Column::ConnectionId.eq(connection_id))
-        .filter(record::Column::DataType.eq(data_type.name()))
-        .filter(published)
+        .filter(record::Column::Generation.is_in(generations.iter().copied()))
+        .exec(db)
+        .await?;
+    record_generation::Entity::delete_many()
+        .filter(record_generation::Column::Generation.is_in(generations.iter().copied()))
         .exec(db)
         .await?;
     Ok(())
@@ -95,12 +112,7 @@ pub async fn drop_expired(
             .filter(retained_generation::Column::Generation.eq(generation.generation))
             .exec(db)
             .await?;
-        record::Entity::delete_many()
-            .filter(record::Column::ConnectionId.eq(generation.connection_id))
-            .filter(record::Column::DataType.eq(generation.data_type.as_str()))
-            .filter(record::Column::Generation.eq(generation.generation))
-            .exec(db)
-            .await?;
+        delete_numbered(db, &[generation.generation]).await?;
     }
     Ok(expired.len() as u64)
 }
@@ -115,13 +127,19 @@ pub async fn clear_staging(
     data_type: DataType,
     through: Option<i64>,
 ) -> Result<(), sea_orm::DbErr> {
-    let mut delete = record_staging::Entity::delete_many()
-        .filter(record_staging::Column::ConnectionId.eq(connection_id))
-        .filter(record_staging::Column::DataType.eq(data_type.name()));
+    let mut of_list = Query::select()
+        .column(record_generation::Column::Generation)
+        .from(record_generation::Entity)
+        .and_where(record_generation::Column::ConnectionId.eq(connection_id))
+        .and_where(record_generation::Column::DataType.eq(data_type.name()))
+        .to_owned();
     if let Some(through) = through {
-        delete = delete.filter(record_staging::Column::Generation.lte(through));
+        of_list.and_where(record_generation::Column::Generation.lte(through));
     }
-    delete.exec(db).await?;
+    record_staging::Entity::delete_many()
+        .filter(record_staging::Column::Generation.in_subquery(of_list))
+        .exec(db)
+        .await?;
     Ok(())
 }
 
@@ -139,13 +157,12 @@ pub async fn delete_synced_data(
     if connections.is_empty() {
         return Ok(());
     }
-    record_staging::Entity::delete_many()
-        .filter(record_staging::Column::ConnectionId.is_in(connections.iter().copied()))
-        .exec(db)
+    let generations: Vec<i64> = record_generation::Entity::find()
+        .select_only()
+        .column(record_generation::Column::Generation)
+        .filter(record_generation::Column::ConnectionId.is_in(connections.iter().copied()))
+        .into_tuple()
+        .all(db)
         .await?;
-    record::Entity::delete_many()
-        .filter(record::Column::ConnectionId.is_in(connections.iter().copied()))
-        .exec(db)
-        .await?;
-    Ok(())
+    delete_numbered(db, &generations).await
 }

@@ -1,7 +1,8 @@
-//! `data_generation` and `retained_generation`: which generation of a
-//! connection's data type readers see, and how many rows it holds; and the
-//! generations newer syncs replaced, kept a while for readers who pinned
-//! them.
+//! `record_generation`, `data_generation` and `retained_generation`: the
+//! generations a sync takes, numbered once across every list; which
+//! generation of a connection's data type readers see, and how many rows it
+//! holds; and the generations newer syncs replaced, kept a while for
+//! readers who pinned them.
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
@@ -10,7 +11,10 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use entity::{company, connection, data_generation, record, record_staging, retained_generation};
+use entity::{
+    company, connection, data_generation, record, record_generation, record_staging,
+    retained_generation,
+};
 
 use crate::data::DataType;
 
@@ -37,6 +41,26 @@ pub async fn current_generation(
             .await?
             .map_or(0, |row| row.generation),
     )
+}
+
+/// Takes the next generation number for a sync of a connection's data
+/// type, before the sync stages anything under it: greater than every
+/// number taken before, for any list. The record tables are keyed by it
+/// (with the record's id), so their index entries carry no connection or
+/// data type, and a new generation's entries go in at their end.
+pub async fn take_generation(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+) -> Result<i64, sea_orm::DbErr> {
+    let taken = record_generation::Entity::insert(record_generation::ActiveModel {
+        connection_id: Set(connection_id),
+        data_type: Set(data_type.name().to_owned()),
+        ..Default::default()
+    })
+    .exec(db)
+    .await?;
+    Ok(taken.last_insert_id)
 }
 
 /// The current generations of `data_type` across the connections of a
@@ -189,23 +213,47 @@ pub async fn publish(
     Ok(())
 }
 
-/// How many rows of a generation exist, staged or published (for tests and checks).
-pub async fn generation_size(
+/// How many rows of a connection's data type exist that readers cannot
+/// reach: every staged row, and the published rows of generations neither
+/// current nor retained (a run that did not complete leaves none behind;
+/// for tests and checks).
+pub async fn unreachable_rows(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,
-    generation: i64,
 ) -> Result<u64, sea_orm::DbErr> {
+    let of_list = |query: &mut sea_orm::sea_query::SelectStatement| {
+        query
+            .and_where(Expr::col(record_generation::Column::ConnectionId).eq(connection_id))
+            .and_where(Expr::col(record_generation::Column::DataType).eq(data_type.name()));
+    };
+    let mut numbers = Query::select()
+        .column(record_generation::Column::Generation)
+        .from(record_generation::Entity)
+        .to_owned();
+    of_list(&mut numbers);
+    let mut reachable = Query::select()
+        .column(data_generation::Column::Generation)
+        .from(data_generation::Entity)
+        .and_where(Expr::col(data_generation::Column::ConnectionId).eq(connection_id))
+        .and_where(Expr::col(data_generation::Column::DataType).eq(data_type.name()))
+        .to_owned();
+    reachable.union(
+        sea_orm::sea_query::UnionType::All,
+        Query::select()
+            .column(retained_generation::Column::Generation)
+            .from(retained_generation::Entity)
+            .and_where(Expr::col(retained_generation::Column::ConnectionId).eq(connection_id))
+            .and_where(Expr::col(retained_generation::Column::DataType).eq(data_type.name()))
+            .to_owned(),
+    );
     let staged = record_staging::Entity::find()
-        .filter(record_staging::Column::ConnectionId.eq(connection_id))
-        .filter(record_staging::Column::DataType.eq(data_type.name()))
-        .filter(record_staging::Column::Generation.eq(generation))
+        .filter(record_staging::Column::Generation.in_subquery(numbers.clone()))
         .count(db)
         .await?;
     let published = record::Entity::find()
-        .filter(record::Column::ConnectionId.eq(connection_id))
-        .filter(record::Column::DataType.eq(data_type.name()))
-        .filter(record::Column::Generation.eq(generation))
+        .filter(record::Column::Generation.in_subquery(numbers))
+        .filter(record::Column::Generation.not_in_subquery(reachable))
         .count(db)
         .await?;
     Ok(staged + published)

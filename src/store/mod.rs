@@ -4,7 +4,9 @@
 //!
 //! Each (connection, data type) has a current generation in
 //! `data_generation`; readers see only rows of that generation. A sync
-//! writes its rows into `record_staging` under the next generation, a page
+//! takes the next generation number (`record_generation`: numbered once
+//! across every list, so the record tables are keyed by it and the record's
+//! id), writes its rows into `record_staging` under it, a page
 //! at a time (by `COPY` on PostgreSQL; [`staging`]); then they move into
 //! `record` with a sorted `INSERT … SELECT` (a long list on PostgreSQL in
 //! two halves at once), numbering each row densely in its list's order
@@ -43,7 +45,8 @@ pub use cleanup::{
     Generations, clear_staging, delete_generations, delete_synced_data, drop_expired,
 };
 pub use generations::{
-    Visible, current_generation, generation_size, pinned_generations, publish, visible_generations,
+    Visible, current_generation, pinned_generations, publish, take_generation, unreachable_rows,
+    visible_generations,
 };
 pub use publish::{Part, Publishing, number_staged, refresh_statistics, split_point};
 pub use staging::{Batch, COPY_LANES, Copied, STAGE_BATCH_ROWS, Staging, copy, into_lanes, stage};

@@ -91,8 +91,6 @@ pub async fn stage(
         record_staging::Entity::insert_many(models)
             .on_conflict(
                 OnConflict::columns([
-                    record_staging::Column::ConnectionId,
-                    record_staging::Column::DataType,
                     record_staging::Column::Generation,
                     record_staging::Column::RecordId,
                 ])
@@ -159,7 +157,7 @@ const STAGE_FROM_JSON: &str = "INSERT INTO record_staging (connection_id, data_t
      SELECT $1, $2, $3, record_id, $4, sort_key, filter_value, body \
      FROM json_to_recordset($5::json) AS page(record_id text, sort_key text, filter_value text, \
      body text) \
-     ON CONFLICT (connection_id, data_type, generation, record_id) DO UPDATE SET \
+     ON CONFLICT (generation, record_id) DO UPDATE SET \
      company_id = excluded.company_id, sort_key = excluded.sort_key, \
      filter_value = excluded.filter_value, body = excluded.body";
 

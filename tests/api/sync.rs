@@ -490,18 +490,9 @@ async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
             after, before,
             "readers still see the previous complete data"
         );
-        let current =
-            tributary::store::current_generation(&app.db, connection_id, DataType::INVOICES)
-                .await
-                .expect("read");
-        let staged = tributary::store::generation_size(
-            &app.db,
-            connection_id,
-            DataType::INVOICES,
-            current + 1,
-        )
-        .await
-        .expect("read");
+        let staged = tributary::store::unreachable_rows(&app.db, connection_id, DataType::INVOICES)
+            .await
+            .expect("read");
         assert_eq!(staged, 0, "the failed sync's staged rows were discarded");
         let status = json(
             app.get(&format!("/companies/{company_id}/dataStatus"))
@@ -733,9 +724,20 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
         sandbox_connection(app, other_id, 300, 9).await;
         app.client.sync_all_data(&other_id).await.expect("queued");
         settled(&app.client, other_id).await;
+        // The run clears its staging after its operation completes: wait for
+        // it, so that the counts below are the other company's for good.
+        let cleared = tokio::time::Instant::now() + Duration::from_secs(30);
+        while count_rows(app, "record_staging").await > 0 {
+            assert!(
+                tokio::time::Instant::now() < cleared,
+                "staging never cleared"
+            );
+            tokio::time::sleep(Duration::from_millis(20)).await;
+        }
         let tables = [
             "record",
             "record_staging",
+            "record_generation",
             "data_generation",
             "pull_operation",
         ];
@@ -916,10 +918,9 @@ async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
             ),
             ("Queued", 0, None)
         );
-        let staged =
-            tributary::store::generation_size(&app.db, connection_id, DataType::INVOICES, 1)
-                .await
-                .expect("read");
+        let staged = tributary::store::unreachable_rows(&app.db, connection_id, DataType::INVOICES)
+            .await
+            .expect("read");
         assert_eq!(
             staged, 0,
             "the interrupted run's staged rows were discarded"

@@ -162,14 +162,8 @@ impl Run<'_> {
             .await?;
 
         let current = store::current_generation(db, connection.id, self.data_type).await?;
-        let staging = Staging {
-            connection_id: connection.id,
-            company_id: connection.company_id,
-            generation: current + 1,
-            previous: (current > 0).then_some(current),
-            modified: Timestamp::now(),
-        };
-        // Leftovers of abandoned attempts (never published) go first.
+        // Leftovers of abandoned attempts (never published) go first; then
+        // this run takes its generation's number.
         let txn = self.fenced(0, 0).await?;
         store::clear_staging(&txn, connection.id, self.data_type, None).await?;
         store::delete_generations(
@@ -179,7 +173,15 @@ impl Run<'_> {
             Generations::Above(current),
         )
         .await?;
+        let generation = store::take_generation(&txn, connection.id, self.data_type).await?;
         txn.commit().await?;
+        let staging = Staging {
+            connection_id: connection.id,
+            company_id: connection.company_id,
+            generation,
+            previous: (current > 0).then_some(current),
+            modified: Timestamp::now(),
+        };
         Ok(Prepared { tokens, staging })
     }
 
