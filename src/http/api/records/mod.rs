@@ -19,7 +19,6 @@ use poem::http::Method;
 use poem::{EndpointExt, IntoResponse, Request, Response};
 use poem_openapi::registry::{MetaApi, Registry};
 use poem_openapi::{ApiExtractor, ExtractParamOptions, OpenApi};
-use serde_json::value::RawValue;
 use uuid::Uuid;
 
 use crate::data::{DataType, Definition, Visitor, query, visit_all};
@@ -31,14 +30,10 @@ use crate::paging::{self, Cursor, MAX_CURSOR_LENGTH, MAX_SNAPSHOT_LENGTH, PageRe
 use crate::sync::reads::{self, Seen};
 use crate::tenant::Tenant;
 
+mod answer;
 mod spec;
 
 use spec::{MAX_RECORD_ID_LENGTH, Operations, RecordOf, paths, record_paths};
-
-/// Room for a list answer's envelope beside its records: the paging
-/// fields and four links, each carrying the snapshot (and the cursor) of a
-/// company of a few connections. A longer one grows the answer once.
-const ENVELOPE_BYTES: usize = 4096;
 
 /// The synced-data lists, one per data type.
 pub struct RecordsApi;
@@ -284,13 +279,6 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map_err(ApiError::from)?;
         (found, None)
     };
-    let results_bytes: usize = found.bodies.iter().map(String::len).sum();
-    let results = found
-        .bodies
-        .into_iter()
-        .map(|body| RawValue::from_string(body).map(RecordOf::<D>::new))
-        .collect::<Result<Vec<_>, _>>()
-        .map_err(ApiError::internal)?;
     // The links pin what this page was read from.
     let snapshot = Snapshot {
         list: Snapshot::list_digest(company_id, data_type.name()),
@@ -310,16 +298,15 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
             Some(snapshot.encode()).filter(|token| token.len() <= MAX_SNAPSHOT_LENGTH),
         )
         .cursors(cursor_text, next_cursor);
-    // Sized up front: grown by doubling, the answer would hold up to twice
-    // the page, and a copy of it while growing (a page of 5,000 invoices is
-    // 3 MB, and eight clients may read one each at once).
-    let mut body = Vec::with_capacity(results_bytes + results.len() + ENVELOPE_BYTES);
-    serde_json::to_writer(
-        &mut body,
-        &Paged::new(results, found.total, page, &location),
-    )
+    // The envelope with no records; the records follow as they are stored.
+    let envelope = serde_json::to_vec(&Paged::<RecordOf<D>>::new(
+        Vec::new(),
+        found.total,
+        page,
+        &location,
+    ))
     .map_err(ApiError::internal)?;
-    Ok(json_answer(body))
+    answer::list_answer(found.bodies, &envelope)
 }
 
 /// A page of the list in its own order, by stored ordinals (or, in the

@@ -40,21 +40,13 @@ type ListErrors = ErrorResponses<
     },
 >;
 
-/// A synced record of `D` in a page: its stored JSON, written as it is,
-/// documented by the schema the spec takes from `D`'s definition.
+/// A synced record of `D` in a page, as the spec documents it (by the
+/// schema it takes from `D`'s definition): its stored JSON, written as it
+/// is. A list's answer splices the stored JSON in itself (`answer.rs`); the
+/// envelope is written with an empty list of these.
 pub(super) struct RecordOf<D> {
     json: Box<RawValue>,
     of: PhantomData<fn() -> D>,
-}
-
-impl<D> RecordOf<D> {
-    /// A record whose stored JSON is `json`.
-    pub(super) fn new(json: Box<RawValue>) -> Self {
-        Self {
-            json,
-            of: PhantomData,
-        }
-    }
 }
 
 impl<D> Serialize for RecordOf<D> {
@@ -521,14 +513,17 @@ mod tests {
             .rows(&stamp)
             .expect("written");
         let total = rows.len() as u64;
-        let results = rows
-            .into_iter()
-            .map(|row| RecordOf::<D>::new(RawValue::from_string(row.body).expect("JSON")))
-            .collect();
         let request = PageRequest::new(1, 100).expect("valid");
         let location = ListLocation::new("/companies/x/data/list").filter("status", Some("Paid"));
-        let page = Paged::new(results, total, request, &location);
-        serde_json::to_value(&page).expect("written")
+        let envelope = serde_json::to_vec(&Paged::<RecordOf<D>>::new(
+            Vec::new(),
+            total,
+            request,
+            &location,
+        ))
+        .expect("written");
+        let bodies = rows.into_iter().map(|row| row.body).collect();
+        serde_json::from_slice(&super::super::answer::written(bodies, &envelope)).expect("JSON")
     }
 
     fn published(name: &str) -> crate::validation::Checker {
