@@ -8,6 +8,8 @@
 #   bench/scripts/ab_sync.sh /tmp/oldtarget/release/tributary old; bench/scripts/ab_sync.sh target/release/tributary new
 # With RESYNC=1, the same data is then synced again and timed too: the swap compares every record with its
 # previous copy (issue 14's incremental reads), the case a partner's daily sync is.
+# POLL sets the seconds between polls (default 0.1): each poll starts curl and python3, about a fifth of a core
+# at 0.1 s on a 2-core machine, which the sync then lacks; POLL=1 leaves it nearly alone, to a second's resolution.
 # usage: ab_sync.sh BINARY LABEL   (needs curl, psql and python3; the server log goes to /tmp/ab_LABEL.log)
 set -e
 BIN=$1; LABEL=$2; PORT=18090; DB=ab_$$
@@ -27,7 +29,7 @@ timed_sync() {
   curl -s -o /tmp/ab_ops.json -X POST -H "$AUTH" $B/companies/$C/data/all
   OPERATION=$(python3 -c 'import json;d=json.load(open("/tmp/ab_ops.json"));d=d["results"] if isinstance(d,dict) else d;print([o["pullOperationId"] for o in d if o.get("dataType")=="invoices"][0])' 2>/dev/null || true)
   while true; do
-    sleep 0.1
+    sleep ${POLL:-0.1}
     curl -s -H "$AUTH" "$B/companies/$C/data/history?pageSize=100" -o /tmp/ab_hist.json
     if OPERATION=$OPERATION python3 - <<'PY'
 import json,os,sys
