@@ -222,16 +222,12 @@ pub async fn unreachable_rows(
     connection_id: Uuid,
     data_type: DataType,
 ) -> Result<u64, sea_orm::DbErr> {
-    let of_list = |query: &mut sea_orm::sea_query::SelectStatement| {
-        query
-            .and_where(Expr::col(record_generation::Column::ConnectionId).eq(connection_id))
-            .and_where(Expr::col(record_generation::Column::DataType).eq(data_type.name()));
-    };
-    let mut numbers = Query::select()
+    let numbers = Query::select()
         .column(record_generation::Column::Generation)
         .from(record_generation::Entity)
+        .and_where(Expr::col(record_generation::Column::ConnectionId).eq(connection_id))
+        .and_where(Expr::col(record_generation::Column::DataType).eq(data_type.name()))
         .to_owned();
-    of_list(&mut numbers);
     let mut reachable = Query::select()
         .column(data_generation::Column::Generation)
         .from(data_generation::Entity)
