@@ -129,6 +129,55 @@ pub async fn create_and_sync_in(
         .await?;
     }
 
+    sync_company(server, &company_id, data_type, connections).await
+}
+
+/// Sets the sandbox body `authorization` on the company's connection (a
+/// token migration: it starts no sync).
+pub async fn authorize_sandbox(
+    server: &Server,
+    company_id: &str,
+    connection_id: &str,
+    authorization: Value,
+) -> anyhow::Result<()> {
+    let base = &server.base_url;
+    call(
+        &reqwest::Client::new(),
+        reqwest::Method::PUT,
+        format!("{base}/companies/{company_id}/connections/{connection_id}/authorization"),
+        Some(authorization),
+    )
+    .await?;
+    Ok(())
+}
+
+/// The company's first connection's id.
+pub async fn first_connection(server: &Server, company_id: &str) -> anyhow::Result<String> {
+    let base = &server.base_url;
+    let page = call(
+        &reqwest::Client::new(),
+        reqwest::Method::GET,
+        format!("{base}/companies/{company_id}/connections"),
+        None,
+    )
+    .await?;
+    page["results"][0]["connectionId"]
+        .as_str()
+        .map(str::to_owned)
+        .context("a connection")
+}
+
+/// Syncs the company's `connections` connections (`POST .../data/all`) and
+/// waits for every data type, sampling the server's memory throughout; the
+/// wall time is until the last of `data_type`'s operations completes.
+pub async fn sync_company(
+    server: &Server,
+    company_id: &str,
+    data_type: &'static str,
+    connections: u64,
+) -> anyhow::Result<Synced> {
+    let client = reqwest::Client::new();
+    let base = &server.base_url;
     let memory = PeakMemory::watch(server.pid());
     let started = Instant::now();
     let queued = call(
@@ -186,7 +235,7 @@ pub async fn create_and_sync_in(
         _ => None,
     };
     Ok(Synced {
-        company_id,
+        company_id: company_id.to_owned(),
         data_type,
         records,
         wall,

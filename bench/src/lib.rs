@@ -15,6 +15,7 @@ pub mod phases;
 pub mod process;
 pub mod queries;
 pub mod report;
+pub mod resync;
 pub mod rust_load;
 pub mod rust_sql;
 pub mod sql;
