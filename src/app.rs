@@ -34,6 +34,10 @@ pub struct Config {
     pub search_path: Option<String>,
     /// The address to listen on (port 0: any free port).
     pub bind: String,
+    /// The URL end customers and platforms reach this service at (the link
+    /// pages and the OAuth callbacks are built from it); `None`:
+    /// `http://` and the address it listens on.
+    pub public_url: Option<String>,
     /// Where the keys sealing stored tokens come from.
     pub keys: Keys,
     /// What to do about API keys at start.
@@ -188,7 +192,12 @@ impl Application {
             sync_wake.clone(),
         );
         let migrating = migrations.start();
+        let public_url = match &config.public_url {
+            Some(url) => crate::links::settings::public_url(url)?,
+            None => format!("http://{address}"),
+        };
         let state = AppState {
+            public_url,
             db,
             keyring,
             deliverer: deliverer.clone(),

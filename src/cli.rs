@@ -73,6 +73,11 @@ struct ServeOptions {
         default_value = "127.0.0.1:8080"
     )]
     bind: String,
+    /// The URL end customers and platforms reach this service at: link
+    /// pages and OAuth callbacks (`/oauth/<platform>/callback`) are built
+    /// from it. Default: http:// and the bind address.
+    #[arg(long, global = true, env = "TRIBUTARY_PUBLIC_URL")]
+    public_url: Option<String>,
     /// Sync workers in this process (0 runs none: another process syncs).
     #[arg(
         long,
@@ -195,6 +200,11 @@ fn url_arguments(platform_key: &str) -> (String, String) {
     )
 }
 
+/// The argument id of one platform's authorize endpoint (the link flow's).
+fn authorize_argument(platform_key: &str) -> String {
+    format!("{platform_key}-authorize-url")
+}
+
 /// The platforms whose connectors call out, so their URLs can be configured
 /// (the sandbox's cannot: it calls nothing).
 fn reaching_out() -> impl Iterator<Item = (&'static Platform, ConnectorKind)> {
@@ -240,6 +250,16 @@ impl Args for PlatformOptions {
                             platform.name,
                             described(connector.token_url)
                         )),
+                )
+                .arg(
+                    Arg::new(authorize_argument(platform.platform_key))
+                        .long(authorize_argument(platform.platform_key))
+                        .global(true)
+                        .env(config::variable(platform.platform_key, "AUTHORIZE_URL"))
+                        .help(format!(
+                            "{} OAuth authorize endpoint the link flow sends end customers to (default: the platform's)",
+                            platform.name,
+                        )),
                 );
         }
         command
@@ -276,6 +296,9 @@ impl FromArgMatches for PlatformOptions {
                 let configured = PlatformConfig {
                     api_base: matches.get_one::<String>(&api_base).cloned(),
                     token_url: matches.get_one::<String>(&token_url).cloned(),
+                    authorize_url: matches
+                        .get_one::<String>(&authorize_argument(platform.platform_key))
+                        .cloned(),
                     page_size: None,
                 };
                 (platform.platform_key, configured)
@@ -490,6 +513,7 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
         database_url: global.database_url,
         search_path: None,
         bind: options.bind.clone(),
+        public_url: options.public_url.clone(),
         keys: Keys::Configured(global.encryption_keys),
         first_key: match options.bootstrap_api_key {
             Some(key) => FirstKey::Bootstrap(key),

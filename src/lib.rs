@@ -13,6 +13,7 @@
 //! - [`paging`]: the generic `Paged<T>` envelope and its link rules.
 //! - [`auth`] and [`api_keys`]: Basic authentication to a tenant; key storage.
 //! - [`companies`] and [`connections`]: company and connection rules and queries; token migration.
+//! - [`links`]: link sessions, link settings and the hosted link flow (the OAuth callback).
 //! - [`platforms`]: the catalogue; per platform, its authorization body and connector.
 //! - [`sync`]: pull operations, the sync engine, token refresh, and the synced records.
 //! - [`oauth_clients`]: tenants' own OAuth applications, used to refresh migrated tokens.
@@ -35,6 +36,7 @@ pub mod data;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod links;
 pub mod managed_migrations;
 pub mod metrics;
 pub mod oauth_clients;

@@ -1,5 +1,6 @@
 //! The credential vault: every secret tributary stores (a connection's
-//! authorization body, a tenant's OAuth client secret) is sealed with the
+//! authorization body, a tenant's OAuth client secret, a link flow's grant
+//! and PKCE verifier) is sealed with the
 //! keyring ([`crate::crypto`]) and bound to the row that owns it, so a
 //! ciphertext copied to another row fails to open. Rotation re-seals each
 //! secret under the current key, one at a time.
@@ -27,6 +28,10 @@ pub enum Owner<'a> {
     /// A managed migration row's authorization body, until it is stored on
     /// the row's connection.
     MigrationRow(Uuid),
+    /// A link session's grant, while its end customer chooses an organization.
+    LinkSession(Uuid),
+    /// A link attempt's PKCE verifier and inputs, bound to its `state` digest.
+    LinkAttempt(&'a str),
 }
 
 impl Owner<'_> {
@@ -40,6 +45,8 @@ impl Owner<'_> {
             } => format!("tributary/oauth-client/{client_id}/{platform_key}"),
             Self::WebhookEndpoint(id) => format!("tributary/webhook-endpoint/{id}"),
             Self::MigrationRow(id) => format!("tributary/migration-row/{id}"),
+            Self::LinkSession(id) => format!("tributary/link-session/{id}"),
+            Self::LinkAttempt(state_digest) => format!("tributary/link-attempt/{state_digest}"),
         }
     }
 }
@@ -51,6 +58,8 @@ impl std::fmt::Display for Owner<'_> {
             Self::OAuthClient { platform_key, .. } => write!(f, "OAuth client for {platform_key}"),
             Self::WebhookEndpoint(id) => write!(f, "webhook endpoint {id}"),
             Self::MigrationRow(id) => write!(f, "migration row {id}"),
+            Self::LinkSession(id) => write!(f, "link session {id}"),
+            Self::LinkAttempt(_) => write!(f, "link attempt"),
         }
     }
 }

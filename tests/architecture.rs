@@ -33,13 +33,16 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 23] = [
+const TABLE_OWNERS: [(&str, &str); 26] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
     ("connection", "connections/"),
     ("connection_credential", "connections/"),
     ("oauth_client", "oauth_clients.rs"),
+    ("link_settings", "links/"),
+    ("link_session", "links/"),
+    ("link_attempt", "links/"),
     ("migration_batch", "managed_migrations/"),
     ("migration_row", "managed_migrations/"),
     ("migration_attestation", "managed_migrations/"),

@@ -21,6 +21,7 @@ mod m20261125_000012_server_instances;
 mod m20261125_000013_managed_migrations;
 mod m20261125_000014_records_without_connection_key;
 mod m20261126_000015_generations_numbered_once;
+mod m20261126_000016_link_sessions;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -44,6 +45,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261125_000013_managed_migrations::Migration),
             Box::new(m20261125_000014_records_without_connection_key::Migration),
             Box::new(m20261126_000015_generations_numbered_once::Migration),
+            Box::new(m20261126_000016_link_sessions::Migration),
         ]
     }
 }

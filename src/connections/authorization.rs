@@ -75,6 +75,7 @@ pub async fn authorize(
         Err(error) => return Err(error),
     };
     let mut accepted = accepted;
+    same_organization(db, platform, &row, &accepted.organization_id).await?;
     if let Some(connectors) = verify {
         verify_tokens(db, keyring, tenant, platform, connectors, &mut accepted).await?;
     }
@@ -87,7 +88,8 @@ pub async fn authorize(
 
 /// Inside the caller's transaction: links `row`, stores `accepted` as its
 /// credential (replacing any earlier one) and announces
-/// `connection.connected`. Its first statement is the write, so SQLite
+/// `connection.connected` (`connection.reconnected` when it was
+/// `Deauthorized`). Its first statement is the write, so SQLite
 /// takes the write lock first (a read-then-write transaction cannot wait
 /// for it), and a connection deleted meanwhile is a 404, not a foreign-key
 /// failure.
@@ -112,13 +114,42 @@ pub async fn link(
         return Err(not_found(row.id));
     }
     super::credentials::store(db, keyring, row.id, accepted, now).await?;
+    let event_type = if row.status == ConnectionStatus::Deauthorized {
+        EventType::ConnectionReconnected
+    } else {
+        EventType::ConnectionConnected
+    };
     let linked_row = connection::Model {
         status: ConnectionStatus::Linked,
         ..row
     };
-    let event = super::event(EventType::ConnectionConnected, tenant, &linked_row);
+    let event = super::event(event_type, tenant, &linked_row);
     webhooks::record(db, event).await?;
     Ok(linked_row)
+}
+
+/// A connection that already has an organization keeps it: tokens for
+/// another organization are refused (a 409 naming both), since moving to
+/// another organization means a new connection (its synced data, events
+/// and partners' records all refer to the one it has).
+pub async fn same_organization(
+    db: &impl ConnectionTrait,
+    platform: &Platform,
+    row: &connection::Model,
+    organization_id: &str,
+) -> Result<(), Error> {
+    let Some(existing) = super::credentials::organization_of(db, row.id).await? else {
+        return Ok(());
+    };
+    if existing.eq_ignore_ascii_case(organization_id) {
+        return Ok(());
+    }
+    Err(Error::Conflict(Problem::new(format!(
+        "Connection {} is to {} organization `{existing}`; these tokens are for organization \
+         `{organization_id}`. A connection keeps its organization: create a new connection for \
+         `{organization_id}`.",
+        row.id, platform.name
+    ))))
 }
 
 /// `?verify=true`: one cheap authenticated call to the platform, or, when

@@ -1,9 +1,11 @@
 //! The HTTP layer: the server, the middleware around every request, the
-//! API handlers, the request and response payloads, and the OpenAPI document.
+//! API handlers, the request and response payloads, the OpenAPI document,
+//! and the hosted link pages with the OAuth callbacks.
 
 pub mod api;
 pub mod auth;
 pub mod error;
+pub mod hosted;
 pub mod json_body;
 pub mod metrics;
 pub mod middleware;

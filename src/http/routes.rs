@@ -73,6 +73,19 @@ impl RouteTable {
         self
     }
 
+    /// Adds a route outside the API (the hosted pages) with its method and
+    /// whether it reads a body (a form).
+    pub fn with_route(mut self, path: &str, method: &str, takes_body: bool) -> Self {
+        let operation = Operation {
+            name: path.to_owned(),
+            method: Method::from_bytes(method.as_bytes()).unwrap_or(Method::GET),
+            takes_body,
+            query_parameters: Vec::new(),
+        };
+        self.add(path, vec![operation]);
+        self
+    }
+
     fn add(&mut self, path: &str, operations: Vec<Operation>) {
         // poem-openapi keeps the `:name` form written in `#[oai(path)]`.
         let template = segments(path)

@@ -136,6 +136,7 @@ fn add_vocabularies(generator: &mut SchemaGenerator) {
     generator.subschema_for::<RowState>();
     generator.subschema_for::<ChecklistStep>();
     generator.subschema_for::<DeliveryStatus>();
+    generator.subschema_for::<crate::links::sessions::LinkSessionStatus>();
 }
 
 /// Adds each data type's records.

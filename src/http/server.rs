@@ -12,6 +12,7 @@ use poem::{Endpoint, EndpointExt, Response, Route, get};
 use poem_openapi::OpenApi;
 
 use crate::http::api;
+use crate::http::hosted;
 use crate::http::middleware::around_every_request;
 use crate::http::routes::RouteTable;
 use crate::http::spec;
@@ -33,12 +34,15 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
             "<title>Swagger UI</title>",
             &format!("<title>{} API reference</title>", api::TITLE),
         );
-    let routes = Arc::new(
-        RouteTable::from_meta(<api::Api as OpenApi>::meta())
-            .with_get_route("/docs")
-            .with_get_route("/openapi.yaml")
-            .with_get_route("/openapi.json"),
-    );
+    let mut table = RouteTable::from_meta(<api::Api as OpenApi>::meta())
+        .with_get_route("/docs")
+        .with_get_route("/openapi.yaml")
+        .with_get_route("/openapi.json");
+    for (path, method, takes_body) in hosted::ROUTES {
+        table = table.with_route(path, method, takes_body);
+    }
+    let routes = Arc::new(table);
+    let limiter = hosted::limiter();
     let metrics = state.metrics.clone();
     let rate_limits = state.rate_limits.clone();
     let route = Route::new()
@@ -59,6 +63,8 @@ pub fn app(state: AppState) -> anyhow::Result<impl Endpoint> {
                     .body(json.clone())
             })),
         )
+        .nest_no_strip("/link", hosted::routes(limiter.clone()))
+        .nest_no_strip("/oauth", hosted::routes(limiter))
         .nest("/", service)
         .data(state)
         .around(move |next, request| {

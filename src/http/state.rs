@@ -20,6 +20,9 @@ use crate::webhooks::deliverer::Deliverer;
 /// Shared application state, attached to every request with `.data(...)`.
 #[derive(Clone)]
 pub struct AppState {
+    /// The URL end customers and platforms reach this service at, without
+    /// a trailing `/` (`TRIBUTARY_PUBLIC_URL`).
+    pub public_url: String,
     /// The connection pool.
     pub db: DatabaseConnection,
     /// Encrypts and decrypts stored tokens.

@@ -27,8 +27,9 @@ pub enum ChecklistStep {
     OauthClientRegistered,
     /// Step 2: the migration is scheduled with the support team (attested).
     MigrationScheduled,
-    /// Step 3: tributary's callback URL is added to your OAuth application at
-    /// the platform (attested).
+    /// Step 3: tributary's callback URL (`callbackUrl` of
+    /// `GET /integrations/{platformKey}`, `<public URL>/oauth/<platformKey>/callback`)
+    /// is added to your OAuth application at the platform (attested).
     CallbackUrlAdded,
     /// Step 4: syncing is disabled in your old application for every company
     /// in the batch, so two applications do not refresh the same tokens (attested).

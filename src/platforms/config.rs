@@ -16,6 +16,9 @@ pub struct PlatformConfig {
     pub api_base: Option<String>,
     /// The OAuth token endpoint (`TRIBUTARY_<KEY>_TOKEN_URL`).
     pub token_url: Option<String>,
+    /// The OAuth authorize endpoint the link flow sends end customers to
+    /// (`TRIBUTARY_<KEY>_AUTHORIZE_URL`).
+    pub authorize_url: Option<String>,
     /// Records asked for per page, where the platform lets us choose; `None`:
     /// the connector's default. (Tests use small pages to page a few records.)
     pub page_size: Option<u64>,
@@ -34,6 +37,13 @@ impl PlatformConfig {
     /// The token endpoint: the configured one, or `default`.
     pub fn token_url_or(&self, default: &str) -> String {
         self.token_url.clone().unwrap_or_else(|| default.to_owned())
+    }
+
+    /// The authorize endpoint: the configured one, or `default`.
+    pub fn authorize_url_or(&self, default: &str) -> String {
+        self.authorize_url
+            .clone()
+            .unwrap_or_else(|| default.to_owned())
     }
 
     /// The configured API base, without a trailing `/`.

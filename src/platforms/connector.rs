@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::config::{PlatformConfig, PlatformsConfig};
 use super::kit::http::PlatformHttp;
 use super::kit::oauth::TokenEndpoint;
+use super::link::{Grant, LinkSpec, Organization};
 use crate::data::{DataType, Definition, Records};
 
 /// A page and where the next one starts.
@@ -84,6 +85,46 @@ pub trait Connector: Send + Sync + Sized + 'static {
         &self,
         credentials: &Self::Credentials,
     ) -> impl Future<Output = Result<(), ConnectorError>> + Send;
+
+    /// How an end customer links this platform through tributary's hosted
+    /// flow; `None` (the default) when it cannot be linked yet, with
+    /// [`Connector::LINK_UNAVAILABLE`] saying why.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        None
+    }
+
+    /// Why the platform cannot be linked through tributary when
+    /// [`Connector::link_spec`] is `None`.
+    const LINK_UNAVAILABLE: &'static str = "tributary does not run this platform's authorization step yet: \
+         migrate tokens your own application obtained with PUT .../authorization";
+
+    /// After the code exchange: the organizations the grant reaches, as the
+    /// platform documents finding them (a callback parameter, a field of the
+    /// token answer, or a call).
+    fn organizations(
+        &self,
+        _grant: &Grant,
+    ) -> impl Future<Output = Result<Vec<Organization>, ConnectorError>> + Send {
+        async { Ok(Vec::new()) }
+    }
+
+    /// The authorization body (as `PUT .../authorization` takes it) for one
+    /// organization of the grant.
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let _ = organization;
+        Value::Object(grant.token_body())
+    }
+
+    /// Lets go of every organization the consent reached but `keep` (all
+    /// of them when `None`: the flow failed), where one consent covers
+    /// several (Xero), so that one consent's tokens serve one connection.
+    fn release(
+        &self,
+        _grant: &Grant,
+        _keep: Option<&Organization>,
+    ) -> impl Future<Output = Result<(), ConnectorError>> + Send {
+        async { Ok(()) }
+    }
 }
 
 /// A data type a connector fetches.
@@ -201,6 +242,33 @@ pub trait AnyConnector: Send + Sync {
     ) -> Option<BoxFuture<'a, Result<(), ConnectorError>>> {
         None
     }
+
+    /// How the platform is linked through the hosted flow, or why it cannot be.
+    fn link_spec(&self) -> Result<LinkSpec, &'static str> {
+        Err("tributary has no connector for this platform")
+    }
+
+    /// The organizations a grant reaches.
+    fn organizations<'a>(
+        &'a self,
+        _grant: &'a Grant,
+    ) -> BoxFuture<'a, Result<Vec<Organization>, ConnectorError>> {
+        Box::pin(async { Ok(Vec::new()) })
+    }
+
+    /// The authorization body for one organization of the grant.
+    fn link_body(&self, grant: &Grant, _organization: &Organization) -> Value {
+        Value::Object(grant.token_body())
+    }
+
+    /// Lets go of every organization the consent reached but `keep`.
+    fn release<'a>(
+        &'a self,
+        _grant: &'a Grant,
+        _keep: Option<&'a Organization>,
+    ) -> BoxFuture<'a, Result<(), ConnectorError>> {
+        Box::pin(async { Ok(()) })
+    }
 }
 
 /// The typed credentials in a stored body.
@@ -248,6 +316,29 @@ impl<C: Connector> AnyConnector for C {
             let credentials = typed::<C>(credentials)?;
             Connector::verify(self, &credentials).await
         }))
+    }
+
+    fn link_spec(&self) -> Result<LinkSpec, &'static str> {
+        Connector::link_spec(self).ok_or(C::LINK_UNAVAILABLE)
+    }
+
+    fn organizations<'a>(
+        &'a self,
+        grant: &'a Grant,
+    ) -> BoxFuture<'a, Result<Vec<Organization>, ConnectorError>> {
+        Box::pin(Connector::organizations(self, grant))
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        Connector::link_body(self, grant, organization)
+    }
+
+    fn release<'a>(
+        &'a self,
+        grant: &'a Grant,
+        keep: Option<&'a Organization>,
+    ) -> BoxFuture<'a, Result<(), ConnectorError>> {
+        Box::pin(Connector::release(self, grant, keep))
     }
 }
 
@@ -332,6 +423,8 @@ fn data_types<C: Connector>() -> Vec<DataType> {
 #[derive(Clone, Default)]
 pub struct Connectors {
     by_platform: HashMap<String, Arc<dyn AnyConnector>>,
+    /// The HTTP client the connectors share (the link flow's code exchange uses it too).
+    http: Option<PlatformHttp>,
 }
 
 impl Connectors {
@@ -349,7 +442,10 @@ impl Connectors {
     /// The connectors tributary ships, reaching the platforms as `config` says.
     pub fn for_platforms(config: &PlatformsConfig) -> anyhow::Result<Self> {
         let http = PlatformHttp::new(config.timeout, config.retry.clone())?;
-        let mut connectors = Self::default();
+        let mut connectors = Self {
+            http: Some(http.clone()),
+            ..Self::default()
+        };
         for platform in super::all() {
             if let Some(kind) = platform.connector {
                 let connector = (kind.build)(&config.platform(platform.platform_key), http.clone());
@@ -363,6 +459,11 @@ impl Connectors {
     pub fn with(mut self, platform_key: &str, connector: Arc<dyn AnyConnector>) -> Self {
         self.by_platform.insert(platform_key.to_owned(), connector);
         self
+    }
+
+    /// The HTTP client the connectors share, when they were built to reach platforms.
+    pub fn http(&self) -> Option<&PlatformHttp> {
+        self.http.as_ref()
     }
 
     /// The connector of `platform_key`, if one exists.

@@ -16,6 +16,7 @@
 //! - [`tokens`] and [`numbers`]: the parts bodies share.
 //! - [`connector`]: the `Connector` trait, its typed pages, and the connectors by platform.
 //! - [`config`]: where each platform's API and token endpoint are.
+//! - [`link`]: what a connector declares for the hosted link flow.
 //! - [`kit`]: what connectors share (HTTP with retries, paging styles, the
 //!   refresh grant, exact amounts and dates, status tables).
 
@@ -23,6 +24,7 @@ pub mod authorization;
 pub mod config;
 pub mod connector;
 pub mod kit;
+pub mod link;
 pub mod numbers;
 pub mod tokens;
 

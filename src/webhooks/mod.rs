@@ -48,6 +48,12 @@ pub enum EventType {
     /// The platform rejected a connection's tokens; it is `Deauthorized` until authorized again.
     #[serde(rename = "connection.deauthorized")]
     ConnectionDeauthorized,
+    /// A `Deauthorized` connection is `Linked` again: through a link session or a token migration.
+    #[serde(rename = "connection.reconnected")]
+    ConnectionReconnected,
+    /// A link session ended without linking: the end customer declined, the platform refused, or the organization was not the connection's.
+    #[serde(rename = "connection.failed")]
+    ConnectionFailed,
     /// A connection was deleted, with its synced data.
     #[serde(rename = "connection.deleted")]
     ConnectionDeleted,
@@ -64,12 +70,14 @@ pub enum EventType {
 
 impl EventType {
     /// Every event type, in the order the docs list them.
-    pub const ALL: [EventType; 9] = [
+    pub const ALL: [EventType; 11] = [
         Self::CompanyCreated,
         Self::CompanyDeleted,
         Self::ConnectionCreated,
         Self::ConnectionConnected,
         Self::ConnectionDeauthorized,
+        Self::ConnectionReconnected,
+        Self::ConnectionFailed,
         Self::ConnectionDeleted,
         Self::ReadCompleted,
         Self::DataTypeSyncFailed,
@@ -84,6 +92,8 @@ impl EventType {
             Self::ConnectionCreated => "connection.created",
             Self::ConnectionConnected => "connection.connected",
             Self::ConnectionDeauthorized => "connection.deauthorized",
+            Self::ConnectionReconnected => "connection.reconnected",
+            Self::ConnectionFailed => "connection.failed",
             Self::ConnectionDeleted => "connection.deleted",
             Self::ReadCompleted => "read.completed",
             Self::DataTypeSyncFailed => "dataType.syncFailed",

@@ -453,6 +453,7 @@ async fn start_instance(
         database_url: url.clone(),
         search_path: schema.clone(),
         bind: "127.0.0.1:0".to_owned(),
+        public_url: None,
         keys: Keys::Keyring(keyring),
         first_key: FirstKey::Leave,
         engine: options.engine,

@@ -17,6 +17,7 @@ mod depth;
 mod faults;
 mod incremental;
 mod integrations;
+mod links;
 mod metrics;
 mod migrations;
 mod paging;

@@ -15,6 +15,7 @@ use crate::http::paging::{ListLocation, Paged};
 use crate::http::schema::Described;
 use crate::http::state::AppState;
 use crate::http::types::{Nullable, Timestamp};
+use crate::links::flow::Urls;
 use crate::oauth_clients::{self, OAuthClientFacts};
 use crate::paging::{self, PageRequest};
 use crate::platforms::{self, SourceType};
@@ -52,6 +53,14 @@ pub struct IntegrationDetails {
     pub integration: Integration,
     /// The JSON Schema (draft 7) of the body `PUT .../authorization` takes for this platform; null without self-service migration.
     pub authorization_schema: Nullable<serde_json::Value>,
+    /// Whether end customers can link it through a link session (`POST /companies/{companyId}/linkSessions`).
+    pub linkable: bool,
+    /// Why it cannot be linked through a link session; null when it can.
+    pub link_unavailable_reason: Nullable<String>,
+    /// tributary's OAuth callback for this platform: register it as a redirect URI of your OAuth application at the platform (link sessions send it as `redirect_uri`; a managed migration's `callbackUrlAdded` step is this URL). Null when it cannot be linked or needs no OAuth application (the sandbox).
+    pub callback_url: Nullable<String>,
+    /// The scopes a link session asks the platform for: the read scopes of what tributary syncs from it. Empty when it cannot be linked.
+    pub link_scopes: Vec<String>,
 }
 
 impl From<&platforms::Platform> for Integration {
@@ -207,6 +216,7 @@ impl IntegrationsApi {
     async fn get_integration(
         &self,
         _tenant: Tenant,
+        state: Data<&AppState>,
         /// The platform's key, e.g. `xero`.
         #[oai(name = "platformKey")]
         platform_key: Path<String>,
@@ -217,12 +227,36 @@ impl IntegrationsApi {
                 platform_key.0
             ))
         })?;
+        let link = match state.connectors.get(integration.platform_key) {
+            Some(connector) => connector.link_spec(),
+            None => Err("tributary has no connector for this platform"),
+        };
+        let urls = Urls {
+            public_base: &state.public_url,
+        };
+        let (callback_url, link_scopes) = match &link {
+            Ok(spec) if spec.in_process => {
+                (None, spec.scopes.iter().map(|s| (*s).to_owned()).collect())
+            }
+            Ok(spec) => (
+                Some(urls.callback(integration.platform_key)),
+                spec.scopes
+                    .iter()
+                    .map(|scope| (*scope).to_owned())
+                    .collect(),
+            ),
+            Err(_) => (None, Vec::new()),
+        };
         Ok(IntegrationFound::Ok(Json(IntegrationDetails {
             integration: integration.into(),
             authorization_schema: integration
                 .authorization
                 .map(|body| body.json_schema())
                 .into(),
+            linkable: link.is_ok(),
+            link_unavailable_reason: link.err().map(str::to_owned).into(),
+            callback_url: callback_url.into(),
+            link_scopes,
         })))
     }
 

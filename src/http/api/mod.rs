@@ -11,6 +11,7 @@ pub mod connections;
 pub mod data;
 pub mod health;
 pub mod integrations;
+pub mod links;
 pub mod migrations;
 pub mod records;
 pub mod webhooks;
@@ -19,6 +20,7 @@ pub mod webhooks;
 pub type Api = (
     companies::CompaniesApi,
     connections::ConnectionsApi,
+    links::LinksApi,
     data::DataApi,
     records::RecordsApi,
     integrations::IntegrationsApi,
@@ -36,8 +38,10 @@ pub const TITLE: &str = "tributary";
 pub enum ApiTags {
     /// Companies are your end customers. Create one before adding its data connections.
     Companies,
-    /// A connection links a company to one platform. Migrate tokens your own OAuth application obtained with `PUT .../authorization`.
+    /// A connection links a company to one platform. Link one through a link session, or migrate tokens your own OAuth application obtained with `PUT .../authorization`.
     Connections,
+    /// Link sessions send an end customer through tributary's hosted pages to consent at a platform, which links (or repairs) a connection; your link settings shape those pages.
+    Links,
     /// Syncing a company's data from its connections, and reading the synced invoices and customers.
     Data,
     /// The platforms tributary connects to, and the authorization body each takes.
@@ -61,6 +65,7 @@ pub fn service() -> OpenApiService<Api, ()> {
         (
             companies::CompaniesApi,
             connections::ConnectionsApi,
+            links::LinksApi,
             data::DataApi,
             records::RecordsApi,
             integrations::IntegrationsApi,

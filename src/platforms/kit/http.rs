@@ -142,6 +142,14 @@ impl<'a> Call<'a> {
         }
     }
 
+    /// `DELETE url`.
+    pub fn delete(platform: &'static str, what: &'static str, url: String, auth: Auth<'a>) -> Self {
+        Self {
+            method: reqwest::Method::DELETE,
+            ..Self::get(platform, what, url, auth)
+        }
+    }
+
     /// Adds a query parameter.
     pub fn query(mut self, name: &'static str, value: impl ToString) -> Self {
         self.query.push((name, value.to_string()));

@@ -17,6 +17,8 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::Offset;
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 
 /// The real production API.
 pub const API_BASE: &str = "https://quickbooks.api.intuit.com";
@@ -34,9 +36,13 @@ const MINOR_VERSION: &str = "75";
 pub struct QuickBooksConnector {
     api_base: Option<String>,
     token_url: String,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
+
+/// Intuit's authorize endpoint (the same for production and sandbox companies).
+pub const AUTHORIZE_URL: &str = "https://appcenter.intuit.com/connect/oauth2";
 
 impl Configured for QuickBooksConnector {
     /// One host per environment, chosen per connection.
@@ -49,6 +55,7 @@ impl Configured for QuickBooksConnector {
         Self {
             api_base: config.api_base(),
             token_url: config.token_url_or(TOKEN_URL),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, 1000),
             http,
         }
@@ -103,6 +110,45 @@ impl Connector for QuickBooksConnector {
     fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
         let endpoint = TokenEndpoint::new(Self::PLATFORM, &self.token_url, ClientAuth::Basic, &self.http);
         Some(endpoint)
+    }
+
+    /// Intuit's code flow: the accounting scope; the company is the
+    /// `realmId` the callback carries (one per consent).
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone(),
+            client_auth: ClientAuth::Basic,
+            scopes: &["com.intuit.quickbooks.accounting"],
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let realm = grant.given("realmId").filter(|realm| {
+            !realm.is_empty() && realm.len() <= 32 && realm.bytes().all(|b| b.is_ascii_digit())
+        });
+        let Some(realm) = realm else {
+            return Err(ConnectorError::Failed(
+                "QuickBooks sent no company (`realmId`) on the callback".to_owned(),
+            ));
+        };
+        Ok(vec![Organization {
+            id: realm.to_owned(),
+            name: format!("QuickBooks company {realm}"),
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("realmId".to_owned(), organization.id.clone().into());
+        Value::Object(body)
     }
 
     /// `GET /companyinfo/{realmId}` answers only for the token's own company.

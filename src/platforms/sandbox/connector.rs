@@ -13,7 +13,10 @@ use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
 use crate::platforms::kit::http::PlatformHttp;
+use crate::platforms::kit::oauth::ClientAuth;
 use crate::platforms::kit::paging::Offset;
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::{Value, json};
 
 /// The synthetic platform.
 #[derive(Debug, Default)]
@@ -34,6 +37,40 @@ impl Connector for SandboxConnector {
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers, Orders, BankAccounts, BankTransactions]
+    }
+
+    /// Consent at the sandbox is a page tributary serves itself; the code
+    /// it issues is checked in process.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: super::CONSENT_PATH.to_owned(),
+            token_url: String::new(),
+            client_auth: ClientAuth::RequestBody,
+            scopes: &["sandbox.read"],
+            scope_separator: " ",
+            pkce: true,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: true,
+        })
+    }
+
+    /// One consent covers the sandbox's two synthetic organizations, as a
+    /// Xero consent may cover several: the customer chooses one.
+    async fn organizations(&self, _grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        Ok(super::LINKABLE_ORGANIZATIONS
+            .iter()
+            .map(|(id, name)| Organization {
+                id: (*id).to_owned(),
+                name: (*name).to_owned(),
+                handle: None,
+            })
+            .collect())
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        json!({"organizationId": organization.id, "accessToken": grant.access_token})
     }
 
     /// Synthetic tokens prove nothing; a readable authorization is all it takes.

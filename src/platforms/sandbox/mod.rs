@@ -17,6 +17,17 @@ use crate::platforms::{EVERY, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
+/// The sandbox's consent page, which tributary serves itself (relative to
+/// its public base URL): the sandbox's "authorize endpoint".
+pub const CONSENT_PATH: &str = "/link/sandbox/consent";
+
+/// The synthetic organizations a consent on the sandbox's own page covers
+/// (id, name); the customer chooses one.
+pub const LINKABLE_ORGANIZATIONS: &[(&str, &str)] = &[
+    ("sbx-demo-books", "Demo Books Ltd"),
+    ("sbx-demo-traders", "Demo Traders Ltd"),
+];
+
 /// tributary Sandbox in the catalogue.
 pub static PLATFORM: Platform = Platform {
     platform_key: "sandbox",

@@ -23,6 +23,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::link::{Ask, CallbackCheck, Grant, LinkSpec, Organization, is_shop_domain};
 
 /// Records asked for per page by default: Shopify's maximum.
 pub const PAGE_SIZE: u64 = 250;
@@ -83,6 +84,8 @@ pub struct ShopifyConnector {
     api_base: Option<String>,
     /// A configured token URL replaces every shop's token endpoint.
     token_url: Option<String>,
+    /// A configured authorize URL replaces every shop's authorize endpoint.
+    authorize_url: Option<String>,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -98,6 +101,7 @@ impl Configured for ShopifyConnector {
         Self {
             api_base: config.api_base(),
             token_url: config.token_url.clone(),
+            authorize_url: config.authorize_url.clone(),
             page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
             http,
         }
@@ -209,6 +213,49 @@ impl Connector for ShopifyConnector {
             ClientAuth::RequestBody,
             &self.http,
         ))
+    }
+
+    /// Shopify's code flow, per shop: the customer gives the shop's
+    /// `myshopify.com` domain first; the callback is signed (`hmac`) and
+    /// names the shop, which is the organization.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self
+                .authorize_url
+                .clone()
+                .unwrap_or_else(|| "https://{shop}/admin/oauth/authorize".to_owned()),
+            token_url: self
+                .token_url
+                .clone()
+                .unwrap_or_else(|| "https://{shop}/admin/oauth/access_token".to_owned()),
+            client_auth: ClientAuth::RequestBody,
+            scopes: &["read_orders", "read_customers"],
+            scope_separator: ",",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: Some(Ask::ShopDomain),
+            callback_check: CallbackCheck::ShopifyHmac,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let Some(shop) = grant.given("shop").filter(|shop| is_shop_domain(shop)) else {
+            return Err(ConnectorError::Failed(
+                "Shopify sent no shop on the callback".to_owned(),
+            ));
+        };
+        Ok(vec![Organization {
+            id: shop.to_owned(),
+            name: shop.to_owned(),
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("shopDomain".to_owned(), organization.id.clone().into());
+        Value::Object(body)
     }
 
     /// `shop { myshopifyDomain }` must be the connection's shop.

@@ -15,6 +15,8 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::link::{Grant, LinkSpec, Organization};
+use serde_json::Value;
 
 /// Records Xero returns per page.
 pub const PAGE_SIZE: usize = 100;
@@ -24,11 +26,13 @@ pub const PAGE_SIZE: usize = 100;
 pub struct XeroConnector {
     api_base: String,
     token_url: String,
+    authorize_url: String,
     http: PlatformHttp,
 }
 
 const API_BASE: &str = "https://api.xero.com";
 const TOKEN_URL: &str = "https://identity.xero.com/connect/token";
+const AUTHORIZE_URL: &str = "https://login.xero.com/identity/connect/authorize";
 
 impl Configured for XeroConnector {
     const API_BASE: Endpoint = Endpoint::Fixed(API_BASE);
@@ -38,6 +42,7 @@ impl Configured for XeroConnector {
         Self {
             api_base: config.api_base_or(API_BASE),
             token_url: config.token_url_or(TOKEN_URL),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             http,
         }
     }
@@ -79,6 +84,24 @@ impl Connector for XeroConnector {
     fn token_endpoint(&self, _credentials: &XeroAuthorization) -> Option<TokenEndpoint> {
         let endpoint = TokenEndpoint::new(Self::PLATFORM, &self.token_url, ClientAuth::Basic, &self.http);
         Some(endpoint)
+    }
+
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(super::link::spec(&self.authorize_url, &self.token_url))
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        super::link::organizations(&self.http, &self.api_base, grant).await
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("tenantId".to_owned(), organization.id.clone().into());
+        Value::Object(body)
+    }
+
+    async fn release(&self, grant: &Grant, keep: Option<&Organization>) -> Result<(), ConnectorError> {
+        super::link::release(&self.http, &self.api_base, grant, keep).await
     }
 
     /// `GET /connections` lists the tenants the token reaches: it must reach ours.

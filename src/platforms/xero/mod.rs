@@ -1,8 +1,9 @@
 //! Xero: its catalogue entry and authorization body; its connector
 //! ([`connector`]: requests and paging) and the mapping of its records and
-//! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+//! statuses ([`mapping`]); linking through the hosted flow ([`link`]). What these rely on, with sources: `NOTES.md`.
 
 pub mod connector;
+pub mod link;
 pub mod mapping;
 
 use schemars::JsonSchema;

@@ -89,6 +89,37 @@ pub async fn queue_connection(
     requests::record(db, tenant, company_id, &operations).await
 }
 
+/// Fetch on first link: queues `data_types` (those the platform syncs) of
+/// one newly linked connection as one sync request, whose end announces
+/// `read.completed`. Nothing when none is left.
+pub async fn queue_first_link(
+    db: &DatabaseConnection,
+    tenant: Tenant,
+    company_id: Uuid,
+    connection_id: Uuid,
+    data_types: &[DataType],
+) -> Result<Option<Uuid>, Error> {
+    let mut operations = Vec::with_capacity(data_types.len());
+    for data_type in data_types {
+        operations.extend(
+            queue(
+                db,
+                tenant,
+                company_id,
+                Some(*data_type),
+                Some(connection_id),
+            )
+            .await?,
+        );
+    }
+    if operations.is_empty() {
+        return Ok(None);
+    }
+    requests::record(db, tenant, company_id, &operations)
+        .await
+        .map(Some)
+}
+
 async fn queue(
     db: &impl ConnectionTrait,
     tenant: Tenant,

@@ -1,7 +1,10 @@
-//! A platform played by a real HTTP server on loopback: an OAuth token
-//! endpoint (`POST /token`, the refresh-token grant, rotating refresh tokens
-//! like Xero) and an API answering from fixture files, with knobs for the
-//! failures a platform has (401 mid-sync, 429, 5xx, garbage, slow refreshes).
+//! A platform played by a real HTTP server on loopback: an OAuth
+//! authorization server (`GET /authorize`, redirecting back with a code and
+//! the platform's callback parameters; `POST /token`, the authorization-code
+//! grant checking the client, the `redirect_uri` and the PKCE verifier, and
+//! the refresh-token grant, rotating refresh tokens like Xero) and an API
+//! answering from fixture files, with knobs for the failures a platform has
+//! (401 mid-sync, 429, 5xx, garbage, slow refreshes).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
@@ -107,7 +110,30 @@ pub struct Inner {
     pub on_new_token: Option<Hook>,
     /// What `on_new_token` found, per refreshed token, at its first use.
     pub stored_at_first_use: Vec<Option<String>>,
+    /// Codes the authorize endpoint issued, with what they were issued for.
+    pub codes: HashMap<String, IssuedCode>,
+    /// The query of every authorize request, in order.
+    pub authorize_requests: Vec<HashMap<String, String>>,
+    /// Parameters the authorize endpoint adds to its redirect back (QuickBooks' `realmId`, Shopify's `shop`).
+    pub callback_extras: Vec<(String, String)>,
+    /// Sign the redirect back as Shopify does (`timestamp`, `hmac` keyed with the client secret).
+    pub shopify_signed: bool,
+    /// Fields the code exchange's answer adds (Square's `merchant_id`).
+    pub code_answer_extras: serde_json::Map<String, Value>,
+    /// Issue access tokens from codes as JWTs carrying `authentication_event_id` (Xero).
+    pub jwt_access_tokens: bool,
     unauthorized: String,
+}
+
+/// A code the fake's authorize endpoint issued.
+#[derive(Debug, Clone)]
+pub struct IssuedCode {
+    /// The `redirect_uri` of the authorize request.
+    pub redirect_uri: String,
+    /// Its PKCE challenge, if any.
+    pub challenge: Option<String>,
+    /// Whether it was exchanged.
+    pub used: bool,
 }
 
 /// A running fake platform.
@@ -145,6 +171,12 @@ impl Fake {
             served: 0,
             on_new_token: None,
             stored_at_first_use: Vec::new(),
+            codes: HashMap::new(),
+            authorize_requests: Vec::new(),
+            callback_extras: Vec::new(),
+            shopify_signed: false,
+            code_answer_extras: serde_json::Map::new(),
+            jwt_access_tokens: false,
             unauthorized,
         }));
         let acceptor = TcpListener::bind("127.0.0.1:0")
@@ -170,6 +202,10 @@ impl Fake {
 
     pub fn token_url(&self) -> String {
         format!("http://{}/token", self.address)
+    }
+
+    pub fn authorize_url(&self) -> String {
+        format!("http://{}/authorize", self.address)
     }
 
     pub fn with<R>(&self, change: impl FnOnce(&mut Inner) -> R) -> R {
@@ -220,6 +256,9 @@ async fn handle(
     let body = request.into_body().into_string().await.unwrap_or_default();
     if path == "/token" {
         return respond(token(&state, &headers, &body).await);
+    }
+    if path == "/authorize" {
+        return authorize(&state, &query);
     }
     let authorization = headers.get("authorization").cloned().unwrap_or_default();
     let token = match scheme {
@@ -322,6 +361,9 @@ async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &s
                 .to_string(),
         );
     }
+    if form.get("grant_type").map(String::as_str) == Some("authorization_code") {
+        return exchange(&mut inner, &form);
+    }
     if form.get("grant_type").map(String::as_str) != Some("refresh_token")
         || form.get("refresh_token") != Some(&inner.refresh_token)
     {
@@ -352,6 +394,108 @@ async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &s
     }
     if let Some(domain) = &inner.api_domain {
         answer["api_domain"] = Value::String(domain.clone());
+    }
+    Answer::json(200, answer.to_string())
+}
+
+/// The authorize endpoint: records the request and redirects back to its
+/// `redirect_uri` with a new code, its `state` and the platform's extras.
+fn authorize(state: &Mutex<Inner>, query: &HashMap<String, String>) -> Response {
+    let mut inner = state.lock().expect("fake state");
+    inner.authorize_requests.push(query.clone());
+    if query.get("client_id").map(String::as_str) != Some(CLIENT_ID) {
+        return respond(Answer::json(400, "{\"error\":\"invalid_client\"}"));
+    }
+    let Some(redirect_uri) = query.get("redirect_uri").cloned() else {
+        return respond(Answer::json(400, "{\"error\":\"invalid_request\"}"));
+    };
+    let code = format!("code-{}", uuid::Uuid::new_v4().simple());
+    let challenge = match query.get("code_challenge_method").map(String::as_str) {
+        Some("S256") => query.get("code_challenge").cloned(),
+        _ => None,
+    };
+    inner.codes.insert(
+        code.clone(),
+        IssuedCode {
+            redirect_uri: redirect_uri.clone(),
+            challenge,
+            used: false,
+        },
+    );
+    let mut parameters: Vec<(String, String)> = vec![("code".to_owned(), code)];
+    if let Some(state) = query.get("state") {
+        parameters.push(("state".to_owned(), state.clone()));
+    }
+    parameters.extend(inner.callback_extras.iter().cloned());
+    if inner.shopify_signed {
+        parameters.push(("timestamp".to_owned(), "1764150000".to_owned()));
+        let signed: Vec<(&str, &str)> = parameters
+            .iter()
+            .map(|(name, value)| (name.as_str(), value.as_str()))
+            .collect();
+        let hmac = tributary::platforms::link::shopify_hmac(&signed, CLIENT_SECRET);
+        parameters.push(("hmac".to_owned(), hmac));
+    }
+    let mut location = url::Url::parse(&redirect_uri).expect("an absolute redirect_uri");
+    location.query_pairs_mut().extend_pairs(parameters);
+    Response::builder()
+        .status(StatusCode::FOUND)
+        .header("location", location.as_str())
+        .finish()
+}
+
+/// The authorization-code grant: the code must be one issued here, unused,
+/// for the same `redirect_uri`, with the verifier of its PKCE challenge.
+fn exchange(inner: &mut Inner, form: &HashMap<String, String>) -> Answer {
+    let invalid = |description: &str| {
+        Answer::json(
+            400,
+            json!({"error": "invalid_grant", "error_description": description}).to_string(),
+        )
+    };
+    let Some(code) = form.get("code") else {
+        return invalid("no code");
+    };
+    let Some(issued) = inner.codes.get_mut(code) else {
+        return invalid("unknown code");
+    };
+    if issued.used {
+        return invalid("the code was already used");
+    }
+    issued.used = true;
+    if form.get("redirect_uri") != Some(&issued.redirect_uri) {
+        return invalid("redirect_uri does not match the authorization request");
+    }
+    if let Some(challenge) = &issued.challenge {
+        let Some(verifier) = form.get("code_verifier") else {
+            return invalid("code_verifier is required");
+        };
+        let computed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+            .encode(<sha2::Sha256 as sha2::Digest>::digest(verifier.as_bytes()));
+        if computed != *challenge {
+            return invalid("code_verifier does not match the code_challenge");
+        }
+    }
+    inner.issued += 1;
+    let access_token = if inner.jwt_access_tokens {
+        let claims = json!({"authentication_event_id": format!("ev-{}", inner.issued)});
+        format!(
+            "eyJhbGciOiJub25lIn0.{}.signature",
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims.to_string())
+        )
+    } else {
+        format!("at-linked-{}", inner.issued)
+    };
+    inner.access_tokens.insert(access_token.clone());
+    inner.refresh_token = format!("rt-linked-{}", inner.issued);
+    let mut answer = json!({
+        "access_token": access_token,
+        "refresh_token": inner.refresh_token,
+        "expires_in": 1800,
+        "token_type": "Bearer",
+    });
+    if let Some(fields) = answer.as_object_mut() {
+        fields.extend(inner.code_answer_extras.clone());
     }
     Answer::json(200, answer.to_string())
 }

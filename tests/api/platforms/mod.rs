@@ -16,9 +16,9 @@ mod myob;
 mod netsuite;
 mod paypal;
 mod plaid;
-mod quickbooks_online;
+pub mod quickbooks_online;
 mod sage_business_cloud;
-mod shopify;
+pub mod shopify;
 mod square;
 mod stripe;
 mod truelayer;
@@ -55,6 +55,7 @@ pub fn options_for(fake: &fake::Fake, page_size: Option<u64>, workers: usize) ->
     let urls = PlatformConfig {
         api_base: Some(fake.url()),
         token_url: Some(fake.token_url()),
+        authorize_url: Some(fake.authorize_url()),
         page_size,
     };
     let config = PlatformsConfig {

@@ -13,7 +13,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, backends, json};
 
-const REALM: &str = "9130357096634567";
+pub(crate) const REALM: &str = "9130357096634567";
 const ACCESS: &str = "qbo-access-token-0001";
 const REFRESH: &str = "qbo-refresh-token-0001";
 
@@ -45,7 +45,7 @@ fn page_of(fixture_text: &str, entity: &str, query: &str) -> String {
     response.to_string()
 }
 
-fn router() -> super::fake::Router {
+pub(crate) fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         let company = format!("/v3/company/{REALM}");
         let query = call.query.get("query").cloned().unwrap_or_default();
@@ -85,7 +85,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     Fake::start(
         Scheme::Bearer,
         ACCESS,

@@ -19,7 +19,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const SHOP: &str = "maple-goods.myshopify.com";
+pub(crate) const SHOP: &str = "maple-goods.myshopify.com";
 const ACCESS: &str = "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";
 const REFRESH: &str = "shprt_0a1b2c3d4e5f60718293a4b5c6d7e8f9";
 /// Records per page in these tests (`first`).
@@ -35,7 +35,7 @@ fn request(call: &Call) -> (String, Value) {
 
 /// Serves the Shopify fixtures: three pages of orders and two of
 /// customers by `after`, and the shop.
-fn router() -> super::fake::Router {
+pub(crate) fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path != GRAPHQL_PATH || call.method != "POST" {
             return Answer::json(404, "{\"errors\":\"Not Found\"}");
@@ -68,7 +68,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Header("x-shopify-access-token"),
         ACCESS,

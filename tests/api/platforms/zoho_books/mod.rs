@@ -82,6 +82,7 @@ async fn zoho_syncs_every_page_and_a_refresh_moves_the_api_to_its_api_domain() {
         let dead = tributary::platforms::config::PlatformConfig {
             api_base: Some("http://127.0.0.1:9".to_owned()),
             token_url: Some(fake.token_url()),
+            authorize_url: None,
             page_size: Some(4),
         };
         options.connectors = tributary::platforms::connector::Connectors::for_platforms(
