@@ -104,6 +104,7 @@ test('the page reads as product documentation', async () => {
   for (const heading of [
     'Authentication',
     'Paging',
+    'Linking a connection',
     'Migrating a connection',
     'Managed migrations',
     "Each platform's authorization body",
@@ -115,7 +116,7 @@ test('the page reads as product documentation', async () => {
   }
   const tags = await page.locator('.swagger-ui .opblock-tag-section h3').allInnerTexts();
   const names = tags.map((text) => text.split('\n')[0].trim());
-  assert.deepEqual(names, ['ApiKeys', 'Companies', 'Connections', 'Data', 'Integrations', 'Migrations', 'Service', 'Webhooks']);
+  assert.deepEqual(names, ['ApiKeys', 'Companies', 'Connections', 'Data', 'Integrations', 'Links', 'Migrations', 'Service', 'Webhooks']);
   for (const text of tags) {
     assert.ok(text.split('\n').length > 1 || text.length > 20, `tag "${text}" has a description`);
   }
