@@ -1029,3 +1029,86 @@ async fn expired_and_unknown_links_are_pages_and_the_pages_have_their_own_rate_l
     })
     .await;
 }
+
+/// Links `platform_key` end to end against `fake` (its authorize endpoint
+/// redirecting straight back), giving `form` on the confirmation page;
+/// returns the completed session and the stored authorization body.
+async fn link_through(app: &TestApp, platform_key: &str, form: &[(&str, &str)]) -> (Value, Value) {
+    set_oauth_client(app, platform_key).await;
+    let company_id = new_company(app, &format!("{platform_key} customer")).await;
+    let (status, session) =
+        create_session(app, company_id, json!({"platformKey": platform_key})).await;
+    assert_eq!(status, 201, "{session}");
+    let session_id = session["id"].as_str().expect("an id").to_owned();
+    let mut browser = Browser::new();
+    open(app, &mut browser, &session).await;
+    let authorize = continue_to_platform(app, &mut browser, &session_id, form).await;
+    let asked = query_of(&authorize);
+    assert_eq!(
+        asked["redirect_uri"],
+        app.url(&format!("/oauth/{platform_key}/callback"))
+    );
+    assert_eq!(asked["client_id"], crate::platforms::fake::CLIENT_ID);
+    let at_platform = browser.get(&authorize).await;
+    let callback = at_platform.headers()["location"]
+        .to_str()
+        .expect("text")
+        .to_owned();
+    let outcome = back_from_platform(app, &mut browser, &callback).await;
+    let outcome = outcome.text().await.expect("HTML");
+    assert!(outcome.contains("Connected"), "{platform_key}: {outcome}");
+    let done = session_of(app, company_id, &session_id).await;
+    assert_eq!(done["status"], "Completed", "{platform_key}: {done}");
+    let connection_id: Uuid = done["connectionId"]
+        .as_str()
+        .expect("linked")
+        .parse()
+        .expect("a uuid");
+    let stored = crate::platforms::stored(app, connection_id).await;
+    settled(&app.client, company_id).await;
+    (done, stored)
+}
+
+/// Every platform linked through the hosted flow, over HTTP against its
+/// fake: the organization found the way the platform documents it (a call,
+/// a field of the token answer) and stored as `PUT .../authorization`
+/// would store it, and the first link's sync completing.
+#[tokio::test]
+async fn stripe_mollie_and_freeagent_link_with_the_organization_each_documents() {
+    for backend in backends() {
+        let fake = crate::platforms::stripe::fake().await;
+        fake.with(|inner| {
+            inner.code_answer_extras.insert(
+                "stripe_user_id".to_owned(),
+                Value::from(crate::platforms::stripe::ACCOUNT),
+            );
+        });
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "stripe", &[]).await;
+        assert_eq!(stored["stripeUserId"], crate::platforms::stripe::ACCOUNT);
+        let form = fake.with(|inner| inner.token_forms[0].clone());
+        assert_eq!(
+            form["client_secret"],
+            crate::platforms::fake::CLIENT_SECRET,
+            "the secret key in the body"
+        );
+
+        let fake = crate::platforms::mollie::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "mollie", &[]).await;
+        assert_eq!(
+            stored["organizationId"],
+            crate::platforms::mollie::ORGANIZATION
+        );
+        assert!(
+            fake.calls()
+                .iter()
+                .any(|call| call.path == "/v2/organizations/me")
+        );
+
+        let fake = crate::platforms::freeagent::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "freeagent", &[]).await;
+        assert_eq!(stored["subdomain"], crate::platforms::freeagent::SUBDOMAIN);
+    }
+}

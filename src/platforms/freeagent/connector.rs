@@ -19,6 +19,8 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 use crate::platforms::kit::paging::{PageNumber, link_header_next};
 
 /// The real production API.
@@ -27,6 +29,8 @@ pub const API_BASE: &str = "https://api.freeagent.com";
 pub const SANDBOX_API_BASE: &str = "https://api.sandbox.freeagent.com";
 /// The token endpoint's path on either host.
 const TOKEN_PATH: &str = "/v2/token_endpoint";
+/// The production authorize endpoint (`approve_app`).
+const AUTHORIZE_URL: &str = "https://api.freeagent.com/v2/approve_app";
 /// Records asked for per page by default (the API's maximum is 100).
 pub const PAGE_SIZE: u64 = 100;
 
@@ -35,6 +39,7 @@ pub const PAGE_SIZE: u64 = 100;
 pub struct FreeAgentConnector {
     api_base: Option<String>,
     token_url: Option<String>,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -52,6 +57,7 @@ impl Configured for FreeAgentConnector {
         Self {
             api_base: config.api_base(),
             token_url: config.token_url.clone(),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, 100),
             http,
         }
@@ -124,6 +130,47 @@ impl Connector for FreeAgentConnector {
             .clone()
             .unwrap_or_else(|| format!("{}{TOKEN_PATH}", environment_host(credentials)));
         Some(TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::Basic, &self.http))
+    }
+
+    /// FreeAgent's `approve_app` (production; it takes no scopes: access
+    /// follows the user's); the company is `GET /v2/company`.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self
+                .token_url
+                .clone()
+                .unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
+            client_auth: ClientAuth::Basic,
+            scopes: &[],
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let base = self.api_base.as_deref().unwrap_or(API_BASE);
+        let url = format!("{base}/v2/company");
+        let call = Call::get(Self::PLATFORM, "the company", url, Auth::Bearer(&grant.access_token));
+        let answer: CompanyAnswer = self.http.json(&call).await?;
+        let Some(subdomain) = answer.company.subdomain else {
+            return Err(ConnectorError::Failed("FreeAgent named no company subdomain".to_owned()));
+        };
+        Ok(vec![Organization {
+            name: answer.company.name.unwrap_or_else(|| subdomain.clone()),
+            id: subdomain,
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("subdomain".to_owned(), organization.id.clone().into());
+        Value::Object(body)
     }
 
     /// `GET /v2/company` names the company the token belongs to: its

@@ -91,6 +91,8 @@ pub(super) struct CompanyAnswer {
 #[derive(Deserialize)]
 pub(super) struct Company {
     pub(super) subdomain: Option<String>,
+    /// Its name, shown when it is linked.
+    pub(super) name: Option<String>,
 }
 
 /// An invoice as FreeAgent writes it (with `nested_invoice_items=true`).

@@ -7,7 +7,7 @@
 use serde::de::DeserializeOwned;
 
 use super::MollieAuthorization;
-use super::mapping::{EmbeddedCustomers, EmbeddedOrders, ListPage, Organization};
+use super::mapping::{EmbeddedCustomers, EmbeddedOrders, ListPage, Organization as MollieOrganization};
 use crate::data::customers::{Customer, Customers};
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
@@ -17,6 +17,8 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 use crate::platforms::kit::paging::NextLink;
 
 /// Records asked for per page by default: Mollie's maximum.
@@ -24,12 +26,14 @@ pub const PAGE_SIZE: u64 = 250;
 
 const API_BASE: &str = "https://api.mollie.com";
 const TOKEN_URL: &str = "https://api.mollie.com/oauth2/tokens";
+const AUTHORIZE_URL: &str = "https://my.mollie.com/oauth2/authorize";
 
 /// The Mollie connector.
 #[derive(Debug)]
 pub struct MollieConnector {
     api_base: String,
     token_url: String,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -42,6 +46,7 @@ impl Configured for MollieConnector {
         Self {
             api_base: config.api_base_or(API_BASE),
             token_url: config.token_url_or(TOKEN_URL),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
             http,
         }
@@ -110,6 +115,43 @@ impl Connector for MollieConnector {
         ))
     }
 
+    /// Mollie Connect: read scopes of orders and customers, and of the
+    /// organization, which `GET /v2/organizations/me` names.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone(),
+            client_auth: ClientAuth::Basic,
+            scopes: &["organizations.read", "orders.read", "customers.read"],
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[("approval_prompt", "auto")],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let url = format!("{}/v2/organizations/me", self.api_base);
+        let call = Call::get(Self::PLATFORM, "the organization", url, Auth::Bearer(&grant.access_token));
+        let organization: MollieOrganization = self.http.json(&call).await?;
+        let Some(id) = organization.id else {
+            return Err(ConnectorError::Failed("Mollie named no organization".to_owned()));
+        };
+        Ok(vec![Organization {
+            name: organization.name.unwrap_or_else(|| id.clone()),
+            id,
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("organizationId".to_owned(), organization.id.clone().into());
+        Value::Object(body)
+    }
+
     /// `GET /v2/organizations/me` must answer the connection's organization.
     async fn verify(&self, credentials: &MollieAuthorization) -> Result<(), ConnectorError> {
         let url = format!("{}/v2/organizations/me", self.api_base);
@@ -119,7 +161,7 @@ impl Connector for MollieConnector {
             url,
             Auth::bearer(&credentials.tokens),
         );
-        let organization: Organization = self.http.json(&call).await?;
+        let organization: MollieOrganization = self.http.json(&call).await?;
         require_reach(
             &credentials.organization_id,
             organization.id.as_deref(),

@@ -94,6 +94,8 @@ pub(super) struct EmbeddedCustomers {
 #[derive(Deserialize)]
 pub(super) struct Organization {
     pub(super) id: Option<String>,
+    /// Its name, shown when it is linked.
+    pub(super) name: Option<String>,
 }
 
 /// Mollie's amount object: a decimal string and its currency.

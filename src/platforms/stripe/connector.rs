@@ -18,6 +18,8 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 
 /// Records asked for per page by default: Stripe's maximum.
 pub const PAGE_SIZE: u64 = 100;
@@ -26,12 +28,14 @@ pub const API_VERSION: &str = "2024-06-20";
 
 const API_BASE: &str = "https://api.stripe.com";
 const TOKEN_URL: &str = "https://connect.stripe.com/oauth/token";
+const AUTHORIZE_URL: &str = "https://connect.stripe.com/oauth/authorize";
 
 /// The Stripe connector.
 #[derive(Debug)]
 pub struct StripeConnector {
     api_base: String,
     token_url: String,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -44,6 +48,7 @@ impl Configured for StripeConnector {
         Self {
             api_base: config.api_base_or(API_BASE),
             token_url: config.token_url_or(TOKEN_URL),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
             http,
         }
@@ -132,6 +137,47 @@ impl Connector for StripeConnector {
             ClientAuth::RequestBody,
             &self.http,
         ))
+    }
+
+    /// Stripe Connect OAuth (Standard accounts): `read_write` (`read_only`
+    /// is for Stripe Apps only); the connected account is the token answer's
+    /// `stripe_user_id`.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone(),
+            client_auth: ClientAuth::RequestBody,
+            scopes: &["read_write"],
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let Some(account) = grant.token_field("stripe_user_id") else {
+            return Err(ConnectorError::Failed(
+                "Stripe's token answer names no account (`stripe_user_id`)".to_owned(),
+            ));
+        };
+        Ok(vec![Organization {
+            id: account.to_owned(),
+            name: account.to_owned(),
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = serde_json::Map::new();
+        body.insert("stripeUserId".to_owned(), organization.id.clone().into());
+        body.insert("accessToken".to_owned(), grant.access_token.clone().into());
+        if let Some(refresh_token) = &grant.refresh_token {
+            body.insert("refreshToken".to_owned(), refresh_token.clone().into());
+        }
+        Value::Object(body)
     }
 
     /// `GET /v1/account` names the account the token belongs to: it must be

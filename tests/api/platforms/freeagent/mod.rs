@@ -19,7 +19,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const SUBDOMAIN: &str = "acme";
+pub(crate) const SUBDOMAIN: &str = "acme";
 const ACCESS: &str = "freeagent-access-token-0001";
 const REFRESH: &str = "freeagent-refresh-token-0001";
 
@@ -62,7 +62,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     Fake::start(
         Scheme::Bearer,
         ACCESS,

@@ -17,7 +17,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const ORGANIZATION: &str = "org_12345678";
+pub(crate) const ORGANIZATION: &str = "org_12345678";
 const ACCESS: &str = "access_46EUJ6x8jFJZZeAvhNH4JVey6qVpqR";
 const REFRESH: &str = "refresh_FS4xc3BgPjvDKq4LPpZwCKD5mcNr6k";
 /// Records per page in these tests (`limit`).
@@ -61,7 +61,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     Fake::start(
         Scheme::Bearer,
         ACCESS,

@@ -22,7 +22,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const ACCOUNT: &str = "acct_1Nv0FGQ9RKHgCVdK";
+pub(crate) const ACCOUNT: &str = "acct_1Nv0FGQ9RKHgCVdK";
 const ACCESS: &str = "sk_test_stripe-connect-access-0001";
 const REFRESH: &str = "rt_stripe-connect-refresh-0001";
 /// Records per page in these tests (Stripe's own maximum is 100).
@@ -61,7 +61,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,
