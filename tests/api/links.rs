@@ -1112,3 +1112,85 @@ async fn stripe_mollie_and_freeagent_link_with_the_organization_each_documents()
         assert_eq!(stored["subdomain"], crate::platforms::freeagent::SUBDOMAIN);
     }
 }
+
+/// Square (`merchant_id` of a JSON token answer, PKCE), Zettle
+/// (`GET /users/self`) and Sage (`GET /businesses`: two businesses, so the
+/// customer chooses) linked against their fakes.
+#[tokio::test]
+async fn square_zettle_and_sage_link_with_the_organization_each_documents() {
+    for backend in backends() {
+        let fake = crate::platforms::square::fake().await;
+        fake.with(|inner| {
+            inner.code_answer_extras.insert(
+                "merchant_id".to_owned(),
+                Value::from(crate::platforms::square::MERCHANT),
+            );
+        });
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "square", &[]).await;
+        assert_eq!(stored["merchantId"], crate::platforms::square::MERCHANT);
+        let (content_type, form) = fake.with(|inner| {
+            (
+                inner.token_content_types[0].clone(),
+                inner.token_forms[0].clone(),
+            )
+        });
+        assert!(
+            content_type.starts_with("application/json"),
+            "{content_type}"
+        );
+        assert!(form.contains_key("code_verifier"), "PKCE: {form:?}");
+
+        let fake = crate::platforms::zettle::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "zettle", &[]).await;
+        assert_eq!(
+            stored["organizationUuid"],
+            crate::platforms::zettle::ORGANIZATION
+        );
+
+        // Sage: the picker offers both businesses of the fake.
+        let fake = crate::platforms::sage_business_cloud::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        set_oauth_client(&app, "sage-business-cloud").await;
+        let company_id = new_company(&app, "Acme Garden Centre").await;
+        let (_, session) = create_session(
+            &app,
+            company_id,
+            json!({"platformKey": "sage-business-cloud"}),
+        )
+        .await;
+        let session_id = session["id"].as_str().expect("an id").to_owned();
+        let mut browser = Browser::new();
+        open(&app, &mut browser, &session).await;
+        let authorize = continue_to_platform(&app, &mut browser, &session_id, &[]).await;
+        let at_platform = browser.get(&authorize).await;
+        let callback = at_platform.headers()["location"]
+            .to_str()
+            .expect("text")
+            .to_owned();
+        let picker = back_from_platform(&app, &mut browser, &callback).await;
+        let picker = picker.text().await.expect("HTML");
+        assert!(
+            picker.contains("Acme Garden Centre Ltd") && picker.contains("Acme Holdings"),
+            "{picker}"
+        );
+        let chosen = browser
+            .post(
+                &app.url(&format!("/link/{session_id}/organization")),
+                &[("organizationId", "0d40342d0287cd6b13555c54afca6c90")],
+            )
+            .await;
+        let outcome = browser.get(&absolute(&app, &location(&chosen))).await;
+        assert!(outcome.text().await.expect("HTML").contains("Connected"));
+        let done = session_of(&app, company_id, &session_id).await;
+        let connection_id: Uuid = done["connectionId"]
+            .as_str()
+            .expect("linked")
+            .parse()
+            .expect("a uuid");
+        let stored = crate::platforms::stored(&app, connection_id).await;
+        assert_eq!(stored["businessId"], "0d40342d0287cd6b13555c54afca6c90");
+        settled(&app.client, company_id).await;
+    }
+}

@@ -18,6 +18,8 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 use crate::platforms::kit::paging::PageNumber;
 
 /// Records asked for per page by default: Sage's maximum.
@@ -25,12 +27,14 @@ pub const PAGE_SIZE: u64 = 200;
 
 const API_BASE: &str = "https://api.accounting.sage.com/v3.1";
 const TOKEN_URL: &str = "https://oauth.accounting.sage.com/token";
+const AUTHORIZE_URL: &str = "https://www.sageone.com/oauth2/auth/central?filter=apiv3.1";
 
 /// The Sage Business Cloud Accounting connector.
 #[derive(Debug)]
 pub struct SageBusinessCloudConnector {
     api_base: String,
     token_url: String,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -43,6 +47,7 @@ impl Configured for SageBusinessCloudConnector {
         Self {
             api_base: config.api_base_or(API_BASE),
             token_url: config.token_url_or(TOKEN_URL),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, 200),
             http,
         }
@@ -97,6 +102,45 @@ impl Connector for SageBusinessCloudConnector {
             ClientAuth::RequestBody,
             &self.http,
         ))
+    }
+
+    /// Sage's central sign-in for API v3.1 (`readonly`); one user may
+    /// reach several businesses (`GET /businesses`): the customer chooses.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone(),
+            client_auth: ClientAuth::RequestBody,
+            scopes: &["readonly"],
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let url = format!("{}/businesses", self.api_base);
+        let call = Call::get(Self::PLATFORM, "a list of businesses", url, Auth::Bearer(&grant.access_token))
+            .query("items_per_page", 200);
+        let body: ListPage<SageBusiness> = self.http.json(&call).await?;
+        Ok(body
+            .items
+            .into_iter()
+            .map(|business| Organization {
+                name: business.displayed_as.unwrap_or_else(|| business.id.clone()),
+                id: business.id,
+                handle: None,
+            })
+            .collect())
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("businessId".to_owned(), organization.id.clone().into());
+        Value::Object(body)
     }
 
     /// `GET /businesses` lists the businesses the token's user reaches: it

@@ -236,6 +236,8 @@ impl SageContact {
 #[derive(Deserialize)]
 pub(super) struct SageBusiness {
     pub(super) id: String,
+    /// Its name, shown when it is linked.
+    pub(super) displayed_as: Option<String>,
 }
 
 #[cfg(test)]

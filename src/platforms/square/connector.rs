@@ -21,6 +21,7 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
 use crate::platforms::kit::paging::NextLink;
 
 /// The real production API.
@@ -29,6 +30,8 @@ pub const API_BASE: &str = "https://connect.squareup.com";
 pub const SANDBOX_API_BASE: &str = "https://connect.squareupsandbox.com";
 /// The token endpoint's path on either host.
 const TOKEN_PATH: &str = "/oauth2/token";
+/// The production authorize endpoint.
+const AUTHORIZE_URL: &str = "https://connect.squareup.com/oauth2/authorize";
 /// The API version every call asks for (`Square-Version`).
 pub const SQUARE_VERSION: &str = "2024-01-18";
 /// Records asked for per page by default: the customers list's maximum
@@ -42,6 +45,7 @@ const LOCATIONS_PER_SEARCH: usize = 10;
 pub struct SquareConnector {
     api_base: Option<String>,
     token_url: Option<String>,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -60,6 +64,7 @@ impl Configured for SquareConnector {
         Self {
             api_base: config.api_base(),
             token_url: config.token_url.clone(),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
             http,
         }
@@ -174,6 +179,42 @@ impl Connector for SquareConnector {
             ClientAuth::JsonBody,
             &self.http,
         ))
+    }
+
+    /// Square's code flow (production sellers; PKCE S256 as Square's PKCE
+    /// flow takes it): the seller is the token answer's `merchant_id`.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone().unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
+            client_auth: ClientAuth::JsonBody,
+            scopes: &["MERCHANT_PROFILE_READ", "INVOICES_READ", "ORDERS_READ", "CUSTOMERS_READ"],
+            scope_separator: " ",
+            pkce: true,
+            authorize_parameters: &[("session", "false")],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let Some(merchant) = grant.token_field("merchant_id") else {
+            return Err(ConnectorError::Failed(
+                "Square's token answer names no seller (`merchant_id`)".to_owned(),
+            ));
+        };
+        Ok(vec![Organization {
+            id: merchant.to_owned(),
+            name: merchant.to_owned(),
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        body.insert("merchantId".to_owned(), organization.id.clone().into());
+        serde_json::Value::Object(body)
     }
 
     /// `GET /v2/locations`, the call Square names for checking a token:

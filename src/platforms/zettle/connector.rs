@@ -19,6 +19,8 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 use crate::platforms::kit::paging::NextLink;
 
 /// Purchases asked for per page by default (Zettle allows 1–1000 and
@@ -29,12 +31,14 @@ const MAX_PAGE_SIZE: u64 = 1000;
 
 const API_BASE: &str = "https://purchase.izettle.com";
 const TOKEN_URL: &str = "https://oauth.zettle.com/token";
+const AUTHORIZE_URL: &str = "https://oauth.zettle.com/authorize";
 
 /// The Zettle connector.
 #[derive(Debug)]
 pub struct ZettleConnector {
     api_base: String,
     token_url: String,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -47,6 +51,7 @@ impl Configured for ZettleConnector {
         Self {
             api_base: config.api_base_or(API_BASE),
             token_url: config.token_url_or(TOKEN_URL),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, MAX_PAGE_SIZE),
             http,
         }
@@ -95,6 +100,42 @@ impl Connector for ZettleConnector {
             ClientAuth::RequestBody,
             &self.http,
         ))
+    }
+
+    /// Zettle's code flow: purchases and the user's organization
+    /// (`GET /users/self` on the OAuth host names it).
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone(),
+            client_auth: ClientAuth::RequestBody,
+            scopes: &["READ:PURCHASE", "READ:USERINFO"],
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let call = Call::get(Self::PLATFORM, "the user", user_url(&self.token_url), Auth::Bearer(&grant.access_token));
+        let user: UserSelf = self.http.json(&call).await?;
+        let Some(organization) = user.organization_uuid else {
+            return Err(ConnectorError::Failed("Zettle named no organization".to_owned()));
+        };
+        Ok(vec![Organization {
+            name: organization.clone(),
+            id: organization,
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("organizationUuid".to_owned(), organization.id.clone().into());
+        Value::Object(body)
     }
 
     /// `GET https://oauth.zettle.com/users/self` must answer the

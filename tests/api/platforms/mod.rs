@@ -17,14 +17,14 @@ mod netsuite;
 mod paypal;
 mod plaid;
 pub mod quickbooks_online;
-mod sage_business_cloud;
+pub mod sage_business_cloud;
 pub mod shopify;
-mod square;
+pub mod square;
 pub mod stripe;
 mod truelayer;
 mod wave;
 pub mod xero;
-mod zettle;
+pub mod zettle;
 mod zoho_books;
 
 use std::time::Duration;

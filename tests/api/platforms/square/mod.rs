@@ -20,7 +20,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const MERCHANT: &str = "MLR6ZX4A6KXS2";
+pub(crate) const MERCHANT: &str = "MLR6ZX4A6KXS2";
 const ACCESS: &str = "EAAAEsquare-access-token-0001";
 const REFRESH: &str = "EQAAEsquare-refresh-token-0001";
 /// Records per page in these tests (`limit`).
@@ -86,7 +86,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,

@@ -19,7 +19,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const ORGANIZATION: &str = "ab305d54-75b4-431b-adb2-eb6b9e546013";
+pub(crate) const ORGANIZATION: &str = "ab305d54-75b4-431b-adb2-eb6b9e546013";
 const ACCESS: &str = "eyJraWQiOiIxNDQ0NzI3MTY0Njk4IiwidHlwIjoiSldUIn0.zettle-access";
 const REFRESH: &str = "IZSEC07b0edfc-f557-4e52-a995-384288e2351e";
 /// Purchases per page in these tests (`limit`).
@@ -69,7 +69,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,
