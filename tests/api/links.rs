@@ -1034,6 +1034,16 @@ async fn expired_and_unknown_links_are_pages_and_the_pages_have_their_own_rate_l
 /// redirecting straight back), giving `form` on the confirmation page;
 /// returns the completed session and the stored authorization body.
 async fn link_through(app: &TestApp, platform_key: &str, form: &[(&str, &str)]) -> (Value, Value) {
+    link_choosing(app, platform_key, form, None).await
+}
+
+/// [`link_through`], choosing `organization` on the picker when given.
+async fn link_choosing(
+    app: &TestApp,
+    platform_key: &str,
+    form: &[(&str, &str)],
+    organization: Option<&str>,
+) -> (Value, Value) {
     set_oauth_client(app, platform_key).await;
     let company_id = new_company(app, &format!("{platform_key} customer")).await;
     let (status, session) =
@@ -1054,7 +1064,21 @@ async fn link_through(app: &TestApp, platform_key: &str, form: &[(&str, &str)]) 
         .to_str()
         .expect("text")
         .to_owned();
-    let outcome = back_from_platform(app, &mut browser, &callback).await;
+    let mut outcome = back_from_platform(app, &mut browser, &callback).await;
+    if let Some(organization) = organization {
+        let picker = outcome.text().await.expect("HTML");
+        assert!(
+            picker.contains("Choose the organization"),
+            "{platform_key}: {picker}"
+        );
+        let chosen = browser
+            .post(
+                &app.url(&format!("/link/{session_id}/organization")),
+                &[("organizationId", organization)],
+            )
+            .await;
+        outcome = browser.get(&absolute(app, &location(&chosen))).await;
+    }
     let outcome = outcome.text().await.expect("HTML");
     assert!(outcome.contains("Connected"), "{platform_key}: {outcome}");
     let done = session_of(app, company_id, &session_id).await;
@@ -1193,4 +1217,82 @@ async fn square_zettle_and_sage_link_with_the_organization_each_documents() {
         assert_eq!(stored["businessId"], "0d40342d0287cd6b13555c54afca6c90");
         settled(&app.client, company_id).await;
     }
+}
+
+/// TrueLayer (`GET /data/v1/me`: credentials and bank, PKCE) and
+/// FreshBooks (`GET /auth/api/v1/users/me`: the businesses the user works
+/// in, so the customer chooses) linked against their fakes.
+#[tokio::test]
+async fn truelayer_and_freshbooks_link_with_the_organization_each_documents() {
+    for backend in backends() {
+        let fake = crate::platforms::truelayer::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "truelayer", &[]).await;
+        assert_eq!(
+            stored["credentialsId"],
+            crate::platforms::truelayer::CREDENTIALS
+        );
+        assert_eq!(stored["providerId"], "lloyds");
+
+        let fake = crate::platforms::freshbooks::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_choosing(&app, "freshbooks", &[], Some("zDmNq")).await;
+        assert_eq!(stored["accountId"], "zDmNq");
+        assert_eq!(stored["businessId"], 77128);
+    }
+}
+
+/// Every platform either links through a session or says why it cannot:
+/// `GET /integrations/{platformKey}` answers `linkable`, its `callbackUrl`
+/// and scopes, or `linkUnavailableReason`.
+#[tokio::test]
+async fn every_integration_says_whether_it_can_be_linked_and_where_its_callback_is() {
+    let app = TestApp::spawn(crate::helpers::Backend::Sqlite).await;
+    let mut linkable = Vec::new();
+    for platform in tributary::platforms::all() {
+        let key = platform.platform_key;
+        let details: Value = app
+            .get(&format!("/integrations/{key}"))
+            .await
+            .json()
+            .await
+            .expect("JSON");
+        if details["linkable"] == true {
+            linkable.push(key);
+            assert_eq!(details["linkUnavailableReason"], Value::Null, "{key}");
+            if key != "sandbox" {
+                assert_eq!(
+                    details["callbackUrl"],
+                    app.url(&format!("/oauth/{key}/callback")),
+                    "{key}"
+                );
+            }
+        } else {
+            let reason = details["linkUnavailableReason"]
+                .as_str()
+                .unwrap_or_default();
+            assert!(
+                reason.len() > 20,
+                "{key} says why it cannot be linked: {details}"
+            );
+            assert_eq!(details["callbackUrl"], Value::Null, "{key}");
+        }
+    }
+    assert_eq!(
+        linkable,
+        [
+            "freeagent",
+            "freshbooks",
+            "mollie",
+            "quickbooks-online",
+            "sage-business-cloud",
+            "sandbox",
+            "shopify",
+            "square",
+            "stripe",
+            "truelayer",
+            "xero",
+            "zettle"
+        ]
+    );
 }

@@ -143,6 +143,8 @@ impl AmazonSellerCentralConnector {
 impl Connector for AmazonSellerCentralConnector {
     type Credentials = AmazonSellerCentralAuthorization;
     const PLATFORM: &'static str = "Amazon";
+    const LINK_UNAVAILABLE: &'static str =
+        "Selling Partner API authorization starts in Seller Central (the website authorization workflow: `application_id`, then `spapi_oauth_code` and `selling_partner_id` on the callback) for one region chosen first; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Orders]

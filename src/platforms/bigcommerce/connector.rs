@@ -80,6 +80,8 @@ impl BigCommerceConnector {
 impl Connector for BigCommerceConnector {
     type Credentials = BigCommerceAuthorization;
     const PLATFORM: &'static str = "BigCommerce";
+    const LINK_UNAVAILABLE: &'static str =
+        "BigCommerce apps are installed from the store's control panel, which calls the app's Auth Callback URL with `code`, `context` and `scope` but no `state` tributary could bind to a session; tributary does not take app installs yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Customers, Orders]

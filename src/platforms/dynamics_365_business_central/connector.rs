@@ -117,6 +117,8 @@ fn segment(text: &str) -> String {
 impl Connector for BusinessCentralConnector {
     type Credentials = BusinessCentralAuthorization;
     const PLATFORM: &'static str = "Business Central";
+    const LINK_UNAVAILABLE: &'static str =
+        "Business Central links through the Microsoft identity platform: the tenant from the ID token, then the environment and the company chosen after consent; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

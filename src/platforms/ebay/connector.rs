@@ -62,6 +62,8 @@ impl EbayConnector {
 impl Connector for EbayConnector {
     type Credentials = EbayAuthorization;
     const PLATFORM: &'static str = "eBay";
+    const LINK_UNAVAILABLE: &'static str =
+        "eBay's authorize step takes the application's RuName instead of a redirect URI, and the user id needs the `commerce.identity.readonly` scope; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Orders]

@@ -103,6 +103,8 @@ impl ExactOnlineConnector {
 impl Connector for ExactOnlineConnector {
     type Credentials = ExactOnlineAuthorization;
     const PLATFORM: &'static str = "Exact Online";
+    const LINK_UNAVAILABLE: &'static str =
+        "Exact Online's hosts differ per region (asked first) and the division comes from `GET /api/v1/current/Me`; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

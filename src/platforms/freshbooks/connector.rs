@@ -17,12 +17,16 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 use crate::platforms::kit::paging::PageNumber;
 
 /// The real API.
 pub const API_BASE: &str = "https://api.freshbooks.com";
 /// The real token endpoint.
 pub const TOKEN_URL: &str = "https://api.freshbooks.com/auth/oauth/token";
+/// The authorize endpoint.
+pub const AUTHORIZE_URL: &str = "https://auth.freshbooks.com/oauth/authorize";
 /// Records asked for per page by default (FreshBooks caps `per_page` at 100).
 pub const PAGE_SIZE: u64 = 100;
 
@@ -31,6 +35,7 @@ pub const PAGE_SIZE: u64 = 100;
 pub struct FreshBooksConnector {
     api_base: String,
     token_url: String,
+    authorize_url: String,
     page_size: u64,
     http: PlatformHttp,
 }
@@ -43,6 +48,7 @@ impl Configured for FreshBooksConnector {
         Self {
             api_base: config.api_base_or(API_BASE),
             token_url: config.token_url_or(TOKEN_URL),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             page_size: config.page_size_or(PAGE_SIZE, 100),
             http,
         }
@@ -101,6 +107,55 @@ impl Connector for FreshBooksConnector {
             &self.http,
         );
         Some(endpoint)
+    }
+
+    /// FreshBooks' code flow (read scopes of the profile, invoices and
+    /// clients); the user's businesses are `GET /auth/api/v1/users/me`'s
+    /// memberships (not those where the user is only a client): several,
+    /// and the customer chooses.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone(),
+            client_auth: ClientAuth::RequestBody,
+            scopes: &["user:profile:read", "user:invoices:read", "user:clients:read"],
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let url = format!("{}/auth/api/v1/users/me", self.api_base);
+        let call = Call::get(Self::PLATFORM, "the user's identity", url, Auth::Bearer(&grant.access_token));
+        let answer: IdentityAnswer = self.http.json(&call).await?;
+        Ok(answer
+            .response
+            .business_memberships
+            .into_iter()
+            .filter(|membership| membership.role.as_deref() != Some("client"))
+            .filter_map(|membership| {
+                let business = membership.business?;
+                let account_id = business.account_id?;
+                Some(Organization {
+                    name: business.name.unwrap_or_else(|| account_id.clone()),
+                    id: account_id,
+                    handle: business.id.map(|id| id.to_string()),
+                })
+            })
+            .collect())
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("accountId".to_owned(), organization.id.clone().into());
+        if let Some(business_id) = organization.handle.as_deref().and_then(|id| id.parse::<u64>().ok()) {
+            body.insert("businessId".to_owned(), business_id.into());
+        }
+        Value::Object(body)
     }
 
     /// `GET /auth/api/v1/users/me` lists the businesses the token's user

@@ -179,12 +179,18 @@ pub(super) struct Identity {
 #[derive(Deserialize)]
 pub(super) struct Membership {
     pub(super) business: Option<Business>,
+    /// The user's role in it (`owner`, `employee`, `client`, ...).
+    pub(super) role: Option<String>,
 }
 
 /// A business, with the account id of its accounting URLs.
 #[derive(Deserialize)]
 pub(super) struct Business {
     pub(super) account_id: Option<String>,
+    /// The business id.
+    pub(super) id: Option<u64>,
+    /// Its name.
+    pub(super) name: Option<String>,
 }
 
 /// An invoice as FreshBooks writes it (with `include[]=lines`).

@@ -157,6 +157,8 @@ fn rate_limit_is_not_an_auth_failure(error: ConnectorError) -> ConnectorError {
 impl Connector for MyobConnector {
     type Credentials = MyobAuthorization;
     const PLATFORM: &'static str = "MYOB";
+    const LINK_UNAVAILABLE: &'static str =
+        "MYOB's company file arrives as `businessId` on the callback only for keys created after 12 March 2025 (older keys list company files), and the company file URI must be built from it; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -181,6 +181,8 @@ const CUSTOMERS_QUERY: &str = "SELECT c.id, c.entityid, c.companyname, c.firstna
 impl Connector for NetSuiteConnector {
     type Credentials = NetSuiteAuthorization;
     const PLATFORM: &'static str = "NetSuite";
+    const LINK_UNAVAILABLE: &'static str =
+        "NetSuite's authorize URL is specific to the account (`https://<accountId>.app.netsuite.com/...`, asked first) and the account comes back as `company`; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -108,6 +108,8 @@ impl PayPalConnector {
 impl Connector for PayPalConnector {
     type Credentials = PayPalAuthorization;
     const PLATFORM: &'static str = "PayPal";
+    const LINK_UNAVAILABLE: &'static str =
+        "PayPal's consent ('Log in with PayPal') is not documented to grant the Invoicing API's read scope to a third party, so linking could not be tested against PayPal's contract; migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices]

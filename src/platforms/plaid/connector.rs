@@ -201,6 +201,8 @@ fn needs_authorization(error: ConnectorError) -> ConnectorError {
 impl Connector for PlaidConnector {
     type Credentials = PlaidAuthorization;
     const PLATFORM: &'static str = "Plaid";
+    const LINK_UNAVAILABLE: &'static str =
+        "Plaid has no authorization code: its Link widget (JavaScript, or Hosted Link) gives a `public_token` that is exchanged for an access token and `item_id`, and repairs an item in Link's update mode; tributary does not host Plaid Link yet, so migrate items with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: BankAccounts, BankTransactions]

@@ -23,6 +23,8 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use serde_json::Value;
 
 /// The live Data API host.
 pub const API_BASE: &str = "https://api.truelayer.com";
@@ -32,6 +34,8 @@ pub const SANDBOX_API_BASE: &str = "https://api.truelayer-sandbox.com";
 pub const TOKEN_URL: &str = "https://auth.truelayer.com/connect/token";
 /// The sandbox token endpoint.
 pub const SANDBOX_TOKEN_URL: &str = "https://auth.truelayer-sandbox.com/connect/token";
+/// The live auth dialog.
+pub const AUTHORIZE_URL: &str = "https://auth.truelayer.com/";
 
 /// Days of posted transactions asked for: within the 90 days most banks
 /// allow without a fresh strong customer authentication.
@@ -42,6 +46,7 @@ pub const HISTORY_DAYS: i64 = 89;
 pub struct TrueLayerConnector {
     api_base: Option<String>,
     token_url: Option<String>,
+    authorize_url: String,
     http: PlatformHttp,
 }
 
@@ -58,6 +63,7 @@ impl Configured for TrueLayerConnector {
         Self {
             api_base: config.api_base(),
             token_url: config.token_url.clone(),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             http,
         }
     }
@@ -176,6 +182,54 @@ impl Connector for TrueLayerConnector {
             ClientAuth::RequestBody,
             &self.http,
         ))
+    }
+
+    /// TrueLayer's auth dialog (live banks, UK open banking and OAuth
+    /// providers; PKCE): the Data API's read scopes and `offline_access`;
+    /// `GET /data/v1/me` names the connection's credentials and bank.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec {
+            authorize_url: self.authorize_url.clone(),
+            token_url: self.token_url.clone().unwrap_or_else(|| TOKEN_URL.to_owned()),
+            client_auth: ClientAuth::RequestBody,
+            scopes: &["info", "accounts", "balance", "transactions", "offline_access"],
+            scope_separator: " ",
+            pkce: true,
+            authorize_parameters: &[("providers", "uk-ob-all uk-oauth-all")],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        })
+    }
+
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let base = self.api_base.as_deref().unwrap_or(API_BASE);
+        let url = format!("{base}/data/v1/me");
+        let call = Call::get(Self::PLATFORM, "the connection's metadata", url, Auth::Bearer(&grant.access_token));
+        let me: Results<Me> = self.http.json(&call).await?;
+        Ok(me
+            .results
+            .into_iter()
+            .filter_map(|me| {
+                let provider = me.provider?;
+                let provider_id = provider.provider_id?;
+                Some(Organization {
+                    id: me.credentials_id?,
+                    name: provider.display_name.unwrap_or_else(|| provider_id.clone()),
+                    handle: Some(provider_id),
+                })
+            })
+            .collect())
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
+        let mut body = grant.token_body();
+        body.insert("credentialsId".to_owned(), organization.id.clone().into());
+        body.insert(
+            "providerId".to_owned(),
+            organization.handle.clone().unwrap_or_default().into(),
+        );
+        Value::Object(body)
     }
 
     /// `GET /data/v1/me`: the connection the token reaches must be ours

@@ -61,6 +61,8 @@ pub(super) struct Results<T> {
 #[derive(Deserialize)]
 pub(super) struct Me {
     pub(super) credentials_id: Option<String>,
+    /// The bank the credentials are for.
+    pub(super) provider: Option<Provider>,
 }
 
 /// An account (`GET /data/v1/accounts`).
@@ -82,11 +84,11 @@ struct AccountNumber {
     number: Option<String>,
 }
 
-/// The bank behind an account.
+/// The bank behind an account, or behind the credentials (`GET /data/v1/me`).
 #[derive(Deserialize)]
-struct Provider {
-    display_name: Option<String>,
-    provider_id: Option<String>,
+pub(super) struct Provider {
+    pub(super) display_name: Option<String>,
+    pub(super) provider_id: Option<String>,
 }
 
 /// An account's balance (`GET /data/v1/accounts/{id}/balance`).

@@ -159,6 +159,8 @@ fn unreachable_business(business_id: &str) -> ConnectorError {
 impl Connector for WaveConnector {
     type Credentials = WaveAuthorization;
     const PLATFORM: &'static str = "Wave";
+    const LINK_UNAVAILABLE: &'static str =
+        "Wave's business comes from the token answer's `businessId` only for single-business tokens (otherwise its GraphQL `businesses` query); not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

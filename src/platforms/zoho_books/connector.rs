@@ -85,6 +85,8 @@ fn auth(credentials: &ZohoBooksAuthorization) -> Auth<'_> {
 impl Connector for ZohoBooksConnector {
     type Credentials = ZohoBooksAuthorization;
     const PLATFORM: &'static str = "Zoho Books";
+    const LINK_UNAVAILABLE: &'static str =
+        "Zoho's code must be exchanged at the data centre the callback names (`accounts-server`, `location`), then the organization chosen from that data centre's API; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -55,7 +55,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,

@@ -20,7 +20,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const CREDENTIALS: &str = "6L7ZvLhhzN7Dg2fIMeqJsU1gdZcJKwFvXpFGAtbeLHE=";
+pub(crate) const CREDENTIALS: &str = "6L7ZvLhhzN7Dg2fIMeqJsU1gdZcJKwFvXpFGAtbeLHE=";
 const ACCESS: &str = "eyJhbGciOiJSUzI1NiIsImtpZCI6IjE0NTk4OUIwNTdDOUMzMzg0MDc4MDBBOEJBNkNCOUZGQjc0RERBN0IiLCJ0eXAiOiJKV1QifQ.truelayer-access";
 const REFRESH: &str = "1C5C9C7E0D2B3A4F5E6D7C8B9A0F1E2D3C4B5A6F7E8D9C0B1A2F3E4D5C6B7A8F";
 
@@ -85,7 +85,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,
