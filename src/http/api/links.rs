@@ -26,7 +26,7 @@ pub struct LinksApi;
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LinkSessionInput {
     /// Only this platform: the hosted pages skip the platform picker. Absent: the customer picks among the platforms you can link (those with your OAuth client stored, and the sandbox).
-    #[oai(default)]
+    #[oai(default, validator(min_length = 1, max_length = 64))]
     pub platform_key: Nullable<String>,
     /// Link this existing `PendingAuth` or `Deauthorized` connection again (same `connectionId`, its synced data kept). The platform's organization must be the one it had.
     #[oai(default)]
@@ -146,8 +146,8 @@ impl From<Settings> for LinkSettings {
 #[derive(Debug, Clone, Object)]
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct LinkSettingsInput {
-    /// The name your end customers see, 1 to 100 characters; null or absent: a neutral wording.
-    #[oai(default, validator(max_length = 100))]
+    /// The name your end customers see, 1 to 100 characters with at least one that is not a space; null or absent: a neutral wording.
+    #[oai(default, validator(min_length = 1, max_length = 100, pattern = r"\S"))]
     pub display_name: Nullable<String>,
     /// Redirect URLs sessions may use (exact match): `https`, or `http` to a loopback host; no fragment. At most 20.
     #[oai(default)]
