@@ -1079,7 +1079,7 @@ async fn complete(
     };
     let linked =
         connections::authorization::link(&txn, keyring, tenant, row, &accepted, now).await?;
-    link_session::Entity::update_many()
+    ended_update()
         .col_expr(
             link_session::Column::ResultConnectionId,
             Expr::value(linked.id),
@@ -1090,18 +1090,6 @@ async fn complete(
         )
         .col_expr(link_session::Column::StatusCode, Expr::value(200))
         .col_expr(link_session::Column::Ended, Expr::value(now))
-        .col_expr(
-            link_session::Column::GrantKeyId,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(
-            link_session::Column::GrantNonce,
-            Expr::value(Option::<Vec<u8>>::None),
-        )
-        .col_expr(
-            link_session::Column::GrantCiphertext,
-            Expr::value(Option::<Vec<u8>>::None),
-        )
         .filter(link_session::Column::Id.eq(session.id))
         .exec(&txn)
         .await?;
@@ -1118,6 +1106,15 @@ async fn complete(
     Ok(())
 }
 
+/// An update of a session that ends it: the grant kept for the picker is
+/// dropped with it.
+fn ended_update() -> sea_orm::UpdateMany<link_session::Entity> {
+    link_session::Entity::update_many()
+        .col_expr(link_session::Column::GrantKeyId, Expr::value(Option::<String>::None))
+        .col_expr(link_session::Column::GrantNonce, Expr::value(Option::<Vec<u8>>::None))
+        .col_expr(link_session::Column::GrantCiphertext, Expr::value(Option::<Vec<u8>>::None))
+}
+
 /// Ends the session failed, with the status code its redirect carries and
 /// why, announcing `connection.failed`.
 async fn fail(
@@ -1130,7 +1127,7 @@ async fn fail(
 ) -> Result<(), Refusal> {
     let now: DateTime<Utc> = Timestamp::now();
     let txn = db.begin().await?;
-    let ended = link_session::Entity::update_many()
+    let ended = ended_update()
         .col_expr(
             link_session::Column::Status,
             Expr::value(LinkSessionStatus::Failed.stored()),
@@ -1152,18 +1149,6 @@ async fn fail(
             Expr::value(connection_id),
         )
         .col_expr(link_session::Column::Ended, Expr::value(now))
-        .col_expr(
-            link_session::Column::GrantKeyId,
-            Expr::value(Option::<String>::None),
-        )
-        .col_expr(
-            link_session::Column::GrantNonce,
-            Expr::value(Option::<Vec<u8>>::None),
-        )
-        .col_expr(
-            link_session::Column::GrantCiphertext,
-            Expr::value(Option::<Vec<u8>>::None),
-        )
         .filter(link_session::Column::Id.eq(session.id))
         .filter(link_session::Column::Status.is_in(["Created", "Opened"]))
         .exec(&txn)

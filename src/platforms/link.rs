@@ -43,6 +43,68 @@ pub struct LinkSpec {
     pub in_process: bool,
 }
 
+impl LinkSpec {
+    /// The authorization code flow: the authorize step at `authorize_url`,
+    /// the code exchanged at `token_url` with `client_auth`, `scopes` asked
+    /// for (space-separated); no PKCE, nothing asked first, no callback
+    /// signature. The methods below say what a platform does otherwise.
+    pub fn code_flow(
+        authorize_url: impl Into<String>,
+        token_url: impl Into<String>,
+        client_auth: ClientAuth,
+        scopes: &'static [&'static str],
+    ) -> Self {
+        Self {
+            authorize_url: authorize_url.into(),
+            token_url: token_url.into(),
+            client_auth,
+            scopes,
+            scope_separator: " ",
+            pkce: false,
+            authorize_parameters: &[],
+            ask: None,
+            callback_check: CallbackCheck::None,
+            in_process: false,
+        }
+    }
+
+    /// The authorize step carries a PKCE S256 challenge.
+    pub fn with_pkce(mut self) -> Self {
+        self.pkce = true;
+        self
+    }
+
+    /// The authorize step carries these parameters too.
+    pub fn with_parameters(mut self, parameters: &'static [(&'static str, &'static str)]) -> Self {
+        self.authorize_parameters = parameters;
+        self
+    }
+
+    /// Scopes are joined by `separator` (Shopify's comma).
+    pub fn scopes_separated_by(mut self, separator: &'static str) -> Self {
+        self.scope_separator = separator;
+        self
+    }
+
+    /// The hosted page asks `ask` first.
+    pub fn asking(mut self, ask: Ask) -> Self {
+        self.ask = Some(ask);
+        self
+    }
+
+    /// The callback's own signature is checked.
+    pub fn checked_by(mut self, check: CallbackCheck) -> Self {
+        self.callback_check = check;
+        self
+    }
+
+    /// tributary plays the authorization server itself (the sandbox).
+    pub fn in_process(mut self) -> Self {
+        self.in_process = true;
+        self
+    }
+}
+
 /// What the hosted page asks before sending the end customer on.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Ask {

@@ -135,21 +135,17 @@ impl Connector for FreeAgentConnector {
     /// FreeAgent's `approve_app` (production; it takes no scopes: access
     /// follows the user's); the company is `GET /v2/company`.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self
-                .token_url
-                .clone()
-                .unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
-            client_auth: ClientAuth::Basic,
-            scopes: &[],
-            scope_separator: " ",
-            pkce: false,
-            authorize_parameters: &[],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self
+                    .token_url
+                    .clone()
+                    .unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
+                ClientAuth::Basic,
+                &[],
+            ),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

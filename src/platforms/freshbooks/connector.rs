@@ -114,18 +114,14 @@ impl Connector for FreshBooksConnector {
     /// memberships (not those where the user is only a client): several,
     /// and the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone(),
-            client_auth: ClientAuth::RequestBody,
-            scopes: &["user:profile:read", "user:invoices:read", "user:clients:read"],
-            scope_separator: " ",
-            pkce: false,
-            authorize_parameters: &[],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone(),
+                ClientAuth::RequestBody,
+                &["user:profile:read", "user:invoices:read", "user:clients:read"],
+            ),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

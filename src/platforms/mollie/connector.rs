@@ -118,18 +118,15 @@ impl Connector for MollieConnector {
     /// Mollie Connect: read scopes of orders and customers, and of the
     /// organization, which `GET /v2/organizations/me` names.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone(),
-            client_auth: ClientAuth::Basic,
-            scopes: &["organizations.read", "orders.read", "customers.read"],
-            scope_separator: " ",
-            pkce: false,
-            authorize_parameters: &[("approval_prompt", "auto")],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone(),
+                ClientAuth::Basic,
+                &["organizations.read", "orders.read", "customers.read"],
+            )
+            .with_parameters(&[("approval_prompt", "auto")]),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

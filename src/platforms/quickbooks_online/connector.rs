@@ -115,18 +115,14 @@ impl Connector for QuickBooksConnector {
     /// Intuit's code flow: the accounting scope; the company is the
     /// `realmId` the callback carries (one per consent).
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone(),
-            client_auth: ClientAuth::Basic,
-            scopes: &["com.intuit.quickbooks.accounting"],
-            scope_separator: " ",
-            pkce: false,
-            authorize_parameters: &[],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone(),
+                ClientAuth::Basic,
+                &["com.intuit.quickbooks.accounting"],
+            ),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

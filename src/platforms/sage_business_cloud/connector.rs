@@ -107,18 +107,14 @@ impl Connector for SageBusinessCloudConnector {
     /// Sage's central sign-in for API v3.1 (`readonly`); one user may
     /// reach several businesses (`GET /businesses`): the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone(),
-            client_auth: ClientAuth::RequestBody,
-            scopes: &["readonly"],
-            scope_separator: " ",
-            pkce: false,
-            authorize_parameters: &[],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone(),
+                ClientAuth::RequestBody,
+                &["readonly"],
+            ),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

@@ -42,18 +42,16 @@ impl Connector for SandboxConnector {
     /// Consent at the sandbox is a page tributary serves itself; the code
     /// it issues is checked in process.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: super::CONSENT_PATH.to_owned(),
-            token_url: String::new(),
-            client_auth: ClientAuth::RequestBody,
-            scopes: &["sandbox.read"],
-            scope_separator: " ",
-            pkce: true,
-            authorize_parameters: &[],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: true,
-        })
+        Some(
+            LinkSpec::code_flow(
+                super::CONSENT_PATH.to_owned(),
+                String::new(),
+                ClientAuth::RequestBody,
+                &["sandbox.read"],
+            )
+            .with_pkce()
+            .in_process(),
+        )
     }
 
     /// One consent covers the sandbox's two synthetic organizations, as a

@@ -219,24 +219,23 @@ impl Connector for ShopifyConnector {
     /// `myshopify.com` domain first; the callback is signed (`hmac`) and
     /// names the shop, which is the organization.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self
-                .authorize_url
-                .clone()
-                .unwrap_or_else(|| "https://{shop}/admin/oauth/authorize".to_owned()),
-            token_url: self
-                .token_url
-                .clone()
-                .unwrap_or_else(|| "https://{shop}/admin/oauth/access_token".to_owned()),
-            client_auth: ClientAuth::RequestBody,
-            scopes: &["read_orders", "read_customers"],
-            scope_separator: ",",
-            pkce: false,
-            authorize_parameters: &[],
-            ask: Some(Ask::ShopDomain),
-            callback_check: CallbackCheck::ShopifyHmac,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self
+                    .authorize_url
+                    .clone()
+                    .unwrap_or_else(|| "https://{shop}/admin/oauth/authorize".to_owned()),
+                self
+                    .token_url
+                    .clone()
+                    .unwrap_or_else(|| "https://{shop}/admin/oauth/access_token".to_owned()),
+                ClientAuth::RequestBody,
+                &["read_orders", "read_customers"],
+            )
+            .scopes_separated_by(",")
+            .asking(Ask::ShopDomain)
+            .checked_by(CallbackCheck::ShopifyHmac),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

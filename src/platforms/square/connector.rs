@@ -184,18 +184,16 @@ impl Connector for SquareConnector {
     /// Square's code flow (production sellers; PKCE S256 as Square's PKCE
     /// flow takes it): the seller is the token answer's `merchant_id`.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone().unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
-            client_auth: ClientAuth::JsonBody,
-            scopes: &["MERCHANT_PROFILE_READ", "INVOICES_READ", "ORDERS_READ", "CUSTOMERS_READ"],
-            scope_separator: " ",
-            pkce: true,
-            authorize_parameters: &[("session", "false")],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone().unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
+                ClientAuth::JsonBody,
+                &["MERCHANT_PROFILE_READ", "INVOICES_READ", "ORDERS_READ", "CUSTOMERS_READ"],
+            )
+            .with_pkce()
+            .with_parameters(&[("session", "false")]),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

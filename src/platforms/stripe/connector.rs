@@ -143,18 +143,14 @@ impl Connector for StripeConnector {
     /// is for Stripe Apps only); the connected account is the token answer's
     /// `stripe_user_id`.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone(),
-            client_auth: ClientAuth::RequestBody,
-            scopes: &["read_write"],
-            scope_separator: " ",
-            pkce: false,
-            authorize_parameters: &[],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone(),
+                ClientAuth::RequestBody,
+                &["read_write"],
+            ),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

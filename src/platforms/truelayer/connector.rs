@@ -188,18 +188,16 @@ impl Connector for TrueLayerConnector {
     /// providers; PKCE): the Data API's read scopes and `offline_access`;
     /// `GET /data/v1/me` names the connection's credentials and bank.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone().unwrap_or_else(|| TOKEN_URL.to_owned()),
-            client_auth: ClientAuth::RequestBody,
-            scopes: &["info", "accounts", "balance", "transactions", "offline_access"],
-            scope_separator: " ",
-            pkce: true,
-            authorize_parameters: &[("providers", "uk-ob-all uk-oauth-all")],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone().unwrap_or_else(|| TOKEN_URL.to_owned()),
+                ClientAuth::RequestBody,
+                &["info", "accounts", "balance", "transactions", "offline_access"],
+            )
+            .with_pkce()
+            .with_parameters(&[("providers", "uk-ob-all uk-oauth-all")]),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

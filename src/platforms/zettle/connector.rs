@@ -105,18 +105,14 @@ impl Connector for ZettleConnector {
     /// Zettle's code flow: purchases and the user's organization
     /// (`GET /users/self` on the OAuth host names it).
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(LinkSpec {
-            authorize_url: self.authorize_url.clone(),
-            token_url: self.token_url.clone(),
-            client_auth: ClientAuth::RequestBody,
-            scopes: &["READ:PURCHASE", "READ:USERINFO"],
-            scope_separator: " ",
-            pkce: false,
-            authorize_parameters: &[],
-            ask: None,
-            callback_check: CallbackCheck::None,
-            in_process: false,
-        })
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone(),
+                ClientAuth::RequestBody,
+                &["READ:PURCHASE", "READ:USERINFO"],
+            ),
+        )
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
