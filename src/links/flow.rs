@@ -1110,9 +1110,18 @@ async fn complete(
 /// dropped with it.
 fn ended_update() -> sea_orm::UpdateMany<link_session::Entity> {
     link_session::Entity::update_many()
-        .col_expr(link_session::Column::GrantKeyId, Expr::value(Option::<String>::None))
-        .col_expr(link_session::Column::GrantNonce, Expr::value(Option::<Vec<u8>>::None))
-        .col_expr(link_session::Column::GrantCiphertext, Expr::value(Option::<Vec<u8>>::None))
+        .col_expr(
+            link_session::Column::GrantKeyId,
+            Expr::value(Option::<String>::None),
+        )
+        .col_expr(
+            link_session::Column::GrantNonce,
+            Expr::value(Option::<Vec<u8>>::None),
+        )
+        .col_expr(
+            link_session::Column::GrantCiphertext,
+            Expr::value(Option::<Vec<u8>>::None),
+        )
 }
 
 /// Ends the session failed, with the status code its redirect carries and

@@ -15,7 +15,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::PlatformHttp;
 use crate::platforms::kit::oauth::ClientAuth;
 use crate::platforms::kit::paging::Offset;
-use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::{Value, json};
 
 /// The synthetic platform.

@@ -19,7 +19,7 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
-use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
 use crate::platforms::kit::paging::NextLink;
 
