@@ -91,11 +91,11 @@ pub struct WebhookEndpointWithSecret {
 #[derive(Debug, Clone, Object)]
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct WebhookEndpointInput {
-    /// The `http` or `https` URL to post events to: a host name or IPv4 address, an optional port, path and query; no credentials, no fragment; at most 2048 bytes.
+    /// The `http` or `https` URL to post events to: a host name or IPv4 address, an optional port, path and query in printable ASCII (percent-encode anything else); no credentials, no fragment; at most 2048 bytes.
     #[oai(validator(
         min_length = 1,
         max_length = 2048,
-        pattern = r"^[hH][tT][tT][pP][sS]?://(((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?)(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?([/?][^\s#\u0000]*)?$"
+        pattern = r#"^[hH][tT][tT][pP][sS]?://(((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?)(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?([/?][!"$-~]*)?$"#
     ))]
     pub url: String,
     /// Optional free text, up to 2000 characters.
@@ -121,7 +121,7 @@ pub struct WebhookEndpointChanges {
     #[oai(validator(
         min_length = 1,
         max_length = 2048,
-        pattern = r"^[hH][tT][tT][pP][sS]?://(((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?)(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?([/?][^\s#\u0000]*)?$"
+        pattern = r#"^[hH][tT][tT][pP][sS]?://(((25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])\.){3}(25[0-5]|2[0-4][0-9]|1[0-9][0-9]|[1-9]?[0-9])|([A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?\.)*[A-Za-z]([A-Za-z0-9-]*[A-Za-z0-9])?)(:([0-9]{1,4}|[1-5][0-9]{4}|6[0-4][0-9]{3}|65[0-4][0-9]{2}|655[0-2][0-9]|6553[0-5]))?([/?][!"$-~]*)?$"#
     ))]
     pub url: Option<String>,
     /// A new description; null clears it.
