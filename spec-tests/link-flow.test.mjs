@@ -3,10 +3,12 @@
 // sandbox, opened as an end customer opens it, consented to on the
 // sandbox's own page (by keyboard), an organization chosen, and the
 // customer landing on the partner's redirect URL with the outcome; then
-// the API confirms the session and the connection. Every page comes from
-// tributary itself and no request carries a Referer.
+// Xero, whose identity server (spec-tests/fake-xero.mjs) returns a consent
+// of two organisations: one chosen, the other disconnected at Xero. The API
+// confirms each session and connection. Every page comes from tributary
+// (or the fake platform) and no request carries a Referer.
 //
-// Environment: TRIBUTARY_URL, TRIBUTARY_KEY, CHROMIUM (default
+// Environment: TRIBUTARY_URL, TRIBUTARY_KEY, FAKE_XERO_URL, CHROMIUM (default
 // /usr/bin/chromium), SCREENSHOT_DIR (default target/ci-artifacts).
 
 import { test, before, after } from 'node:test';
@@ -17,6 +19,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const url = process.env.TRIBUTARY_URL;
+const fakeXero = process.env.FAKE_XERO_URL;
 const key = process.env.TRIBUTARY_KEY;
 assert.ok(url && key, 'TRIBUTARY_URL and TRIBUTARY_KEY must be set (see spec-tests/run)');
 const screenshots = process.env.SCREENSHOT_DIR ?? 'target/ci-artifacts';
@@ -45,7 +48,8 @@ before(async () => {
   page.on('request', (request) => {
     const target = new URL(request.url());
     if (!['http:', 'https:'].includes(target.protocol)) return;
-    assert.equal(target.origin, new URL(url).origin, `the page fetched ${request.url()}`);
+    const origins = [new URL(url).origin, fakeXero && new URL(fakeXero).origin];
+    assert.ok(origins.includes(target.origin), `the page fetched ${request.url()}`);
     const referer = request.headers()['referer'];
     if (referer) referers.push(referer);
   });
@@ -96,5 +100,39 @@ test('a customer links the sandbox through the hosted pages and lands on the red
   assert.equal(confirmed.body.connectionId, connectionId);
   const connection = await api('GET', `/companies/${companyId}/connections/${connectionId}`);
   assert.equal(connection.body.status, 'Linked');
+  assert.deepEqual(referers, [], 'no request carried a Referer');
+});
+
+test('a Xero consent of two organisations links the chosen one and disconnects the other', { skip: !fakeXero && 'FAKE_XERO_URL is not set' }, async () => {
+  const client = await api('PUT', '/integrations/xero/oauth-client', { clientId: 'spec-xero-client', clientSecret: 'spec-xero-secret' });
+  assert.equal(client.status, 200);
+  const integration = await api('GET', '/integrations/xero');
+  assert.equal(integration.body.callbackUrl, `${url}/oauth/xero/callback`);
+  const company = await api('POST', '/companies', { name: 'Maple Florists' });
+  const companyId = company.body.companyId;
+  const session = await api('POST', `/companies/${companyId}/linkSessions`, { platformKey: 'xero' });
+  assert.equal(session.status, 201, JSON.stringify(session.body));
+
+  await page.goto(session.body.linkUrl);
+  await page.getByRole('button', { name: 'Continue to Xero' }).click();
+  // Xero's consent (the fake answers at once), then back: the picker.
+  await page.getByRole('heading', { name: 'Choose the organization' }).waitFor();
+  await page.screenshot({ path: join(screenshots, 'link-xero-organization.png') });
+  await page.getByLabel('Maple Florists (Demo)').waitFor();
+  await page.getByLabel('Maple Florists', { exact: true }).check();
+  await page.getByRole('button', { name: 'Connect this organization' }).click();
+  await page.getByRole('heading', { name: 'Connected' }).waitFor();
+  assert.ok(!page.url().includes('code='), `no code stays in the address bar: ${page.url()}`);
+
+  const confirmed = await api('GET', `/companies/${companyId}/linkSessions/${session.body.id}`);
+  assert.equal(confirmed.body.status, 'Completed');
+  const connection = await api('GET', `/companies/${companyId}/connections/${confirmed.body.connectionId}`);
+  assert.equal(connection.body.status, 'Linked');
+  assert.equal(connection.body.authorization.organizationId, '70784a63-d24b-46a9-a4db-0e70a274b056');
+  const seen = await (await fetch(`${fakeXero}/_seen`)).json();
+  assert.deepEqual(seen.disconnected, ['c0000000-0000-4000-8000-000000000002']);
+  assert.equal(seen.connectionLookups[0], 'ev-spec');
+  assert.equal(seen.tokenRequests[0].grant_type, 'authorization_code');
+  assert.equal(seen.tokenRequests[0].redirect_uri, `${url}/oauth/xero/callback`);
   assert.deepEqual(referers, [], 'no request carried a Referer');
 });
