@@ -3,12 +3,14 @@
 // sandbox, opened as an end customer opens it, consented to on the
 // sandbox's own page (by keyboard), an organization chosen, and the
 // customer landing on the partner's redirect URL with the outcome; then
-// Xero, whose identity server (spec-tests/fake-xero.mjs) returns a consent
-// of two organisations: one chosen, the other disconnected at Xero. The API
-// confirms each session and connection. Every page comes from tributary
+// Xero, whose identity server (spec-tests/fake-platforms.mjs) returns a
+// consent of two organisations: one chosen, the other disconnected at Xero;
+// QuickBooks Online (the company on the callback) and Shopify (the shop
+// asked first, a signed callback). The API confirms each session and
+// connection. Every page comes from tributary
 // (or the fake platform) and no request carries a Referer.
 //
-// Environment: TRIBUTARY_URL, TRIBUTARY_KEY, FAKE_XERO_URL, CHROMIUM (default
+// Environment: TRIBUTARY_URL, TRIBUTARY_KEY, FAKE_PLATFORMS_URL, CHROMIUM (default
 // /usr/bin/chromium), SCREENSHOT_DIR (default target/ci-artifacts).
 
 import { test, before, after } from 'node:test';
@@ -19,7 +21,7 @@ import { join } from 'node:path';
 import { chromium } from 'playwright-core';
 
 const url = process.env.TRIBUTARY_URL;
-const fakeXero = process.env.FAKE_XERO_URL;
+const fakes = process.env.FAKE_PLATFORMS_URL;
 const key = process.env.TRIBUTARY_KEY;
 assert.ok(url && key, 'TRIBUTARY_URL and TRIBUTARY_KEY must be set (see spec-tests/run)');
 const screenshots = process.env.SCREENSHOT_DIR ?? 'target/ci-artifacts';
@@ -48,7 +50,7 @@ before(async () => {
   page.on('request', (request) => {
     const target = new URL(request.url());
     if (!['http:', 'https:'].includes(target.protocol)) return;
-    const origins = [new URL(url).origin, fakeXero && new URL(fakeXero).origin];
+    const origins = [new URL(url).origin, fakes && new URL(fakes).origin];
     assert.ok(origins.includes(target.origin), `the page fetched ${request.url()}`);
     const referer = request.headers()['referer'];
     if (referer) referers.push(referer);
@@ -103,8 +105,8 @@ test('a customer links the sandbox through the hosted pages and lands on the red
   assert.deepEqual(referers, [], 'no request carried a Referer');
 });
 
-test('a Xero consent of two organisations links the chosen one and disconnects the other', { skip: !fakeXero && 'FAKE_XERO_URL is not set' }, async () => {
-  const client = await api('PUT', '/integrations/xero/oauth-client', { clientId: 'spec-xero-client', clientSecret: 'spec-xero-secret' });
+test('a Xero consent of two organisations links the chosen one and disconnects the other', { skip: !fakes && 'FAKE_PLATFORMS_URL is not set' }, async () => {
+  const client = await api('PUT', '/integrations/xero/oauth-client', { clientId: 'spec-client', clientSecret: 'spec-secret' });
   assert.equal(client.status, 200);
   const integration = await api('GET', '/integrations/xero');
   assert.equal(integration.body.callbackUrl, `${url}/oauth/xero/callback`);
@@ -129,10 +131,44 @@ test('a Xero consent of two organisations links the chosen one and disconnects t
   const connection = await api('GET', `/companies/${companyId}/connections/${confirmed.body.connectionId}`);
   assert.equal(connection.body.status, 'Linked');
   assert.equal(connection.body.authorization.organizationId, '70784a63-d24b-46a9-a4db-0e70a274b056');
-  const seen = await (await fetch(`${fakeXero}/_seen`)).json();
+  const seen = await (await fetch(`${fakes}/_seen`)).json();
   assert.deepEqual(seen.disconnected, ['c0000000-0000-4000-8000-000000000002']);
   assert.equal(seen.connectionLookups[0], 'ev-spec');
-  assert.equal(seen.tokenRequests[0].grant_type, 'authorization_code');
-  assert.equal(seen.tokenRequests[0].redirect_uri, `${url}/oauth/xero/callback`);
+  const exchange = seen.tokenRequests.find((request) => request.platform === 'xero');
+  assert.equal(exchange.grant_type, 'authorization_code');
+  assert.equal(exchange.redirect_uri, `${url}/oauth/xero/callback`);
+  assert.deepEqual(referers, [], 'no request carried a Referer');
+});
+
+/** Links `platformKey` for a new company through the hosted pages; `beforeContinue` fills the confirmation page. */
+async function linkInBrowser(platformKey, name, beforeContinue = async () => {}) {
+  const client = await api('PUT', `/integrations/${platformKey}/oauth-client`, { clientId: 'spec-client', clientSecret: 'spec-secret' });
+  assert.equal(client.status, 200);
+  const company = await api('POST', '/companies', { name });
+  const companyId = company.body.companyId;
+  const session = await api('POST', `/companies/${companyId}/linkSessions`, { platformKey });
+  assert.equal(session.status, 201, JSON.stringify(session.body));
+  await page.goto(session.body.linkUrl);
+  await beforeContinue();
+  await page.getByRole('button', { name: /^Continue to / }).click();
+  await page.getByRole('heading', { name: 'Connected' }).waitFor();
+  await page.screenshot({ path: join(screenshots, `link-${platformKey}-connected.png`) });
+  const confirmed = await api('GET', `/companies/${companyId}/linkSessions/${session.body.id}`);
+  assert.equal(confirmed.body.status, 'Completed');
+  const connection = await api('GET', `/companies/${companyId}/connections/${confirmed.body.connectionId}`);
+  assert.equal(connection.body.status, 'Linked');
+  return connection.body;
+}
+
+test('QuickBooks Online links the company its callback names', { skip: !fakes && 'FAKE_PLATFORMS_URL is not set' }, async () => {
+  const connection = await linkInBrowser('quickbooks-online', 'Juniper Books');
+  assert.equal(connection.authorization.organizationId, '9130357096634567');
+});
+
+test('Shopify asks for the shop, then links it from a signed callback', { skip: !fakes && 'FAKE_PLATFORMS_URL is not set' }, async () => {
+  const connection = await linkInBrowser('shopify', 'Maple Goods', async () => {
+    await page.getByLabel("Your shop's domain").fill('maple-goods');
+  });
+  assert.equal(connection.authorization.organizationId, 'maple-goods.myshopify.com');
   assert.deepEqual(referers, [], 'no request carried a Referer');
 });
