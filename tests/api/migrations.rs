@@ -283,6 +283,12 @@ async fn the_checklist_gates_the_start_says_what_is_missing_and_records_who_atte
             "added to the production app"
         );
         assert!(by_step("callbackUrlAdded")["at"].is_string());
+        // The step names the URL to add: the platform's callback.
+        assert_eq!(
+            by_step("callbackUrlAdded")["callbackUrl"],
+            app.url("/oauth/sandbox/callback")
+        );
+        assert_eq!(by_step("oauthClientRegistered")["callbackUrl"], Value::Null);
         assert_eq!(by_step("migrationScheduled")["done"], false);
 
         let (status, refused) = post(app, &format!("/migrations/{id}/start"), &json!({})).await;

@@ -179,7 +179,7 @@ impl MigrationsApi {
                 let location = format!("/migrations/{}", summary.batch.id);
                 let creation = MigrationCreation {
                     plan: Some(plan.into()).into(),
-                    migration: Some(summary.into()).into(),
+                    migration: Some(Migration::of(summary, &state.public_url)).into(),
                 };
                 MigrationCreated::Created(Json(creation), location, None)
             }
@@ -187,7 +187,7 @@ impl MigrationsApi {
                 let location = format!("/migrations/{}", summary.batch.id);
                 let creation = MigrationCreation {
                     plan: None.into(),
-                    migration: Some(summary.into()).into(),
+                    migration: Some(Migration::of(summary, &state.public_url)).into(),
                 };
                 MigrationCreated::Created(Json(creation), location, Some("true".to_owned()))
             }
@@ -217,7 +217,10 @@ impl MigrationsApi {
     ) -> Result<MigrationPage, ListErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;
         let (batches, total) = managed_migrations::list(&state.db, tenant, page).await?;
-        let results = batches.into_iter().map(Migration::from).collect();
+        let results = batches
+            .into_iter()
+            .map(|summary| Migration::of(summary, &state.public_url))
+            .collect();
         let location = ListLocation::new(request.uri().path());
         Ok(MigrationPage::Ok(Json(Paged::new(
             results, total, page, &location,
@@ -243,7 +246,10 @@ impl MigrationsApi {
         migration_id: Path<Uuid>,
     ) -> Result<MigrationFound, ReadErrors> {
         let summary = managed_migrations::find(&state.db, tenant, migration_id.0).await?;
-        Ok(MigrationFound::Ok(Json(summary.into())))
+        Ok(MigrationFound::Ok(Json(Migration::of(
+            summary,
+            &state.public_url,
+        ))))
     }
 
     /// Attest a checklist step
@@ -283,7 +289,10 @@ impl MigrationsApi {
             body.note,
         )
         .await?;
-        Ok(MigrationFound::Ok(Json(summary.into())))
+        Ok(MigrationFound::Ok(Json(Migration::of(
+            summary,
+            &state.public_url,
+        ))))
     }
 
     /// Start a migration's canary
@@ -310,7 +319,10 @@ impl MigrationsApi {
     ) -> Result<MigrationAccepted, ChangeErrors> {
         let summary = managed_migrations::start(&state.db, tenant, migration_id.0).await?;
         state.migrations.wake();
-        Ok(MigrationAccepted::Accepted(Json(summary.into())))
+        Ok(MigrationAccepted::Accepted(Json(Migration::of(
+            summary,
+            &state.public_url,
+        ))))
     }
 
     /// Proceed with a migration after its canary
@@ -336,7 +348,10 @@ impl MigrationsApi {
     ) -> Result<MigrationAccepted, ChangeErrors> {
         let summary = managed_migrations::proceed(&state.db, tenant, migration_id.0).await?;
         state.migrations.wake();
-        Ok(MigrationAccepted::Accepted(Json(summary.into())))
+        Ok(MigrationAccepted::Accepted(Json(Migration::of(
+            summary,
+            &state.public_url,
+        ))))
     }
 
     /// Retry a migration's failed rows
@@ -362,7 +377,10 @@ impl MigrationsApi {
     ) -> Result<MigrationAccepted, ChangeErrors> {
         let summary = managed_migrations::retry_failed(&state.db, tenant, migration_id.0).await?;
         state.migrations.wake();
-        Ok(MigrationAccepted::Accepted(Json(summary.into())))
+        Ok(MigrationAccepted::Accepted(Json(Migration::of(
+            summary,
+            &state.public_url,
+        ))))
     }
 
     /// Cancel a migration
@@ -386,7 +404,10 @@ impl MigrationsApi {
         migration_id: Path<Uuid>,
     ) -> Result<MigrationFound, ChangeErrors> {
         let summary = managed_migrations::cancel(&state.db, tenant, migration_id.0).await?;
-        Ok(MigrationFound::Ok(Json(summary.into())))
+        Ok(MigrationFound::Ok(Json(Migration::of(
+            summary,
+            &state.public_url,
+        ))))
     }
 
     /// List a migration's rows

@@ -10,6 +10,7 @@ use crate::error::Problem;
 use crate::http::error::sentence;
 use crate::http::schema::Described;
 use crate::http::types::{Nullable, Timestamp};
+use crate::links::flow::Urls;
 use crate::managed_migrations::report::Report;
 use crate::managed_migrations::{
     self, BatchState, BatchSummary, ChecklistItem, ChecklistStep, Plan, RowState,
@@ -144,11 +145,17 @@ pub struct MigrationChecklistItem {
     pub note: Nullable<String>,
     /// When it was attested, or when what tributary checks was last set; null while not done.
     pub at: Nullable<Timestamp>,
+    /// For `callbackUrlAdded`: the callback URL to add to your OAuth application (as `callbackUrl` of `GET /integrations/{platformKey}`); null for the other steps.
+    pub callback_url: Nullable<String>,
 }
 
-impl From<ChecklistItem> for MigrationChecklistItem {
-    fn from(item: ChecklistItem) -> Self {
+impl MigrationChecklistItem {
+    /// The step as answered; `callback_url` is the batch's platform's.
+    fn of(item: ChecklistItem, callback_url: &str) -> Self {
         Self {
+            callback_url: (item.step == ChecklistStep::CallbackUrlAdded)
+                .then(|| callback_url.to_owned())
+                .into(),
             step: Described(item.step),
             done: item.done,
             checked_by_tributary: item.checked_by_tributary,
@@ -270,9 +277,15 @@ pub struct Migration {
     pub completed: Nullable<Timestamp>,
 }
 
-impl From<BatchSummary> for Migration {
-    fn from(summary: BatchSummary) -> Self {
+impl Migration {
+    /// The batch as answered, its checklist naming the platform's callback
+    /// under `public_url`.
+    pub fn of(summary: BatchSummary, public_url: &str) -> Self {
         let batch = summary.batch;
+        let callback_url = Urls {
+            public_base: public_url,
+        }
+        .callback(&batch.platform_key);
         Self {
             id: batch.id,
             platform_key: batch.platform_key,
@@ -282,7 +295,11 @@ impl From<BatchSummary> for Migration {
             sync: batch.sync,
             row_count: batch.row_count,
             counts: (&summary.counts).into(),
-            checklist: summary.checklist.into_iter().map(Into::into).collect(),
+            checklist: summary
+                .checklist
+                .into_iter()
+                .map(|item| MigrationChecklistItem::of(item, &callback_url))
+                .collect(),
             canary: summary.canary.into(),
             failure: batch.failure.into(),
             created: batch.created.into(),
