@@ -139,7 +139,7 @@ pub async fn callback(
                 "tributary cannot reach platforms.".to_owned(),
             ));
         };
-        let exchanged = oauth::exchange_code(
+        let exchanged = code_grant::exchange_code(
             http,
             CodeExchange {
                 platform: platform.name,
@@ -190,7 +190,7 @@ fn grant_of(
     parameters: &[(String, String)],
     inputs: BTreeMap<String, String>,
 ) -> Grant {
-    let expires_in = oauth::lifetime(&answer, Utc::now());
+    let expires_in = code_grant::lifetime(&answer, Utc::now());
     let take = |answer: &mut serde_json::Map<String, serde_json::Value>, name: &str| {
         answer
             .remove(name)

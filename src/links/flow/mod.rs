@@ -50,7 +50,7 @@ use crate::crypto::{Keyring, Sealed};
 use crate::error::Error;
 use crate::oauth_clients;
 use crate::platforms::connector::{AnyConnector, Connectors};
-use crate::platforms::kit::oauth::{self, CodeExchange};
+use crate::platforms::kit::code_grant::{self, CodeExchange};
 use crate::platforms::link::{
     Ask, CallbackCheck, Grant, Organization, is_shop_domain, shopify_hmac_matches,
 };

@@ -3,10 +3,11 @@
 //! - [`http`]: the retrying client and [`http::Call`], a request with its auth header;
 //! - [`errors`]: what a platform's error answer says, scrubbed of secrets;
 //! - [`paging`]: the platforms' paging styles;
-//! - [`oauth`]: the refresh-token grant;
+//! - [`oauth`]: the refresh-token grant; [`code_grant`]: the authorization-code exchange of the link flow;
 //! - [`json`]: exact amounts and the platforms' date forms;
 //! - [`status`]: status tables and the rule amounts decide.
 
+pub mod code_grant;
 pub mod errors;
 pub mod http;
 pub mod json;
