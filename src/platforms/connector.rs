@@ -5,7 +5,7 @@
 //! through [`AnyConnector`], which hands them their typed credentials;
 //! [`Connectors`] holds one per platform.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
 
@@ -97,6 +97,18 @@ pub trait Connector: Send + Sync + Sized + 'static {
     /// [`Connector::link_spec`] is `None`.
     const LINK_UNAVAILABLE: &'static str = "tributary does not run this platform's authorization step yet: \
          migrate tokens your own application obtained with PUT .../authorization";
+
+    /// Where the callback's code is exchanged: the spec's `token_url`
+    /// unless the callback names the platform's site for this customer
+    /// (Zoho's `accounts-server`, NetSuite's `company`), which must then be
+    /// one of the platform's own before the client secret is sent there.
+    fn code_token_url(
+        &self,
+        spec: &LinkSpec,
+        _callback: &BTreeMap<String, String>,
+    ) -> Result<String, ConnectorError> {
+        Ok(spec.token_url.clone())
+    }
 
     /// After the code exchange: the organizations the grant reaches, as the
     /// platform documents finding them (a callback parameter, a field of the
@@ -248,6 +260,15 @@ pub trait AnyConnector: Send + Sync {
         Err("tributary has no connector for this platform")
     }
 
+    /// Where the callback's code is exchanged.
+    fn code_token_url(
+        &self,
+        spec: &LinkSpec,
+        _callback: &BTreeMap<String, String>,
+    ) -> Result<String, ConnectorError> {
+        Ok(spec.token_url.clone())
+    }
+
     /// The organizations a grant reaches.
     fn organizations<'a>(
         &'a self,
@@ -320,6 +341,14 @@ impl<C: Connector> AnyConnector for C {
 
     fn link_spec(&self) -> Result<LinkSpec, &'static str> {
         Connector::link_spec(self).ok_or(C::LINK_UNAVAILABLE)
+    }
+
+    fn code_token_url(
+        &self,
+        spec: &LinkSpec,
+        callback: &BTreeMap<String, String>,
+    ) -> Result<String, ConnectorError> {
+        Connector::code_token_url(self, spec, callback)
     }
 
     fn organizations<'a>(

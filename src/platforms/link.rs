@@ -19,14 +19,19 @@ use super::kit::oauth::ClientAuth;
 #[derive(Debug, Clone)]
 pub struct LinkSpec {
     /// The authorize endpoint; `{shop}` stands for the shop domain the end
-    /// customer gave ([`Ask::ShopDomain`]).
+    /// customer gave ([`Ask::ShopDomain`]), `{host}` for the host of the
+    /// region they chose ([`Ask::Region`]).
     pub authorize_url: String,
-    /// The token endpoint of the code exchange; `{shop}` as above.
+    /// The token endpoint of the code exchange; `{shop}` and `{host}` as
+    /// above. A connector whose callback names where to exchange the code
+    /// (Zoho's data centre, NetSuite's account) says so in
+    /// `Connector::code_token_url`.
     pub token_url: String,
     /// How the client authenticates there.
     pub client_auth: ClientAuth,
     /// The scopes asked for: the read scopes of what the connector syncs,
-    /// and what a refresh token needs.
+    /// and what a refresh token needs. Empty where the platform takes no
+    /// `scope` (Exact Online's come from the app's registration): none is sent.
     pub scopes: &'static [&'static str],
     /// How the platform separates scopes (a space, or Shopify's comma).
     pub scope_separator: &'static str,
@@ -110,6 +115,20 @@ impl LinkSpec {
 pub enum Ask {
     /// The shop's `{shop}.myshopify.com` domain (Shopify's authorize URL is per shop).
     ShopDomain,
+    /// The region whose site holds the customer's data (Exact Online's
+    /// country): one of these, chosen from a list; its `host` fills `{host}`.
+    Region(&'static [Region]),
+}
+
+/// A region the customer can choose ([`Ask::Region`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Region {
+    /// Its value, as the authorization body names it (`nl`, `uk`).
+    pub value: &'static str,
+    /// Its name on the page.
+    pub label: &'static str,
+    /// Its site, where the authorize step and the code exchange go.
+    pub host: &'static str,
 }
 
 /// A check of the callback's own signature.
@@ -140,8 +159,13 @@ pub struct Grant {
     /// The callback's query parameters other than `code` and `state`
     /// (`realmId`, `shop`, ...).
     pub callback: BTreeMap<String, String>,
-    /// What the end customer gave on the hosted page (the shop domain).
+    /// What the end customer gave on the hosted page (the shop domain,
+    /// the region).
     pub inputs: BTreeMap<String, String>,
+    /// The tenant's OAuth client id the grant was issued to (MYOB wants it
+    /// on every API call as `x-myobapi-key`).
+    #[serde(default)]
+    pub client_id: String,
 }
 
 impl std::fmt::Debug for Grant {
@@ -158,6 +182,7 @@ impl std::fmt::Debug for Grant {
                 &self.token_fields.keys().collect::<Vec<_>>(),
             )
             .field("callback", &self.callback.keys().collect::<Vec<_>>())
+            .field("client_id", &self.client_id)
             .finish_non_exhaustive()
     }
 }
@@ -176,6 +201,16 @@ impl Grant {
         self.token_fields.get(name).and_then(|value| value.as_str())
     }
 
+    /// A string claim of the token answer's OpenID Connect `id_token`
+    /// (Microsoft's `tid`), read from the token endpoint's own TLS answer
+    /// as OpenID Connect Core §3.1.3.7 allows; the token itself is not kept.
+    pub fn id_token_claim(&self, name: &str) -> Option<&str> {
+        self.token_fields
+            .get(ID_TOKEN_CLAIMS)
+            .and_then(|claims| claims.get(name))
+            .and_then(|value| value.as_str())
+    }
+
     /// The token fields of an authorization body: `accessToken`,
     /// `refreshToken` and `expiresIn` where the grant has them.
     pub fn token_body(&self) -> serde_json::Map<String, serde_json::Value> {
@@ -191,6 +226,23 @@ impl Grant {
     }
 }
 
+/// The token field under which the `id_token`'s claims are kept.
+pub const ID_TOKEN_CLAIMS: &str = "id_token_claims";
+
+/// The claims of a JWT's payload (not its signature: see
+/// [`Grant::id_token_claim`]); `None` when `token` is not a JWT.
+pub fn jwt_claims(token: &str) -> Option<serde_json::Map<String, serde_json::Value>> {
+    use base64::Engine as _;
+    let payload = token.split('.').nth(1)?;
+    let bytes = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(payload.trim_end_matches('='))
+        .ok()?;
+    match serde_json::from_slice(&bytes).ok()? {
+        serde_json::Value::Object(claims) => Some(claims),
+        _ => None,
+    }
+}
+
 /// An organization a grant reaches, as the platform names it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -200,7 +252,8 @@ pub struct Organization {
     /// Its name, for the organization picker.
     pub name: String,
     /// The platform's own handle of this consent to it, where letting go of
-    /// it differs from its id (Xero's connection id).
+    /// it differs from its id (Xero's connection id), or what else its
+    /// authorization body needs (Business Central's environment).
     pub handle: Option<String>,
 }
 

@@ -1242,6 +1242,288 @@ async fn truelayer_and_freshbooks_link_with_the_organization_each_documents() {
     }
 }
 
+/// Wave (its GraphQL `businesses`: two, so the customer chooses; or the
+/// one business a restricted token names), MYOB (the company file on the
+/// callback, with `prompt=consent`), Zoho Books (the data centre on the
+/// callback, the organizations on the token answer's `api_domain`) and
+/// PayPal (`userinfo`'s `payer_id`) linked against their fakes.
+#[tokio::test]
+async fn wave_myob_zoho_books_and_paypal_link_with_the_organization_each_documents() {
+    for backend in backends() {
+        let business = crate::platforms::wave::BUSINESS;
+        let fake = crate::platforms::wave::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_choosing(&app, "wave", &[], Some(business)).await;
+        assert_eq!(stored["businessId"], business);
+        let scope = fake.with(|inner| inner.authorize_requests[0]["scope"].clone());
+        assert!(
+            scope.split(' ').any(|scope| scope == "offline_access"),
+            "{scope}"
+        );
+        let fake = crate::platforms::wave::fake().await;
+        fake.with(|inner| {
+            inner
+                .code_answer_extras
+                .insert("businessId".to_owned(), Value::from(business));
+        });
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "wave", &[]).await;
+        assert_eq!(
+            stored["businessId"], business,
+            "a restricted token's one business, no picker"
+        );
+
+        let file = crate::platforms::myob::FILE;
+        let fake = crate::platforms::myob::fake().await;
+        fake.with(|inner| {
+            inner.callback_extras = vec![
+                ("businessId".to_owned(), file.to_owned()),
+                ("businessName".to_owned(), "Clearwater Cafe".to_owned()),
+            ];
+        });
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "myob", &[]).await;
+        assert_eq!(stored["companyFileId"], file);
+        assert_eq!(
+            stored["companyFileUri"],
+            format!("{}/accountright/{file}", fake.url())
+        );
+        assert_eq!(
+            stored["apiKey"],
+            crate::platforms::fake::CLIENT_ID,
+            "the API key is the client id"
+        );
+        let asked = fake.with(|inner| inner.authorize_requests[0].clone());
+        assert_eq!(asked["prompt"], "consent", "MYOB names the file only then");
+
+        let fake = crate::platforms::zoho_books::fake().await;
+        fake.with(|inner| {
+            inner.callback_extras = vec![
+                ("location".to_owned(), "eu".to_owned()),
+                (
+                    "accounts-server".to_owned(),
+                    "https://accounts.zoho.eu".to_owned(),
+                ),
+            ];
+            inner
+                .code_answer_extras
+                .insert("api_domain".to_owned(), Value::from(fake.url()));
+        });
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "zoho-books", &[]).await;
+        assert_eq!(
+            stored["organizationId"],
+            crate::platforms::zoho_books::ORGANIZATION
+        );
+        assert_eq!(stored["dataCenter"], "eu", "the callback's location");
+        let asked = fake.with(|inner| inner.authorize_requests[0].clone());
+        assert_eq!(asked["access_type"], "offline");
+        assert_eq!(
+            asked["scope"],
+            "ZohoBooks.invoices.READ,ZohoBooks.contacts.READ,ZohoBooks.settings.READ"
+        );
+
+        let fake = crate::platforms::paypal::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "paypal", &[]).await;
+        assert_eq!(stored["payerId"], crate::platforms::paypal::PAYER);
+        assert_eq!(stored["environment"], "production");
+        let asked = fake.with(|inner| inner.authorize_requests[0].clone());
+        assert_eq!(asked["flowEntry"], "static");
+    }
+}
+
+/// Exact Online (the country asked first; the divisions granted, through
+/// the current one, so the customer chooses), NetSuite (the account on the
+/// callback, PKCE, the client in HTTP Basic) and Business Central (the
+/// tenant from the ID token, then each environment's companies) linked
+/// against their fakes.
+#[tokio::test]
+async fn exact_netsuite_and_business_central_link_with_the_organization_each_documents() {
+    for backend in backends() {
+        let division = crate::platforms::exact_online::DIVISION.to_string();
+        let fake = crate::platforms::exact_online::fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) =
+            link_choosing(&app, "exact-online", &[("region", "uk")], Some(&division)).await;
+        assert_eq!(stored["division"], crate::platforms::exact_online::DIVISION);
+        assert_eq!(stored["region"], "uk", "the country chosen on the page");
+        let asked = fake.with(|inner| inner.authorize_requests[0].clone());
+        assert!(
+            !asked.contains_key("scope"),
+            "Exact takes no scope: {asked:?}"
+        );
+
+        let account = crate::platforms::netsuite::ACCOUNT;
+        let fake = crate::platforms::netsuite::fake().await;
+        fake.with(|inner| {
+            inner.callback_extras = vec![
+                ("company".to_owned(), account.to_owned()),
+                ("role".to_owned(), "3".to_owned()),
+                ("entity".to_owned(), "-5".to_owned()),
+            ];
+        });
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "netsuite", &[]).await;
+        assert_eq!(stored["accountId"], account);
+        let form = fake.with(|inner| inner.token_forms[0].clone());
+        assert!(form.contains_key("code_verifier"), "PKCE: {form:?}");
+        assert!(
+            !form.contains_key("client_secret"),
+            "the client in HTTP Basic: {form:?}"
+        );
+
+        let tenant = crate::platforms::dynamics_365_business_central::TENANT;
+        let fake = crate::platforms::dynamics_365_business_central::fake().await;
+        fake.with(|inner| {
+            let claims = json!({"tid": tenant, "aud": crate::platforms::fake::CLIENT_ID});
+            let id_token = format!(
+                "eyJhbGciOiJSUzI1NiJ9.{}.c2lnbmF0dXJl",
+                base64::Engine::encode(
+                    &base64::engine::general_purpose::URL_SAFE_NO_PAD,
+                    claims.to_string()
+                )
+            );
+            inner
+                .code_answer_extras
+                .insert("id_token".to_owned(), Value::from(id_token));
+        });
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (_, stored) = link_through(&app, "dynamics-365-business-central", &[]).await;
+        assert_eq!(stored["tenantId"], tenant);
+        assert_eq!(
+            stored["environmentName"],
+            crate::platforms::dynamics_365_business_central::ENVIRONMENT
+        );
+        assert_eq!(
+            stored["companyId"],
+            crate::platforms::dynamics_365_business_central::COMPANY
+        );
+        assert!(stored.get("idToken").is_none() && stored.get("id_token").is_none());
+        let asked = fake.with(|inner| inner.authorize_requests[0].clone());
+        assert_eq!(asked["code_challenge_method"], "S256");
+        assert!(asked["scope"].split(' ').any(|scope| scope == "openid"));
+    }
+}
+
+/// The code goes only to the platform's own token site: a Zoho callback
+/// naming an accounts server that is not Zoho's, or a NetSuite callback
+/// whose account is not an account id, ends the session `Failed` before
+/// any exchange; and Exact's page refuses a country it does not offer.
+#[tokio::test]
+async fn a_callback_naming_a_foreign_token_site_is_refused_before_any_exchange() {
+    for backend in backends() {
+        let fake = crate::platforms::zoho_books::fake().await;
+        let mut options = options_for(&fake, None, 1);
+        let without_token_url = tributary::platforms::config::PlatformConfig {
+            api_base: Some(fake.url()),
+            token_url: None,
+            authorize_url: Some(fake.authorize_url()),
+            page_size: None,
+        };
+        let config = tributary::platforms::config::PlatformsConfig {
+            timeout: std::time::Duration::from_secs(5),
+            ..tributary::platforms::config::PlatformsConfig::default()
+        }
+        .every_platform(&without_token_url);
+        options.connectors =
+            tributary::platforms::connector::Connectors::for_platforms(&config).expect("built");
+        let app = TestApp::spawn_with(backend, options).await;
+        for (platform_key, extras, reason) in [
+            (
+                "zoho-books",
+                vec![("accounts-server", "https://accounts.zoho.example.net")],
+                "a data centre tributary cannot reach",
+            ),
+            (
+                "zoho-books",
+                vec![
+                    ("location", "eu"),
+                    ("accounts-server", "https://accounts.evil.example"),
+                ],
+                "an accounts server that is not Zoho's",
+            ),
+            (
+                "netsuite",
+                vec![("company", "evil.example/x")],
+                "named no account",
+            ),
+        ] {
+            fake.with(|inner| {
+                inner.callback_extras = extras
+                    .iter()
+                    .map(|(name, value)| ((*name).to_owned(), (*value).to_owned()))
+                    .collect();
+            });
+            set_oauth_client(&app, platform_key).await;
+            let company_id = new_company(&app, "Diverted Ltd").await;
+            let (_, session) =
+                create_session(&app, company_id, json!({"platformKey": platform_key})).await;
+            let session_id = session["id"].as_str().expect("an id").to_owned();
+            let mut browser = Browser::new();
+            open(&app, &mut browser, &session).await;
+            let authorize = continue_to_platform(&app, &mut browser, &session_id, &[]).await;
+            let at_platform = browser.get(&authorize).await;
+            let callback = at_platform.headers()["location"]
+                .to_str()
+                .expect("text")
+                .to_owned();
+            let page = back_from_platform(&app, &mut browser, &callback).await;
+            let page = page.text().await.expect("HTML");
+            assert!(
+                page.contains("Not connected"),
+                "{platform_key} {extras:?}: {page}"
+            );
+            let failed = session_of(&app, company_id, &session_id).await;
+            assert_eq!(failed["status"], "Failed", "{failed}");
+            let why = failed["failureReason"].as_str().unwrap_or_default();
+            assert!(
+                why.contains(reason),
+                "refused before sending the code anywhere: {why}"
+            );
+            assert_eq!(
+                fake.token_calls(),
+                0,
+                "{platform_key} {extras:?}: no exchange"
+            );
+        }
+
+        set_oauth_client(&app, "exact-online").await;
+        let authorized = fake.with(|inner| inner.authorize_requests.len());
+        let company_id = new_company(&app, "Nowhere B.V.").await;
+        let (_, session) =
+            create_session(&app, company_id, json!({"platformKey": "exact-online"})).await;
+        let session_id = session["id"].as_str().expect("an id").to_owned();
+        let mut browser = Browser::new();
+        let page = open(&app, &mut browser, &session).await;
+        assert!(
+            page.contains("<select id=\"region\" name=\"region\" required>")
+                && page.contains("<option value=\"uk\">United Kingdom</option>"),
+            "{page}"
+        );
+        let refused = browser
+            .post(
+                &app.url(&format!("/link/{session_id}/authorize")),
+                &[("region", "https://evil.example")],
+            )
+            .await;
+        assert_eq!(refused.status(), 400);
+        assert!(
+            refused
+                .text()
+                .await
+                .expect("HTML")
+                .contains("Choose the country"),
+            "the page says what to do"
+        );
+        assert_eq!(
+            fake.with(|inner| inner.authorize_requests.len()),
+            authorized,
+            "nobody was sent to a site of the customer's choosing"
+        );
+    }
+}
+
 /// Every platform either links through a session or says why it cannot:
 /// `GET /integrations/{platformKey}` answers `linkable`, its `callbackUrl`
 /// and scopes, or `linkUnavailableReason`.
@@ -1281,9 +1563,14 @@ async fn every_integration_says_whether_it_can_be_linked_and_where_its_callback_
     assert_eq!(
         linkable,
         [
+            "dynamics-365-business-central",
+            "exact-online",
             "freeagent",
             "freshbooks",
             "mollie",
+            "myob",
+            "netsuite",
+            "paypal",
             "quickbooks-online",
             "sage-business-cloud",
             "sandbox",
@@ -1291,8 +1578,10 @@ async fn every_integration_says_whether_it_can_be_linked_and_where_its_callback_
             "square",
             "stripe",
             "truelayer",
+            "wave",
             "xero",
-            "zettle"
+            "zettle",
+            "zoho-books"
         ]
     );
 }

@@ -329,6 +329,7 @@ async fn choose_platform(
 #[derive(Deserialize)]
 struct AuthorizeForm {
     shop: Option<String>,
+    region: Option<String>,
 }
 
 #[handler]
@@ -342,8 +343,13 @@ async fn authorize(
         return refused(&Refusal::UnknownLink);
     };
     let mut inputs = BTreeMap::new();
-    if let Some(shop) = form.and_then(|Form(form)| form.shop) {
-        inputs.insert("shop".to_owned(), shop);
+    if let Some(Form(form)) = form {
+        let given = [("shop", form.shop), ("region", form.region)];
+        for (name, value) in given {
+            if let Some(value) = value {
+                inputs.insert(name.to_owned(), value);
+            }
+        }
     }
     let browser = browser_of(request);
     let urls = urls(state);

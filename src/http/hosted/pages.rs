@@ -103,12 +103,29 @@ pub fn confirm(context: &Context, platform: &Platform, ask: Option<Ask>, repair:
         "<form method=\"post\" action=\"/link/{}/authorize\">",
         context.session_id
     );
-    if ask == Some(Ask::ShopDomain) {
-        body.push_str(
+    match ask {
+        Some(Ask::ShopDomain) => body.push_str(
             "<p><label for=\"shop\">Your shop's domain</label>\
              <input type=\"text\" id=\"shop\" name=\"shop\" placeholder=\"your-shop.myshopify.com\" \
              autocomplete=\"off\" required></p>",
-        );
+        ),
+        Some(Ask::Region(regions)) => {
+            let _ = write!(
+                body,
+                "<p><label for=\"region\">The country of your {name} site</label>\
+                 <select id=\"region\" name=\"region\" required>"
+            );
+            for region in regions {
+                let _ = write!(
+                    body,
+                    "<option value=\"{}\">{}</option>",
+                    escape(region.value),
+                    escape(region.label)
+                );
+            }
+            body.push_str("</select></p>");
+        }
+        None => {}
     }
     let _ = write!(
         body,

@@ -31,26 +31,38 @@ pub async fn authorize(
         .link_spec()
         .map_err(|why| Refusal::BadRequest(why.to_owned()))?;
     let mut kept = BTreeMap::new();
-    let mut authorize_url = spec.authorize_url.clone();
-    if spec.ask == Some(Ask::ShopDomain) {
-        let shop = inputs
-            .get("shop")
-            .map(|shop| shop.trim().to_ascii_lowercase())
-            .unwrap_or_default();
-        let shop = if shop.contains('.') {
-            shop
-        } else {
-            format!("{shop}.myshopify.com")
-        };
-        if !is_shop_domain(&shop) {
-            return Err(Refusal::BadRequest(
-                "Give your shop's myshopify.com domain, for example `acme-store.myshopify.com`."
-                    .to_owned(),
-            ));
+    match spec.ask {
+        Some(Ask::ShopDomain) => {
+            let shop = inputs
+                .get("shop")
+                .map(|shop| shop.trim().to_ascii_lowercase())
+                .unwrap_or_default();
+            let shop = if shop.contains('.') {
+                shop
+            } else {
+                format!("{shop}.myshopify.com")
+            };
+            if !is_shop_domain(&shop) {
+                return Err(Refusal::BadRequest(
+                    "Give your shop's myshopify.com domain, for example `acme-store.myshopify.com`."
+                        .to_owned(),
+                ));
+            }
+            kept.insert("shop".to_owned(), shop);
         }
-        authorize_url = authorize_url.replace("{shop}", &shop);
-        kept.insert("shop".to_owned(), shop);
+        Some(Ask::Region(regions)) => {
+            let given = inputs.get("region").map(String::as_str).unwrap_or_default();
+            let Some(region) = regions.iter().find(|region| region.value == given) else {
+                return Err(Refusal::BadRequest(
+                    "Choose the country whose site holds your administration.".to_owned(),
+                ));
+            };
+            kept.insert("region".to_owned(), region.value.to_owned());
+            kept.insert("host".to_owned(), region.host.to_owned());
+        }
+        None => {}
     }
+    let mut authorize_url = filled(&spec.authorize_url, &kept);
     if authorize_url.starts_with('/') {
         authorize_url = format!("{}{authorize_url}", urls.public_base);
     }
@@ -95,9 +107,11 @@ pub async fn authorize(
         query
             .append_pair("response_type", "code")
             .append_pair("client_id", &client_id)
-            .append_pair("redirect_uri", &urls.callback(platform.platform_key))
-            .append_pair("scope", &spec.scopes.join(spec.scope_separator))
-            .append_pair("state", &state);
+            .append_pair("redirect_uri", &urls.callback(platform.platform_key));
+        if !spec.scopes.is_empty() {
+            query.append_pair("scope", &spec.scopes.join(spec.scope_separator));
+        }
+        query.append_pair("state", &state);
         if let Some(verifier) = &verifier {
             query
                 .append_pair("code_challenge", &challenge_of(verifier))
@@ -108,6 +122,14 @@ pub async fn authorize(
         }
     }
     Ok(url.into())
+}
+
+/// `url` with each `{name}` replaced by what the customer gave under `name`
+/// (the shop's domain, the region's host), all checked before.
+pub(super) fn filled(url: &str, inputs: &BTreeMap<String, String>) -> String {
+    inputs.iter().fold(url.to_owned(), |url, (name, value)| {
+        url.replace(&format!("{{{name}}}"), value)
+    })
 }
 
 /// The PKCE S256 challenge of a verifier (RFC 7636 §4.2).

@@ -1,7 +1,7 @@
 //! The platform's redirect back: refused before any exchange unless its
 //! attempt holds; the code exchanged once; the organizations found.
 
-use super::authorize::attempt_of;
+use super::authorize::{attempt_of, filled};
 use super::ending::{choose_or_complete, fail};
 use super::*;
 
@@ -124,13 +124,14 @@ pub async fn callback(
         answer.insert("access_token".to_owned(), random_secret().into());
         answer
     } else {
-        let shop_url = |url: &str| {
-            secrets
-                .inputs
-                .get("shop")
-                .map_or_else(|| url.to_owned(), |shop| url.replace("{shop}", shop))
+        let callback = callback_of(parameters);
+        let token_url = match connector.code_token_url(&spec, &callback) {
+            Ok(url) => filled(&url, &secrets.inputs),
+            Err(error) => {
+                fail(db, &session, platform_key, None, 502, &error.to_string()).await?;
+                return Ok(session.id);
+            }
         };
-        let token_url = shop_url(&spec.token_url);
         let Some(client) = client.as_ref() else {
             return Err(Refusal::Callback("No OAuth client is stored.".to_owned()));
         };
@@ -160,7 +161,10 @@ pub async fn callback(
             }
         }
     };
-    let grant = grant_of(answer, parameters, secrets.inputs);
+    let client_id = client
+        .as_ref()
+        .map_or_else(|| "tributary".to_owned(), |client| client.client_id.clone());
+    let grant = grant_of(answer, parameters, secrets.inputs, client_id);
     let organizations = match connector.organizations(&grant).await {
         Ok(organizations) => organizations,
         Err(error) => {
@@ -183,12 +187,23 @@ pub async fn callback(
     Ok(session.id)
 }
 
+/// The callback's parameters but `code`, `state` and Shopify's signature.
+fn callback_of(parameters: &[(String, String)]) -> BTreeMap<String, String> {
+    parameters
+        .iter()
+        .filter(|(name, _)| !matches!(name.as_str(), "code" | "state" | "hmac" | "signature"))
+        .cloned()
+        .collect()
+}
+
 /// The grant of a token answer and a callback: tokens taken out of the
-/// answer's other fields, `code` and `state` out of the callback's.
+/// answer's other fields (an `id_token` leaves only its claims), `code` and
+/// `state` out of the callback's.
 fn grant_of(
     mut answer: serde_json::Map<String, serde_json::Value>,
     parameters: &[(String, String)],
     inputs: BTreeMap<String, String>,
+    client_id: String,
 ) -> Grant {
     let expires_in = code_grant::lifetime(&answer, Utc::now());
     let take = |answer: &mut serde_json::Map<String, serde_json::Value>, name: &str| {
@@ -198,19 +213,20 @@ fn grant_of(
     };
     let access_token = take(&mut answer, "access_token").unwrap_or_default();
     let refresh_token = take(&mut answer, "refresh_token");
-    for secret in ["id_token", "stripe_publishable_key"] {
-        answer.remove(secret);
+    if let Some(claims) = take(&mut answer, "id_token")
+        .as_deref()
+        .and_then(jwt_claims)
+    {
+        answer.insert(ID_TOKEN_CLAIMS.to_owned(), claims.into());
     }
+    answer.remove("stripe_publishable_key");
     Grant {
         access_token,
         refresh_token,
         expires_in,
         token_fields: answer,
-        callback: parameters
-            .iter()
-            .filter(|(name, _)| !matches!(name.as_str(), "code" | "state" | "hmac" | "signature"))
-            .cloned()
-            .collect(),
+        callback: callback_of(parameters),
         inputs,
+        client_id,
     }
 }

@@ -52,7 +52,8 @@ use crate::oauth_clients;
 use crate::platforms::connector::{AnyConnector, Connectors};
 use crate::platforms::kit::code_grant::{self, CodeExchange};
 use crate::platforms::link::{
-    Ask, CallbackCheck, Grant, Organization, is_shop_domain, shopify_hmac_matches,
+    Ask, CallbackCheck, Grant, ID_TOKEN_CLAIMS, Organization, is_shop_domain, jwt_claims,
+    shopify_hmac_matches,
 };
 use crate::platforms::{self, Platform};
 use crate::sync::operations;
@@ -164,7 +165,7 @@ pub struct Ending {
 struct AttemptSecrets {
     /// The PKCE verifier, where a challenge was sent.
     verifier: Option<String>,
-    /// What the customer gave first (the shop).
+    /// What the customer gave first (the shop, the region and its host).
     inputs: BTreeMap<String, String>,
     /// The sandbox's code, as a digest, once its consent page issued one.
     sandbox_code: Option<String>,

@@ -6,7 +6,7 @@
 //! the form body, a `scope`) and rotate on every refresh. Sources: `NOTES.md`.
 
 use super::BusinessCentralAuthorization;
-use super::mapping::{BcCompany, BcCustomer, BcInvoice, Collection};
+use super::mapping::{BcCompany, BcCustomer, BcEnvironment, BcInvoice, Collection};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -16,6 +16,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// The real API host, up to the version segment the environment follows.
 pub const API_BASE: &str = "https://api.businesscentral.dynamics.com/v2.0";
@@ -24,6 +25,18 @@ const LOGIN_HOST: &str = "https://login.microsoftonline.com";
 /// What a refresh asks for: the Business Central API with the app's consented
 /// permissions, and a new refresh token.
 pub const SCOPE: &str = "https://api.businesscentral.dynamics.com/.default offline_access";
+/// What the link flow asks for: the Business Central API (it has no
+/// read-only delegated permission: the user's own permission sets bound
+/// the token), a refresh token, and an ID token naming the tenant.
+const LINK_SCOPES: &[&str] = &[
+    "https://api.businesscentral.dynamics.com/Financials.ReadWrite.All",
+    "offline_access",
+    "openid",
+];
+/// Where a multi-tenant app's users sign in, and the code is exchanged,
+/// before the tenant is known.
+const AUTHORIZE_URL: &str = "https://login.microsoftonline.com/organizations/oauth2/v2.0/authorize";
+const CODE_TOKEN_URL: &str = "https://login.microsoftonline.com/organizations/oauth2/v2.0/token";
 /// Records asked for per page by default (`Prefer: odata.maxpagesize`).
 pub const PAGE_SIZE: u64 = 1000;
 
@@ -31,6 +44,7 @@ pub const PAGE_SIZE: u64 = 1000;
 #[derive(Debug)]
 pub struct BusinessCentralConnector {
     api_base: String,
+    authorize_url: String,
     token_url: Option<String>,
     page_size: u64,
     http: PlatformHttp,
@@ -45,6 +59,7 @@ impl Configured for BusinessCentralConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base_or(API_BASE),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             token_url: config.token_url.clone(),
             page_size: config.page_size_or(PAGE_SIZE, 20_000),
             http,
@@ -101,6 +116,62 @@ impl BusinessCentralConnector {
     }
 }
 
+impl BusinessCentralConnector {
+    /// The environments a linked token's user can open, then each one's
+    /// companies.
+    async fn companies_of(
+        &self,
+        tenant: &str,
+        access_token: &str,
+    ) -> Result<Vec<Organization>, ConnectorError> {
+        let root = self.api_base.strip_suffix("/v2.0").unwrap_or(&self.api_base);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the environments",
+            format!("{root}/environments/v1.2"),
+            Auth::Bearer(access_token),
+        );
+        let environments: Collection<BcEnvironment> = self.http.json(&call).await?;
+        let mut found = Vec::new();
+        for environment in environments.value {
+            let url = format!(
+                "{}/{}/{}/api/v2.0/companies",
+                self.api_base,
+                segment(tenant),
+                segment(&environment.name)
+            );
+            let call = Call::get(Self::PLATFORM, "the companies", url, Auth::Bearer(access_token));
+            let companies: Collection<BcCompany> = self.http.json(&call).await?;
+            found.extend(companies.value.into_iter().map(|company| {
+                let name = company
+                    .display_name
+                    .filter(|name| !name.is_empty())
+                    .or(company.name)
+                    .unwrap_or_else(|| company.id.clone());
+                Organization {
+                    name: format!("{name} ({})", environment.name),
+                    id: company.id,
+                    handle: Some(environment.name.clone()),
+                }
+            }));
+        }
+        Ok(found)
+    }
+}
+
+/// The tenant of a linked grant: the `tid` claim of its ID token.
+fn tenant_of(grant: &Grant) -> Result<&str, ConnectorError> {
+    grant
+        .id_token_claim("tid")
+        .filter(|tenant| !tenant.is_empty())
+        .ok_or_else(|| {
+            ConnectorError::Failed(
+                "the Microsoft identity platform's answer named no tenant (no `tid` in its ID token)"
+                    .to_owned(),
+            )
+        })
+}
+
 /// A tenant or environment as one path segment: anything but letters, digits
 /// and `-._~` is percent-encoded, so no value can change the path.
 fn segment(text: &str) -> String {
@@ -117,11 +188,46 @@ fn segment(text: &str) -> String {
 impl Connector for BusinessCentralConnector {
     type Credentials = BusinessCentralAuthorization;
     const PLATFORM: &'static str = "Business Central";
-    const LINK_UNAVAILABLE: &'static str =
-        "Business Central links through the Microsoft identity platform: the tenant from the ID token, then the environment and the company chosen after consent; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]
+    }
+
+    /// The Microsoft identity platform's code flow, with PKCE ("recommended
+    /// for all application types") and the code in the callback's query.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone().unwrap_or_else(|| CODE_TOKEN_URL.to_owned()),
+                ClientAuth::RequestBody,
+                LINK_SCOPES,
+            )
+            .with_pkce()
+            .with_parameters(&[("response_mode", "query")]),
+        )
+    }
+
+    /// The tenant is the ID token's `tid`; the companies are those of every
+    /// environment the user can open (`GET /environments/v1.2`, then
+    /// `GET .../api/v2.0/companies` of each).
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let tenant = tenant_of(grant)?;
+        self.companies_of(tenant, &grant.access_token).await
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        body.insert(
+            "tenantId".to_owned(),
+            tenant_of(grant).unwrap_or_default().into(),
+        );
+        body.insert(
+            "environmentName".to_owned(),
+            organization.handle.clone().unwrap_or_default().into(),
+        );
+        body.insert("companyId".to_owned(), organization.id.clone().into());
+        serde_json::Value::Object(body)
     }
 
     fn token_endpoint(&self, credentials: &BusinessCentralAuthorization) -> Option<TokenEndpoint> {

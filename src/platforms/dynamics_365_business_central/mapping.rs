@@ -40,10 +40,21 @@ pub(super) struct Collection<T> {
     pub(super) next_link: Option<String>,
 }
 
-/// `GET .../companies({id})`'s answer: the company the URL names.
+/// `GET .../companies({id})`'s answer: the company the URL names (and an
+/// entry of `GET .../companies`).
 #[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
 pub(super) struct BcCompany {
     pub(super) id: String,
+    pub(super) name: Option<String>,
+    pub(super) display_name: Option<String>,
+}
+
+/// An environment of the tenant (`GET /environments/v1.2`).
+#[derive(Deserialize)]
+pub(super) struct BcEnvironment {
+    /// Its name, as API paths take it (`production`).
+    pub(super) name: String,
 }
 
 /// A sales invoice as the API v2.0 writes it (`salesInvoice` entity).

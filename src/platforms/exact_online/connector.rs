@@ -5,8 +5,8 @@
 //! at that site's `/api/oauth2/token` (client credentials in the form body)
 //! and rotate on every refresh. Sources: `NOTES.md`.
 
-use super::ExactOnlineAuthorization;
-use super::mapping::{ExactAccount, ExactInvoice, InvoiceId, Me, OData};
+use super::mapping::{Division, ExactAccount, ExactInvoice, InvoiceId, Me, OData};
+use super::{ExactOnlineAuthorization, REGIONS};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -16,6 +16,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::link::{Ask, Grant, LinkSpec, Organization};
 
 /// The invoice fields read, lines included (`$select` with `$expand`).
 const INVOICE_FIELDS: &str = "InvoiceID,InvoiceNumber,InvoiceTo,InvoiceToName,InvoiceDate,DueDate,\
@@ -29,6 +30,7 @@ const ACCOUNT_FIELDS: &str = "ID,Code,Name,Email,Phone,Blocked,EndDate,SalesCurr
 #[derive(Debug)]
 pub struct ExactOnlineConnector {
     api_base: Option<String>,
+    authorize_url: Option<String>,
     token_url: Option<String>,
     http: PlatformHttp,
 }
@@ -44,6 +46,7 @@ impl Configured for ExactOnlineConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base(),
+            authorize_url: config.authorize_url.clone(),
             token_url: config.token_url.clone(),
             http,
         }
@@ -103,11 +106,90 @@ impl ExactOnlineConnector {
 impl Connector for ExactOnlineConnector {
     type Credentials = ExactOnlineAuthorization;
     const PLATFORM: &'static str = "Exact Online";
-    const LINK_UNAVAILABLE: &'static str =
-        "Exact Online's hosts differ per region (asked first) and the division comes from `GET /api/v1/current/Me`; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]
+    }
+
+    /// The country site is asked first: tokens and data live on one. Exact
+    /// takes no `scope` (the app's registration holds them).
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url
+                    .clone()
+                    .unwrap_or_else(|| "{host}/api/oauth2/auth".to_owned()),
+                self.token_url
+                    .clone()
+                    .unwrap_or_else(|| "{host}/api/oauth2/token".to_owned()),
+                ClientAuth::RequestBody,
+                &[],
+            )
+            .asking(Ask::Region(REGIONS)),
+        )
+    }
+
+    /// The divisions the user granted on the consent form:
+    /// `GET /current/Me` for the current division, through which
+    /// `GET /{division}/hrm/Divisions` lists the granted ones.
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let base = self
+            .api_base
+            .clone()
+            .or_else(|| grant.inputs.get("host").cloned())
+            .ok_or_else(|| ConnectorError::Failed("no Exact Online site was chosen".to_owned()))?;
+        let auth = Auth::Bearer(&grant.access_token);
+        let me = Call::get(
+            Self::PLATFORM,
+            "the current user",
+            format!("{base}/api/v1/current/Me"),
+            auth,
+        )
+        .query("$select", "CurrentDivision");
+        let answer: OData<Me> = self.http.json(&me).await?;
+        let Some(current) = answer.d.results.first().and_then(|me| me.current_division) else {
+            return Err(ConnectorError::Failed(
+                "Exact Online named no current division for the user".to_owned(),
+            ));
+        };
+        let divisions = Call::get(
+            Self::PLATFORM,
+            "the divisions granted",
+            format!("{base}/api/v1/{current}/hrm/Divisions"),
+            auth,
+        )
+        .query("$select", "Code,Description");
+        let answer: OData<Division> = self.http.json(&divisions).await.map_err(|error| {
+            ConnectorError::Failed(format!(
+                "{error}. If Exact says the user's division is not within the division scope, \
+                 grant your current division too, or switch to a granted one in Exact, and try again"
+            ))
+        })?;
+        Ok(answer
+            .d
+            .results
+            .into_iter()
+            .map(|division| Organization {
+                id: division.code.to_string(),
+                name: division
+                    .description
+                    .unwrap_or_else(|| format!("Division {}", division.code)),
+                handle: None,
+            })
+            .collect())
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        let division = organization.id.parse::<i64>().map_or_else(
+            |_| serde_json::Value::from(organization.id.clone()),
+            serde_json::Value::from,
+        );
+        body.insert("division".to_owned(), division);
+        if let Some(region) = grant.inputs.get("region") {
+            body.insert("region".to_owned(), region.clone().into());
+        }
+        serde_json::Value::Object(body)
     }
 
     fn token_endpoint(&self, credentials: &ExactOnlineAuthorization) -> Option<TokenEndpoint> {

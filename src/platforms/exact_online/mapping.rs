@@ -54,7 +54,17 @@ pub(super) struct Results<T> {
 #[serde(rename_all = "PascalCase")]
 pub(super) struct Me {
     #[serde(rename = "CurrentDivision")]
-    pub(super) _current_division: Option<i64>,
+    pub(super) current_division: Option<i64>,
+}
+
+/// A division the user granted (`GET /api/v1/{division}/hrm/Divisions`).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct Division {
+    /// The division number, as API paths take it.
+    pub(super) code: i64,
+    /// Its name.
+    pub(super) description: Option<String>,
 }
 
 /// An invoice id (`$select=InvoiceID`), for verification.

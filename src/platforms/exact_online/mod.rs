@@ -11,6 +11,7 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::numbers::WholeNumber;
+use crate::platforms::link::Region;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType, SALES};
 use crate::platforms::authorization::BodyKind;
@@ -62,6 +63,17 @@ pub struct ExactOnlineAuthorization {
 }
 
 expiring_token_body!(ExactOnlineAuthorization => division);
+
+/// The country sites the link flow's hosted page offers.
+pub const REGIONS: &[Region] = &[
+    Region { value: "nl", label: "Netherlands", host: "https://start.exactonline.nl" },
+    Region { value: "be", label: "Belgium", host: "https://start.exactonline.be" },
+    Region { value: "de", label: "Germany", host: "https://start.exactonline.de" },
+    Region { value: "fr", label: "France", host: "https://start.exactonline.fr" },
+    Region { value: "es", label: "Spain", host: "https://start.exactonline.es" },
+    Region { value: "uk", label: "United Kingdom", host: "https://start.exactonline.co.uk" },
+    Region { value: "us", label: "United States", host: "https://start.exactonline.com" },
+];
 
 impl ExactRegion {
     /// The country site: its API lives under `/api/v1`, its token endpoint

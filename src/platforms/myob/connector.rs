@@ -17,17 +17,20 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// Records asked for per page by default (MYOB's own default; it allows up to 1000).
 pub const PAGE_SIZE: u64 = 400;
 
 const API_BASE: &str = "https://api.myob.com";
 const TOKEN_URL: &str = "https://secure.myob.com/oauth2/v1/authorize";
+const AUTHORIZE_URL: &str = "https://secure.myob.com/oauth2/account/authorize";
 
 /// The MYOB connector.
 #[derive(Debug)]
 pub struct MyobConnector {
     api_base: String,
+    authorize_url: String,
     token_url: String,
     page_size: u64,
     http: PlatformHttp,
@@ -40,6 +43,7 @@ impl Configured for MyobConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base_or(API_BASE),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             token_url: config.token_url_or(TOKEN_URL),
             page_size: config.page_size_or(PAGE_SIZE, 1000),
             http,
@@ -157,11 +161,60 @@ fn rate_limit_is_not_an_auth_failure(error: ConnectorError) -> ConnectorError {
 impl Connector for MyobConnector {
     type Credentials = MyobAuthorization;
     const PLATFORM: &'static str = "MYOB";
-    const LINK_UNAVAILABLE: &'static str =
-        "MYOB's company file arrives as `businessId` on the callback only for keys created after 12 March 2025 (older keys list company files), and the company file URI must be built from it; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]
+    }
+
+    /// `prompt=consent` is what makes MYOB name the company file on the
+    /// callback (and lets a user link a second file).
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone(),
+                ClientAuth::RequestBody,
+                &["sme-company-file", "sme-sales", "sme-contacts-customer"],
+            )
+            .with_parameters(&[("prompt", "consent")]),
+        )
+    }
+
+    /// The one company file the administrator approved: the callback's
+    /// `businessId` (its GUID; "the only place the GUID is returned") and
+    /// `businessName`.
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let file = grant
+            .given("businessId")
+            .and_then(|id| id.parse::<uuid::Uuid>().ok())
+            .ok_or_else(|| {
+                ConnectorError::Failed(
+                    "MYOB named no company file (`businessId`) on the callback: the MYOB app's key \
+                     must be one created after 12 March 2025"
+                        .to_owned(),
+                )
+            })?;
+        Ok(vec![Organization {
+            id: file.to_string(),
+            name: grant
+                .given("businessName")
+                .filter(|name| !name.trim().is_empty())
+                .map_or_else(|| format!("MYOB company file {file}"), str::to_owned),
+            handle: None,
+        }])
+    }
+
+    /// The company file's URI is built from its id (the flow returns none),
+    /// and the API key is the client id the grant was issued to.
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        body.insert("companyFileId".to_owned(), organization.id.clone().into());
+        body.insert(
+            "companyFileUri".to_owned(),
+            format!("{}/accountright/{}", self.api_base, organization.id).into(),
+        );
+        body.insert("apiKey".to_owned(), grant.client_id.clone().into());
+        serde_json::Value::Object(body)
     }
 
     fn token_endpoint(&self, _credentials: &MyobAuthorization) -> Option<TokenEndpoint> {

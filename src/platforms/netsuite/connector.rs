@@ -6,6 +6,8 @@
 //! account's token endpoint (HTTP Basic) and, for a confidential client, are not
 //! rotated. Sources: `NOTES.md`.
 
+use std::collections::BTreeMap;
+
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
@@ -19,16 +21,22 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// Rows asked for per page by default (SuiteQL's maximum `limit` is 1000).
 pub const PAGE_SIZE: u64 = 1000;
 /// The most rows one SuiteQL query pages through.
 const WINDOW: u64 = 100_000;
 
+/// Where a user whose account is not known yet authorizes: NetSuite sends
+/// them on to their account and names it on the callback (`company`).
+const AUTHORIZE_URL: &str = "https://system.netsuite.com/app/login/oauth2/authorize.nl";
+
 /// The NetSuite connector.
 #[derive(Debug)]
 pub struct NetSuiteConnector {
     api_base: Option<String>,
+    authorize_url: String,
     token_url: Option<String>,
     page_size: u64,
     http: PlatformHttp,
@@ -45,6 +53,7 @@ impl Configured for NetSuiteConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base(),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             token_url: config.token_url.clone(),
             page_size: config.page_size_or(PAGE_SIZE, 1000),
             http,
@@ -63,6 +72,22 @@ pub fn account_host(account_id: &str) -> String {
 
 /// Where a SuiteQL listing stands: rows with an id above `after`, from
 /// `offset` within that window.
+/// The NetSuite account a link flow's callback names (`company`), when it
+/// is an account id.
+fn account_of(callback: &BTreeMap<String, String>) -> Result<&str, ConnectorError> {
+    callback
+        .get("company")
+        .map(String::as_str)
+        .filter(|account| {
+            !account.is_empty()
+                && account.len() <= 64
+                && account.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+        })
+        .ok_or_else(|| {
+            ConnectorError::Failed("NetSuite named no account (`company`) on the callback".to_owned())
+        })
+}
+
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Window {
     after: u64,
@@ -181,11 +206,59 @@ const CUSTOMERS_QUERY: &str = "SELECT c.id, c.entityid, c.companyname, c.firstna
 impl Connector for NetSuiteConnector {
     type Credentials = NetSuiteAuthorization;
     const PLATFORM: &'static str = "NetSuite";
-    const LINK_UNAVAILABLE: &'static str =
-        "NetSuite's authorize URL is specific to the account (`https://<accountId>.app.netsuite.com/...`, asked first) and the account comes back as `company`; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]
+    }
+
+    /// PKCE with S256 (NetSuite refuses `plain`); `rest_webservices` is
+    /// the scope of SuiteQL. The token endpoint is the account's own
+    /// ([`Connector::code_token_url`]).
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                self.token_url.clone().unwrap_or_default(),
+                ClientAuth::Basic,
+                &["rest_webservices"],
+            )
+            .with_pkce(),
+        )
+    }
+
+    /// The account the callback names (`company`), on whose own host the
+    /// code is exchanged: only an account id (letters, digits, `_`) makes
+    /// a host.
+    fn code_token_url(
+        &self,
+        spec: &LinkSpec,
+        callback: &BTreeMap<String, String>,
+    ) -> Result<String, ConnectorError> {
+        if self.token_url.is_some() {
+            return Ok(spec.token_url.clone());
+        }
+        let account = account_of(callback)?;
+        Ok(format!(
+            "{}/services/rest/auth/oauth2/v1/token",
+            account_host(account)
+        ))
+    }
+
+    /// One account per consent: the callback's `company` (with a sandbox's
+    /// `_SB1` suffix, as the body keeps it).
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let account = account_of(&grant.callback)?;
+        Ok(vec![Organization {
+            id: account.to_owned(),
+            name: format!("NetSuite account {account}"),
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        body.insert("accountId".to_owned(), organization.id.clone().into());
+        serde_json::Value::Object(body)
     }
 
     fn token_endpoint(&self, credentials: &NetSuiteAuthorization) -> Option<TokenEndpoint> {

@@ -19,6 +19,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// The live API.
 pub const API_BASE: &str = "https://api-m.paypal.com";
@@ -26,6 +27,15 @@ pub const API_BASE: &str = "https://api-m.paypal.com";
 pub const SANDBOX_API_BASE: &str = "https://api-m.sandbox.paypal.com";
 /// The token endpoint's path on either host.
 const TOKEN_PATH: &str = "/v1/oauth2/token";
+/// Log in with PayPal's authorize step (live accounts).
+const AUTHORIZE_URL: &str = "https://www.paypal.com/signin/authorize";
+/// What Log in with PayPal is asked for: the account's attributes (its
+/// `payer_id`) and the Invoicing API.
+const LINK_SCOPES: &[&str] = &[
+    "openid",
+    "https://uri.paypal.com/services/paypalattributes",
+    "https://uri.paypal.com/services/invoicing",
+];
 /// Invoices asked for per page by default (the largest page size PayPal
 /// documents for its invoice searches).
 pub const PAGE_SIZE: u64 = 100;
@@ -34,6 +44,7 @@ pub const PAGE_SIZE: u64 = 100;
 #[derive(Debug)]
 pub struct PayPalConnector {
     api_base: Option<String>,
+    authorize_url: String,
     token_url: Option<String>,
     page_size: u64,
     http: PlatformHttp,
@@ -51,6 +62,7 @@ impl Configured for PayPalConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base(),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             token_url: config.token_url.clone(),
             page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
             http,
@@ -108,11 +120,62 @@ impl PayPalConnector {
 impl Connector for PayPalConnector {
     type Credentials = PayPalAuthorization;
     const PLATFORM: &'static str = "PayPal";
-    const LINK_UNAVAILABLE: &'static str =
-        "PayPal's consent ('Log in with PayPal') is not documented to grant the Invoicing API's read scope to a third party, so linking could not be tested against PayPal's contract; migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices]
+    }
+
+    /// Log in with PayPal (`flowEntry=static`), live accounts; the code is
+    /// exchanged with the client in HTTP Basic.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        let token_url = self
+            .token_url
+            .clone()
+            .unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}"));
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                token_url,
+                ClientAuth::Basic,
+                LINK_SCOPES,
+            )
+            .with_parameters(&[("flowEntry", "static")]),
+        )
+    }
+
+    /// `GET /v1/identity/oauth2/userinfo?schema=paypalv1.1`: the account's
+    /// `payer_id` (one account per consent) and its business name.
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let base = self.api_base.as_deref().unwrap_or(API_BASE);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the account's identity",
+            format!("{base}/v1/identity/oauth2/userinfo"),
+            Auth::Bearer(&grant.access_token),
+        )
+        .query("schema", "paypalv1.1");
+        let user: serde_json::Value = self.http.json(&call).await?;
+        let Some(payer) = user.get("payer_id").and_then(serde_json::Value::as_str) else {
+            return Err(ConnectorError::Failed(
+                "PayPal's userinfo named no account (`payer_id`)".to_owned(),
+            ));
+        };
+        let name = ["business_name", "name"]
+            .iter()
+            .find_map(|field| user.get(*field).and_then(serde_json::Value::as_str))
+            .unwrap_or(payer);
+        Ok(vec![Organization {
+            id: payer.to_owned(),
+            name: name.to_owned(),
+            handle: None,
+        }])
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        body.insert("payerId".to_owned(), organization.id.clone().into());
+        body.insert("environment".to_owned(), "production".into());
+        serde_json::Value::Object(body)
     }
 
     fn token_endpoint(&self, credentials: &PayPalAuthorization) -> Option<TokenEndpoint> {

@@ -10,7 +10,8 @@ use serde_json::json;
 
 use super::WaveAuthorization;
 use super::mapping::{
-    Answer, Business, BusinessCustomers, BusinessData, BusinessInvoices, Connection, PageInfo,
+    Answer, Business, BusinessCustomers, BusinessData, BusinessInvoices, BusinessesData,
+    Connection, PageInfo,
 };
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
@@ -21,17 +22,25 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// Records asked for per page by default (Wave documents no maximum).
 pub const PAGE_SIZE: u64 = 50;
 
 const API_BASE: &str = "https://gql.waveapps.com";
+const AUTHORIZE_URL: &str = "https://api.waveapps.com/oauth2/authorize/";
 const TOKEN_URL: &str = "https://api.waveapps.com/oauth2/token/";
 /// The public GraphQL endpoint, under the API base.
 const GRAPHQL_PATH: &str = "/graphql/public";
 
 /// The business, proving the token reaches it.
 const BUSINESS_QUERY: &str = "query WaveBusiness($businessId: ID!) { business(id: $businessId) { id name } }";
+
+/// The businesses a linked token reaches, a page at a time.
+const BUSINESSES_QUERY: &str = "query WaveBusinesses($page: Int!, $pageSize: Int!) { businesses(page: $page, pageSize: $pageSize) { pageInfo { currentPage totalPages } edges { node { id name } } } }";
+
+/// The most pages of businesses the link flow reads (50 each).
+const BUSINESS_PAGES: u64 = 20;
 
 /// A page of the business's invoices, oldest first so pages stay put while
 /// invoices are added, with their lines.
@@ -73,6 +82,7 @@ const CUSTOMERS_QUERY: &str = "query WaveCustomers($businessId: ID!, $page: Int!
 #[derive(Debug)]
 pub struct WaveConnector {
     api_base: String,
+    authorize_url: String,
     token_url: String,
     page_size: u64,
     http: PlatformHttp,
@@ -85,6 +95,7 @@ impl Configured for WaveConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base_or(API_BASE),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             token_url: config.token_url_or(TOKEN_URL),
             page_size: config.page_size_or(PAGE_SIZE, 200),
             http,
@@ -115,6 +126,32 @@ impl WaveConnector {
         let answer: Answer<BusinessData<T>> = self.http.json(&call).await?;
         let data = answer.data(what, credentials.tokens.access_token.expose())?;
         Ok(data.business)
+    }
+
+    /// Every business a linked token reaches (`businesses`, page by page).
+    async fn businesses(&self, access_token: &str) -> Result<Vec<Business>, ConnectorError> {
+        let url = format!("{}{GRAPHQL_PATH}", self.api_base);
+        let mut found = Vec::new();
+        for page in 1..=BUSINESS_PAGES {
+            let body = json!({
+                "query": BUSINESSES_QUERY,
+                "variables": {"page": page, "pageSize": 50},
+            });
+            let call = Call::post(
+                Self::PLATFORM,
+                "the businesses",
+                url.clone(),
+                Auth::Bearer(access_token),
+                body,
+            );
+            let answer: Answer<BusinessesData> = self.http.json(&call).await?;
+            let businesses = answer.data("the businesses", access_token)?.businesses;
+            found.extend(businesses.edges.into_iter().map(|edge| edge.node));
+            if !more(PageNumber(page), businesses.page_info.as_ref()) {
+                break;
+            }
+        }
+        Ok(found)
     }
 
     /// A page of a list of the business: `pick` takes the list out of it.
@@ -159,11 +196,41 @@ fn unreachable_business(business_id: &str) -> ConnectorError {
 impl Connector for WaveConnector {
     type Credentials = WaveAuthorization;
     const PLATFORM: &'static str = "Wave";
-    const LINK_UNAVAILABLE: &'static str =
-        "Wave's business comes from the token answer's `businessId` only for single-business tokens (otherwise its GraphQL `businesses` query); not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]
+    }
+
+    fn link_spec(&self) -> Option<LinkSpec> {
+        Some(LinkSpec::code_flow(
+            self.authorize_url.clone(),
+            self.token_url.clone(),
+            ClientAuth::RequestBody,
+            &["business:read", "customer:read", "invoice:read", "offline_access"],
+        ))
+    }
+
+    /// The businesses the token reaches (`businesses`); only the one the
+    /// token answer names (`businessId`) when the app's tokens are
+    /// restricted to a single business.
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let only = grant.token_field("businessId");
+        let businesses = self.businesses(&grant.access_token).await?;
+        Ok(businesses
+            .into_iter()
+            .filter(|business| only.is_none_or(|only| only == business.id))
+            .map(|business| Organization {
+                name: business.name.unwrap_or_else(|| business.id.clone()),
+                id: business.id,
+                handle: None,
+            })
+            .collect())
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        body.insert("businessId".to_owned(), organization.id.clone().into());
+        serde_json::Value::Object(body)
     }
 
     fn token_endpoint(&self, _credentials: &WaveAuthorization) -> Option<TokenEndpoint> {

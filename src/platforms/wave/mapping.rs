@@ -116,10 +116,18 @@ pub(super) struct BusinessData<T> {
     pub(super) business: Option<T>,
 }
 
-/// The business, as the verification query asks for it.
+/// The business, as the verification query and the link flow's
+/// `businesses` query ask for it.
 #[derive(Deserialize)]
 pub(super) struct Business {
     pub(super) id: String,
+    pub(super) name: Option<String>,
+}
+
+/// `data` of the `businesses` query: the businesses the token reaches.
+#[derive(Deserialize)]
+pub(super) struct BusinessesData {
+    pub(super) businesses: Connection<Business>,
 }
 
 /// The business with a page of its invoices.

@@ -6,7 +6,9 @@
 //! that centre's accounts server (client credentials in the form body) and
 //! are not rotated. Sources: `NOTES.md`.
 
-use super::ZohoBooksAuthorization;
+use std::collections::BTreeMap;
+
+use super::{ZohoBooksAuthorization, ZohoDataCenter};
 use super::mapping::{ContactsPage, InvoicesPage, OrganizationsAnswer, check_code};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
@@ -17,14 +19,20 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// Records asked for per page by default (the API's maximum is 200).
 pub const PAGE_SIZE: u64 = 200;
+
+/// Where every Zoho user starts to authorize a client with Multi-DC on;
+/// Zoho names the user's data centre on the callback.
+const AUTHORIZE_URL: &str = "https://accounts.zoho.com/oauth/v2/auth";
 
 /// The Zoho Books connector.
 #[derive(Debug)]
 pub struct ZohoBooksConnector {
     api_base: Option<String>,
+    authorize_url: String,
     token_url: Option<String>,
     page_size: u64,
     http: PlatformHttp,
@@ -40,6 +48,7 @@ impl Configured for ZohoBooksConnector {
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
             api_base: config.api_base(),
+            authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             token_url: config.token_url.clone(),
             page_size: config.page_size_or(PAGE_SIZE, 200),
             http,
@@ -78,6 +87,18 @@ impl ZohoBooksConnector {
     }
 }
 
+/// The data centre a link flow's callback names, or why it cannot be stored.
+fn data_center_of(callback: &BTreeMap<String, String>) -> Result<ZohoDataCenter, ConnectorError> {
+    let location = callback.get("location").map(String::as_str);
+    let server = callback.get("accounts-server").map(String::as_str);
+    ZohoDataCenter::of_callback(location, server).ok_or_else(|| {
+        ConnectorError::Failed(format!(
+            "the Zoho account is in a data centre tributary cannot reach yet ({})",
+            location.or(server).unwrap_or("unnamed")
+        ))
+    })
+}
+
 fn auth(credentials: &ZohoBooksAuthorization) -> Auth<'_> {
     Auth::Scheme("Zoho-oauthtoken", credentials.tokens.access_token.expose())
 }
@@ -85,11 +106,95 @@ fn auth(credentials: &ZohoBooksAuthorization) -> Auth<'_> {
 impl Connector for ZohoBooksConnector {
     type Credentials = ZohoBooksAuthorization;
     const PLATFORM: &'static str = "Zoho Books";
-    const LINK_UNAVAILABLE: &'static str =
-        "Zoho's code must be exchanged at the data centre the callback names (`accounts-server`, `location`), then the organization chosen from that data centre's API; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]
+    }
+
+    /// `access_type=offline` for a refresh token and `prompt=consent` for
+    /// one on every consent, not only the first.
+    fn link_spec(&self) -> Option<LinkSpec> {
+        let token_url = self
+            .token_url
+            .clone()
+            .unwrap_or_else(|| format!("{}/oauth/v2/token", ZohoDataCenter::Com.hosts().1));
+        Some(
+            LinkSpec::code_flow(
+                self.authorize_url.clone(),
+                token_url,
+                ClientAuth::RequestBody,
+                &[
+                    "ZohoBooks.invoices.READ",
+                    "ZohoBooks.contacts.READ",
+                    "ZohoBooks.settings.READ",
+                ],
+            )
+            .scopes_separated_by(",")
+            .with_parameters(&[("access_type", "offline"), ("prompt", "consent")]),
+        )
+    }
+
+    /// The code is exchanged at the accounts server of the user's data
+    /// centre, which the callback names (`accounts-server`): only one of
+    /// Zoho's own is sent the client secret.
+    fn code_token_url(
+        &self,
+        spec: &LinkSpec,
+        callback: &BTreeMap<String, String>,
+    ) -> Result<String, ConnectorError> {
+        if let Some(configured) = &self.token_url {
+            return Ok(configured.clone());
+        }
+        let centre = data_center_of(callback)?;
+        if let Some(server) = callback.get("accounts-server")
+            && server.trim_end_matches('/') != centre.hosts().1
+        {
+            return Err(ConnectorError::Failed(
+                "Zoho's callback named an accounts server that is not Zoho's".to_owned(),
+            ));
+        }
+        if callback.contains_key("location") || callback.contains_key("accounts-server") {
+            return Ok(format!("{}/oauth/v2/token", centre.hosts().1));
+        }
+        Ok(spec.token_url.clone())
+    }
+
+    /// `GET /organizations` on the user's data centre (the token answer's
+    /// `api_domain`): every organization the token reaches.
+    async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
+        let centre = data_center_of(&grant.callback)?;
+        let base = grant
+            .token_field("api_domain")
+            .map(str::to_owned)
+            .or_else(|| self.api_base.clone())
+            .unwrap_or_else(|| centre.hosts().0.to_owned());
+        let call = Call::get(
+            Self::PLATFORM,
+            "a list of organizations",
+            format!("{base}/books/v3/organizations"),
+            Auth::Scheme("Zoho-oauthtoken", &grant.access_token),
+        );
+        let body: OrganizationsAnswer = self.http.json(&call).await?;
+        check_code(body.code, body.message)?;
+        Ok(body
+            .organizations
+            .into_iter()
+            .map(|organization| Organization {
+                name: organization
+                    .name
+                    .unwrap_or_else(|| organization.organization_id.clone()),
+                id: organization.organization_id,
+                handle: None,
+            })
+            .collect())
+    }
+
+    fn link_body(&self, grant: &Grant, organization: &Organization) -> serde_json::Value {
+        let mut body = grant.token_body();
+        body.insert("organizationId".to_owned(), organization.id.clone().into());
+        let centre = data_center_of(&grant.callback).unwrap_or_default();
+        body.insert("dataCenter".to_owned(), centre.body_value().into());
+        serde_json::Value::Object(body)
     }
 
     fn token_endpoint(&self, credentials: &ZohoBooksAuthorization) -> Option<TokenEndpoint> {

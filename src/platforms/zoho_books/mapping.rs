@@ -85,6 +85,7 @@ pub(super) struct OrganizationsAnswer {
 #[derive(Deserialize)]
 pub(super) struct Organization {
     pub(super) organization_id: String,
+    pub(super) name: Option<String>,
 }
 
 /// An invoice as Zoho writes it in its list.

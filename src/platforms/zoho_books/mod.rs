@@ -80,6 +80,56 @@ pub struct ZohoBooksAuthorization {
 expiring_token_body!(ZohoBooksAuthorization => organization_id);
 
 impl ZohoDataCenter {
+    /// Every data centre, for finding one by its hosts.
+    pub const ALL: [Self; 8] = [
+        Self::Com,
+        Self::Eu,
+        Self::In,
+        Self::ComAu,
+        Self::Jp,
+        Self::Ca,
+        Self::ComCn,
+        Self::Sa,
+    ];
+
+    /// The data centre of a link flow's callback: its `location` (Zoho's
+    /// names: `us`, `eu`, `in`, `au`, `jp`, `ca`, `cn`, `sa`), else its
+    /// `accounts-server`; `None` for a centre the body cannot name (`uk`,
+    /// `ae`).
+    pub fn of_callback(location: Option<&str>, accounts_server: Option<&str>) -> Option<Self> {
+        match location {
+            Some("us") => Some(Self::Com),
+            Some("eu") => Some(Self::Eu),
+            Some("in") => Some(Self::In),
+            Some("au") => Some(Self::ComAu),
+            Some("jp") => Some(Self::Jp),
+            Some("ca") => Some(Self::Ca),
+            Some("cn") => Some(Self::ComCn),
+            Some("sa") => Some(Self::Sa),
+            Some(_) => None,
+            None => match accounts_server {
+                Some(server) => Self::ALL
+                    .into_iter()
+                    .find(|centre| centre.hosts().1 == server.trim_end_matches('/')),
+                None => Some(Self::Com),
+            },
+        }
+    }
+
+    /// Its name in the authorization body (`com`, `com.au`).
+    pub fn body_value(self) -> &'static str {
+        match self {
+            Self::Com => "com",
+            Self::Eu => "eu",
+            Self::In => "in",
+            Self::ComAu => "com.au",
+            Self::Jp => "jp",
+            Self::Ca => "ca",
+            Self::ComCn => "com.cn",
+            Self::Sa => "sa",
+        }
+    }
+
     /// The data centre's API domain and accounts server.
     pub fn hosts(self) -> (&'static str, &'static str) {
         match self {

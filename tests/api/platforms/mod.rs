@@ -5,16 +5,16 @@
 
 mod amazon_seller_central;
 mod bigcommerce;
-mod dynamics_365_business_central;
+pub mod dynamics_365_business_central;
 mod ebay;
-mod exact_online;
+pub mod exact_online;
 pub mod fake;
 pub mod freeagent;
 pub mod freshbooks;
 pub mod mollie;
-mod myob;
-mod netsuite;
-mod paypal;
+pub mod myob;
+pub mod netsuite;
+pub mod paypal;
 mod plaid;
 pub mod quickbooks_online;
 pub mod sage_business_cloud;
@@ -22,10 +22,10 @@ pub mod shopify;
 pub mod square;
 pub mod stripe;
 pub mod truelayer;
-mod wave;
+pub mod wave;
 pub mod xero;
 pub mod zettle;
-mod zoho_books;
+pub mod zoho_books;
 
 use std::time::Duration;
 

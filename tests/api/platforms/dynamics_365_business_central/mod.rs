@@ -20,9 +20,9 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const TENANT: &str = "5a2b8f0e-7c4d-4e1a-9b3f-2d6c8e0a1b47";
-const ENVIRONMENT: &str = "production";
-const COMPANY: &str = "f03f6225-081c-ec11-bb77-000d3abcd65f";
+pub const TENANT: &str = "5a2b8f0e-7c4d-4e1a-9b3f-2d6c8e0a1b47";
+pub const ENVIRONMENT: &str = "production";
+pub const COMPANY: &str = "f03f6225-081c-ec11-bb77-000d3abcd65f";
 const ACCESS: &str = "bc-access-token-0001";
 const REFRESH: &str = "bc-refresh-token-0001";
 const DIR: &str = "dynamics_365_business_central/fixtures";
@@ -47,6 +47,12 @@ fn router() -> super::fake::Router {
         if call.path == company {
             return Answer::json(200, linked("company.json", call));
         }
+        if call.path == "/environments/v1.2" {
+            return Answer::json(200, fixture(&format!("{DIR}/environments.json")));
+        }
+        if call.path == format!("/{TENANT}/{ENVIRONMENT}/api/v2.0/companies") {
+            return Answer::json(200, linked("companies.json", call));
+        }
         if call.path == format!("{company}/salesInvoices") {
             return Answer::json(200, linked(&format!("invoices-{page}.json"), call));
         }
@@ -57,7 +63,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,

@@ -20,7 +20,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const DIVISION: u64 = 2481632;
+pub const DIVISION: u64 = 2481632;
 const ACCESS: &str = "exact-access-token-0001";
 const REFRESH: &str = "stampNL001.exact-refresh-0001";
 
@@ -39,6 +39,9 @@ fn router() -> super::fake::Router {
         let query = |name: &str| call.query.get(name).map(String::as_str);
         if call.path == "/api/v1/current/Me" {
             return Answer::json(200, fixture("exact_online/fixtures/me.json"));
+        }
+        if call.path == format!("/api/v1/{DIVISION}/hrm/Divisions") {
+            return Answer::json(200, fixture("exact_online/fixtures/divisions.json"));
         }
         let invoices = format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices");
         let accounts = format!("/api/v1/{DIVISION}/crm/Accounts");
@@ -82,7 +85,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,

@@ -19,7 +19,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const FILE: &str = "d5a1c2b3-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
+pub const FILE: &str = "d5a1c2b3-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 const OTHER_FILE: &str = "11111111-2222-4333-8444-555555555555";
 const ACCESS: &str = "myob-access-token-0001";
 const REFRESH: &str = "Ta7J!IAAA-myob-refresh-0001";
@@ -66,7 +66,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,

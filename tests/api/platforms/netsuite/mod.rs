@@ -20,7 +20,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const ACCOUNT: &str = "1234567_SB1";
+pub const ACCOUNT: &str = "1234567_SB1";
 const ACCESS: &str = "ns-access-token-0001";
 const REFRESH: &str = "ns-refresh-token-0001";
 const SUITEQL: &str = "/services/rest/query/v1/suiteql";
@@ -122,7 +122,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub async fn fake() -> Fake {
     Fake::start(
         Scheme::Bearer,
         ACCESS,

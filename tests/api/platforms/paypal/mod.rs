@@ -19,7 +19,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const PAYER: &str = "QUE6Y6N9W3ZXL";
+pub const PAYER: &str = "QUE6Y6N9W3ZXL";
 const ACCESS: &str = "paypal-access-token-0001";
 const REFRESH: &str = "paypal-refresh-token-0001";
 /// Invoices per page in these tests.
@@ -40,6 +40,12 @@ fn detail(id: &str) -> Option<Value> {
 /// invoice's detail.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
+        if call.path == "/v1/identity/oauth2/userinfo" {
+            if call.query.get("schema").map(String::as_str) != Some("paypalv1.1") {
+                return Answer::json(400, "{\"name\":\"INVALID_REQUEST\"}");
+            }
+            return Answer::json(200, fixture("paypal/fixtures/userinfo.json"));
+        }
         if call.path == LIST {
             let page = call.query.get("page").cloned().unwrap_or_default();
             return match page.as_str() {
@@ -64,7 +70,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,

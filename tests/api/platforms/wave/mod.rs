@@ -18,8 +18,8 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, stored_ref
 use crate::connections::{count_rows, new_company, new_connection};
 use crate::helpers::{TestApp, backends, captured_logs, json};
 
-const BUSINESS: &str = "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw";
-const OTHER_BUSINESS: &str = "QnVzaW5lc3M6MDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDBmYTRl";
+pub const BUSINESS: &str = "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw";
+pub const OTHER_BUSINESS: &str = "QnVzaW5lc3M6MDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDBmYTRl";
 const ACCESS: &str = "wave-access-token-0001";
 const REFRESH: &str = "wave-refresh-token-0001";
 
@@ -40,6 +40,9 @@ fn router() -> super::fake::Router {
             return Answer::json(404, "{\"errors\":[{\"message\":\"Not found\"}]}");
         }
         let (query, variables) = graphql(call);
+        if query.contains("query WaveBusinesses") {
+            return Answer::json(200, fixture("wave/fixtures/businesses.json"));
+        }
         if variables["businessId"] != BUSINESS {
             return Answer::json(200, fixture("wave/fixtures/business-not-found.json"));
         }
@@ -62,7 +65,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::Bearer,
         ACCESS,

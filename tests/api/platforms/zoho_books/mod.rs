@@ -13,7 +13,7 @@ use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, backends, json};
 
-const ORGANIZATION: &str = "10234695";
+pub const ORGANIZATION: &str = "10234695";
 const ACCESS: &str = "1000.zoho-access-token";
 const REFRESH: &str = "1000.zoho-refresh-token";
 
@@ -47,7 +47,7 @@ fn router() -> super::fake::Router {
     })
 }
 
-async fn fake() -> Fake {
+pub async fn fake() -> Fake {
     let fake = Fake::start(
         Scheme::ZohoOauthtoken,
         ACCESS,
