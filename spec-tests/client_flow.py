@@ -79,7 +79,7 @@ def main() -> None:
         hooks = expect(
             create_webhook_endpoint.sync(
                 client=client,
-                body=WebhookEndpointInput(url="http://127.0.0.1:9/python-hooks", event_types=[]),
+                body=WebhookEndpointInput(url="https://hooks.example.com/python-hooks", event_types=[]),
             ),
             WebhookEndpointWithSecret,
         )

@@ -78,8 +78,8 @@ def main() -> None:
     # Endpoints first, so the companies' events have deliveries. Nothing listens
     # at port 9 (discard): the attempts fail and are retried, as with a real
     # endpoint that is down.
-    hooks = api.call("POST", "/webhooks/endpoints", {"url": "http://127.0.0.1:9/hooks", "description": "seeded"}, (201,))
-    discard_hooks = api.call("POST", "/webhooks/endpoints", {"url": "http://127.0.0.1:9/discard"}, (201,))
+    hooks = api.call("POST", "/webhooks/endpoints", {"url": "https://hooks.example.com/hooks", "description": "seeded"}, (201,))
+    discard_hooks = api.call("POST", "/webhooks/endpoints", {"url": "https://hooks.example.com/discard"}, (201,))
     acme = api.call("POST", "/companies", {"name": "Acme Trading Ltd", "description": "Wholesale"}, (201,))
     bramble = api.call("POST", "/companies", {"name": "Bramble Foods", "description": "Organic groceries"}, (201,))
     discard = api.call("POST", "/companies", {"name": "Discard Ltd", "description": "Fuzzing may delete it"}, (201,))

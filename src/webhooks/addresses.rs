@@ -48,12 +48,32 @@ fn is_public_v6(address: Ipv6Addr) -> bool {
         || link_local)
 }
 
-/// The refusal, in the words an attempt records.
+/// The setting that lets webhooks reach the installation's own network.
+pub const SETTING: &str = "TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES";
+
+/// The refusal, in the words an attempt records and endpoint creation
+/// answers: it names the setting that lifts it.
 pub fn refusal(host: &str) -> String {
     format!(
         "{host} is a private, loopback or otherwise non-public address, which webhooks may not reach on this \
-         installation"
+         installation; an installation whose receivers are on its own network sets {SETTING}=true on every \
+         process"
     )
+}
+
+/// The host of `url` when it is one webhooks may not reach without
+/// [`SETTING`]: a non-public address literal, or `localhost` (and names
+/// under `.localhost`, which resolve to loopback, RFC 6761 §6.3). Other
+/// names are checked as they are connected ([`PublicOnly`]).
+pub fn refused_host(url: &url::Url) -> Option<String> {
+    match url.host()? {
+        url::Host::Ipv4(v4) => (!is_public(IpAddr::V4(v4))).then(|| v4.to_string()),
+        url::Host::Ipv6(v6) => (!is_public(IpAddr::V6(v6))).then(|| v6.to_string()),
+        url::Host::Domain(name) => {
+            let name = name.trim_end_matches('.').to_ascii_lowercase();
+            (name == "localhost" || name.ends_with(".localhost")).then_some(name)
+        }
+    }
 }
 
 /// A resolver that keeps only public addresses (the system's resolver underneath).
@@ -80,6 +100,21 @@ impl Resolve for PublicOnly {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn loopback_names_and_private_literals_are_refused_by_url() {
+        let host = |url: &str| refused_host(&url::Url::parse(url).expect("a URL"));
+        assert_eq!(host("http://127.0.0.1:9/x").as_deref(), Some("127.0.0.1"));
+        assert_eq!(host("http://[::1]:9/x").as_deref(), Some("::1"));
+        assert_eq!(host("http://LocalHost.:9/x").as_deref(), Some("localhost"));
+        assert_eq!(
+            host("http://api.localhost/x").as_deref(),
+            Some("api.localhost")
+        );
+        assert_eq!(host("https://hooks.example.com/x"), None);
+        assert_eq!(host("https://notlocalhost.example/x"), None);
+        assert_eq!(host("https://93.184.215.14/x"), None);
+    }
 
     #[test]
     fn only_public_addresses_pass() {

@@ -12,7 +12,6 @@
 //! restart) makes the attempt again: delivery is at least once, and
 //! `webhook-id` tells a receiver which events it has seen.
 
-use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
@@ -399,19 +398,20 @@ impl Deliverer {
         }
     }
 
-    /// The URL's host, when it is an address literal this installation
-    /// refuses (names are checked by the resolver as they are connected).
+    /// Whether webhooks may reach private addresses on this installation
+    /// (`TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`).
+    pub fn allows_private_addresses(&self) -> bool {
+        self.config.allow_private_addresses
+    }
+
+    /// The URL's host, when it is an address literal or `localhost` this
+    /// installation refuses (other names are checked by the resolver as
+    /// they are connected).
     fn refused_literal(&self, url: &str) -> Option<String> {
         if self.config.allow_private_addresses {
             return None;
         }
-        let parsed = url::Url::parse(url).ok()?;
-        let address = match parsed.host()? {
-            url::Host::Ipv4(v4) => IpAddr::V4(v4),
-            url::Host::Ipv6(v6) => IpAddr::V6(v6),
-            url::Host::Domain(_) => return None,
-        };
-        (!addresses::is_public(address)).then(|| address.to_string())
+        addresses::refused_host(&url::Url::parse(url).ok()?)
     }
 
     /// Records the attempt and what follows, while this process still holds
@@ -424,6 +424,16 @@ impl Deliverer {
         now: DateTime<Utc>,
     ) -> anyhow::Result<()> {
         self.metrics.webhook_attempt(attempted.outcome);
+        if attempted.outcome != "Succeeded" {
+            tracing::warn!(
+                endpoint_id = %endpoint.id,
+                delivery_id = %delivery.id,
+                outcome = attempted.outcome,
+                status = attempted.status,
+                error = attempted.error.as_deref().unwrap_or_default(),
+                "a webhook delivery attempt failed"
+            );
+        }
         let attempts_made = delivery.attempts + 1;
         let next = next_step(attempts_made, attempted.status, attempted.retry_after, now);
         let txn = self.db.begin().await?;

@@ -13,6 +13,7 @@ use uuid::Uuid;
 use entity::webhook_endpoint;
 
 use super::EventType;
+use super::addresses;
 use super::deliveries;
 use super::signature;
 use crate::crypto::{Keyring, Sealed};
@@ -53,7 +54,11 @@ pub struct EndpointChanges {
     pub enabled: Option<bool>,
 }
 
-fn check_url(url: &str, errors: &mut Vec<FieldError>) -> String {
+/// Checks an endpoint's URL; `allow_private` is this installation's
+/// `TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`: without it an address
+/// literal that is not public, or `localhost`, is refused here rather than
+/// failing every delivery later.
+fn check_url(url: &str, allow_private: bool, errors: &mut Vec<FieldError>) -> String {
     let url = url.trim();
     let problem = if url.len() > MAX_URL_BYTES {
         Some(format!("must be at most {MAX_URL_BYTES} bytes"))
@@ -74,6 +79,8 @@ fn check_url(url: &str, errors: &mut Vec<FieldError>) -> String {
             Ok(parsed) if parsed.fragment().is_some() => {
                 Some("must not have a fragment (`#...`)".to_owned())
             }
+            Ok(parsed) if !allow_private => addresses::refused_host(&parsed)
+                .map(|host| format!("names {}", addresses::refusal(&host))),
             Ok(_) => None,
         }
     };
@@ -118,15 +125,17 @@ fn check_event_types(names: &[String], errors: &mut Vec<FieldError>) -> Vec<Even
 }
 
 impl EndpointFields {
-    /// Checks every field; every problem is reported.
+    /// Checks every field; every problem is reported. `allow_private`:
+    /// whether webhooks may reach private addresses here.
     pub fn parse(
         url: &str,
         description: Option<String>,
         event_types: &[String],
         enabled: bool,
+        allow_private: bool,
     ) -> Result<Self, Error> {
         let mut errors = Vec::new();
-        let url = check_url(url, &mut errors);
+        let url = check_url(url, allow_private, &mut errors);
         let description = check_description(description, &mut errors);
         let event_types = check_event_types(event_types, &mut errors);
         if errors.is_empty() {
@@ -301,14 +310,18 @@ pub fn ensure_enabled(endpoint: &webhook_endpoint::Model) -> Result<(), Error> {
 
 /// Applies `changes` to the tenant's endpoint. Enabling clears why it was
 /// disabled; disabling ends its pending deliveries `Failed`.
+/// `allow_private` as for [`EndpointFields::parse`].
 pub async fn update(
     db: &DatabaseConnection,
     tenant: Tenant,
     endpoint_id: Uuid,
     changes: EndpointChanges,
+    allow_private: bool,
 ) -> Result<webhook_endpoint::Model, Error> {
     let mut errors = Vec::new();
-    let url = changes.url.map(|url| check_url(&url, &mut errors));
+    let url = changes
+        .url
+        .map(|url| check_url(&url, allow_private, &mut errors));
     let description = changes
         .description
         .map(|description| check_description(description, &mut errors));

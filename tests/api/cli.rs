@@ -394,8 +394,9 @@ async fn with_the_key_file_rotation_moves_to_a_new_key_and_serve_refuses_unknown
     // So do a webhook endpoint's signing secrets, the current one and the
     // one a rotation replaced (which still signs for a day).
     use tributary::webhooks::endpoints;
-    let fields = endpoints::EndpointFields::parse("https://hooks.example.com/", None, &[], true)
-        .expect("valid fields");
+    let fields =
+        endpoints::EndpointFields::parse("https://hooks.example.com/", None, &[], true, false)
+            .expect("valid fields");
     let (endpoint, _) = endpoints::create(&db, &first, tenant, fields)
         .await
         .expect("created");

@@ -340,7 +340,10 @@ impl WebhooksApi {
     /// JSON `{id, type, timestamp, data}`, signed as the Standard Webhooks
     /// specification says (`webhook-id`, `webhook-timestamp`,
     /// `webhook-signature`). The answer holds the signing secret, shown once.
-    /// A client may have at most 50 endpoints (409 beyond).
+    /// A client may have at most 50 endpoints (409 beyond). A `url` on a
+    /// loopback or private address (`127.0.0.1`, `localhost`, `10.0.0.0/8`,
+    /// ...) is refused with a 400 unless the installation sets
+    /// `TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES`.
     #[oai(
         path = "/webhooks/endpoints",
         method = "post",
@@ -358,6 +361,7 @@ impl WebhooksApi {
             input.description.0,
             &names(&input.event_types),
             input.enabled,
+            state.deliverer.allows_private_addresses(),
         )?;
         let (row, secret) = endpoints::create(&state.db, &state.keyring, tenant, fields).await?;
         let location = format!("/webhooks/endpoints/{}", row.id);
@@ -412,7 +416,9 @@ impl WebhooksApi {
             event_types: input.event_types.as_deref().map(names),
             enabled: input.enabled,
         };
-        let row = endpoints::update(&state.db, tenant, endpoint_id.0, changes).await?;
+        let allow_private = state.deliverer.allows_private_addresses();
+        let row =
+            endpoints::update(&state.db, tenant, endpoint_id.0, changes, allow_private).await?;
         Ok(EndpointFound::Ok(Json(row.into())))
     }
 

@@ -791,8 +791,13 @@ async fn two_instances_make_each_attempt_once() {
     }
 }
 
+/// By default a receiver on a private address is refused when the endpoint
+/// is created or moved there (a 400 naming the setting that allows it),
+/// and nothing is stored; a delivering process without the setting refuses
+/// such an endpoint stored by one with it, again naming the setting, and
+/// sends nothing there.
 #[tokio::test]
-async fn by_default_no_event_reaches_a_private_address() {
+async fn by_default_private_receivers_are_refused_at_creation_and_at_delivery_naming_the_setting() {
     for backend in backends() {
         let options = AppOptions {
             webhooks: WebhookConfig {
@@ -804,25 +809,93 @@ async fn by_default_no_event_reaches_a_private_address() {
         let app = TestApp::spawn_with(backend, options).await;
         let receiver = Receiver::start().await;
         let port = receiver.address.port();
-        let (by_address, _) = create_endpoint(&app, &receiver.url("/literal"), &[]).await;
+        let private = [
+            receiver.url("/literal"),
+            format!("http://localhost:{port}/named"),
+            format!("http://LOCALHOST:{port}/named"),
+            "http://169.254.169.254/latest/meta-data".to_owned(),
+            "http://10.1.2.3/hooks".to_owned(),
+            "http://api.localhost/hooks".to_owned(),
+        ];
+        for url in &private {
+            let response = app
+                .post_json("/webhooks/endpoints", &json!({"url": url}))
+                .await;
+            assert_eq!(response.status(), 400, "{url}");
+            let body = json(response).await;
+            let said = body.to_string();
+            assert!(
+                said.contains("TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES") && said.contains("url"),
+                "{url}: {body}"
+            );
+        }
+        let (public, _) = create_endpoint(&app, "https://hooks.example.com/in", &[]).await;
+        let moved = app
+            .raw()
+            .patch(app.url(&format!("/webhooks/endpoints/{public}")))
+            .header("authorization", app.authorization())
+            .json(&json!({"url": private[0]}))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(moved.status(), 400);
+        assert_eq!(
+            endpoint(&app, &public).await["url"],
+            "https://hooks.example.com/in"
+        );
+        let listed = json(app.get("/webhooks/endpoints").await).await;
+        assert_eq!(listed["totalResults"], 1, "nothing else stored: {listed}");
+
+        // Stored by a process with the setting, delivered by one without.
+        let allowing = TestApp::spawn_with(
+            backend,
+            AppOptions {
+                webhooks: WebhookConfig {
+                    deliver: false,
+                    allow_private_addresses: true,
+                    ..WebhookConfig::default()
+                },
+                ..AppOptions::default()
+            },
+        )
+        .await;
+        let (by_address, _) = create_endpoint(&allowing, &receiver.url("/literal"), &[]).await;
         let (by_name, _) =
-            create_endpoint(&app, &format!("http://localhost:{port}/named"), &[]).await;
-        create_company(&app, "Probe").await;
-        for endpoint_id in [&by_address, &by_name] {
-            let listed = deliveries_until(&app, endpoint_id, "the attempt refused", |listed| {
-                listed
-                    .first()
-                    .is_some_and(|d| d["attempts"].as_array().is_some_and(|a| !a.is_empty()))
+            create_endpoint(&allowing, &format!("http://localhost:{port}/named"), &[]).await;
+        allowing
+            .another_instance(AppOptions {
+                webhooks: WebhookConfig {
+                    poll: Duration::from_millis(50),
+                    ..WebhookConfig::default()
+                },
+                ..AppOptions::default()
             })
             .await;
+        create_company(&allowing, "Probe").await;
+        for endpoint_id in [&by_address, &by_name] {
+            let listed =
+                deliveries_until(&allowing, endpoint_id, "the attempt refused", |listed| {
+                    listed
+                        .first()
+                        .is_some_and(|d| d["attempts"].as_array().is_some_and(|a| !a.is_empty()))
+                })
+                .await;
             let attempt = &listed[0]["attempts"][0];
             assert_eq!(attempt["outcome"], "Unreachable");
             assert_eq!(attempt["statusCode"], Value::Null);
             assert!(
                 attempt["error"]
                     .as_str()
-                    .is_some_and(|why| why.contains("non-public address")),
+                    .is_some_and(|why| why.contains("non-public address")
+                        && why.contains("TRIBUTARY_WEBHOOK_ALLOW_PRIVATE_ADDRESSES")),
                 "{attempt}"
+            );
+            let logs = crate::helpers::captured_logs();
+            assert!(
+                logs.lines().any(|line| line.contains("WARN")
+                    && line.contains("a webhook delivery attempt failed")
+                    && line.contains(endpoint_id.as_str())),
+                "each failed attempt is logged at warn with its endpoint"
             );
         }
         receiver.stays_at(0, Duration::from_millis(300)).await;
