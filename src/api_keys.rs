@@ -50,6 +50,9 @@ pub const MAX_KEYS_PER_CLIENT: u64 = 10;
 pub const MAX_KEY_NAME_CHARS: usize = 200;
 /// The name of a key made with `tributary api-key create` without `--name`.
 pub const COMMAND_LINE_KEY_NAME: &str = "created on the command line";
+
+/// The name of a key `POST /apiKeys` made without one.
+pub const API_KEY_NAME: &str = "created through the API";
 /// The name of the key made at the first start of an empty database.
 pub const FIRST_KEY_NAME: &str = "first key, created at the first start";
 /// The name of the key an operator supplies as the bootstrap key.

@@ -36,6 +36,7 @@ pub mod data;
 pub mod db;
 pub mod error;
 pub mod http;
+pub mod idle;
 pub mod links;
 pub mod managed_migrations;
 pub mod metrics;

@@ -112,6 +112,8 @@ pub struct RateLimits {
     announced: Mutex<HashMap<Uuid, Instant>>,
     id: Uuid,
     stopping: AtomicBool,
+    /// Wakes the heartbeat from its sleep when the process stops.
+    stop_now: tokio::sync::Notify,
 }
 
 fn limiter(share: u32) -> Arc<Limiter> {
@@ -139,6 +141,7 @@ impl RateLimits {
             announced: Mutex::default(),
             id: Uuid::now_v7(),
             stopping: AtomicBool::new(false),
+            stop_now: tokio::sync::Notify::new(),
         })
     }
 
@@ -294,7 +297,10 @@ impl RateLimits {
                 if let Err(error) = limits.beat(&db).await {
                     tracing::warn!(error = %error, "the rate-limit heartbeat failed; keeping the last count");
                 }
-                tokio::time::sleep(limits.config.heartbeat).await;
+                tokio::select! {
+                () = tokio::time::sleep(limits.config.heartbeat) => {}
+                () = limits.stop_now.notified() => {}
+                }
             }
             let _ = server_instance::Entity::delete_by_id(limits.id)
                 .exec(&db)
@@ -302,9 +308,12 @@ impl RateLimits {
         })
     }
 
-    /// Stops the heartbeat (and forgets this process) within one heartbeat.
+    /// Stops the heartbeat at once (its sleep is cut short) and forgets
+    /// this process; a beat already under way gets one heartbeat to end.
     pub async fn stop(&self, task: JoinHandle<()>) {
         self.stopping.store(true, Ordering::SeqCst);
+        // `notify_one` keeps the wake-up for a heartbeat not yet asleep.
+        self.stop_now.notify_one();
         let _ = tokio::time::timeout(self.config.heartbeat + Duration::from_secs(1), task).await;
     }
 }

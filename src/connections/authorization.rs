@@ -229,17 +229,10 @@ async fn verify_tokens(
 }
 
 fn no_self_service(platform: &Platform) -> String {
-    if platform.managed_migration {
-        format!(
-            "{} does not support self-service token migration. Its connections are moved by a managed \
-             migration, run with our support team: contact support to schedule one.",
-            platform.name
-        )
-    } else {
-        format!(
-            "{} does not support self-service token migration, and no managed migration is offered for \
-             it: its end customers need to connect again.",
-            platform.name
-        )
-    }
+    format!(
+        "{} takes no migrated tokens (neither here nor in a batch of POST /migrations): its end customers \
+         connect again, through a link session where the platform can be linked \
+         (GET /integrations/{} says).",
+        platform.name, platform.platform_key
+    )
 }

@@ -144,6 +144,16 @@ pub async fn insert(
     Ok(connection)
 }
 
+/// Whether the company has a `Linked` connection (one a sync reads from).
+pub async fn has_linked(db: &impl ConnectionTrait, company_id: Uuid) -> Result<bool, Error> {
+    let linked = connection::Entity::find()
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .filter(connection::Column::Status.eq(ConnectionStatus::Linked))
+        .count(db)
+        .await?;
+    Ok(linked > 0)
+}
+
 /// The tenant company's connections to `platform_key`, oldest first.
 pub async fn of_platform(
     db: &impl ConnectionTrait,

@@ -112,8 +112,6 @@ pub struct Platform {
     pub name: &'static str,
     /// What kind of platform it is.
     pub source_type: SourceType,
-    /// Whether the support team runs managed migrations from it.
-    pub managed_migration: bool,
     /// The data types a sync of it can fetch.
     pub data_types: &'static [DataType],
     /// Its authorization body, when it supports self-service migration.
@@ -126,6 +124,12 @@ impl Platform {
     /// Whether `PUT .../authorization` accepts tokens for it.
     pub fn self_service_migration(&self) -> bool {
         self.authorization.is_some()
+    }
+
+    /// Whether `POST /migrations` accepts a batch of it: it takes migrated
+    /// tokens and tributary has a connector to verify and sync its canary.
+    pub fn managed_migration(&self) -> bool {
+        self.authorization.is_some() && self.connector.is_some()
     }
 }
 
@@ -154,25 +158,9 @@ mod tests {
             .collect();
         assert!(real.len() >= 24, "{} real platforms", real.len());
         assert!(real.iter().filter(|i| i.self_service_migration()).count() >= 20);
-        let mut managed: Vec<_> = all()
-            .iter()
-            .filter(|i| i.managed_migration)
-            .map(|i| i.name)
-            .collect();
-        managed.sort_unstable();
-        assert_eq!(
-            managed,
-            [
-                "FreeAgent",
-                "FreshBooks",
-                "QuickBooks Online",
-                "Shopify",
-                "Wave",
-                "Zoho Books"
-            ]
-        );
+        assert!(real.iter().filter(|i| i.managed_migration()).count() >= 20);
         let neither = find("quickbooks-desktop").expect("listed");
-        assert!(!neither.self_service_migration() && !neither.managed_migration);
+        assert!(!neither.self_service_migration() && !neither.managed_migration());
         for source_type in [Accounting, Commerce, Banking] {
             assert!(real.iter().any(|i| i.source_type == source_type));
         }

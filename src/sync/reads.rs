@@ -541,15 +541,23 @@ async fn generations(
             retry_after: FIRST_SYNC_RETRY_AFTER,
         });
     }
+    let noun = data_type.spec().noun;
     Err(Error::Conflict(
-        Problem::new(format!(
-            "The {} of company {company_id} are not synced yet.",
-            data_type.spec().noun
+        if !crate::connections::has_linked(db, company_id).await? {
+            Problem::new(format!(
+            "The {noun} of company {company_id} are not synced yet, and it has no Linked connection to \
+             sync them from."
         ))
-        .with_remedy(Remedy::QueueSync {
-            company_id,
-            data_type: data_type.name().to_owned(),
-        }),
+        .with_remedy(Remedy::AuthorizeConnection { company_id })
+        } else {
+            Problem::new(format!(
+                "The {noun} of company {company_id} are not synced yet."
+            ))
+            .with_remedy(Remedy::QueueSync {
+                company_id,
+                data_type: data_type.name().to_owned(),
+            })
+        },
     ))
 }
 

@@ -239,7 +239,7 @@ impl Deliverer {
                     tracing::warn!(error = %error, "dropping expired webhook messages failed");
                 }
             }
-            let _ = tokio::time::timeout(self.config.poll, self.wake.notified()).await;
+            crate::idle::wait(&self.wake, self.config.poll, &self.stopping).await;
         }
     }
 

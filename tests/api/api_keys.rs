@@ -98,7 +98,6 @@ async fn a_created_key_is_shown_once_and_works_for_the_same_client() {
 async fn a_bad_key_body_answers_400_and_creates_nothing() {
     for_each_database(async |app| {
         let cases = [
-            (json!({}), "name"),
             (json!({"name": ""}), "name"),
             (json!({"name": "   "}), "name"),
             (json!({"name": "n".repeat(201)}), "name"),
@@ -119,6 +118,37 @@ async fn a_bad_key_body_answers_400_and_creates_nothing() {
             assert!(items.contains(&field), "{body} → {error}");
         }
         assert_eq!(listed(app).await.len(), 1, "nothing was created");
+    })
+    .await;
+}
+
+/// `name` is optional, as on the command line; a request without any body
+/// answers 415 saying to send one (and what), and creates nothing.
+#[tokio::test]
+async fn a_key_without_a_name_gets_the_default_one_and_a_missing_body_says_what_to_send() {
+    for_each_database(async |app| {
+        let created = app.post_json("/apiKeys", &json!({})).await;
+        assert_eq!(created.status(), 201);
+        assert_eq!(json(created).await["name"], "created through the API");
+        let bodiless = app
+            .raw()
+            .post(app.url("/apiKeys"))
+            .header("authorization", app.authorization())
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(bodiless.status(), 415);
+        let error = json(bodiless).await;
+        let said = error["error"].as_str().unwrap_or_default();
+        assert!(
+            said.contains("Content-Type: application/json") && said.contains("`{}`"),
+            "{error}"
+        );
+        assert_eq!(
+            listed(app).await.len(),
+            2,
+            "the first key and the unnamed one"
+        );
     })
     .await;
 }

@@ -246,3 +246,46 @@ async fn a_company_is_capped_at_its_concurrent_requests() {
         );
     }
 }
+
+/// Stopping the heartbeat (as SIGTERM does) does not wait out its sleep: an
+/// idle process exits at once, and forgets itself in `server_instance`.
+#[tokio::test]
+async fn stopping_cuts_the_heartbeat_short_and_forgets_the_process() {
+    for backend in backends() {
+        let app = TestApp::spawn(backend).await;
+        let limits = tributary::rate_limits::RateLimits::new(RateLimitConfig {
+            heartbeat: Duration::from_secs(60),
+            ..RateLimitConfig::default()
+        });
+        let before = count_instances(&app).await;
+        let task = limits.start(app.db.clone());
+        for _ in 0..200 {
+            if count_instances(&app).await > before {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        assert_eq!(count_instances(&app).await, before + 1, "it beat once");
+        let started = std::time::Instant::now();
+        limits.stop(task).await;
+        assert!(
+            started.elapsed() < Duration::from_secs(30),
+            "stopped without sleeping out the 60 s heartbeat"
+        );
+        assert_eq!(count_instances(&app).await, before, "forgotten");
+    }
+}
+
+async fn count_instances(app: &TestApp) -> i64 {
+    use sea_orm::ConnectionTrait;
+    app.db
+        .query_one_raw(sea_orm::Statement::from_string(
+            app.db.get_database_backend(),
+            "SELECT COUNT(*) AS n FROM server_instance".to_owned(),
+        ))
+        .await
+        .expect("counted")
+        .expect("a row")
+        .try_get::<i64>("", "n")
+        .expect("a count")
+}

@@ -973,3 +973,52 @@ async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
         }
     }
 }
+
+/// Reading a company's data before it is synced says what to do next: with
+/// no `Linked` connection, create and link one (a sync would answer 409);
+/// with one, queue a sync.
+#[tokio::test]
+async fn an_unsynced_read_says_to_link_a_connection_before_asking_for_a_sync() {
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Nothing Linked Ltd").await;
+        new_connection(app, company_id, "sandbox").await;
+        let unlinked = app
+            .get(&format!("/companies/{company_id}/data/invoices"))
+            .await;
+        assert_eq!(unlinked.status(), 409);
+        let said = json(unlinked).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            said.contains("no Linked connection")
+                && said.contains(&format!("POST /companies/{company_id}/connections"))
+                && said.contains("/linkSessions")
+                && !said.contains("/data/all"),
+            "{said}"
+        );
+        let queued = app
+            .post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
+            .await;
+        assert_eq!(
+            queued.status(),
+            409,
+            "the sync it would have suggested is refused"
+        );
+
+        sandbox_connection(app, company_id, 5, 1).await;
+        let linked = app
+            .get(&format!("/companies/{company_id}/data/invoices"))
+            .await;
+        assert_eq!(linked.status(), 409);
+        let said = json(linked).await["error"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        assert!(
+            said.contains(&format!("POST /companies/{company_id}/data/all")),
+            "{said}"
+        );
+    })
+    .await;
+}

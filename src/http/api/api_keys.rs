@@ -79,9 +79,17 @@ impl From<NewApiKey> for CreatedApiKey {
 #[derive(Debug, Clone, Object)]
 #[oai(rename_all = "camelCase", deny_unknown_fields)]
 pub struct ApiKeyInput {
-    /// What the key is for (the system or person using it), 1 to 200 characters with at least one that is not a space; surrounding whitespace is trimmed.
-    #[oai(validator(min_length = 1, max_length = 200, pattern = r"\S"))]
+    /// What the key is for (the system or person using it), 1 to 200 characters with at least one that is not a space; surrounding whitespace is trimmed. Left out: `created through the API` (the command line's keys are `created on the command line`).
+    #[oai(
+        default = "default_key_name",
+        validator(min_length = 1, max_length = 200, pattern = r"\S")
+    )]
     pub name: String,
+}
+
+/// A key's name when its creator gave none.
+fn default_key_name() -> String {
+    api_keys::API_KEY_NAME.to_owned()
 }
 
 /// Answer of `listApiKeys`.

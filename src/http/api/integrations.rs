@@ -36,7 +36,7 @@ pub struct Integration {
     pub source_type: Described<SourceType>,
     /// Whether `PUT .../authorization` accepts tokens for it (self-service token migration).
     pub self_service_migration: bool,
-    /// Whether our support team runs managed migrations from it.
+    /// Whether `POST /migrations` accepts a batch of it (managed migration: tributary verifies and syncs a canary connection, then migrates the rest): it takes migrated tokens and tributary syncs it.
     pub managed_migration: bool,
     /// The data types a sync of a connection to it fetches.
     pub data_types: Vec<Described<DataType>>,
@@ -70,7 +70,7 @@ impl From<&platforms::Platform> for Integration {
             name: integration.name.to_owned(),
             source_type: integration.source_type.into(),
             self_service_migration: integration.self_service_migration(),
-            managed_migration: integration.managed_migration,
+            managed_migration: integration.managed_migration(),
             data_types: integration
                 .data_types
                 .iter()

@@ -177,9 +177,14 @@ impl ApiError {
             )]);
         }
         if let Some(content_type) = error.downcast_ref::<ContentTypeError>() {
-            return Self::UnsupportedMediaType(format!(
-                "{content_type}; send the body as `application/json`."
-            ));
+            return Self::UnsupportedMediaType(match content_type {
+                ContentTypeError::ExpectContentType => "This operation takes a JSON body, and none \
+                     came (no `Content-Type`): send one with `Content-Type: application/json` (the \
+                     operation's schema in /openapi.yaml says which fields it needs; `{}` where none \
+                     is required)."
+                    .to_owned(),
+                other => format!("{other}; send the body as `application/json`."),
+            });
         }
         if error.is::<AuthorizationError>() {
             return Self::Unauthorized(super::auth::MISSING_CREDENTIALS);
@@ -398,7 +403,9 @@ pub fn sentence(remedy: &Remedy) -> String {
             "Store the OAuth application that issued the tokens with PUT /integrations/{platform_key}/oauth-client."
         ),
         Remedy::AuthorizeConnection { company_id } => format!(
-            "Authorize one with PUT /companies/{company_id}/connections/{{connectionId}}/authorization first."
+            "Link a connection first: create one with POST /companies/{company_id}/connections if it has none, \
+             then migrate its tokens with PUT /companies/{company_id}/connections/{{connectionId}}/authorization \
+             or send your customer through a link session (POST /companies/{company_id}/linkSessions)."
         ),
         Remedy::WatchOperation {
             company_id,

@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "amazon-seller-central",
     name: "Amazon Seller Central",
     source_type: SourceType::Commerce,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<AmazonSellerCentralAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::AmazonSellerCentralConnector>()),

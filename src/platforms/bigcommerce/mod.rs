@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "bigcommerce",
     name: "BigCommerce",
     source_type: SourceType::Commerce,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<BigCommerceAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::BigCommerceConnector>()),

@@ -20,7 +20,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "dynamics-365-business-central",
     name: "Dynamics 365 Business Central",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<BusinessCentralAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::BusinessCentralConnector>()),

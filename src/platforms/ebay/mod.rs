@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "ebay",
     name: "eBay",
     source_type: SourceType::Commerce,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<EbayAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::EbayConnector>()),

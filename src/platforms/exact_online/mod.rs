@@ -22,7 +22,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "exact-online",
     name: "Exact Online",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<ExactOnlineAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::ExactOnlineConnector>()),

@@ -20,7 +20,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "freeagent",
     name: "FreeAgent",
     source_type: SourceType::Accounting,
-    managed_migration: true,
     data_types: SALES,
     authorization: Some(BodyKind::of::<FreeAgentAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::FreeAgentConnector>()),

@@ -21,7 +21,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "freshbooks",
     name: "FreshBooks",
     source_type: SourceType::Accounting,
-    managed_migration: true,
     data_types: SALES,
     authorization: Some(BodyKind::of::<FreshBooksAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::FreshBooksConnector>()),

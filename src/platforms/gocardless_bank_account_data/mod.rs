@@ -8,7 +8,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "gocardless-bank-account-data",
     name: "GoCardless Bank Account Data",
     source_type: SourceType::Banking,
-    managed_migration: false,
     data_types: NONE_YET,
     authorization: None,
     connector: None,

@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "mollie",
     name: "Mollie",
     source_type: SourceType::Commerce,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<MollieAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::MollieConnector>()),

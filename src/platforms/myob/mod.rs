@@ -21,7 +21,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "myob",
     name: "MYOB Business",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<MyobAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::MyobConnector>()),

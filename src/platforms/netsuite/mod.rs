@@ -19,7 +19,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "netsuite",
     name: "Oracle NetSuite",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<NetSuiteAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::NetSuiteConnector>()),

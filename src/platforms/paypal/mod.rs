@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "paypal",
     name: "PayPal",
     source_type: SourceType::Commerce,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<PayPalAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::PayPalConnector>()),

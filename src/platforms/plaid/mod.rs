@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "plaid",
     name: "Plaid",
     source_type: SourceType::Banking,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<PlaidAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::PlaidConnector>()),

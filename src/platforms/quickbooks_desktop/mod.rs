@@ -8,7 +8,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "quickbooks-desktop",
     name: "QuickBooks Desktop",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: NONE_YET,
     authorization: None,
     connector: None,

@@ -20,7 +20,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "quickbooks-online",
     name: "QuickBooks Online",
     source_type: SourceType::Accounting,
-    managed_migration: true,
     data_types: SALES,
     authorization: Some(BodyKind::of::<QuickBooksOnlineAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::QuickBooksConnector>()),

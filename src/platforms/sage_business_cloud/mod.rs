@@ -20,7 +20,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "sage-business-cloud",
     name: "Sage Business Cloud Accounting",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<SageBusinessCloudAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::SageBusinessCloudConnector>()),

@@ -33,7 +33,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "sandbox",
     name: "tributary Sandbox",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: EVERY,
     authorization: Some(BodyKind::of::<SandboxAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::SandboxConnector>()),

@@ -27,7 +27,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "shopify",
     name: "Shopify",
     source_type: SourceType::Commerce,
-    managed_migration: true,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<ShopifyAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::ShopifyConnector>()),

@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "stripe",
     name: "Stripe",
     source_type: SourceType::Commerce,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<StripeAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::StripeConnector>()),

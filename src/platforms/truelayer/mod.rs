@@ -24,7 +24,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "truelayer",
     name: "TrueLayer",
     source_type: SourceType::Banking,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<TrueLayerAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::TrueLayerConnector>()),

@@ -20,7 +20,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "wave",
     name: "Wave",
     source_type: SourceType::Accounting,
-    managed_migration: true,
     data_types: SALES,
     authorization: Some(BodyKind::of::<WaveAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::WaveConnector>()),

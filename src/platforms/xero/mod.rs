@@ -21,7 +21,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "xero",
     name: "Xero",
     source_type: SourceType::Accounting,
-    managed_migration: false,
     data_types: SALES,
     authorization: Some(BodyKind::of::<XeroAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::XeroConnector>()),

@@ -25,7 +25,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "zettle",
     name: "Zettle by PayPal",
     source_type: SourceType::Commerce,
-    managed_migration: false,
     data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<ZettleAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::ZettleConnector>()),

@@ -20,7 +20,6 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "zoho-books",
     name: "Zoho Books",
     source_type: SourceType::Accounting,
-    managed_migration: true,
     data_types: SALES,
     authorization: Some(BodyKind::of::<ZohoBooksAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::ZohoBooksConnector>()),

@@ -148,7 +148,7 @@ impl Engine {
         let every = (self.config.snapshot_retention / 2)
             .clamp(Duration::from_secs(1), Duration::from_secs(60));
         while !self.stopping() {
-            let _ = tokio::time::timeout(every, self.wake.notified()).await;
+            crate::idle::wait(&self.wake, every, &self.stopping).await;
             if self.stopping() {
                 return;
             }
@@ -194,11 +194,11 @@ impl Engine {
             match operations::lease::claim(&self.db, &worker, self.lease_until()).await {
                 Ok(Some(operation)) => self.run(&worker, operation).await,
                 Ok(None) => {
-                    let _ = tokio::time::timeout(self.config.poll, self.wake.notified()).await;
+                    crate::idle::wait(&self.wake, self.config.poll, &self.stopping).await;
                 }
                 Err(error) => {
                     tracing::error!(worker, error = %error, "claiming a pull operation failed");
-                    tokio::time::sleep(self.config.poll).await;
+                    crate::idle::wait(&self.wake, self.config.poll, &self.stopping).await;
                 }
             }
         }
