@@ -11,6 +11,7 @@ pub mod metrics;
 pub mod middleware;
 pub mod paging;
 pub mod rate_limit;
+pub mod request_targets;
 pub mod routes;
 pub mod schema;
 pub mod server;

@@ -9,7 +9,19 @@
 //! content type, which none of our own responses is) is replaced by the same
 //! status with the documented body and a correlation id. Everything else
 //! passes through untouched.
+//!
+//! A connection that answered 413 closes lingering: hyper closes it
+//! without reading the rest of the refused body, and a socket closed with
+//! unread bytes sends a reset that makes the client's TCP stack discard the
+//! answer it had not read yet. So after a 413 the connection's shutdown
+//! sends its end, then reads and discards what the client still sends, up
+//! to [`LINGER_BYTES`] or [`LINGER_TIME`], before closing.
+//!
+//! Each connection's reads pass through [`RequestTargets`] first, so that a
+//! URL typed with `>`, `"` or a space in its query (as curl sends it) is
+//! read as the client meant it rather than refused.
 
+use std::future::Future;
 use std::io::{self, IoSlice};
 use std::pin::Pin;
 use std::task::{Context, Poll, ready};
@@ -18,6 +30,25 @@ use poem::http::uri::Scheme;
 use poem::listener::Acceptor;
 use poem::web::{LocalAddr, RemoteAddr};
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
+
+use super::request_targets::RequestTargets;
+
+/// Bytes read from the socket at a time.
+const READ_CHUNK: usize = 16 * 1024;
+
+/// The most a lingering close reads and discards after a 413.
+pub const LINGER_BYTES: u64 = 64 * 1024 * 1024;
+
+/// The longest a lingering close waits for the client to stop sending.
+pub const LINGER_TIME: std::time::Duration = std::time::Duration::from_secs(5);
+
+/// A lingering close under way.
+struct Linger {
+    /// When it gives up.
+    deadline: Pin<Box<tokio::time::Sleep>>,
+    /// What it read and discarded so far.
+    drained: u64,
+}
 
 /// Wraps every accepted connection of `A` in [`ErrorBodies`].
 pub struct JsonErrorsAcceptor<A>(pub A);
@@ -35,11 +66,23 @@ impl<A: Acceptor> Acceptor for JsonErrorsAcceptor<A> {
     }
 }
 
-/// A connection whose library-made error answers get the JSON body.
+/// A connection whose library-made error answers get the JSON body, and
+/// whose request targets are percent-encoded where they need to be.
 pub struct ErrorBodies<Io> {
     inner: Io,
     /// A replacement answer not yet fully written.
     pending: Vec<u8>,
+    /// The request bytes as the parser is to read them.
+    targets: RequestTargets,
+    /// Read from the socket, not yet through `targets`.
+    raw: Vec<u8>,
+    /// Through `targets`, not yet handed to the parser (from `decoded_at`).
+    decoded: Vec<u8>,
+    decoded_at: usize,
+    /// Whether a 413 was written: the shutdown then lingers.
+    answered_too_large: bool,
+    /// The lingering close, once the write side is shut.
+    linger: Option<Linger>,
 }
 
 impl<Io> ErrorBodies<Io> {
@@ -47,6 +90,19 @@ impl<Io> ErrorBodies<Io> {
         Self {
             inner,
             pending: Vec::new(),
+            targets: RequestTargets::default(),
+            raw: Vec::new(),
+            decoded: Vec::new(),
+            decoded_at: 0,
+            answered_too_large: false,
+            linger: None,
+        }
+    }
+
+    /// Notes an answer that refuses a body too large.
+    fn note_answer(&mut self, written: &[u8]) {
+        if written.starts_with(b"HTTP/1.1 413 ") {
+            self.answered_too_large = true;
         }
     }
 }
@@ -55,7 +111,9 @@ impl<Io> ErrorBodies<Io> {
 fn sentence(status: u16) -> Option<&'static str> {
     match status {
         400 => Some(
-            "The request is not well-formed HTTP/1.1: its method, URL, version or a header could not be read.",
+            "The request is not well-formed HTTP/1.1: its method, URL, version or a header could not be read. \
+             A URL may hold no control characters: URL-encode the query's values (with curl: \
+             -G --data-urlencode 'query=...').",
         ),
         414 => Some(
             "The URL is longer than the limit of 65,534 bytes. Send fewer or shorter query parameters.",
@@ -137,11 +195,38 @@ impl<Io: AsyncRead + Unpin> AsyncRead for ErrorBodies<Io> {
         cx: &mut Context<'_>,
         buf: &mut ReadBuf<'_>,
     ) -> Poll<io::Result<()>> {
-        Pin::new(&mut self.get_mut().inner).poll_read(cx, buf)
+        let this = self.get_mut();
+        loop {
+            if this.decoded_at < this.decoded.len() {
+                let ready = &this.decoded[this.decoded_at..];
+                let taken = ready.len().min(buf.remaining());
+                buf.put_slice(&ready[..taken]);
+                this.decoded_at += taken;
+                if this.decoded_at == this.decoded.len() {
+                    this.decoded.clear();
+                    this.decoded_at = 0;
+                }
+                return Poll::Ready(Ok(()));
+            }
+            this.raw.resize(READ_CHUNK, 0);
+            let mut raw = ReadBuf::new(&mut this.raw);
+            ready!(Pin::new(&mut this.inner).poll_read(cx, &mut raw))?;
+            let read = raw.filled().len();
+            if read == 0 {
+                // The client is done sending: a line held back goes to the
+                // parser as it came, then the end.
+                this.targets.finish(&mut this.decoded);
+                if this.decoded.is_empty() {
+                    return Poll::Ready(Ok(()));
+                }
+                continue;
+            }
+            this.targets.feed(&this.raw[..read], &mut this.decoded);
+        }
     }
 }
 
-impl<Io: AsyncWrite + Unpin> AsyncWrite for ErrorBodies<Io> {
+impl<Io: AsyncRead + AsyncWrite + Unpin> AsyncWrite for ErrorBodies<Io> {
     fn poll_write(
         self: Pin<&mut Self>,
         cx: &mut Context<'_>,
@@ -149,6 +234,7 @@ impl<Io: AsyncWrite + Unpin> AsyncWrite for ErrorBodies<Io> {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         ready!(this.poll_pending(cx))?;
+        this.note_answer(buf);
         if let Some(answer) = this.replaced(cx, buf) {
             return answer;
         }
@@ -162,10 +248,11 @@ impl<Io: AsyncWrite + Unpin> AsyncWrite for ErrorBodies<Io> {
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
         ready!(this.poll_pending(cx))?;
-        if let Some(first) = bufs.iter().find(|buf| !buf.is_empty())
-            && let Some(answer) = this.replaced(cx, first)
-        {
-            return answer;
+        if let Some(first) = bufs.iter().find(|buf| !buf.is_empty()) {
+            this.note_answer(first);
+            if let Some(answer) = this.replaced(cx, first) {
+                return answer;
+            }
         }
         Pin::new(&mut this.inner).poll_write_vectored(cx, bufs)
     }
@@ -183,7 +270,35 @@ impl<Io: AsyncWrite + Unpin> AsyncWrite for ErrorBodies<Io> {
     fn poll_shutdown(self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         ready!(this.poll_pending(cx))?;
-        Pin::new(&mut this.inner).poll_shutdown(cx)
+        if !this.answered_too_large {
+            return Pin::new(&mut this.inner).poll_shutdown(cx);
+        }
+        if this.linger.is_none() {
+            // Our end first: the client sees the answer is whole.
+            ready!(Pin::new(&mut this.inner).poll_shutdown(cx))?;
+            this.linger = Some(Linger {
+                deadline: Box::pin(tokio::time::sleep(LINGER_TIME)),
+                drained: 0,
+            });
+        }
+        let Some(linger) = this.linger.as_mut() else {
+            return Poll::Ready(Ok(()));
+        };
+        let mut scratch = [0u8; READ_CHUNK];
+        loop {
+            if linger.deadline.as_mut().poll(cx).is_ready() || linger.drained > LINGER_BYTES {
+                break;
+            }
+            let mut discard = ReadBuf::new(&mut scratch);
+            match Pin::new(&mut this.inner).poll_read(cx, &mut discard) {
+                Poll::Ready(Ok(())) if discard.filled().is_empty() => break,
+                Poll::Ready(Ok(())) => linger.drained += discard.filled().len() as u64,
+                Poll::Ready(Err(_)) => break,
+                Poll::Pending => return Poll::Pending,
+            }
+        }
+        this.answered_too_large = false;
+        Poll::Ready(Ok(()))
     }
 }
 

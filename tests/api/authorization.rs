@@ -208,11 +208,8 @@ async fn platforms_without_self_service_migration_answer_422_saying_what_to_do()
     for_each_database(async |app| {
         let company_id = new_company(app, "Acme").await;
         for (platform, expected) in [
-            ("quickbooks-desktop", "no managed migration is offered"),
-            (
-                "gocardless-bank-account-data",
-                "no managed migration is offered",
-            ),
+            ("quickbooks-desktop", "takes no migrated tokens"),
+            ("gocardless-bank-account-data", "takes no migrated tokens"),
         ] {
             let connection_id = new_connection(app, company_id, platform).await;
             let response = put_authorization(

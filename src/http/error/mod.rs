@@ -81,7 +81,7 @@ pub enum ApiError {
     #[error("{0}")]
     Gone(String),
     /// 413: the request body is larger than the limit.
-    #[error("The request body is larger than the limit of {limit} bytes (1 MiB).")]
+    #[error("The request body is larger than the limit of {limit} bytes ({} MiB).", limit / (1024 * 1024))]
     PayloadTooLarge {
         /// The limit in bytes.
         limit: usize,
