@@ -387,6 +387,19 @@ impl Cli {
         if let None | Some(Command::Serve) = self.command {
             return serve(self.global, self.serve).await;
         }
+        // Only `serve` and `migrate` make a database: any other command run
+        // where there is none (another directory) would otherwise create an
+        // empty one and its key file, then find nothing in it.
+        if !matches!(self.command, Some(Command::Migrate))
+            && let Some(file) = db::sqlite_file(&self.global.database_url)
+            && !file.exists()
+        {
+            anyhow::bail!(
+                "there is no database at {}: run this where the server's database is, or name it with \
+                 --database-url (TRIBUTARY_DATABASE_URL); `tributary serve` or `tributary migrate` creates one",
+                std::path::absolute(&file).unwrap_or(file).display()
+            );
+        }
         // Rotation checks its keys before anything else.
         let keyring = match self.command {
             Some(Command::EncryptionKey(_) | Command::Migration(_)) => Some(self.keyring()?),
@@ -416,7 +429,8 @@ impl Cli {
             (Some(Command::EncryptionKey(EncryptionKeyCommand::Generate)), _) => Ok(()),
             (Some(Command::Migration(command)), Some(keyring)) => {
                 let connectors = Connectors::for_platforms(&self.serve.platforms.config())?;
-                command.run(&db, &keyring, &connectors).await
+                let database = db::describe(&self.global.database_url);
+                command.run(&db, &database, &keyring, &connectors).await
             }
             (_, None) => anyhow::bail!("internal: this command needs the keyring"),
         }

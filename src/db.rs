@@ -11,6 +11,34 @@ use sea_orm::{ConnectOptions, Database, DatabaseConnection, DbErr, RuntimeErr};
 /// The embedded default: an SQLite file in the working directory, created on first run.
 pub const DEFAULT_DATABASE_URL: &str = "sqlite://tributary.db?mode=rwc";
 
+/// The SQLite file a database URL names; `None` for PostgreSQL and for an
+/// in-memory database.
+pub fn sqlite_file(database_url: &str) -> Option<std::path::PathBuf> {
+    let path = database_url
+        .strip_prefix("sqlite://")
+        .or_else(|| database_url.strip_prefix("sqlite:"))?
+        .split('?')
+        .next()
+        .unwrap_or_default();
+    (!path.is_empty() && !path.contains(":memory:")).then(|| std::path::PathBuf::from(path))
+}
+
+/// The database a URL names, for messages: an SQLite file's absolute path,
+/// or a PostgreSQL URL without its password.
+pub fn describe(database_url: &str) -> String {
+    if let Some(file) = sqlite_file(database_url) {
+        let absolute = std::path::absolute(&file).unwrap_or(file);
+        return format!("the SQLite database {}", absolute.display());
+    }
+    match url::Url::parse(database_url) {
+        Ok(mut url) if url.password().is_some() => {
+            let _ = url.set_password(Some("***"));
+            format!("the database {url}")
+        }
+        _ => format!("the database {database_url}"),
+    }
+}
+
 /// Which database a URL selects.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {

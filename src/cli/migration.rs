@@ -42,10 +42,12 @@ pub(super) enum MigrationCommand {
 }
 
 impl MigrationCommand {
-    /// Runs the command against `db`, sealing with `keyring`.
+    /// Runs the command against `db` (`database` names it in messages),
+    /// sealing with `keyring`.
     pub(super) async fn run(
         self,
         db: &DatabaseConnection,
+        database: &str,
         keyring: &Keyring,
         connectors: &Connectors,
     ) -> anyhow::Result<()> {
@@ -59,72 +61,170 @@ impl MigrationCommand {
             canary,
             dry_run,
         } = self;
-        let rows = read_rows(&file)?;
-        let tenant = api_keys::tenant_named(db, &client)
-            .await?
-            .ok_or_else(|| anyhow::anyhow!("no client named '{client}' (create one with `tributary api-key create --client {client}`)"))?;
+        let read = read_rows(&file)?;
+        let tenant = api_keys::tenant_named(db, &client).await?.ok_or_else(|| {
+            anyhow::anyhow!(
+                "no client named '{client}' in {database} (create one with `tributary api-key create --client \
+                 {client}`, or name the database the server uses with --database-url)"
+            )
+        })?;
         let input = BatchInput {
             platform_key: platform,
             reference,
             verify,
             sync,
             canary_reference: canary,
-            rows,
+            rows: read.rows,
         };
-        let created = managed_migrations::create(db, keyring, connectors, tenant, input, dry_run)
-            .await
-            .map_err(|error| anyhow::anyhow!(invalid_rows(&error)))?;
+        // With lines that are not rows, the rows there are still checked
+        // (storing nothing), so that every problem of the file shows at once.
+        let store_nothing = dry_run || !read.problems.is_empty();
+        let checked = if input.rows.is_empty() {
+            Err(None)
+        } else {
+            managed_migrations::create(db, keyring, connectors, tenant, input, store_nothing)
+                .await
+                .map_err(Some)
+        };
+        let mut problems = read.problems;
+        if let Err(Some(error)) = &checked {
+            problems.extend(row_problems(error, &read.lines));
+        }
+        anyhow::ensure!(
+            problems.is_empty(),
+            "{} is not a valid batch ({}):\n{}",
+            file.display(),
+            counted(problems.len(), "problem"),
+            problems.join("\n")
+        );
+        let Ok(created) = checked else {
+            anyhow::bail!("{} holds no rows", file.display());
+        };
         print_created(&created);
         Ok(())
     }
 }
 
+/// A JSON Lines file read: its rows, the line of each, and the lines that
+/// are not rows.
+struct ReadRows {
+    rows: Vec<RowInput>,
+    /// The file's line (from 1) of each row.
+    lines: Vec<usize>,
+    problems: Vec<String>,
+}
+
+/// The fields of a row.
+const ROW_FIELDS: [&str; 4] = [
+    "externalReference",
+    "companyName",
+    "companyId",
+    "authorization",
+];
+
 /// The rows of a JSON Lines file; blank lines are skipped, and a line that
-/// is not a row is an error naming the line (never its content: it holds
-/// tokens).
-fn read_rows(file: &std::path::Path) -> anyhow::Result<Vec<RowInput>> {
+/// is not a row is a problem naming the line and what is wrong (a field
+/// name, never a value: the line holds tokens).
+fn read_rows(file: &std::path::Path) -> anyhow::Result<ReadRows> {
     let text = std::fs::read_to_string(file)
         .map_err(|error| anyhow::anyhow!("cannot read {}: {error}", file.display()))?;
-    let mut rows = Vec::new();
-    let mut problems = Vec::new();
+    let mut read = ReadRows {
+        rows: Vec::new(),
+        lines: Vec::new(),
+        problems: Vec::new(),
+    };
     for (index, line) in text.lines().enumerate() {
         if line.trim().is_empty() {
             continue;
         }
-        match serde_json::from_str::<RowInput>(line) {
-            Ok(row) => rows.push(row),
-            Err(error) => problems.push(format!(
-                "line {}: not a row ({:?} at column {})",
-                index + 1,
-                error.classify(),
-                error.column()
-            )),
+        let at = format!("line {}", index + 1);
+        match row_of(line) {
+            Ok(row) => {
+                read.rows.push(row);
+                read.lines.push(index + 1);
+            }
+            Err(problem) => read.problems.push(format!("  {at}: {problem}")),
         }
     }
-    anyhow::ensure!(
-        problems.is_empty(),
-        "{} has lines that are not rows:\n{}",
-        file.display(),
-        problems.join("\n")
-    );
-    Ok(rows)
+    Ok(read)
 }
 
-/// An import's refusal: one line per field at fault (`rows[3] is line 4`).
-fn invalid_rows(error: &crate::error::Error) -> String {
-    match error {
-        crate::error::Error::Invalid(errors) => {
-            let lines: Vec<String> = errors
+/// One line as a row, or what keeps it from being one.
+fn row_of(line: &str) -> Result<RowInput, String> {
+    let value: serde_json::Value = serde_json::from_str(line).map_err(|error| {
+        format!(
+            "not JSON ({:?} error at column {})",
+            error.classify(),
+            error.column()
+        )
+    })?;
+    let Some(fields) = value.as_object() else {
+        return Err(
+            "not a JSON object: each line is one row `{\"externalReference\", ...}`".to_owned(),
+        );
+    };
+    let unknown: Vec<&str> = fields
+        .keys()
+        .map(String::as_str)
+        .filter(|name| !ROW_FIELDS.contains(name))
+        .collect();
+    if !unknown.is_empty() {
+        return Err(format!(
+            "unknown field{} {}; a row has {}",
+            if unknown.len() == 1 { "" } else { "s" },
+            unknown
                 .iter()
-                .map(|error| format!("  {}: {}", error.item_id, error.message))
-                .collect();
-            format!(
-                "the batch is not valid ({} problems; rows[N] is the file's row N, counting non-blank lines from 0):\n{}",
-                errors.len(),
-                lines.join("\n")
-            )
-        }
-        other => other.to_string(),
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", "),
+            ROW_FIELDS
+                .iter()
+                .map(|name| format!("`{name}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ));
+    }
+    // The fields left are known; serde names the one at fault (and quotes
+    // no token: `authorization` takes any JSON here).
+    serde_json::from_value(value).map_err(|error| error.to_string())
+}
+
+/// A batch's refusal as lines of the file: `rows[2].companyName` is
+/// `line 3 (rows[2]).companyName`.
+fn row_problems(error: &crate::error::Error, lines: &[usize]) -> Vec<String> {
+    match error {
+        crate::error::Error::Invalid(errors) => errors
+            .iter()
+            .map(|error| format!("  {}: {}", located(&error.item_id, lines), error.message))
+            .collect(),
+        other => vec![format!("  {other}")],
+    }
+}
+
+/// `rows[N].field` as `line L (rows[N]).field`, L being row N's line.
+fn located(item_id: &str, lines: &[usize]) -> String {
+    let Some((number, field)) = item_id
+        .strip_prefix("rows[")
+        .and_then(|rest| rest.split_once(']'))
+    else {
+        return item_id.to_owned();
+    };
+    match number
+        .parse::<usize>()
+        .ok()
+        .and_then(|index| lines.get(index))
+    {
+        Some(line) => format!("line {line} (rows[{number}]){field}"),
+        None => item_id.to_owned(),
+    }
+}
+
+/// `1 problem`, `2 problems`.
+fn counted(count: usize, noun: &str) -> String {
+    if count == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{count} {noun}s")
     }
 }
 

@@ -157,18 +157,19 @@ pub(super) async fn validate(
     let mut rows = Vec::with_capacity(input.rows.len());
     for (index, row) in input.rows.into_iter().enumerate() {
         let at = format!("rows[{index}]");
+        // Repeats are found among every row, valid or not, so that they are
+        // reported with the rest and not only once the rest is fixed.
+        let reference = row.external_reference.trim().to_owned();
+        if let Some(first) = seen.get(&reference) {
+            errors.push(FieldError::new(
+                format!("{at}.externalReference"),
+                format!("repeats rows[{first}]: each company appears once in a batch"),
+            ));
+        } else if !reference.is_empty() {
+            seen.insert(reference, index);
+        }
         match check_row(&at, row, body_kind, platform, &existing, now) {
-            Ok(valid) => {
-                if let Some(first) = seen.get(&valid.external_reference) {
-                    errors.push(FieldError::new(
-                        format!("{at}.externalReference"),
-                        format!("repeats rows[{first}]: each company appears once in a batch"),
-                    ));
-                } else {
-                    seen.insert(valid.external_reference.clone(), index);
-                }
-                rows.push(valid);
-            }
+            Ok(valid) => rows.push(valid),
             Err(row_errors) => errors.extend(row_errors),
         }
     }

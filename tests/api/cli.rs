@@ -230,6 +230,13 @@ async fn a_bootstrap_key_works_and_never_appears_in_the_output() {
 async fn api_key_create_prints_a_key_for_the_named_client() {
     let dir = tempfile::tempdir().expect("a directory");
     let url = format!("sqlite://{}?mode=rwc", dir.path().join("keys.db").display());
+    let migrated = tributary(dir.path())
+        .env("TRIBUTARY_DATABASE_URL", &url)
+        .arg("migrate")
+        .output()
+        .await
+        .expect("tributary runs");
+    assert!(migrated.status.success(), "{migrated:?}");
     let output = tributary(dir.path())
         .env("TRIBUTARY_DATABASE_URL", &url)
         .args([
@@ -960,6 +967,18 @@ async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once()
         async move { command.output().await.expect("tributary runs") }
     };
     let args = |list: &[&str]| list.iter().map(|arg| (*arg).to_owned()).collect::<Vec<_>>();
+    // Only `serve` and `migrate` make a database: any other command where
+    // there is none says so, naming the file, and creates nothing.
+    let nowhere = run(args(&["api-key", "create", "--client", "acme"])).await;
+    assert!(!nowhere.status.success());
+    let said = String::from_utf8_lossy(&nowhere.stderr).to_string();
+    assert!(
+        said.contains("there is no database at") && said.contains("import.db"),
+        "{said}"
+    );
+    assert!(!dir.path().join("import.db").exists() && !dir.path().join("import.db.key").exists());
+    let migrated = run(args(&["migrate"])).await;
+    assert!(migrated.status.success(), "{migrated:?}");
     let created = run(args(&["api-key", "create", "--client", "acme"])).await;
     assert!(created.status.success(), "{created:?}");
 
@@ -1020,7 +1039,31 @@ async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once()
     let refused = run(import_as(&bad.display().to_string(), "acme", &[])).await;
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr).to_string();
-    assert!(stderr.contains("line 2"), "{stderr}");
+    assert!(stderr.contains("line 2: not JSON"), "{stderr}");
+    assert!(!stderr.contains(secret), "{stderr}");
+    // Every problem of the file at once: a misspelt field named, a line
+    // that is not a row, and the rows' own problems (a missing token, a
+    // repeated reference), each by line and by row.
+    std::fs::write(
+        &bad,
+        format!(
+            "{{\"externalReference\": \"bad-1\", \"compnayName\": \"Bad\", \"authorization\": {{\"accessToken\": \"{secret}\"}}}}\n\n\
+             {{\"externalReference\": \"bad-2\", \"companyName\": \"Bad\", \"authorization\": {{\"organizationId\": \"sbx-bad\"}}}}\n\
+             {{\"externalReference\": \"bad-2\", \"companyName\": \"Bad Again\", \"authorization\": {{\"organizationId\": \"sbx-bad-2\", \"accessToken\": \"{secret}\"}}}}\n"
+        ),
+    )
+    .expect("written");
+    let refused = run(import_as(&bad.display().to_string(), "acme", &[])).await;
+    assert!(!refused.status.success());
+    let stderr = String::from_utf8_lossy(&refused.stderr).to_string();
+    for expected in [
+        "(3 problems)",
+        "line 1: unknown field `compnayName`",
+        "line 3 (rows[0]).authorization.accessToken",
+        "line 4 (rows[1]).externalReference: repeats rows[0]",
+    ] {
+        assert!(stderr.contains(expected), "{expected}: {stderr}");
+    }
     assert!(!stderr.contains(secret), "{stderr}");
     std::fs::write(
         &bad,
@@ -1031,12 +1074,18 @@ async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once()
     assert!(!refused.status.success());
     let stderr = String::from_utf8_lossy(&refused.stderr).to_string();
     assert!(
-        stderr.contains("rows[0].authorization.accessToken"),
+        stderr.contains("(1 problem)")
+            && stderr.contains("line 1 (rows[0]).authorization.accessToken"),
         "{stderr}"
     );
     let unknown = run(import_as(&file, "nobody", &[])).await;
     assert!(!unknown.status.success());
-    assert!(String::from_utf8_lossy(&unknown.stderr).contains("no client named 'nobody'"));
+    let said = String::from_utf8_lossy(&unknown.stderr).to_string();
+    assert!(
+        said.contains("no client named 'nobody' in the SQLite database")
+            && said.contains("import.db"),
+        "{said}"
+    );
 
     let db = sea_orm::Database::connect(&url)
         .await
