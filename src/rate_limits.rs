@@ -308,6 +308,11 @@ impl RateLimits {
         })
     }
 
+    /// This process's row in `server_instance`.
+    pub fn instance_id(&self) -> Uuid {
+        self.id
+    }
+
     /// Stops the heartbeat at once (its sleep is cut short) and forgets
     /// this process; a beat already under way gets one heartbeat to end.
     pub async fn stop(&self, task: JoinHandle<()>) {

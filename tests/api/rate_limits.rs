@@ -257,31 +257,38 @@ async fn stopping_cuts_the_heartbeat_short_and_forgets_the_process() {
             heartbeat: Duration::from_secs(60),
             ..RateLimitConfig::default()
         });
-        let before = count_instances(&app).await;
+        let id = limits.instance_id();
         let task = limits.start(app.db.clone());
         for _ in 0..200 {
-            if count_instances(&app).await > before {
+            if instance_rows(&app, id).await == 1 {
                 break;
             }
             tokio::time::sleep(Duration::from_millis(10)).await;
         }
-        assert_eq!(count_instances(&app).await, before + 1, "it beat once");
+        assert_eq!(instance_rows(&app, id).await, 1, "it beat once");
         let started = std::time::Instant::now();
         limits.stop(task).await;
         assert!(
             started.elapsed() < Duration::from_secs(30),
             "stopped without sleeping out the 60 s heartbeat"
         );
-        assert_eq!(count_instances(&app).await, before, "forgotten");
+        assert_eq!(instance_rows(&app, id).await, 0, "forgotten");
     }
 }
 
-async fn count_instances(app: &TestApp) -> i64 {
+/// The rows of `server_instance` for the process `id`.
+async fn instance_rows(app: &TestApp, id: Uuid) -> i64 {
     use sea_orm::ConnectionTrait;
+    let backend = app.db.get_database_backend();
+    let sql = match backend {
+        sea_orm::DbBackend::Postgres => "SELECT COUNT(*) AS n FROM server_instance WHERE id = $1",
+        _ => "SELECT COUNT(*) AS n FROM server_instance WHERE id = ?",
+    };
     app.db
-        .query_one_raw(sea_orm::Statement::from_string(
-            app.db.get_database_backend(),
-            "SELECT COUNT(*) AS n FROM server_instance".to_owned(),
+        .query_one_raw(sea_orm::Statement::from_sql_and_values(
+            backend,
+            sql,
+            [id.into()],
         ))
         .await
         .expect("counted")
