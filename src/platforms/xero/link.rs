@@ -7,15 +7,13 @@
 //! `DELETE /connections/{id}`, so the tokens serve one connection. Sources:
 //! `NOTES.md`, "Linking".
 
-use base64::Engine as _;
-use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 use serde::Deserialize;
 use serde_json::Value;
 
 use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::ClientAuth;
-use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization};
+use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization, jwt_claims};
 
 const PLATFORM: &str = "Xero";
 
@@ -56,9 +54,7 @@ struct TenantConnection {
 /// The `authentication_event_id` claim of Xero's access token (a JWT),
 /// which names the consent that issued it.
 pub fn authentication_event(access_token: &str) -> Option<String> {
-    let claims = access_token.split('.').nth(1)?;
-    let claims: Value = serde_json::from_slice(&URL_SAFE_NO_PAD.decode(claims.trim_end_matches('=')).ok()?).ok()?;
-    claims
+    jwt_claims(access_token)?
         .get("authentication_event_id")?
         .as_str()
         .map(str::to_owned)
@@ -124,6 +120,8 @@ pub async fn release(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use base64::Engine as _;
+    use base64::engine::general_purpose::URL_SAFE_NO_PAD;
 
     #[test]
     fn the_consent_is_read_from_the_access_token() {
