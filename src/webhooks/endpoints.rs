@@ -79,8 +79,12 @@ fn check_url(url: &str, allow_private: bool, errors: &mut Vec<FieldError>) -> St
             Ok(parsed) if parsed.fragment().is_some() => {
                 Some("must not have a fragment (`#...`)".to_owned())
             }
-            Ok(parsed) if !allow_private => addresses::refused_host(&parsed)
-                .map(|host| format!("names {}", addresses::refusal(&host))),
+            Ok(parsed) if !allow_private => addresses::refused_host(&parsed).map(|host| {
+                format!(
+                    "names a host webhooks may not reach: {}",
+                    addresses::refusal(&host)
+                )
+            }),
             Ok(_) => None,
         }
     };
