@@ -5,26 +5,17 @@ use serde_json::{Value, json};
 
 use crate::data::DataType;
 
+/// The correlation id every example error carries.
+const CORRELATION_ID: &str = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
+
 /// A realistic body for each error status, so the docs (Swagger UI shows
 /// an example built from the schema otherwise: `statusCode: 0`) show what a
 /// client receives.
-fn error_example(status: u16, path: &str) -> Option<Value> {
-    let correlation_id = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
+fn error_example(status: u16, path: &str, has_page: bool) -> Option<Value> {
     let company = "0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a72";
     let data_type = synced_data_type(path);
     let (error, can_be_retried) = match status {
-        400 => {
-            return Some(json!({
-                "statusCode": 400,
-                "error": "Invalid `pageSize`: must be an integer from 1 to 5000",
-                "correlationId": correlation_id,
-                "validation": {"errors": [{
-                    "itemId": "pageSize",
-                    "message": "must be an integer from 1 to 5000"
-                }]},
-                "canBeRetried": false
-            }));
-        }
+        400 => return Some(invalid_parameter(path, has_page)),
         401 => (crate::http::auth::MISSING_CREDENTIALS.to_owned(), false),
         // The thing the path names last is the one missing.
         404 => (
@@ -87,9 +78,38 @@ fn error_example(status: u16, path: &str) -> Option<Value> {
     Some(json!({
         "statusCode": status,
         "error": error,
-        "correlationId": correlation_id,
+        "correlationId": CORRELATION_ID,
         "canBeRetried": can_be_retried
     }))
+}
+
+/// A 400 for one field at fault, worded as the server words it
+/// (`ApiError::validation` with one problem).
+pub(super) fn invalid_body(field: &str, message: &str) -> Value {
+    json!({
+        "statusCode": 400,
+        "error": format!("Invalid `{field}`: {message}"),
+        "correlationId": CORRELATION_ID,
+        "validation": {"errors": [{"itemId": field, "message": message}]},
+        "canBeRetried": false
+    })
+}
+
+/// The 400 an operation without a body typically answers: a list's paging
+/// parameter, or else its last path id, malformed.
+fn invalid_parameter(path: &str, has_page: bool) -> Value {
+    if has_page {
+        return invalid_body("pageSize", "must be an integer from 1 to 5000");
+    }
+    match path
+        .rsplit('{')
+        .next()
+        .and_then(|last| last.split_once('}'))
+    {
+        Some((id, _)) if id.ends_with("Id") => invalid_body(id, crate::http::error::UUID_RULE),
+        Some((name, _)) => invalid_body(name, "is not one of the documented values"),
+        None => invalid_body("pageSize", "must be an integer from 1 to 5000"),
+    }
 }
 
 /// The data type a synced-data path reads (`/companies/{companyId}/data/customers`
@@ -115,6 +135,14 @@ pub(super) fn show(document: &mut Value) {
                 .map(move |operation| (path.clone(), operation))
         })
     {
+        let has_page = operation
+            .get("parameters")
+            .and_then(Value::as_array)
+            .is_some_and(|parameters| {
+                parameters
+                    .iter()
+                    .any(|parameter| parameter["name"] == "page")
+            });
         let Some(responses) = operation
             .get_mut("responses")
             .and_then(Value::as_object_mut)
@@ -125,7 +153,7 @@ pub(super) fn show(document: &mut Value) {
             let Some(example) = code
                 .parse()
                 .ok()
-                .and_then(|status| error_example(status, &path))
+                .and_then(|status| error_example(status, &path, has_page))
             else {
                 continue;
             };

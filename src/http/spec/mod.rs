@@ -17,7 +17,8 @@
 //! plain `$ref`s, a `type` on the free-form `authorizationSchema`, and an
 //! explicit empty `security` on operations that take no API key. Two more
 //! passes have modules of their own: [`request_text`] (no NUL in request
-//! strings) and [`error_examples`] (a realistic body on every error).
+//! strings), [`error_examples`] (a realistic body on every error) and
+//! [`examples`] (a realistic request and answer on every operation).
 
 use std::collections::BTreeSet;
 use std::sync::OnceLock;
@@ -28,6 +29,7 @@ use serde_json::{Map, Value, json};
 use crate::http::api;
 
 mod error_examples;
+mod examples;
 mod request_text;
 
 pub use request_text::NO_NUL_PATTERN;
@@ -48,6 +50,7 @@ pub fn document() -> anyhow::Result<Value> {
     declare_open_operations(&mut document);
     request_text::forbid_nul(&mut document);
     error_examples::show(&mut document);
+    examples::show(&mut document)?;
     Ok(document)
 }
 
