@@ -1,8 +1,6 @@
 //! The `tributary` binary: parses the command line and runs it.
 
-use clap::Parser;
-
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tributary::cli::Cli::parse().run().await
+    tributary::cli::Cli::from_command_line().run().await
 }
