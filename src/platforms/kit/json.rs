@@ -14,6 +14,17 @@ use serde_json::value::RawValue;
 use crate::data::money::{Money, Quantity};
 use crate::timestamp::Timestamp;
 
+/// A list the platform may send as `null` (nullable in its schema) or leave
+/// out: both read as empty, so one such record never fails its page. Use
+/// with `#[serde(default, deserialize_with = "json::list_or_null")]`.
+pub fn list_or_null<'de, D, T>(deserializer: D) -> Result<Vec<T>, D::Error>
+where
+    D: Deserializer<'de>,
+    T: Deserialize<'de>,
+{
+    Ok(Option::<Vec<T>>::deserialize(deserializer)?.unwrap_or_default())
+}
+
 /// An exact amount read from a JSON number (or a numeric string).
 ///
 /// Deserialize it from bytes or a string (`serde_json::from_slice`): it reads

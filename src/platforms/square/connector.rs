@@ -79,38 +79,59 @@ fn environment_host(credentials: &SquareAuthorization) -> &'static str {
     }
 }
 
-/// Where a list stands: which location (or group of ten) and Square's
-/// cursor within it. As a cursor: `<index>` or `<index>:<Square's cursor>`.
+/// Where a list stands: the seller's locations (read once, at the first
+/// page of a sync, and carried from page to page), which location (or group
+/// of ten) and Square's cursor within it. As a cursor:
+/// `<index>:<location ids, comma-separated>` then `:<Square's cursor>` when
+/// the page is not its location's first (Square's ids are letters and
+/// digits, so neither separator occurs in them).
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Position {
     index: usize,
+    locations: Vec<String>,
     within: NextLink,
 }
 
 impl Position {
-    fn from_cursor(cursor: Option<String>) -> Result<Self, ConnectorError> {
-        let Some(cursor) = cursor else {
-            return Ok(Self {
-                index: 0,
-                within: NextLink::First,
-            });
+    /// The first page of a sync, over the seller's `locations`.
+    fn first(locations: Vec<Location>) -> Self {
+        Self {
+            index: 0,
+            locations: locations.into_iter().map(|location| location.id).collect(),
+            within: NextLink::First,
+        }
+    }
+
+    fn from_cursor(cursor: &str) -> Result<Self, ConnectorError> {
+        let invalid = || ConnectorError::Failed(format!("invalid Square cursor {cursor:?}"));
+        let mut parts = cursor.splitn(3, ':');
+        let index = parts.next().and_then(|index| index.parse().ok()).ok_or_else(invalid)?;
+        let locations = parts
+            .next()
+            .ok_or_else(invalid)?
+            .split(',')
+            .filter(|id| !id.is_empty())
+            .map(str::to_owned)
+            .collect();
+        let within = match parts.next() {
+            Some(given) => NextLink::Given(given.to_owned()),
+            None => NextLink::First,
         };
-        let (index, within) = match cursor.split_once(':') {
-            Some((index, given)) => (index, NextLink::Given(given.to_owned())),
-            None => (cursor.as_str(), NextLink::First),
-        };
-        let index = index
-            .parse()
-            .map_err(|_| ConnectorError::Failed(format!("invalid Square cursor {cursor:?}")))?;
-        Ok(Self { index, within })
+        Ok(Self {
+            index,
+            locations,
+            within,
+        })
     }
 
     /// The next page: Square's next cursor in this location, else the next
-    /// location's first page, else none.
+    /// location's first page, else none. `positions` is how many locations
+    /// (or groups) the list walks.
     fn next(&self, given: Option<String>, positions: usize) -> Option<String> {
+        let locations = self.locations.join(",");
         match NextLink::next(given) {
-            Some(given) => Some(format!("{}:{given}", self.index)),
-            None => (self.index + 1 < positions).then(|| (self.index + 1).to_string()),
+            Some(given) => Some(format!("{}:{locations}:{given}", self.index)),
+            None => (self.index + 1 < positions).then(|| format!("{}:{locations}", self.index + 1)),
         }
     }
 
@@ -147,6 +168,19 @@ impl SquareConnector {
             Auth::bearer(&credentials.tokens),
         )
         .header("Square-Version", SQUARE_VERSION)
+    }
+
+    /// Where the page of `cursor` is; the first page of a sync reads the
+    /// seller's locations, the others carry them in their cursor.
+    async fn position(
+        &self,
+        credentials: &SquareAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Position, ConnectorError> {
+        match cursor {
+            Some(cursor) => Position::from_cursor(&cursor),
+            None => Ok(Position::first(self.locations(credentials).await?)),
+        }
     }
 
     /// The seller's locations, in Square's order.
@@ -238,8 +272,8 @@ impl Syncs<Invoices> for SquareConnector {
         credentials: &SquareAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Invoice>, ConnectorError> {
-        let position = Position::from_cursor(cursor)?;
-        let locations = self.locations(credentials).await?;
+        let position = self.position(credentials, cursor).await?;
+        let locations = &position.locations;
         let Some(location) = locations.get(position.index) else {
             return Ok(Fetched {
                 records: Vec::new(),
@@ -249,7 +283,7 @@ impl Syncs<Invoices> for SquareConnector {
         };
         let mut call = self
             .get(credentials, "invoices", "a page of invoices")
-            .query("location_id", &location.id)
+            .query("location_id", location)
             .query("limit", self.page_size);
         if let Some(given) = position.given() {
             call = call.query("cursor", given);
@@ -299,12 +333,8 @@ impl Syncs<Orders> for SquareConnector {
         credentials: &SquareAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Order>, ConnectorError> {
-        let position = Position::from_cursor(cursor)?;
-        let locations = self.locations(credentials).await?;
-        let groups: Vec<Vec<&str>> = locations
-            .chunks(LOCATIONS_PER_SEARCH)
-            .map(|group| group.iter().map(|location| location.id.as_str()).collect())
-            .collect();
+        let position = self.position(credentials, cursor).await?;
+        let groups: Vec<&[String]> = position.locations.chunks(LOCATIONS_PER_SEARCH).collect();
         let Some(group) = groups.get(position.index) else {
             return Ok(Fetched {
                 records: Vec::new(),
@@ -349,18 +379,30 @@ mod tests {
     use super::*;
 
     #[test]
-    fn a_position_names_the_location_and_square_cursor_within_it() {
-        let first = Position::from_cursor(None).expect("the first page");
-        assert_eq!(first.index, 0);
+    fn a_position_names_the_locations_the_location_and_square_cursor_within_it() {
+        let first = Position {
+            index: 0,
+            locations: vec!["L1".to_owned(), "L2".to_owned(), "L3".to_owned()],
+            within: NextLink::First,
+        };
         assert_eq!(first.given(), None);
-        assert_eq!(first.next(Some("c:2".to_owned()), 3).as_deref(), Some("0:c:2"));
-        let within = Position::from_cursor(Some("0:c:2".to_owned())).expect("a page");
+        assert_eq!(
+            first.next(Some("c:2".to_owned()), 3).as_deref(),
+            Some("0:L1,L2,L3:c:2")
+        );
+        let within = Position::from_cursor("0:L1,L2,L3:c:2").expect("a page");
         assert_eq!(within.index, 0);
+        assert_eq!(within.locations, first.locations);
         assert_eq!(within.given(), Some("c:2"));
-        assert_eq!(within.next(None, 3).as_deref(), Some("1"));
-        let last = Position::from_cursor(Some("2".to_owned())).expect("a location");
+        assert_eq!(within.next(None, 3).as_deref(), Some("1:L1,L2,L3"));
+        let last = Position::from_cursor("2:L1,L2,L3").expect("a location");
         assert_eq!(last.given(), None);
         assert_eq!(last.next(Some(String::new()), 3), None);
-        assert!(Position::from_cursor(Some("x:1".to_owned())).is_err());
+        assert_eq!(
+            Position::from_cursor("0:").expect("no locations").locations,
+            Vec::<String>::new()
+        );
+        assert!(Position::from_cursor("x:L1").is_err());
+        assert!(Position::from_cursor("1").is_err());
     }
 }

@@ -77,7 +77,7 @@ fn currency_of(value: Option<&SquareMoney>) -> Option<String> {
 /// `GET /v2/locations`.
 #[derive(Deserialize)]
 pub(super) struct LocationsAnswer {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     pub(super) locations: Vec<Location>,
 }
 
@@ -91,7 +91,7 @@ pub(super) struct Location {
 /// A page of `GET /v2/invoices`.
 #[derive(Deserialize)]
 pub(super) struct InvoicesPage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     pub(super) invoices: Vec<SquareInvoice>,
     pub(super) cursor: Option<String>,
 }
@@ -99,7 +99,7 @@ pub(super) struct InvoicesPage {
 /// A page of `GET /v2/customers`.
 #[derive(Deserialize)]
 pub(super) struct CustomersPage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     pub(super) customers: Vec<SquareCustomer>,
     pub(super) cursor: Option<String>,
 }
@@ -107,7 +107,7 @@ pub(super) struct CustomersPage {
 /// A page of `POST /v2/orders/search` (with `return_entries: false`).
 #[derive(Deserialize)]
 pub(super) struct OrdersPage {
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     pub(super) orders: Vec<SquareOrder>,
     pub(super) cursor: Option<String>,
 }
@@ -118,7 +118,7 @@ pub(super) struct SquareInvoice {
     id: String,
     invoice_number: Option<String>,
     primary_recipient: Option<Recipient>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     payment_requests: Vec<PaymentRequest>,
     status: Option<String>,
     description: Option<String>,
@@ -276,7 +276,7 @@ pub(super) struct SquareOrder {
     total_tax_money: Option<SquareMoney>,
     total_discount_money: Option<SquareMoney>,
     return_amounts: Option<MoneyAmounts>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     line_items: Vec<SquareLineItem>,
 }
 

@@ -164,9 +164,9 @@ pub(super) struct StripeLine {
     description: Option<String>,
     quantity: Option<i64>,
     price: Option<Price>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     tax_amounts: Vec<TaxAmount>,
-    #[serde(default)]
+    #[serde(default, deserialize_with = "json::list_or_null")]
     discount_amounts: Vec<DiscountAmount>,
 }
 

@@ -222,6 +222,13 @@ async fn square_invoices_sync_location_by_location_with_every_status_and_exact_m
             })
             .collect();
         assert_eq!(invoice_calls.len(), 12, "{invoice_calls:?}");
+        // The locations once, at the first page; the other pages carry them.
+        let location_calls = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path == "/v2/locations")
+            .count();
+        assert_eq!(location_calls, 1);
         assert_eq!(invoice_calls[0], (FIRST.to_owned(), None));
         assert_eq!(
             invoice_calls[1],
@@ -347,6 +354,12 @@ async fn square_orders_are_searched_ten_locations_at_a_time_with_every_state() {
             })
             .collect();
         assert_eq!(searches.len(), 3, "{searches:#?}");
+        let location_calls = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path == "/v2/locations")
+            .count();
+        assert_eq!(location_calls, 1, "the locations are listed once a sync");
         let first_ten: Vec<String> = (1..=10).map(|n| format!("L{n:02}WQ7K")).collect();
         assert_eq!(searches[0]["location_ids"], json!(first_ten));
         assert_eq!(searches[0]["limit"], 2);
@@ -592,6 +605,47 @@ async fn a_malformed_square_page_fails_the_sync_and_keeps_the_previous_orders() 
             "{message}"
         );
         assert_eq!(list(&app, company_id, "orders").await, before);
+    }
+}
+
+/// Square's schema makes an invoice's `payment_requests` and an order's
+/// `line_items` nullable: `null` reads as none, and the rest of the page and
+/// the sync are stored (it used to fail the whole sync, keeping old data).
+#[tokio::test]
+async fn square_invoices_and_orders_whose_lists_are_null_read_as_none() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        let mut invoices: Value =
+            serde_json::from_str(&fixture("square/fixtures/invoices-L01-1.json")).expect("JSON");
+        invoices["invoices"][0]["payment_requests"] = Value::Null;
+        let mut orders: Value =
+            serde_json::from_str(&fixture("square/fixtures/orders-1.json")).expect("JSON");
+        orders["orders"][1]["line_items"] = Value::Null;
+        // Each sync's first two calls: the locations, then the first page.
+        for (data_type, name, first_page) in [
+            (QueueDataTypeDataType::Invoices, "invoices", invoices),
+            (QueueDataTypeDataType::Orders, "orders", orders),
+        ] {
+            fake.with(|inner| {
+                let locations = fixture("square/fixtures/locations.json");
+                inner.scripted.push_back(Answer::json(200, locations));
+                inner
+                    .scripted
+                    .push_back(Answer::json(200, first_page.to_string()));
+            });
+            let operations = sync(&app, company_id, data_type).await;
+            let operation = latest(&operations, name);
+            assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        }
+        let invoices = list(&app, company_id, "invoices").await;
+        assert_eq!(invoices.len(), 10);
+        assert!(by(&invoices, "invoiceNumber", "000001")["dueDate"].is_null());
+        let orders = list(&app, company_id, "orders").await;
+        assert_eq!(orders.len(), 6);
+        let completed = by(&orders, "orderId", "CAISEM82RcpmcFBM0TfOyiHV3es");
+        assert_eq!(completed["lineItems"], json!([]));
     }
 }
 

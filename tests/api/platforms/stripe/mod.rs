@@ -508,6 +508,37 @@ async fn a_malformed_stripe_answer_fails_the_sync_and_keeps_the_previous_data() 
     }
 }
 
+/// Stripe's schema makes a line's `discount_amounts` and `tax_amounts`
+/// nullable: `null` reads as none, and the rest of the page and the sync
+/// are stored (it used to fail the whole invoices sync, keeping old data).
+#[tokio::test]
+async fn stripe_lines_whose_amount_lists_are_null_read_as_none() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, None).await;
+        let mut first: Value =
+            serde_json::from_str(&fixture("stripe/fixtures/invoices-1.json")).expect("JSON");
+        first["data"][0]["lines"]["data"][0]["tax_amounts"] = Value::Null;
+        first["data"][1]["lines"]["data"][0]["discount_amounts"] = Value::Null;
+        fake.with(|inner| {
+            inner
+                .scripted
+                .push_back(Answer::json(200, first.to_string()))
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        let invoices = records(&app, company_id, "invoices").await;
+        assert_eq!(invoices.len(), 7);
+        let draft = &by_id(&invoices, "invoiceId", "in_1Draft")["lineItems"][0];
+        assert_eq!(draft["taxAmount"], "0.00");
+        let open = &by_id(&invoices, "invoiceId", "in_2Open")["lineItems"][0];
+        assert_eq!(open["discountAmount"], "0.00");
+        assert_eq!(open["taxAmount"], "187.97");
+    }
+}
+
 #[tokio::test]
 async fn stripe_verification_accepts_the_accounts_token_and_rejects_others_storing_nothing() {
     for backend in backends() {
