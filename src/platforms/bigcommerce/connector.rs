@@ -117,6 +117,9 @@ impl Syncs<Orders> for BigCommerceConnector {
             let path = format!("v2/orders/{}/products", order.id);
             let call = self
                 .get(credentials, &path, "an order's products")
+                // Required by BigCommerce's OpenAPI document for this
+                // operation (orders.v2), though the call has no body.
+                .header("Content-Type", "application/json")
                 .query("limit", PAGE_SIZE);
             let products: Vec<OrderProduct> = self.http.json_or_default(&call).await?;
             records.push(order.into_record(products)?);

@@ -109,6 +109,7 @@ pub struct Call<'a> {
     auth: Auth<'a>,
     query: Vec<(&'static str, String)>,
     headers: Vec<(&'static str, String)>,
+    accept: &'static str,
     body: Option<Value>,
 }
 
@@ -123,6 +124,7 @@ impl<'a> Call<'a> {
             auth,
             query: Vec::new(),
             headers: Vec::new(),
+            accept: "application/json",
             body: None,
         }
     }
@@ -156,6 +158,13 @@ impl<'a> Call<'a> {
         self
     }
 
+    /// The media type asked for (`Accept`), where the platform documents
+    /// another than `application/json` (Mollie's `application/hal+json`).
+    pub fn accept(mut self, media_type: &'static str) -> Self {
+        self.accept = media_type;
+        self
+    }
+
     /// Adds a header.
     pub fn header(mut self, name: &'static str, value: impl ToString) -> Self {
         self.headers.push((name, value.to_string()));
@@ -168,7 +177,7 @@ impl<'a> Call<'a> {
             .request(self.method.clone(), &self.url)
             .query(&self.query)
             .header(auth_name, auth_value)
-            .header(reqwest::header::ACCEPT, "application/json");
+            .header(reqwest::header::ACCEPT, self.accept);
         for (name, value) in &self.headers {
             request = request.header(*name, value);
         }

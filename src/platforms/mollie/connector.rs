@@ -27,6 +27,9 @@ pub const PAGE_SIZE: u64 = 250;
 const API_BASE: &str = "https://api.mollie.com";
 const TOKEN_URL: &str = "https://api.mollie.com/oauth2/tokens";
 const AUTHORIZE_URL: &str = "https://my.mollie.com/oauth2/authorize";
+/// The only media type Mollie's OpenAPI document gives its answers
+/// (mollie/openapi); a strict server answers 406 to `application/json`.
+const HAL_JSON: &str = "application/hal+json";
 
 /// The Mollie connector.
 #[derive(Debug)]
@@ -79,6 +82,7 @@ impl MollieConnector {
             url,
             Auth::bearer(&credentials.tokens),
         )
+        .accept(HAL_JSON)
         .query("limit", self.page_size);
         if let NextLink::Given(from) = NextLink::from_cursor(cursor) {
             call = call.query("from", from);
@@ -131,7 +135,8 @@ impl Connector for MollieConnector {
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
         let url = format!("{}/v2/organizations/me", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the organization", url, Auth::Bearer(&grant.access_token));
+        let call = Call::get(Self::PLATFORM, "the organization", url, Auth::Bearer(&grant.access_token))
+            .accept(HAL_JSON);
         let organization: MollieOrganization = self.http.json(&call).await?;
         let Some(id) = organization.id else {
             return Err(ConnectorError::Failed("Mollie named no organization".to_owned()));
@@ -157,7 +162,8 @@ impl Connector for MollieConnector {
             "the organization",
             url,
             Auth::bearer(&credentials.tokens),
-        );
+        )
+        .accept(HAL_JSON);
         let organization: MollieOrganization = self.http.json(&call).await?;
         require_reach(
             &credentials.organization_id,

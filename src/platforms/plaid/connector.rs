@@ -32,6 +32,12 @@ pub const PAGE_SIZE: u64 = 500;
 pub const API_BASE: &str = "https://production.plaid.com";
 /// The sandbox host.
 pub const SANDBOX_API_BASE: &str = "https://sandbox.plaid.com";
+/// The API version every call asks for: the shape the mapping reads. Plaid's
+/// OpenAPI document (plaid/plaid-openapi, `2020-09-14.yml`) makes the
+/// `Plaid-Version` header part of every operation's security requirement
+/// (`plaidVersion`, beside `clientId` and `secret`); without it Plaid
+/// answers in the version the dashboard defaults to.
+const PLAID_VERSION: &str = "2020-09-14";
 
 /// How often one sync restarts an update Plaid changed while it was paged
 /// (`TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION`) before giving up.
@@ -107,7 +113,8 @@ impl PlaidConnector {
             Auth::Header("plaid-secret", secret.expose()),
             body,
         )
-        .header("plaid-client-id", client_id);
+        .header("plaid-client-id", client_id)
+        .header("Plaid-Version", PLAID_VERSION);
         self.http.json(&call).await.map_err(needs_authorization)
     }
 

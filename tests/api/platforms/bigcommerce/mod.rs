@@ -196,11 +196,15 @@ async fn bigcommerce_orders_sync_page_by_page_with_every_status_id_and_their_pro
             .map(|call| call.query.get("page").cloned().unwrap_or_default())
             .collect();
         assert_eq!(pages, ["1", "2", "3", "4", "5"]);
-        let products = calls
+        let products: Vec<_> = calls
             .iter()
             .filter(|call| call.path.ends_with("/products"))
-            .count();
-        assert_eq!(products, 16);
+            .collect();
+        assert_eq!(products.len(), 16);
+        // A header BigCommerce's OpenAPI document marks required there.
+        assert!(products.iter().all(|call| {
+            call.headers.get("content-type").map(String::as_str) == Some("application/json")
+        }));
         assert!(calls.iter().all(|call| call.token == TOKEN));
         assert!(
             calls

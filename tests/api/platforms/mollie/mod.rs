@@ -194,6 +194,13 @@ async fn mollie_orders_sync_over_every_hal_page_with_every_status_and_read_back_
             ]
         );
         assert!(calls.iter().all(|call| call.token == ACCESS));
+        // The only media type Mollie's OpenAPI document answers in.
+        assert!(
+            calls
+                .iter()
+                .all(|call| call.headers.get("accept").map(String::as_str)
+                    == Some("application/hal+json"))
+        );
         assert_eq!(
             fake.token_calls(),
             0,

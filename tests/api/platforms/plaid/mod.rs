@@ -340,6 +340,11 @@ async fn plaid_transactions_sync_over_every_cursor_page_signed_and_read_back_exa
         assert!(calls.iter().all(|call| call.path == "/transactions/sync"
             && call.token == SECRET
             && call.headers.get("plaid-client-id").map(String::as_str) == Some(CLIENT_ID)));
+        // Plaid's OpenAPI document requires the version on every operation
+        // (its `plaidVersion` security scheme).
+        assert!(calls.iter().all(
+            |call| call.headers.get("plaid-version").map(String::as_str) == Some("2020-09-14")
+        ));
         assert_eq!(fake.token_calls(), 0);
     }
 }
