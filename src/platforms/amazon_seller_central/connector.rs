@@ -179,6 +179,32 @@ impl Syncs<Orders> for AmazonSellerCentralConnector {
         credentials: &AmazonSellerCentralAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Order>, ConnectorError> {
+        self.orders_page(credentials, cursor)
+            .await
+            .map_err(forbidden_may_be_expired)
+    }
+}
+
+/// The Selling Partner API answers an expired access token with 403, not
+/// 401 (its OpenAPI documents, `ordersV0.json`: 403 "Access Denied,
+/// Unauthorized, Expired Token, or Invalid Signature"), and its LWA tokens
+/// last an hour while `getOrders` allows one request a minute. So a 403
+/// during a sync is taken as a token to refresh: the engine refreshes once
+/// and retries, and a 403 again deauthorizes the connection, as before.
+fn forbidden_may_be_expired(error: ConnectorError) -> ConnectorError {
+    match error {
+        ConnectorError::Auth(message) => ConnectorError::Expired(message),
+        other => other,
+    }
+}
+
+impl AmazonSellerCentralConnector {
+    /// A page of orders, each with its items.
+    async fn orders_page(
+        &self,
+        credentials: &AmazonSellerCentralAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
         let cursor = match cursor {
             Some(text) => {
                 serde_json::from_str::<OrdersCursor>(&text).map_err(|_| unreadable_cursor())?

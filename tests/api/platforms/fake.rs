@@ -122,6 +122,9 @@ pub struct Inner {
     pub code_answer_extras: serde_json::Map<String, Value>,
     /// Issue access tokens from codes as JWTs carrying `authentication_event_id` (Xero).
     pub jwt_access_tokens: bool,
+    /// The status a rejected access token gets: 401, or 403 where the
+    /// platform documents that (Amazon's Selling Partner API).
+    pub rejected_status: u16,
     unauthorized: String,
 }
 
@@ -177,6 +180,7 @@ impl Fake {
             shopify_signed: false,
             code_answer_extras: serde_json::Map::new(),
             jwt_access_tokens: false,
+            rejected_status: 401,
             unauthorized,
         }));
         let acceptor = TcpListener::bind("127.0.0.1:0")
@@ -308,7 +312,10 @@ async fn handle(
         inner.expire_after = None;
     }
     if !inner.access_tokens.contains(&token) {
-        return respond(Answer::json(401, inner.unauthorized.clone()));
+        return respond(Answer::json(
+            inner.rejected_status,
+            inner.unauthorized.clone(),
+        ));
     }
     if let Some(answer) = inner.scripted.pop_front() {
         return respond(answer);

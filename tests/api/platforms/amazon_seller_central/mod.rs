@@ -102,10 +102,13 @@ async fn fake() -> Fake {
         router(),
     )
     .await;
-    // Login with Amazon: client credentials in the form; the refresh token is kept.
+    // Login with Amazon: client credentials in the form; the refresh token
+    // is kept. A rejected (or expired) access token gets 403, as the Selling
+    // Partner API documents it (ordersV0.json: "Expired Token").
     fake.with(|inner| {
         inner.client_in_body = true;
         inner.rotate = false;
+        inner.rejected_status = 403;
     });
     fake
 }
