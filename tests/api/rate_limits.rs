@@ -160,10 +160,21 @@ async fn a_client_past_its_quota_gets_429_and_one_announcement_and_nothing_happe
 #[tokio::test]
 async fn two_processes_share_one_quota() {
     for backend in backends() {
-        let app = TestApp::spawn_with(backend, with_limits(10, 0)).await;
-        let second = app.another_instance(with_limits(10, 0)).await;
-        // Both heartbeats (every 100 ms) have counted two processes.
-        tokio::time::sleep(Duration::from_millis(800)).await;
+        // Heartbeats every 500 ms: a process counts the others seen within
+        // three of them (1.5 s), which a loaded test machine's database
+        // keeps up with; at 100 ms a beat written late dropped the other
+        // process from the count, and that process took the whole quota.
+        let beating = || AppOptions {
+            rate_limits: RateLimitConfig {
+                heartbeat: Duration::from_millis(500),
+                ..with_limits(10, 0).rate_limits
+            },
+            ..AppOptions::default()
+        };
+        let app = TestApp::spawn_with(backend, beating()).await;
+        let second = app.another_instance(beating()).await;
+        // Both heartbeats have counted two processes.
+        tokio::time::sleep(Duration::from_millis(1500)).await;
         let http = http_client();
         let mut admitted = 0;
         for index in 0..20 {
