@@ -9,27 +9,28 @@
 use std::time::Duration;
 
 use clap::error::ErrorKind;
-use clap::{Arg, ArgMatches, Args, CommandFactory, FromArgMatches, Parser, Subcommand};
+use clap::{Args, Parser, Subcommand};
 
+use crate::api_keys;
 use crate::app::{Application, Config, FirstKey, Keys};
 use crate::crypto;
 use crate::db::{self, DEFAULT_DATABASE_URL};
-use crate::managed_migrations::{self, MigrationConfig};
-use crate::platforms::Platform;
-use crate::platforms::config::{self, PlatformConfig, PlatformsConfig};
+use crate::managed_migrations::MigrationConfig;
 use crate::platforms::connector::Connectors;
-use crate::platforms::connector::{ConnectorKind, Endpoint};
-use crate::platforms::kit::http::RetryPolicy;
 use crate::rate_limits::{self, RateLimitConfig};
 use crate::sync::engine::EngineConfig;
 use crate::sync::list_orders;
 use crate::telemetry::{self, LogFormat};
 use crate::webhooks::deliverer::WebhookConfig;
 
+mod encryption_keys;
+mod help;
 mod migration;
+mod platform_options;
 
-use crate::{api_keys, connections, oauth_clients, platforms, webhooks};
+use help::help_view;
 use migration::MigrationCommand;
+use platform_options::PlatformOptions;
 
 /// tributary: companies, data connections and synced data behind one API.
 #[derive(Parser)]
@@ -177,167 +178,6 @@ struct ServeOptions {
     platforms: PlatformOptions,
 }
 
-/// Where the platform connectors reach their platforms (tests and proxies
-/// point them elsewhere), and how long they wait. Each platform with a
-/// connector has `--<key>-api-base` and `--<key>-token-url`, also read from
-/// `TRIBUTARY_<KEY>_API_BASE` and `TRIBUTARY_<KEY>_TOKEN_URL`.
-struct PlatformOptions {
-    /// The configured URLs, by platform key.
-    urls: Vec<(&'static str, PlatformConfig)>,
-    /// Seconds each call to a platform may take.
-    timeout_secs: u64,
-    /// The longest `Retry-After` (seconds) a rate-limited call waits.
-    max_retry_after_secs: u64,
-}
-
-const TIMEOUT: &str = "platform-timeout-secs";
-const MAX_RETRY_AFTER: &str = "platform-max-retry-after-secs";
-
-/// The argument ids of one platform's URLs.
-fn url_arguments(platform_key: &str) -> (String, String) {
-    (
-        format!("{platform_key}-api-base"),
-        format!("{platform_key}-token-url"),
-    )
-}
-
-/// The argument id of one platform's authorize endpoint (the link flow's).
-fn authorize_argument(platform_key: &str) -> String {
-    format!("{platform_key}-authorize-url")
-}
-
-/// The platforms whose connectors call out, so their URLs can be configured
-/// (the sandbox's cannot: it calls nothing).
-fn reaching_out() -> impl Iterator<Item = (&'static Platform, ConnectorKind)> {
-    platforms::all().iter().filter_map(|platform| {
-        platform
-            .connector
-            .filter(|connector| connector.api_base.is_used() || connector.token_url.is_used())
-            .map(|connector| (*platform, connector))
-    })
-}
-
-/// Where an endpoint is by default, in the words of `--help`.
-fn described(endpoint: Endpoint) -> &'static str {
-    match endpoint {
-        Endpoint::Fixed(url) | Endpoint::PerConnection(url) => url,
-        Endpoint::Unused => "none: not called",
-    }
-}
-
-impl Args for PlatformOptions {
-    fn augment_args(mut command: clap::Command) -> clap::Command {
-        for (platform, connector) in reaching_out() {
-            let (api_base, token_url) = url_arguments(platform.platform_key);
-            command = command
-                .arg(
-                    Arg::new(api_base.clone())
-                        .long(api_base)
-                        .global(true)
-                        .env(config::variable(platform.platform_key, "API_BASE"))
-                        .help(format!(
-                            "{} API base URL (default {})",
-                            platform.name,
-                            described(connector.api_base)
-                        )),
-                )
-                .arg(
-                    Arg::new(token_url.clone())
-                        .long(token_url)
-                        .global(true)
-                        .env(config::variable(platform.platform_key, "TOKEN_URL"))
-                        .help(format!(
-                            "{} OAuth token endpoint (default {})",
-                            platform.name,
-                            described(connector.token_url)
-                        )),
-                )
-                .arg(
-                    Arg::new(authorize_argument(platform.platform_key))
-                        .long(authorize_argument(platform.platform_key))
-                        .global(true)
-                        .env(config::variable(platform.platform_key, "AUTHORIZE_URL"))
-                        .help(format!(
-                            "{} OAuth authorize endpoint the link flow sends end customers to (default: the platform's)",
-                            platform.name,
-                        )),
-                );
-        }
-        command
-            .arg(
-                Arg::new(TIMEOUT)
-                    .long(TIMEOUT)
-                    .global(true)
-                    .env("TRIBUTARY_PLATFORM_TIMEOUT_SECS")
-                    .value_parser(clap::value_parser!(u64))
-                    .default_value("30")
-                    .help("Seconds each call to a platform may take"),
-            )
-            .arg(
-                Arg::new(MAX_RETRY_AFTER)
-                    .long(MAX_RETRY_AFTER)
-                    .global(true)
-                    .env("TRIBUTARY_PLATFORM_MAX_RETRY_AFTER_SECS")
-                    .value_parser(clap::value_parser!(u64))
-                    .default_value("60")
-                    .help("The longest Retry-After (seconds) a rate-limited call waits before retrying; longer fails the call"),
-            )
-    }
-
-    fn augment_args_for_update(command: clap::Command) -> clap::Command {
-        Self::augment_args(command)
-    }
-}
-
-impl FromArgMatches for PlatformOptions {
-    fn from_arg_matches(matches: &ArgMatches) -> Result<Self, clap::Error> {
-        let urls = reaching_out()
-            .map(|(platform, _)| {
-                let (api_base, token_url) = url_arguments(platform.platform_key);
-                let configured = PlatformConfig {
-                    api_base: matches.get_one::<String>(&api_base).cloned(),
-                    token_url: matches.get_one::<String>(&token_url).cloned(),
-                    authorize_url: matches
-                        .get_one::<String>(&authorize_argument(platform.platform_key))
-                        .cloned(),
-                    page_size: None,
-                };
-                (platform.platform_key, configured)
-            })
-            .collect();
-        Ok(Self {
-            urls,
-            timeout_secs: matches.get_one::<u64>(TIMEOUT).copied().unwrap_or(30),
-            max_retry_after_secs: matches
-                .get_one::<u64>(MAX_RETRY_AFTER)
-                .copied()
-                .unwrap_or(60),
-        })
-    }
-
-    fn update_from_arg_matches(&mut self, matches: &ArgMatches) -> Result<(), clap::Error> {
-        *self = Self::from_arg_matches(matches)?;
-        Ok(())
-    }
-}
-
-impl PlatformOptions {
-    fn config(&self) -> PlatformsConfig {
-        PlatformsConfig {
-            platforms: self
-                .urls
-                .iter()
-                .map(|(key, config)| ((*key).to_owned(), config.clone()))
-                .collect(),
-            timeout: Duration::from_secs(self.timeout_secs.max(1)),
-            retry: RetryPolicy {
-                max_retry_after: Duration::from_secs(self.max_retry_after_secs),
-                ..RetryPolicy::default()
-            },
-        }
-    }
-}
-
 #[derive(Subcommand)]
 enum Command {
     /// Run the API server (applies migrations first).
@@ -353,48 +193,6 @@ enum Command {
     /// Managed migrations (batches of companies' tokens).
     #[command(subcommand)]
     Migration(MigrationCommand),
-}
-
-/// The heading the platforms' options are listed under in `--help`.
-const PLATFORMS_HEADING: &str = "Where the platforms are (tests and proxies point them elsewhere)";
-
-/// The command line as `--help` shows it: the server's options belong to
-/// the top level (`serve` when the subcommand is omitted) and to `serve`,
-/// the platforms' also to `migration import` (it verifies tokens with
-/// them), and no other subcommand lists them.
-fn help_view() -> clap::Command {
-    let full = Cli::command();
-    let ids_of = |command: clap::Command| -> Vec<clap::Id> {
-        command
-            .get_arguments()
-            .map(|argument| argument.get_id().clone())
-            .collect()
-    };
-    let server = ids_of(ServeOptions::augment_args(clap::Command::new("serve")));
-    let platforms = ids_of(PlatformOptions::augment_args(clap::Command::new(
-        "platforms",
-    )));
-    // The platforms' options (about 60) come last, under their own heading.
-    let shown = |argument: Arg| -> Arg {
-        let global = argument.is_global_set() && !server.contains(argument.get_id());
-        let heading = platforms
-            .contains(argument.get_id())
-            .then_some(PLATFORMS_HEADING);
-        argument.global(global).help_heading(heading)
-    };
-    let local = |ids: &[clap::Id]| -> Vec<Arg> {
-        full.get_arguments()
-            .filter(|argument| ids.contains(argument.get_id()))
-            .map(|argument| shown(argument.clone()))
-            .collect()
-    };
-    let (server_arguments, platform_arguments) = (local(&server), local(&platforms));
-    full.clone()
-        .mut_args(shown)
-        .mut_subcommand("serve", |serve| serve.args(server_arguments))
-        .mut_subcommand("migration", |migration| {
-            migration.mut_subcommand("import", |import| import.args(platform_arguments))
-        })
 }
 
 #[derive(Subcommand)]
@@ -485,7 +283,7 @@ impl Cli {
                 Ok(())
             }
             (Some(Command::EncryptionKey(EncryptionKeyCommand::Rotate)), Some(_)) => {
-                rotate(&db, &self.global).await
+                encryption_keys::rotate(&db, &self.global).await
             }
             (Some(Command::EncryptionKey(EncryptionKeyCommand::Generate)), _) => Ok(()),
             (Some(Command::Migration(command)), Some(keyring)) => {
@@ -503,84 +301,6 @@ impl Cli {
             &self.global.database_url,
         )
     }
-}
-
-/// With a key file, rotation adds a fresh key to it first and retires the
-/// old ones once every credential has moved; with configured keys, it
-/// re-encrypts under the first one.
-async fn rotate(db: &sea_orm::DatabaseConnection, global: &GlobalOptions) -> anyhow::Result<()> {
-    let (mut keyring, source) =
-        crypto::load_keyring_with_source(global.encryption_keys.as_deref(), &global.database_url)?;
-    if let crypto::KeySource::File(path) = &source {
-        keyring = crypto::add_key_to_file(path)?;
-    }
-    let rotation = connections::credentials::rotate(db, &keyring).await?;
-    let clients = oauth_clients::rotate(db, &keyring).await?;
-    let endpoints = webhooks::endpoints::rotate_sealing(db, &keyring).await?;
-    let rows = managed_migrations::rotate(db, &keyring).await?;
-    let (clients_rotated, clients_current, clients_remaining) =
-        (clients.rotated, clients.current, clients.remaining);
-    println!(
-        "{} stored credentials re-encrypted under key `{}`; {} already were.",
-        rotation.rotated,
-        keyring.current_key_id(),
-        rotation.current
-    );
-    if clients_rotated + clients_current + clients_remaining > 0 {
-        println!(
-            "{clients_rotated} stored OAuth client secrets re-encrypted; {clients_current} already were."
-        );
-    }
-    if endpoints.rotated + endpoints.current + endpoints.remaining > 0 {
-        println!(
-            "{} webhook endpoints' signing secrets re-encrypted; {} already were.",
-            endpoints.rotated, endpoints.current
-        );
-    }
-    if rows.rotated + rows.current + rows.remaining > 0 {
-        println!(
-            "{} migration rows' waiting tokens re-encrypted; {} already were.",
-            rows.rotated, rows.current
-        );
-    }
-    anyhow::ensure!(
-        rows.remaining == 0,
-        "{} migration rows changed while rotating and are still under an older key: run the rotation again \
-         before removing any key",
-        rows.remaining
-    );
-    anyhow::ensure!(
-        endpoints.remaining == 0,
-        "{} webhook endpoints changed while rotating and are still under an older key: run the rotation \
-         again before removing any key",
-        endpoints.remaining
-    );
-    anyhow::ensure!(
-        clients_remaining == 0,
-        "{clients_remaining} OAuth clients changed while rotating and are still under an older key: run the \
-         rotation again before removing any key"
-    );
-    anyhow::ensure!(
-        rotation.remaining == 0,
-        "{} credentials changed while rotating and are still under an older key: run the rotation again \
-         before removing any key",
-        rotation.remaining
-    );
-    match source {
-        crypto::KeySource::File(path) => {
-            crypto::retire_other_keys_in_file(&path, keyring.current_key_id())?;
-            println!(
-                "The key file now holds only `{}`. Restart running servers.",
-                keyring.current_key_id()
-            );
-        }
-        crypto::KeySource::Configured => println!(
-            "Every credential is under `{}`; older keys can be removed from {} once servers restart with it first.",
-            keyring.current_key_id(),
-            crypto::KEYS_VARIABLE
-        ),
-    }
-    Ok(())
 }
 
 async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<()> {
@@ -651,83 +371,7 @@ fn print_first_key(key: &str, bind: &str) {
 mod tests {
     use super::*;
 
-    fn parsed(arguments: &[&str]) -> Result<Cli, clap::Error> {
+    pub(super) fn parsed(arguments: &[&str]) -> Result<Cli, clap::Error> {
         Cli::try_parse_from(std::iter::once("tributary").chain(arguments.iter().copied()))
-    }
-
-    #[test]
-    fn each_calling_connector_has_its_url_flags_before_or_after_the_command() {
-        let cli = parsed(&[
-            "--xero-api-base",
-            "http://127.0.0.1:9001",
-            "serve",
-            "--zoho-books-token-url",
-            "http://127.0.0.1:9002/token",
-        ])
-        .expect("parses");
-        let config = cli.serve.platforms.config();
-        let xero = config.platforms.get("xero").expect("xero is configurable");
-        assert_eq!(xero.api_base.as_deref(), Some("http://127.0.0.1:9001"));
-        assert_eq!(xero.token_url, None);
-        let zoho = config
-            .platforms
-            .get("zoho-books")
-            .expect("zoho is configurable");
-        assert_eq!(
-            zoho.token_url.as_deref(),
-            Some("http://127.0.0.1:9002/token")
-        );
-        assert!(config.platforms.contains_key("quickbooks-online"));
-    }
-
-    fn help_of(path: &[&str]) -> String {
-        let mut command = help_view();
-        command.build();
-        let found = path.iter().fold(&mut command, |command, name| {
-            command
-                .find_subcommand_mut(name)
-                .expect("the subcommand exists")
-        });
-        found.render_long_help().to_string()
-    }
-
-    #[test]
-    fn each_subcommands_help_lists_its_own_options() {
-        let import = help_of(&["migration", "import"]);
-        assert!(import.contains("--client"), "{import}");
-        assert!(import.contains("--xero-api-base"), "{import}");
-        assert!(import.contains("--database-url"), "{import}");
-        assert!(!import.contains("--bind"), "{import}");
-        assert!(!import.contains("--sync-workers"), "{import}");
-        let key = help_of(&["api-key", "create"]);
-        assert!(
-            key.contains("--client") && key.contains("--database-url"),
-            "{key}"
-        );
-        assert!(
-            !key.contains("--bind") && !key.contains("--xero-api-base"),
-            "{key}"
-        );
-        let serve = help_of(&["serve"]);
-        assert!(
-            serve.contains("--bind") && serve.contains("--xero-api-base"),
-            "{serve}"
-        );
-        let top = help_view().render_long_help().to_string();
-        assert!(top.contains("--bind") && top.contains("migration"), "{top}");
-    }
-
-    #[test]
-    fn platforms_that_call_nothing_have_no_url_flags() {
-        assert!(parsed(&["--sandbox-api-base", "http://127.0.0.1:9"]).is_err());
-        assert!(parsed(&["--quickbooks-desktop-api-base", "http://127.0.0.1:9"]).is_err());
-        let cli = parsed(&[]).expect("parses");
-        assert!(
-            !cli.serve
-                .platforms
-                .config()
-                .platforms
-                .contains_key("sandbox")
-        );
     }
 }
