@@ -200,6 +200,11 @@ impl DataType {
             .collect::<Vec<_>>()
             .join(", ")
     }
+
+    /// What a name that is not a data type is told (a 400's message).
+    pub fn rule() -> String {
+        format!("must be one of: {}", Self::names())
+    }
 }
 
 impl PartialEq for DataType {
@@ -237,8 +242,7 @@ impl Serialize for DataType {
 impl<'de> serde::Deserialize<'de> for DataType {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let name = Cow::<str>::deserialize(deserializer)?;
-        Self::named(&name)
-            .ok_or_else(|| serde::de::Error::custom(format!("must be one of: {}", Self::names())))
+        Self::named(&name).ok_or_else(|| serde::de::Error::custom(Self::rule()))
     }
 }
 

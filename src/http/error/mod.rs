@@ -30,6 +30,13 @@ pub use responses::{ErrorResponses, status};
 /// What a path id must look like.
 pub const UUID_RULE: &str = "must be a UUID such as 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
 
+/// What a body poem could not read is told (every body is read by
+/// `json_body` first, which names its fields; this is the fallback).
+pub const BODY_NOT_READ: &str = "could not be read as the expected JSON";
+
+/// What a path parameter whose percent-encoding does not decode is told.
+pub const PATH_NOT_UTF8: &str = "is not valid percent-encoded UTF-8";
+
 /// What went wrong, in terms the API answers with.
 ///
 /// Each variant documents the status it maps to; the mapping itself is in
@@ -171,10 +178,7 @@ impl ApiError {
         // Every body is read by `json_body`, which names its fields; this is
         // a fallback, and poem's reason may quote the input, so it is not shown.
         if error.is::<ParseRequestPayloadError>() {
-            return Self::validation(vec![FieldError::new(
-                "body",
-                "could not be read as the expected JSON",
-            )]);
+            return Self::validation(vec![FieldError::new("body", BODY_NOT_READ)]);
         }
         if let Some(content_type) = error.downcast_ref::<ContentTypeError>() {
             return Self::UnsupportedMediaType(match content_type {
@@ -202,10 +206,7 @@ impl ApiError {
                 .into_iter()
                 .next()
                 .unwrap_or_else(|| "path".to_owned());
-            return Self::validation(vec![FieldError::new(
-                name,
-                "is not valid percent-encoded UTF-8",
-            )]);
+            return Self::validation(vec![FieldError::new(name, PATH_NOT_UTF8)]);
         }
         if error.is::<poem::error::MethodNotAllowedError>() {
             return Self::MethodNotAllowed(routes.methods(path));

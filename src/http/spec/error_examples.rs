@@ -95,20 +95,21 @@ pub(super) fn invalid_body(field: &str, message: &str) -> Value {
     })
 }
 
-/// The 400 an operation without a body typically answers: a list's paging
-/// parameter, or else its last path id, malformed.
+/// The 400 an operation without a body typically answers, in the server's
+/// words: a list's paging parameter, or else its last path parameter (a
+/// malformed id, an unknown data type, a name whose encoding is broken).
 fn invalid_parameter(path: &str, has_page: bool) -> Value {
-    if has_page {
-        return invalid_body("pageSize", "must be an integer from 1 to 5000");
-    }
-    match path
+    let last = path
         .rsplit('{')
         .next()
         .and_then(|last| last.split_once('}'))
-    {
-        Some((id, _)) if id.ends_with("Id") => invalid_body(id, crate::http::error::UUID_RULE),
-        Some((name, _)) => invalid_body(name, "is not one of the documented values"),
-        None => invalid_body("pageSize", "must be an integer from 1 to 5000"),
+        .map(|(name, _)| name);
+    match last {
+        _ if has_page => invalid_body("pageSize", "must be an integer from 1 to 5000"),
+        Some(id) if id.ends_with("Id") => invalid_body(id, crate::http::error::UUID_RULE),
+        Some("dataType") => invalid_body("dataType", &DataType::rule()),
+        Some(name) => invalid_body(name, crate::http::error::PATH_NOT_UTF8),
+        None => invalid_body("body", crate::http::error::BODY_NOT_READ),
     }
 }
 

@@ -43,12 +43,8 @@ pub fn pull_status_named(text: &str) -> Option<PullStatus> {
 
 /// Reads a requested data type; 400 naming `item_id` otherwise.
 pub fn requested_data_type(item_id: &str, text: &str) -> Result<DataType, Error> {
-    DataType::named(text).ok_or_else(|| {
-        Error::Invalid(vec![FieldError::new(
-            item_id,
-            format!("must be one of: {}", DataType::names()),
-        )])
-    })
+    DataType::named(text)
+        .ok_or_else(|| Error::Invalid(vec![FieldError::new(item_id, DataType::rule())]))
 }
 
 /// Queues every data type of every `Linked` connection of the company, as
