@@ -59,43 +59,51 @@ fn described(endpoint: Endpoint) -> &'static str {
     }
 }
 
+/// One platform URL option: `--<id>`, also read from
+/// `TRIBUTARY_<KEY>_<suffix>`.
+fn url_option(id: String, platform_key: &str, suffix: &str, help: String) -> Arg {
+    Arg::new(id.clone())
+        .long(id)
+        .global(true)
+        .env(config::variable(platform_key, suffix))
+        .help(help)
+}
+
 impl Args for PlatformOptions {
     fn augment_args(mut command: clap::Command) -> clap::Command {
         for (platform, connector) in reaching_out() {
             let (api_base, token_url) = url_arguments(platform.platform_key);
+            let key = platform.platform_key;
             command = command
-                .arg(
-                    Arg::new(api_base.clone())
-                        .long(api_base)
-                        .global(true)
-                        .env(config::variable(platform.platform_key, "API_BASE"))
-                        .help(format!(
-                            "{} API base URL (default {})",
-                            platform.name,
-                            described(connector.api_base)
-                        )),
-                )
-                .arg(
-                    Arg::new(token_url.clone())
-                        .long(token_url)
-                        .global(true)
-                        .env(config::variable(platform.platform_key, "TOKEN_URL"))
-                        .help(format!(
-                            "{} OAuth token endpoint (default {})",
-                            platform.name,
-                            described(connector.token_url)
-                        )),
-                )
-                .arg(
-                    Arg::new(authorize_argument(platform.platform_key))
-                        .long(authorize_argument(platform.platform_key))
-                        .global(true)
-                        .env(config::variable(platform.platform_key, "AUTHORIZE_URL"))
-                        .help(format!(
-                            "{} OAuth authorize endpoint the link flow sends end customers to (default: the platform's)",
-                            platform.name,
-                        )),
-                );
+                .arg(url_option(
+                    api_base,
+                    key,
+                    "API_BASE",
+                    format!(
+                        "{} API base URL (default {})",
+                        platform.name,
+                        described(connector.api_base)
+                    ),
+                ))
+                .arg(url_option(
+                    token_url,
+                    key,
+                    "TOKEN_URL",
+                    format!(
+                        "{} OAuth token endpoint (default {})",
+                        platform.name,
+                        described(connector.token_url)
+                    ),
+                ))
+                .arg(url_option(
+                    authorize_argument(key),
+                    key,
+                    "AUTHORIZE_URL",
+                    format!(
+                        "{} OAuth authorize endpoint the link flow sends end customers to (default: the platform's)",
+                        platform.name
+                    ),
+                ));
         }
         command
             .arg(
