@@ -373,6 +373,7 @@ fn xero_router() -> crate::platforms::fake::Router {
 
 async fn xero_fake() -> Fake {
     let fake = Fake::start(
+        "xero",
         crate::platforms::fake::Scheme::Bearer,
         "unused-access-token",
         "unused-refresh-token",

@@ -655,6 +655,7 @@ async fn a_platform_answering_429_makes_a_row_wait_and_fail_after_its_retries_wh
         let good = "xero-access-token-0001";
         let refresh = "xero-refresh-token-0001";
         let fake = fake::Fake::start(
+            "xero",
             fake::Scheme::Bearer,
             good,
             refresh,

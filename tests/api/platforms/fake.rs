@@ -5,6 +5,12 @@
 //! the refresh-token grant, rotating refresh tokens like Xero) and an API
 //! answering from fixture files, with knobs for the failures a platform has
 //! (401 mid-sync, 429, 5xx, garbage, slow refreshes).
+//!
+//! With `TRIBUTARY_PLATFORM_CALLS` set to a folder, a fake writes every
+//! request it received (but the browser's `/authorize`) to
+//! `<folder>/<platform>/<test>-<n>.json` when it is dropped, for the
+//! contract step to check against the vendor's own OpenAPI document
+//! (`spec-tests/contracts.py`, `tests/contracts/`).
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::net::SocketAddr;
@@ -125,6 +131,8 @@ pub struct Inner {
     /// The status a rejected access token gets: 401, or 403 where the
     /// platform documents that (Amazon's Selling Partner API).
     pub rejected_status: u16,
+    /// Every request but the browser's `/authorize`, as it arrived.
+    pub received: Vec<Received>,
     unauthorized: String,
 }
 
@@ -143,12 +151,30 @@ pub struct IssuedCode {
 pub struct Fake {
     pub address: SocketAddr,
     pub state: Arc<Mutex<Inner>>,
+    /// The platform key it plays (`xero`), naming the vendor document its
+    /// requests are checked against.
+    pub platform: &'static str,
+}
+
+/// The folder the fakes write the requests they received to, when set.
+pub const CALLS_FOLDER_VAR: &str = "TRIBUTARY_PLATFORM_CALLS";
+
+/// One request as it arrived, for the contract step: the query as sent
+/// (order and repeats kept), every header, the body.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct Received {
+    pub method: String,
+    pub path: String,
+    pub query: String,
+    pub headers: Vec<(String, String)>,
+    pub body: String,
 }
 
 impl Fake {
     /// Starts a fake whose API accepts `access_token` and whose token
     /// endpoint accepts `refresh_token`; `unauthorized` is its 401 body.
     pub async fn start(
+        platform: &'static str,
         scheme: Scheme,
         access_token: &str,
         refresh_token: &str,
@@ -181,6 +207,7 @@ impl Fake {
             code_answer_extras: serde_json::Map::new(),
             jwt_access_tokens: false,
             rejected_status: 401,
+            received: Vec::new(),
             unauthorized,
         }));
         let acceptor = TcpListener::bind("127.0.0.1:0")
@@ -197,7 +224,11 @@ impl Fake {
             async move { handle(state, router, scheme, request).await }
         });
         tokio::spawn(poem::Server::new_with_acceptor(acceptor).run(endpoint));
-        Fake { address, state }
+        Fake {
+            address,
+            state,
+            platform,
+        }
     }
 
     pub fn url(&self) -> String {
@@ -222,6 +253,30 @@ impl Fake {
 
     pub fn calls(&self) -> Vec<Call> {
         self.with(|inner| inner.calls.clone())
+    }
+}
+
+impl Drop for Fake {
+    /// Writes what the fake received for the contract step, when asked to.
+    fn drop(&mut self) {
+        let Some(folder) = std::env::var_os(CALLS_FOLDER_VAR) else {
+            return;
+        };
+        let received = self.with(|inner| std::mem::take(&mut inner.received));
+        if received.is_empty() {
+            return;
+        }
+        static WRITTEN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+        let number = WRITTEN.fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let test = std::thread::current()
+            .name()
+            .unwrap_or("unnamed")
+            .replace("::", ".");
+        let folder = std::path::Path::new(&folder).join(self.platform);
+        std::fs::create_dir_all(&folder).expect("the calls folder can be made");
+        let record = json!({"platform": self.platform, "test": test, "requests": received});
+        let path = folder.join(format!("{test}-{}-{number}.json", std::process::id()));
+        std::fs::write(&path, record.to_string()).expect("the calls file can be written");
     }
 }
 
@@ -257,7 +312,27 @@ async fn handle(
         url::form_urlencoded::parse(request.uri().query().unwrap_or_default().as_bytes())
             .into_owned()
             .collect();
+    let raw_query = request.uri().query().unwrap_or_default().to_owned();
+    let raw_headers: Vec<(String, String)> = request
+        .headers()
+        .iter()
+        .map(|(name, value)| {
+            (
+                name.as_str().to_owned(),
+                String::from_utf8_lossy(value.as_bytes()).into_owned(),
+            )
+        })
+        .collect();
     let body = request.into_body().into_string().await.unwrap_or_default();
+    if path != "/authorize" {
+        state.lock().expect("fake state").received.push(Received {
+            method: method.clone(),
+            path: path.clone(),
+            query: raw_query,
+            headers: raw_headers,
+            body: body.clone(),
+        });
+    }
     if path == "/token" {
         return respond(token(&state, &headers, &body).await);
     }

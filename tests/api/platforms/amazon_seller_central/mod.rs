@@ -95,6 +95,7 @@ fn router() -> super::fake::Router {
 
 async fn fake() -> Fake {
     let fake = Fake::start(
+        "amazon-seller-central",
         Scheme::Header("x-amz-access-token"),
         ACCESS,
         REFRESH,

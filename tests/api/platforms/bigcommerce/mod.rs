@@ -72,6 +72,7 @@ fn router() -> super::fake::Router {
 
 async fn fake() -> Fake {
     Fake::start(
+        "bigcommerce",
         Scheme::Header("x-auth-token"),
         TOKEN,
         "no-refresh-token",

@@ -65,6 +65,7 @@ fn router() -> super::fake::Router {
 
 pub async fn fake() -> Fake {
     let fake = Fake::start(
+        "dynamics-365-business-central",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

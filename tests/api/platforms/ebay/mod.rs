@@ -42,6 +42,7 @@ fn router() -> super::fake::Router {
 
 async fn fake() -> Fake {
     let fake = Fake::start(
+        "ebay",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

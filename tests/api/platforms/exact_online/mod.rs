@@ -87,6 +87,7 @@ fn router() -> super::fake::Router {
 
 pub async fn fake() -> Fake {
     let fake = Fake::start(
+        "exact-online",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -64,6 +64,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     Fake::start(
+        "freeagent",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -57,6 +57,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
+        "freshbooks",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -63,6 +63,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     Fake::start(
+        "mollie",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -68,6 +68,7 @@ fn router() -> super::fake::Router {
 
 pub async fn fake() -> Fake {
     let fake = Fake::start(
+        "myob",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -124,6 +124,7 @@ fn router() -> super::fake::Router {
 
 pub async fn fake() -> Fake {
     Fake::start(
+        "netsuite",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

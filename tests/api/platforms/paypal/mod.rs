@@ -72,6 +72,7 @@ fn router() -> super::fake::Router {
 
 pub async fn fake() -> Fake {
     let fake = Fake::start(
+        "paypal",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -71,6 +71,7 @@ fn router() -> super::fake::Router {
 
 async fn fake() -> Fake {
     Fake::start(
+        "plaid",
         Scheme::Header("plaid-secret"),
         SECRET,
         "plaid-has-no-refresh-token",

@@ -87,6 +87,7 @@ pub(crate) fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     Fake::start(
+        "quickbooks-online",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

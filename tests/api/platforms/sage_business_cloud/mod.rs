@@ -69,6 +69,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
+        "sage-business-cloud",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

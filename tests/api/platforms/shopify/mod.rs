@@ -70,6 +70,7 @@ pub(crate) fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
+        "shopify",
         Scheme::Header("x-shopify-access-token"),
         ACCESS,
         REFRESH,

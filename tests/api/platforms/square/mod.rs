@@ -88,6 +88,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
+        "square",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

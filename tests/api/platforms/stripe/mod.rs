@@ -63,6 +63,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
+        "stripe",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -87,6 +87,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
+        "truelayer",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -67,6 +67,7 @@ fn router() -> super::fake::Router {
 
 pub async fn fake() -> Fake {
     let fake = Fake::start(
+        "wave",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

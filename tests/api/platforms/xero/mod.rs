@@ -49,6 +49,7 @@ pub(crate) fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     Fake::start(
+        "xero",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

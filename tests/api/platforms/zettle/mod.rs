@@ -71,6 +71,7 @@ fn router() -> super::fake::Router {
 
 pub(crate) async fn fake() -> Fake {
     let fake = Fake::start(
+        "zettle",
         Scheme::Bearer,
         ACCESS,
         REFRESH,

@@ -49,6 +49,7 @@ fn router() -> super::fake::Router {
 
 pub async fn fake() -> Fake {
     let fake = Fake::start(
+        "zoho-books",
         Scheme::ZohoOauthtoken,
         ACCESS,
         REFRESH,
