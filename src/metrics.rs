@@ -1,8 +1,8 @@
 //! Operational metrics, rendered in the Prometheus text format: requests by
 //! operation and status with latency histograms, pull operations by
 //! platform, data type and outcome with durations, the sync queue's depth
-//! and oldest age, token refreshes and webhook attempts by outcome, and
-//! rate-limit rejections.
+//! and oldest age, token refreshes and webhook attempts by outcome,
+//! rate-limit rejections, and records a connector could not read.
 //!
 //! Each application has its own recorder (none is installed globally), so
 //! several instances in one process (the tests) each count only their own.
@@ -46,6 +46,9 @@ pub mod names {
     pub const WEBHOOK_ATTEMPTS: &str = "tributary_webhook_attempts_total";
     /// Requests refused by a rate limit, by `limit`.
     pub const RATE_LIMITED: &str = "tributary_rate_limit_rejections_total";
+    /// Records a platform sent that its connector could not read, by
+    /// `platform` and `data_type`.
+    pub const UNREADABLE_RECORDS: &str = "tributary_unreadable_records_total";
 }
 
 /// One application's metrics.
@@ -106,6 +109,11 @@ impl Metrics {
             names::WEBHOOK_ATTEMPTS,
             Unit::Count,
             "Webhook delivery attempts, by outcome.",
+        );
+        describe(
+            names::UNREADABLE_RECORDS,
+            Unit::Count,
+            "Records a platform sent that its connector could not read (each reported on its pull operation), by platform and data type.",
         );
         describe(
             names::RATE_LIMITED,
@@ -171,6 +179,19 @@ impl Metrics {
         self.recorder
             .register_histogram(&key(names::PULL_SECONDS, &labels), &METADATA)
             .record(seconds);
+    }
+
+    /// A pull operation of `data_type` from `platform` could not read `count` records.
+    pub fn unreadable_records(&self, platform: &str, data_type: &str, count: u64) {
+        self.recorder
+            .register_counter(
+                &key(
+                    names::UNREADABLE_RECORDS,
+                    &[("platform", platform), ("data_type", data_type)],
+                ),
+                &METADATA,
+            )
+            .increment(count);
     }
 
     /// A token refresh for `platform` ended with `outcome`.

@@ -39,6 +39,11 @@ pub struct Model {
     pub lease_expires_at: Option<DateTimeUtc>,
     /// How many times a worker claimed it.
     pub attempts: i32,
+    /// The first records the connector could not read, as JSON (a list of
+    /// `{recordId, field, reason}`); null when none.
+    pub record_issues: Option<String>,
+    /// How many records the connector could not read, in all.
+    pub record_issue_count: i64,
 }
 
 /// Where a pull operation stands.

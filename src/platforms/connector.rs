@@ -10,8 +10,8 @@ use std::future::Future;
 use std::sync::Arc;
 
 use futures_util::future::BoxFuture;
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
 use super::config::{PlatformConfig, PlatformsConfig};
@@ -31,6 +31,8 @@ pub struct Page {
     pub total: Option<u64>,
     /// Whether the sync fetches the platform's whole list ([`Syncs::WHOLE_LIST`]).
     pub whole_list: bool,
+    /// The records of the page the connector could not read.
+    pub issues: Vec<RecordIssue>,
 }
 
 /// A page of one data type's records, as a connector returns it.
@@ -38,10 +40,55 @@ pub struct Page {
 pub struct Fetched<R> {
     /// The records, typed.
     pub records: Vec<R>,
+    /// The records the platform sent that the connector could not read
+    /// (`kit::records`): each costs itself, not the page.
+    pub issues: Vec<RecordIssue>,
     /// The cursor of the next page; `None` on the last page.
     pub next: Option<String>,
     /// How many records the whole data type holds, when the platform says.
     pub total: Option<u64>,
+}
+
+impl<R> Fetched<R> {
+    /// A page of `records`, all of them read, continuing at `next`.
+    pub fn all(records: Vec<R>, next: Option<String>) -> Self {
+        Self {
+            records,
+            issues: Vec::new(),
+            next,
+            total: None,
+        }
+    }
+
+    /// A page as `read` (records and issues), continuing at `next`.
+    pub fn read(read: super::kit::records::Read<R>, next: Option<String>) -> Self {
+        Self {
+            records: read.records,
+            issues: read.issues,
+            next,
+            total: None,
+        }
+    }
+
+    /// The same page, saying the platform's list holds `total` records.
+    pub fn of_total(self, total: Option<u64>) -> Self {
+        Self { total, ..self }
+    }
+}
+
+/// A record the platform sent that the connector could not read: named by
+/// its id where the id could be read, with the field and the reason, never
+/// with what the record holds. The rest of its page is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RecordIssue {
+    /// The record's id at the platform, when it could be read.
+    pub record_id: Option<String>,
+    /// The field at fault, as a path in the platform's record
+    /// (`LineItems[0].UnitAmount`), when one is.
+    pub field: Option<String>,
+    /// Why it cannot be read.
+    pub reason: String,
 }
 
 /// Why a fetch failed, in words a person can act on.
@@ -196,6 +243,7 @@ fn fetch_page<'a, C: Syncs<D>, D: Definition>(
             next: fetched.next,
             total: fetched.total,
             whole_list: <C as Syncs<D>>::WHOLE_LIST,
+            issues: fetched.issues,
         })
     })
 }

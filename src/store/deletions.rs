@@ -1,6 +1,7 @@
 //! Records the platform deleted: those of the previous generation that a
 //! sync did not bring back, read in batches so that the run can stage them
-//! again, flagged (`data::records::deleted`).
+//! again, flagged (`data::records::deleted`). And records the sync could
+//! not read ([`unreadable`]), whose previous copies it stages as they were.
 //!
 //! Each batch walks the previous generation by record id from where the
 //! last one ended and probes the staged rows by primary key, one lookup per
@@ -91,15 +92,63 @@ pub async fn missing(
     let statement = missing_statement(backend, connection_id, data_type, previous, staged, after);
     let rows = txn.query_all_raw(statement).await?;
     txn.commit().await?;
-    rows.iter()
-        .map(|row| {
-            let filter_value: Option<String> = row.try_get("", "filter_value")?;
-            Ok(Row {
-                id: row.try_get("", "record_id")?,
-                sort_key: row.try_get("", "sort_key")?,
-                filter_value: filter_value.map(Into::into),
-                body: row.try_get("", "body")?,
+    rows.iter().map(row_of).collect()
+}
+
+/// How many ids one read of [`unreadable`] binds.
+const IDS_PER_READ: usize = 500;
+
+/// The records of the connection's `previous` generation of `data_type`
+/// among `ids` (records this sync could not read) that generation `staged`
+/// has not staged: their previous copies, which the sync keeps.
+pub async fn unreadable(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+    previous: i64,
+    staged: i64,
+    ids: &[String],
+) -> Result<Vec<Row>, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let mut rows = Vec::new();
+    for chunk in ids.chunks(IDS_PER_READ) {
+        let mut values: Vec<sea_orm::Value> = vec![
+            connection_id.into(),
+            data_type.name().into(),
+            previous.into(),
+            staged.into(),
+        ];
+        let placeholders: Vec<String> = chunk
+            .iter()
+            .map(|id| {
+                values.push(id.as_str().into());
+                format!("${}", values.len())
             })
-        })
-        .collect()
+            .collect();
+        let sql = format!(
+            "SELECT p.record_id, p.sort_key, p.filter_value, p.body FROM record p \
+             WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $3 \
+             AND p.record_id IN ({}) \
+             AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $4 \
+                             AND s.record_id = p.record_id)",
+            placeholders.join(", ")
+        );
+        let found = db
+            .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+            .await?;
+        for row in &found {
+            rows.push(row_of(row)?);
+        }
+    }
+    Ok(rows)
+}
+
+fn row_of(row: &sea_orm::QueryResult) -> Result<Row, sea_orm::DbErr> {
+    let filter_value: Option<String> = row.try_get("", "filter_value")?;
+    Ok(Row {
+        id: row.try_get("", "record_id")?,
+        sort_key: row.try_get("", "sort_key")?,
+        filter_value: filter_value.map(Into::into),
+        body: row.try_get("", "body")?,
+    })
 }

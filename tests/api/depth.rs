@@ -262,6 +262,7 @@ impl AnyConnector for RepeatingPlatform {
                 next: cursor.is_none().then(|| "2".to_owned()),
                 total: Some(first_page + 11),
                 whole_list: true,
+                issues: Vec::new(),
             })
         })
     }
@@ -415,6 +416,7 @@ impl AnyConnector for InvoicesForEverything {
                 next: None,
                 total: Some(30),
                 whole_list: true,
+                issues: Vec::new(),
             })
         })
     }

@@ -28,4 +28,5 @@ mod service;
 mod single_records;
 mod snapshots;
 mod sync;
+mod unreadable;
 mod webhooks;

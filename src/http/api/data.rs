@@ -22,6 +22,7 @@ use crate::http::schema::Described;
 use crate::http::state::AppState;
 use crate::http::types::{Nullable, Timestamp};
 use crate::paging::{self, PageRequest};
+use crate::platforms::connector;
 use crate::sync::operations::{self, HistoryFilter, PullStatus};
 use crate::tenant::Tenant;
 
@@ -52,6 +53,11 @@ pub struct PullOperation {
     pub progress: i32,
     /// Records fetched so far.
     pub records_fetched: i64,
+    /// The records the platform sent that could not be read (at most 20, the first found): each cost only itself,
+    /// and kept its previously synced copy. Empty when every record was read.
+    pub issues: Vec<RecordIssue>,
+    /// How many more records could not be read than `issues` lists.
+    pub issues_not_shown: i64,
     /// Why it failed or fetched nothing, in words to act on; null unless `Failed`, `AuthError`, `Cancelled` or `NotSupported`.
     pub error_message: Nullable<String>,
     /// While `Fetching`: when the worker's lease on it lapses. A working worker renews it every few seconds, so a time
@@ -59,6 +65,28 @@ pub struct PullOperation {
     /// `Failed` after its last attempt. Until the lease lapses (at most 30 seconds) a dead worker's operation still
     /// shows `Fetching`. Null unless `Fetching`.
     pub lease_expires_at: Nullable<Timestamp>,
+}
+
+/// A record the platform sent that tributary could not read. Never shows what the record holds.
+#[derive(Debug, Clone, Object)]
+#[oai(rename_all = "camelCase")]
+pub struct RecordIssue {
+    /// The record's id at the platform; null when the id itself could not be read.
+    pub record_id: Nullable<String>,
+    /// The field at fault, as a path in the platform's record (`LineItems[0].UnitAmount`); null when no one field is.
+    pub field: Nullable<String>,
+    /// Why it could not be read.
+    pub reason: String,
+}
+
+impl From<connector::RecordIssue> for RecordIssue {
+    fn from(issue: connector::RecordIssue) -> Self {
+        Self {
+            record_id: issue.record_id.into(),
+            field: issue.field.into(),
+            reason: issue.reason,
+        }
+    }
 }
 
 impl TryFrom<pull_operation::Model> for PullOperation {
@@ -70,6 +98,7 @@ impl TryFrom<pull_operation::Model> for PullOperation {
                 "stored pull operation has an unknown {what}"
             ))
         };
+        let (issues, not_shown) = operations::issues::stored(&row);
         Ok(Self {
             pull_operation_id: row.id,
             company_id: row.company_id,
@@ -83,6 +112,8 @@ impl TryFrom<pull_operation::Model> for PullOperation {
             completed: row.completed.map(Timestamp).into(),
             progress: row.progress,
             records_fetched: row.records_fetched,
+            issues: issues.into_iter().map(RecordIssue::from).collect(),
+            issues_not_shown: not_shown as i64,
             error_message: row
                 .error_message
                 .map(|message| {

@@ -235,6 +235,7 @@ impl AmazonSellerCentralConnector {
         if cursor.marketplace_ids.is_empty() {
             // A seller in no marketplace has no orders.
             return Ok(Fetched {
+                issues: Vec::new(),
                 records: Vec::new(),
                 next: None,
                 total: Some(0),
@@ -277,6 +278,7 @@ impl AmazonSellerCentralConnector {
             None => None,
         };
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,

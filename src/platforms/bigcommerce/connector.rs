@@ -125,6 +125,7 @@ impl Syncs<Orders> for BigCommerceConnector {
             records.push(order.into_record(products)?);
         }
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: page.next(full),
             total: None,
@@ -151,6 +152,7 @@ impl Syncs<Customers> for BigCommerceConnector {
             None => body.data.len() as u64 >= self.page_size,
         };
         Ok(Fetched {
+            issues: Vec::new(),
             records: body
                 .data
                 .into_iter()

@@ -281,6 +281,7 @@ impl Syncs<Invoices> for BusinessCentralConnector {
             .map(BcInvoice::into_record)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: NextLink::next(body.next_link),
             total: None,
@@ -298,6 +299,7 @@ impl Syncs<Customers> for BusinessCentralConnector {
         let call = self.list(credentials, "customers", None, "a page of customers", page)?;
         let body: Collection<BcCustomer> = self.http.json(&call).await?;
         Ok(Fetched {
+            issues: Vec::new(),
             records: body.value.into_iter().map(BcCustomer::into_record).collect(),
             next: NextLink::next(body.next_link),
             total: None,

@@ -106,6 +106,7 @@ impl Syncs<Orders> for EbayConnector {
             .map(|order| order.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: body.total,

@@ -274,6 +274,7 @@ impl Syncs<Invoices> for ExactOnlineConnector {
             .map(ExactInvoice::into_record)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,
@@ -298,6 +299,7 @@ impl Syncs<Customers> for ExactOnlineConnector {
             )
             .await?;
         Ok(Fetched {
+            issues: Vec::new(),
             records: accounts
                 .into_iter()
                 .map(ExactAccount::into_record)

@@ -208,6 +208,7 @@ impl Syncs<Invoices> for FreeAgentConnector {
             .map(|invoice| invoice.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: next_page(page, &headers),
             total: None,
@@ -232,6 +233,7 @@ impl Syncs<Customers> for FreeAgentConnector {
             .filter_map(|contact| contact.into_record())
             .collect();
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: next_page(page, &headers),
             total: None,

@@ -197,6 +197,7 @@ impl Syncs<Invoices> for FreshBooksConnector {
             .map(|invoice| invoice.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: page.next(more(page, result.pages)),
             total: result.total,
@@ -220,6 +221,7 @@ impl Syncs<Customers> for FreshBooksConnector {
             .map(|client| client.into_record())
             .collect();
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: page.next(more(page, result.pages)),
             total: result.total,

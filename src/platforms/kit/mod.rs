@@ -5,6 +5,7 @@
 //! - [`paging`]: the platforms' paging styles;
 //! - [`oauth`]: the refresh-token grant; [`code_grant`]: the authorization-code exchange of the link flow;
 //! - [`json`]: exact amounts and the platforms' date forms;
+//! - [`records`]: a page's records read one by one, so one the connector cannot read costs only itself;
 //! - [`status`]: status tables and the rule amounts decide.
 
 pub mod code_grant;
@@ -13,4 +14,5 @@ pub mod http;
 pub mod json;
 pub mod oauth;
 pub mod paging;
+pub mod records;
 pub mod status;

@@ -194,6 +194,7 @@ impl Syncs<Orders> for MollieConnector {
             .map(|order| order.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,
@@ -211,6 +212,7 @@ impl Syncs<Customers> for MollieConnector {
             .list::<EmbeddedCustomers>(credentials, "a page of customers", "customers", cursor)
             .await?;
         Ok(Fetched {
+            issues: Vec::new(),
             records: embedded
                 .map(|embedded| embedded.customers)
                 .unwrap_or_default()

@@ -282,6 +282,7 @@ impl Syncs<Invoices> for MyobConnector {
             .map(|invoice| invoice.into_record(&currency))
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: invoice_cursor(&currency, page.next_page_link),
             total: None,
@@ -300,6 +301,7 @@ impl Syncs<Customers> for MyobConnector {
             .list_page(credentials, "a page of customers", "Contact/Customer", &link)
             .await?;
         Ok(Fetched {
+            issues: Vec::new(),
             records: page
                 .items
                 .into_iter()

@@ -324,6 +324,7 @@ impl Syncs<Invoices> for NetSuiteConnector {
             })
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: if window.after == 0 { page.total_results } else { None },
@@ -348,6 +349,7 @@ impl Syncs<Customers> for NetSuiteConnector {
             page.items.last().map(|customer| customer.id.as_str()),
         );
         Ok(Fetched {
+            issues: Vec::new(),
             records: page.items.into_iter().map(NsCustomer::into_record).collect(),
             next,
             total: if window.after == 0 { page.total_results } else { None },

@@ -217,6 +217,7 @@ impl Syncs<Invoices> for PayPalConnector {
             records.push(invoice.into_record()?);
         }
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: list.total_items,

@@ -242,6 +242,7 @@ impl Syncs<BankAccounts> for PlaidConnector {
             .map(|account| account.into_record(&item))
             .collect();
         Ok(Fetched {
+            issues: Vec::new(),
             total: Some(records.len() as u64),
             records,
             next: None,
@@ -262,6 +263,7 @@ impl Syncs<BankTransactions> for PlaidConnector {
             .map(PlaidTransaction::into_record)
             .collect();
         Ok(Fetched {
+            issues: Vec::new(),
             total: Some(records.len() as u64),
             records,
             next: None,

@@ -179,6 +179,7 @@ impl Syncs<Invoices> for QuickBooksConnector {
             .map(|invoice| invoice.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: start.next(returned, self.page_size),
             total: None,
@@ -205,6 +206,7 @@ impl Syncs<Customers> for QuickBooksConnector {
             .map(|customer| customer.into_record())
             .collect();
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: start.next(returned, self.page_size),
             total: None,

@@ -176,6 +176,7 @@ impl Syncs<Invoices> for SageBusinessCloudConnector {
             .map(|invoice| invoice.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total,
@@ -200,6 +201,7 @@ impl Syncs<Customers> for SageBusinessCloudConnector {
             .map(|contact| contact.into_record())
             .collect();
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,

@@ -346,6 +346,7 @@ impl Dataset {
                 next: page.next,
                 total: page.total,
                 whole_list: true,
+                issues: page.issues,
             }
         }
         match data_type.name() {
@@ -360,6 +361,7 @@ impl Dataset {
     fn slice<R>(&self, start: u64, total: u64, record: impl Fn(u64) -> R) -> Fetched<R> {
         let end = start.saturating_add(PAGE_SIZE).min(total);
         Fetched {
+            issues: Vec::new(),
             records: (start.min(end)..end).map(record).collect(),
             next: (end < total).then(|| end.to_string()),
             total: Some(total),

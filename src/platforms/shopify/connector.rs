@@ -293,6 +293,7 @@ impl Syncs<Orders> for ShopifyConnector {
             .map(|order| order.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,
@@ -317,6 +318,7 @@ impl Syncs<Customers> for ShopifyConnector {
             )
             .await?;
         Ok(Fetched {
+            issues: Vec::new(),
             records: customers
                 .into_iter()
                 .map(|customer| customer.into_record())

@@ -276,6 +276,7 @@ impl Syncs<Invoices> for SquareConnector {
         let locations = &position.locations;
         let Some(location) = locations.get(position.index) else {
             return Ok(Fetched {
+                issues: Vec::new(),
                 records: Vec::new(),
                 next: None,
                 total: None,
@@ -295,6 +296,7 @@ impl Syncs<Invoices> for SquareConnector {
             .map(|invoice| invoice.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: position.next(body.cursor, locations.len()),
             total: None,
@@ -316,6 +318,7 @@ impl Syncs<Customers> for SquareConnector {
         }
         let body: CustomersPage = self.http.json(&call).await?;
         Ok(Fetched {
+            issues: Vec::new(),
             records: body
                 .customers
                 .into_iter()
@@ -337,6 +340,7 @@ impl Syncs<Orders> for SquareConnector {
         let groups: Vec<&[String]> = position.locations.chunks(LOCATIONS_PER_SEARCH).collect();
         let Some(group) = groups.get(position.index) else {
             return Ok(Fetched {
+                issues: Vec::new(),
                 records: Vec::new(),
                 next: None,
                 total: None,
@@ -367,6 +371,7 @@ impl Syncs<Orders> for SquareConnector {
             .map(|order| order.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: position.next(body.cursor, groups.len()),
             total: None,

@@ -219,6 +219,7 @@ impl Syncs<Invoices> for StripeConnector {
             records.push(invoice.into_record(lines)?);
         }
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,
@@ -236,6 +237,7 @@ impl Syncs<Customers> for StripeConnector {
         let page: List<StripeCustomer> = self.http.json(&call).await?;
         let next = next_cursor(page.has_more, page.data.last().map(StripeCustomer::id));
         Ok(Fetched {
+            issues: Vec::new(),
             records: page.data.into_iter().map(StripeCustomer::into_record).collect(),
             next,
             total: None,

@@ -264,6 +264,7 @@ impl Syncs<BankAccounts> for TrueLayerConnector {
             records.push(account.into_record(balance.results.into_iter().next()));
         }
         Ok(Fetched {
+            issues: Vec::new(),
             total: Some(records.len() as u64),
             records,
             next: None,
@@ -295,6 +296,7 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
         };
         let Some((account_id, rest)) = remaining.split_first() else {
             return Ok(Fetched {
+                issues: Vec::new(),
                 records: Vec::new(),
                 next: None,
                 total: Some(0),
@@ -309,6 +311,7 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
             })?)
         };
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,

@@ -274,6 +274,7 @@ impl Syncs<Invoices> for WaveConnector {
             .map(|invoice| invoice.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total,
@@ -297,6 +298,7 @@ impl Syncs<Customers> for WaveConnector {
             )
             .await?;
         Ok(Fetched {
+            issues: Vec::new(),
             records: customers.into_iter().map(|customer| customer.into_record()).collect(),
             next,
             total,

@@ -132,18 +132,16 @@ impl Syncs<Invoices> for XeroConnector {
             .list(credentials, "Invoices", "a page of invoices", page)
             .query("where", "Type==\"ACCREC\"");
         let body: InvoicesPage = self.http.json(&call).await?;
-        let returned = body.invoices.len();
-        let records = body
-            .invoices
-            .into_iter()
-            .filter(|invoice| invoice.is_sale())
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            records,
-            next: page.next(more(page, body.pagination.as_ref(), returned)),
-            total: body.pagination.and_then(|pagination| pagination.item_count),
-        })
+        let next = page.next(more(page, body.pagination.as_ref(), body.invoices.len()));
+        let read = body.invoices.read(|invoice| {
+            if invoice.is_sale() {
+                invoice.into_record().map(Some)
+            } else {
+                Ok(None)
+            }
+        });
+        Ok(Fetched::read(read, next)
+            .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
     }
 }
 
@@ -158,17 +156,11 @@ impl Syncs<Customers> for XeroConnector {
             .list(credentials, "Contacts", "a page of contacts", page)
             .query("includeArchived", "true");
         let body: ContactsPage = self.http.json(&call).await?;
-        let returned = body.contacts.len();
-        let records = body
+        let next = page.next(more(page, body.pagination.as_ref(), body.contacts.len()));
+        let read = body
             .contacts
-            .into_iter()
-            .filter(|contact| contact.is_customer())
-            .map(|contact| contact.into_record())
-            .collect();
-        Ok(Fetched {
-            records,
-            next: page.next(more(page, body.pagination.as_ref(), returned)),
-            total: body.pagination.and_then(|pagination| pagination.item_count),
-        })
+            .read(|contact| Ok(contact.is_customer().then(|| contact.into_record())));
+        Ok(Fetched::read(read, next)
+            .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
     }
 }

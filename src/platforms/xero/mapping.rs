@@ -7,8 +7,8 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::json::{self, Amount, money, quantity};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, lookup};
 use crate::timestamp::Timestamp;
 
@@ -37,7 +37,7 @@ pub(super) fn invoice_status(status: &str, amount_due: Money, amount_paid: Money
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub(super) struct InvoicesPage {
-    pub(super) invoices: Vec<XeroInvoice>,
+    pub(super) invoices: Each<XeroInvoice>,
     #[serde(rename = "pagination")]
     pub(super) pagination: Option<Pagination>,
 }
@@ -46,7 +46,7 @@ pub(super) struct InvoicesPage {
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub(super) struct ContactsPage {
-    pub(super) contacts: Vec<XeroContact>,
+    pub(super) contacts: Each<XeroContact>,
     #[serde(rename = "pagination")]
     pub(super) pagination: Option<Pagination>,
 }
@@ -114,24 +114,27 @@ struct XeroLine {
     discount_amount: Option<Amount>,
 }
 
+impl Keyed for XeroInvoice {
+    const ID: &'static str = "/InvoiceID";
+}
+
+impl Keyed for XeroContact {
+    const ID: &'static str = "/ContactID";
+}
+
 impl XeroInvoice {
     /// A sales invoice (`ACCREC`), not a bill; invoices without a type count as sales.
     pub(super) fn is_sale(&self) -> bool {
         self.kind.as_deref().is_none_or(|kind| kind == "ACCREC")
     }
 
-    /// Our invoice; one without a readable date fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+    /// Our invoice; one without a readable date cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
         let issue_date = self
             .date
             .as_deref()
             .and_then(json::xero_date)
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "Xero invoice {} has no readable Date; the previous data is kept",
-                    self.invoice_id
-                ))
-            })?;
+            .ok_or_else(|| Unreadable::field("Date", "is missing or not a date"))?;
         let total = money(self.total);
         let tax = money(self.total_tax);
         let amount_due = money(self.amount_due);

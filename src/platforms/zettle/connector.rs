@@ -213,6 +213,7 @@ impl Syncs<Orders> for ZettleConnector {
             records.push(purchase.into_record(refunded)?);
         }
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next,
             total: None,

@@ -243,6 +243,7 @@ impl Syncs<Invoices> for ZohoBooksConnector {
             .map(|invoice| invoice.into_record())
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: page.next(body.page_context.is_some_and(|page| page.has_more_page)),
             total: None,
@@ -269,6 +270,7 @@ impl Syncs<Customers> for ZohoBooksConnector {
             .map(|contact| contact.into_record())
             .collect();
         Ok(Fetched {
+            issues: Vec::new(),
             records,
             next: page.next(body.page_context.is_some_and(|page| page.has_more_page)),
             total: None,

@@ -14,6 +14,7 @@ use crate::data::DataType;
 use crate::error::Problem;
 use crate::platforms::connector::ConnectorError;
 use crate::store::{self, Generations};
+use crate::sync::operations::issues::{self, Issues};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::operations::requests;
 use crate::webhooks::{self, Event, EventType};
@@ -67,14 +68,16 @@ impl From<ConnectorError> for RunError {
 }
 
 impl Engine {
-    /// Records how `worker`'s run of `operation` ended, and discards
-    /// `staging` (the run's staged generation, or leftovers of earlier runs).
+    /// Records how `worker`'s run of `operation` ended (with the records
+    /// it could not read), and discards `staging` (the run's staged
+    /// generation, or leftovers of earlier runs).
     pub(super) async fn end(
         &self,
         worker: &str,
         operation: &pull_operation::Model,
         error: RunError,
         staging: Option<(DataType, Generations)>,
+        issues: &Issues,
     ) {
         let id = operation.id;
         let (ending, deauthorize) = match error {
@@ -106,7 +109,7 @@ impl Engine {
             }
         };
         let recorded = self
-            .record(worker, operation, &ending, deauthorize, staging)
+            .record(worker, operation, &ending, deauthorize, staging, issues)
             .await;
         match (&ending, recorded) {
             (_, Err(error)) => {
@@ -135,8 +138,12 @@ impl Engine {
         ending: &Ending,
         deauthorize: bool,
         staging: Option<(DataType, Generations)>,
+        issues: &Issues,
     ) -> Result<bool, sea_orm::DbErr> {
         let txn = self.db.begin().await?;
+        if matches!(ending, Ending::Failed(..)) {
+            issues::record(&txn, operation.id, worker, issues).await?;
+        }
         if !lease::end(&txn, operation.id, worker, ending).await? {
             // Another worker owns it now: leave everything to it.
             return Ok(false);

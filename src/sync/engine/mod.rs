@@ -52,6 +52,7 @@ use crate::error::Problem;
 use crate::metrics::Metrics;
 use crate::platforms::connector::Connectors;
 use crate::store::{self, Generations};
+use crate::sync::operations::issues::Issues;
 use ending::RunError;
 
 /// How the engine runs.
@@ -207,7 +208,7 @@ impl Engine {
     /// Runs a claimed operation to its end, whatever happens, and counts how it ended.
     async fn run(&self, worker: &str, operation: pull_operation::Model) {
         let started = std::time::Instant::now();
-        let outcome = self.run_to_end(worker, &operation).await;
+        let (outcome, unreadable) = self.run_to_end(worker, &operation).await;
         let platform = connections::for_sync(&self.db, operation.connection_id)
             .await
             .ok()
@@ -220,15 +221,23 @@ impl Engine {
             outcome,
             started.elapsed().as_secs_f64(),
         );
+        self.metrics
+            .unreadable_records(&platform, &operation.data_type, unreadable);
     }
 
-    /// Runs a claimed operation to its end; the outcome's name, for the metrics.
-    async fn run_to_end(&self, worker: &str, operation: &pull_operation::Model) -> &'static str {
+    /// Runs a claimed operation to its end; the outcome's name and how many
+    /// records could not be read, for the metrics.
+    async fn run_to_end(
+        &self,
+        worker: &str,
+        operation: &pull_operation::Model,
+    ) -> (&'static str, u64) {
+        let none = Issues::default();
         let Some(data_type) = DataType::named(&operation.data_type) else {
             let problem = Problem::new(format!("Unknown data type {:?}.", operation.data_type));
-            self.end(worker, operation, RunError::Failed(problem), None)
+            self.end(worker, operation, RunError::Failed(problem), None, &none)
                 .await;
-            return "Failed";
+            return ("Failed", 0);
         };
         if operation.attempts > self.config.max_attempts {
             let problem = Problem::new(format!(
@@ -244,9 +253,10 @@ impl Engine {
                 operation,
                 RunError::Failed(problem),
                 Some(leftovers),
+                &none,
             )
             .await;
-            return "Failed";
+            return ("Failed", 0);
         }
         let lease_lost = Arc::new(AtomicBool::new(false));
         let _heartbeat = heartbeat::spawn(
@@ -263,19 +273,21 @@ impl Engine {
             operation,
             data_type,
             lease_lost: &lease_lost,
+            issues: std::sync::Mutex::default(),
         };
         let outcome = match AssertUnwindSafe(running.sync(&mut staged))
             .catch_unwind()
             .await
         {
-            Ok(Ok(())) => return "Complete",
+            Ok(Ok(())) => return ("Complete", running.issues().count()),
             Ok(Err(error)) => error,
             Err(_) => RunError::Internal("the sync panicked".to_owned()),
         };
         let name = outcome.name();
         let staging = staged.map(|generation| (data_type, Generations::Exactly(generation)));
-        self.end(worker, operation, outcome, staging).await;
-        name
+        let issues = running.issues();
+        self.end(worker, operation, outcome, staging, &issues).await;
+        (name, issues.count())
     }
 }
 

@@ -1,7 +1,7 @@
 //! One pull operation's run, step by step: [`Run::prepare`] (the
 //! connection, its connector, fresh tokens), [`Run::stage`] (every page,
 //! each in a fenced transaction; then what the platform deleted,
-//! [`Run::stage_deletions`]), [`Run::publish`] (the swap) and
+//! [`Run::stage_missing`]), [`Run::publish`] (the swap) and
 //! [`Run::clean_up`] (what readers no longer see).
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -23,6 +23,7 @@ use crate::error::Problem;
 use crate::platforms;
 use crate::platforms::connector::Page;
 use crate::store::{self, Copied, Generations, Part, Publishing, Staging};
+use crate::sync::operations::issues::{self, Issues};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::refresh;
 use crate::timestamp::Timestamp;
@@ -41,6 +42,15 @@ struct Filled {
     whole_list: bool,
 }
 
+/// What becomes of the records a whole-list sync did not bring back.
+#[derive(Debug, Clone, Copy)]
+enum Missing {
+    /// The platform deleted them: flagged `isDeleted`.
+    FlagDeleted,
+    /// They may be records the run could not read: kept as they were.
+    Keep,
+}
+
 /// A claimed operation being run by `worker`.
 pub(super) struct Run<'a> {
     pub engine: &'a Engine,
@@ -48,6 +58,8 @@ pub(super) struct Run<'a> {
     pub operation: &'a pull_operation::Model,
     pub data_type: DataType,
     pub lease_lost: &'a AtomicBool,
+    /// The records the connector could not read so far.
+    pub issues: std::sync::Mutex<Issues>,
 }
 
 /// What a run needs once prepared.
@@ -79,12 +91,29 @@ impl Run<'_> {
         let mut timings = Timings::default();
         let started = Instant::now();
         let (fetched, whole_list) = self.stage(&mut prepared, &mut timings).await?;
+        let issues = self.issues();
+        issues.check(fetched as u64).map_err(RunError::Failed)?;
+        self.keep_unreadable(prepared.staging, issues.ids(), fetched)
+            .await?;
         if whole_list {
-            self.stage_deletions(prepared.staging, fetched).await?;
+            // A record that could not be read nor named may be any of those
+            // missing: then every missing record keeps its copy, unflagged,
+            // until a sync that reads them all.
+            let missing = if issues.all_named() {
+                Missing::FlagDeleted
+            } else {
+                tracing::warn!(
+                    pull_operation_id = %self.operation.id,
+                    "a record that could not be read had no readable id: records missing this sync keep their copies"
+                );
+                Missing::Keep
+            };
+            self.stage_missing(prepared.staging, fetched, missing)
+                .await?;
         }
         timings.staging = started.elapsed();
         let started = Instant::now();
-        let published = self.publish(prepared.staging).await?;
+        let published = self.publish(prepared.staging, &issues).await?;
         *staged = None;
         timings.publishing = started.elapsed();
         let started = Instant::now();
@@ -93,6 +122,7 @@ impl Run<'_> {
             pull_operation_id = %self.operation.id,
             data_type = self.data_type.name(),
             records = published,
+            unreadable = issues.count(),
             fetch_ms = timings.fetching.as_millis() as u64,
             staging_ms = timings.staging.as_millis() as u64,
             write_ms = timings.writing.as_millis() as u64,
@@ -101,6 +131,14 @@ impl Run<'_> {
             "pull operation complete"
         );
         Ok(())
+    }
+
+    /// The records the connector could not read so far.
+    pub fn issues(&self) -> Issues {
+        self.issues
+            .lock()
+            .map(|issues| issues.clone())
+            .unwrap_or_default()
     }
 
     /// Checks the connection can sync, opens its credentials with fresh
@@ -259,7 +297,15 @@ impl Run<'_> {
                 next,
                 total,
                 whole_list,
+                issues,
             } = self.fetch(tokens, cursor, timings).await?;
+            if !issues.is_empty() {
+                self.issues
+                    .lock()
+                    .map_err(|_| RunError::Internal("the issues' lock was poisoned".to_owned()))?
+                    .add_page(page.len(), issues)
+                    .map_err(RunError::Failed)?;
+            }
             // Staging keys rows by the records' own type: a page of another
             // type would land in another data type's generation.
             if page.data_type() != self.data_type {
@@ -378,12 +424,19 @@ impl Run<'_> {
         Ok(copied)
     }
 
-    /// Stages again, flagged deleted, the records of the previous generation
-    /// that this run did not bring back (or drops them once flagged for
-    /// longer than [`crate::data::records::DELETED_RETENTION_DAYS`]), a batch
-    /// per fenced transaction; only after fetching the platform's whole list
-    /// (`Syncs::WHOLE_LIST`), where a record missing is one it deleted.
-    async fn stage_deletions(&self, staging: Staging, fetched: i64) -> Result<(), RunError> {
+    /// Stages again the records of the previous generation that this run
+    /// did not bring back, a batch per fenced transaction; only after
+    /// fetching the platform's whole list (`Syncs::WHOLE_LIST`), where a
+    /// record missing is one it deleted: flagged deleted (or dropped once
+    /// flagged for longer than
+    /// [`crate::data::records::DELETED_RETENTION_DAYS`]), or kept as they
+    /// were when the run cannot tell them from records it could not read.
+    async fn stage_missing(
+        &self,
+        staging: Staging,
+        fetched: i64,
+        missing: Missing,
+    ) -> Result<(), RunError> {
         let Some(previous) = staging.previous else {
             return Ok(());
         };
@@ -391,7 +444,7 @@ impl Run<'_> {
         let found_gone = Timestamp(staging.modified);
         let mut after: Option<String> = None;
         loop {
-            let missing = store::deletions::missing(
+            let rows = store::deletions::missing(
                 &self.engine.db,
                 staging.connection_id,
                 self.data_type,
@@ -400,16 +453,22 @@ impl Run<'_> {
                 after.as_deref(),
             )
             .await?;
-            let Some(last) = missing.last() else {
+            let Some(last) = rows.last() else {
                 return Ok(());
             };
             if self.engine.stopping() {
                 return Err(RunError::Interrupted);
             }
             after = Some(last.id.clone());
-            let mut flagged = Vec::with_capacity(missing.len());
-            for row in missing {
-                if let Some(body) = records::deleted(&row.body, found_gone).map_err(internal)? {
+            let mut flagged = Vec::with_capacity(rows.len());
+            for row in rows {
+                let body = match missing {
+                    Missing::FlagDeleted => {
+                        records::deleted(&row.body, found_gone).map_err(internal)?
+                    }
+                    Missing::Keep => Some(row.body.clone()),
+                };
+                if let Some(body) = body {
                     let body = records::without_modified_date(body);
                     flagged.push(Row { body, ..row });
                 }
@@ -420,6 +479,45 @@ impl Run<'_> {
                 .map_err(|error| RunError::Internal(error.to_string()))?;
             txn.commit().await?;
         }
+    }
+
+    /// Stages again, as they were, the previous copies of the records this
+    /// run could not read (`ids`), so that each keeps its copy rather than
+    /// leaving the list or being flagged deleted.
+    async fn keep_unreadable(
+        &self,
+        staging: Staging,
+        ids: &[String],
+        fetched: i64,
+    ) -> Result<(), RunError> {
+        let Some(previous) = staging.previous else {
+            return Ok(());
+        };
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let kept = store::deletions::unreadable(
+            &self.engine.db,
+            staging.connection_id,
+            self.data_type,
+            previous,
+            staging.generation,
+            ids,
+        )
+        .await?;
+        let kept: Vec<Row> = kept
+            .into_iter()
+            .map(|row| Row {
+                body: records::without_modified_date(row.body),
+                ..row
+            })
+            .collect();
+        let txn = self.fenced(fetched, 99).await?;
+        store::stage(&txn, staging, self.data_type, &kept)
+            .await
+            .map_err(|error| RunError::Internal(error.to_string()))?;
+        txn.commit().await?;
+        Ok(())
     }
 
     /// Fetches one page, unless the lease is lost or the process is stopping.
@@ -450,7 +548,7 @@ impl Run<'_> {
     /// The completion time is taken before the rows move: it is every
     /// changed record's `modifiedDate`, so the records of the next sync,
     /// which starts after this one commits, are stamped later.
-    async fn publish(&self, staging: Staging) -> Result<u64, RunError> {
+    async fn publish(&self, staging: Staging, issues: &Issues) -> Result<u64, RunError> {
         let completed: DateTime<Utc> = Timestamp::now();
         let list = Publishing {
             connection_id: staging.connection_id,
@@ -468,6 +566,7 @@ impl Run<'_> {
             None => store::number_staged(&txn, list, Part::Whole).await?,
         };
         store::refresh_statistics(&txn, published).await?;
+        issues::record(&txn, self.operation.id, self.worker, issues).await?;
         if !lease::end(
             &txn,
             self.operation.id,

@@ -207,6 +207,11 @@ pub async fn end(
             )
             .col_expr(pull_operation::Column::Progress, 0.into())
             .col_expr(pull_operation::Column::RecordsFetched, 0_i64.into())
+            .col_expr(
+                pull_operation::Column::RecordIssues,
+                Option::<String>::None.into(),
+            )
+            .col_expr(pull_operation::Column::RecordIssueCount, 0_i64.into())
             .col_expr(pull_operation::Column::Attempts, (*attempts_before).into())
             .filter(pull_operation::Column::Id.eq(id))
             .filter(pull_operation::Column::LeaseOwner.eq(worker)),

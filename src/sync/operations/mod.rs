@@ -1,8 +1,10 @@
 //! Pull operations: queuing syncs (idempotently), their history, and the
 //! per-data-type status of a company; [`lease`] is how the engine's workers
 //! claim and end them, [`requests`] which operations each sync request
-//! waits for. Only this module writes `pull_operation`.
+//! waits for, [`issues`] the records a run could not read. Only this module
+//! writes `pull_operation`.
 
+pub mod issues;
 pub mod lease;
 pub mod requests;
 
@@ -215,6 +217,8 @@ async fn not_supported(
         lease_owner: Set(None),
         lease_expires_at: Set(None),
         attempts: Set(0),
+        record_issues: Set(None),
+        record_issue_count: Set(0),
     }
     .insert(db)
     .await?)
@@ -277,6 +281,8 @@ async fn queue_target(
         lease_owner: Set(None),
         lease_expires_at: Set(None),
         attempts: Set(0),
+        record_issues: Set(None),
+        record_issue_count: Set(0),
     }
     .insert(db)
     .await;

@@ -188,6 +188,7 @@ async fn complete_if_ended(
                 "pullOperationId": operation.id,
                 "status": operation.status.to_value(),
                 "recordsCount": operation.records_fetched,
+                "issuesCount": operation.record_issue_count,
                 "errorMessage": operation.error_message,
             })
         })
