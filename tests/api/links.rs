@@ -431,7 +431,10 @@ async fn a_xero_consent_of_two_organizations_links_the_chosen_one_and_lets_go_of
             .filter(|call| call.path == "/connections")
             .collect();
         assert_eq!(lookups.len(), 1);
-        assert_eq!(lookups[0].query["authEventId"], "ev-1");
+        assert_eq!(
+            lookups[0].query["authEventId"],
+            "e0000000-0000-4000-8000-000000000001"
+        );
 
         let chosen = browser
             .post(
@@ -685,7 +688,7 @@ async fn every_callback_that_breaks_a_rule_is_refused_before_any_token_exchange(
             code.as_str(),
             state.as_str(),
             "rt-linked-1",
-            "ev-1",
+            "e0000000-0000-4000-8000-000000000001",
             crate::platforms::fake::CLIENT_SECRET,
         ] {
             assert!(!logs.contains(secret), "{secret} is in the logs");

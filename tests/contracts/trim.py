@@ -540,6 +540,9 @@ def regenerate(args: argparse.Namespace) -> int:
                 "commit": entry["commit"],
                 "blob": blob,
             }
+            if entry.get("notice"):
+                # The licence and attribution the excerpt carries with it.
+                provenance["notice"] = entry["notice"]
             try:
                 trimmed, external = trim(
                     document,

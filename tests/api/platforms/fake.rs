@@ -560,7 +560,10 @@ fn exchange(inner: &mut Inner, form: &HashMap<String, String>) -> Answer {
     }
     inner.issued += 1;
     let access_token = if inner.jwt_access_tokens {
-        let claims = json!({"authentication_event_id": format!("ev-{}", inner.issued)});
+        // A UUID, as Xero's is: xero-identity.yaml gives `authEventId`,
+        // which tributary sends the claim back as, `format: uuid`.
+        let event = format!("e0000000-0000-4000-8000-{:012}", inner.issued);
+        let claims = json!({"authentication_event_id": event});
         format!(
             "eyJhbGciOiJub25lIn0.{}.signature",
             base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(claims.to_string())
