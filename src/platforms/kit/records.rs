@@ -127,6 +127,33 @@ impl<T: Keyed> Each<T> {
             .find_map(|entry| entry.read.as_ref().ok())
     }
 
+    /// The id of the last record sent, readable or not (a cursor is often
+    /// the last id).
+    pub fn last_id(&self) -> Option<String> {
+        self.entries
+            .last()
+            .and_then(|entry| record_id(&entry.raw, T::ID))
+    }
+
+    /// Every record, when all could be read: the parts of one record of
+    /// ours (an invoice's lines) stand or fall together. Otherwise the first
+    /// problem, its field under `path` (`lines.data`): `lines.data[2].amount`.
+    pub fn all(self, path: &str) -> Result<Vec<T>, Unreadable> {
+        self.entries
+            .into_iter()
+            .enumerate()
+            .map(|(index, entry)| {
+                entry.read.map_err(|problem| Unreadable {
+                    field: Some(match problem.field {
+                        Some(field) => format!("{path}[{index}].{field}"),
+                        None => format!("{path}[{index}]"),
+                    }),
+                    reason: problem.reason,
+                })
+            })
+            .collect()
+    }
+
     /// Whether any record satisfies `test` (an unreadable one never does).
     pub fn any(&self, test: impl Fn(&T) -> bool) -> bool {
         self.entries

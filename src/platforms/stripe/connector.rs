@@ -10,6 +10,7 @@
 
 use super::StripeAuthorization;
 use super::mapping::{Account, List, StripeCustomer, StripeInvoice, StripeLine};
+use crate::platforms::kit::records::{Read, Unreadable};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -90,13 +91,14 @@ impl StripeConnector {
     }
 
     /// The lines of `invoice` after the embedded ones, when Stripe says there
-    /// are more than it embedded.
+    /// are more than it embedded; a line that cannot be read makes the
+    /// invoice unreadable (`Ok(Err(..))`).
     async fn remaining_lines(
         &self,
         credentials: &StripeAuthorization,
         invoice: &str,
         mut lines: Vec<StripeLine>,
-    ) -> Result<Vec<StripeLine>, ConnectorError> {
+    ) -> Result<Result<Vec<StripeLine>, Unreadable>, ConnectorError> {
         loop {
             let after = lines.last().and_then(|line| line.id.clone());
             let path = format!("invoices/{invoice}/lines");
@@ -105,10 +107,13 @@ impl StripeConnector {
                 .json(&self.list(credentials, &path, "an invoice's lines", after.clone()))
                 .await?;
             let more = page.has_more && !page.data.is_empty();
-            lines.extend(page.data);
+            match page.data.all("lines.data") {
+                Ok(read) => lines.extend(read),
+                Err(problem) => return Ok(Err(problem)),
+            }
             let advanced = lines.last().and_then(|line| line.id.clone());
             if !more || advanced.is_none() || advanced == after {
-                return Ok(lines);
+                return Ok(Ok(lines));
             }
         }
     }
@@ -201,29 +206,35 @@ impl Syncs<Invoices> for StripeConnector {
     ) -> Result<Fetched<Invoice>, ConnectorError> {
         let call = self.list(credentials, "invoices", "a page of invoices", cursor);
         let page: List<StripeInvoice> = self.http.json(&call).await?;
-        let next = next_cursor(
-            page.has_more,
-            page.data.last().map(|invoice| invoice.id.as_str()),
-        );
-        let mut records = Vec::with_capacity(page.data.len());
-        for mut invoice in page.data {
-            let embedded = invoice.lines.take();
-            let lines = match embedded {
-                Some(lines) if lines.has_more => {
-                    self.remaining_lines(credentials, &invoice.id, lines.data)
-                        .await?
+        let next = next_cursor(page.has_more, page.data.last_id().as_deref());
+        let mut read = Read::default();
+        for entry in page.data.entries() {
+            let (mut invoice, named) = match entry {
+                Ok(readable) => readable,
+                Err(issue) => {
+                    read.issues.push(issue);
+                    continue;
                 }
-                Some(lines) => lines.data,
-                None => Vec::new(),
             };
-            records.push(invoice.into_record(lines)?);
+            let lines = match invoice.lines.take() {
+                Some(lines) => {
+                    let more = lines.has_more;
+                    match lines.data.all("lines.data") {
+                        Ok(embedded) if more => {
+                            self.remaining_lines(credentials, &invoice.id, embedded)
+                                .await?
+                        }
+                        embedded => embedded,
+                    }
+                }
+                None => Ok(Vec::new()),
+            };
+            match lines.and_then(|lines| invoice.into_record(lines)) {
+                Ok(record) => read.records.push(record),
+                Err(problem) => read.issues.push(named.issue(problem)),
+            }
         }
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+        Ok(Fetched::read(read, next))
     }
 }
 
@@ -235,13 +246,9 @@ impl Syncs<Customers> for StripeConnector {
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let call = self.list(credentials, "customers", "a page of customers", cursor);
         let page: List<StripeCustomer> = self.http.json(&call).await?;
-        let next = next_cursor(page.has_more, page.data.last().map(StripeCustomer::id));
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: page.data.into_iter().map(StripeCustomer::into_record).collect(),
-            next,
-            total: None,
-        })
+        let next = next_cursor(page.has_more, page.data.last_id().as_deref());
+        let read = page.data.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, next))
     }
 }
 

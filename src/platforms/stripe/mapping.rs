@@ -11,8 +11,8 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
-use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::json;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
 /// Stripe's zero-decimal currencies: an amount of `500` is 500 units
@@ -39,16 +39,13 @@ pub(super) fn minor_unit_places(currency: &str) -> u32 {
 }
 
 /// An integer amount of `currency`'s minor unit as exact money.
-pub(super) fn minor(amount: i64, currency: &str) -> Result<Money, ConnectorError> {
-    json::from_minor(amount, minor_unit_places(currency)).ok_or_else(|| {
-        ConnectorError::Failed(format!(
-            "a Stripe amount ({amount} in {currency}) is out of range; the previous data is kept"
-        ))
-    })
+pub(super) fn minor(amount: i64, currency: &str) -> Result<Money, Unreadable> {
+    json::from_minor(amount, minor_unit_places(currency))
+        .ok_or_else(|| Unreadable::record("an amount is out of range for its currency"))
 }
 
 /// The sum of integer amounts of `currency`'s minor unit.
-fn sum_minor(amounts: impl Iterator<Item = i64>, currency: &str) -> Result<Money, ConnectorError> {
+fn sum_minor(amounts: impl Iterator<Item = i64>, currency: &str) -> Result<Money, Unreadable> {
     amounts
         .map(|amount| minor(amount, currency))
         .try_fold(Money(0), |total, amount| Ok(total + amount?))
@@ -93,13 +90,26 @@ pub(super) fn invoice_status(status: Option<&str>, due: Money, remaining: Money)
 }
 
 /// A page of a Stripe list (`GET /v1/invoices`, `/v1/customers`,
-/// `/v1/invoices/{id}/lines`).
+/// `/v1/invoices/{id}/lines`), its objects read one by one.
 #[derive(Deserialize)]
+#[serde(bound = "T: serde::de::DeserializeOwned")]
 pub(super) struct List<T> {
-    #[serde(default = "Vec::new")]
-    pub(super) data: Vec<T>,
+    #[serde(default = "Each::default")]
+    pub(super) data: Each<T>,
     #[serde(default)]
     pub(super) has_more: bool,
+}
+
+impl Keyed for StripeInvoice {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for StripeLine {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for StripeCustomer {
+    const ID: &'static str = "/id";
 }
 
 /// `GET /v1/account`'s answer: the account the key belongs to.
@@ -192,7 +202,7 @@ struct DiscountAmount {
 }
 
 impl StripeLine {
-    fn into_line(self, currency: &str) -> Result<LineItem, ConnectorError> {
+    fn into_line(self, currency: &str) -> Result<LineItem, Unreadable> {
         let money = |amount: i64| minor(amount, currency);
         let taxes = |inclusive: bool| {
             self.tax_amounts
@@ -234,8 +244,8 @@ impl StripeLine {
 
 impl StripeInvoice {
     /// Our invoice, its lines being `lines` (the embedded ones and any
-    /// fetched after them); one without a date fails the page.
-    pub(super) fn into_record(self, lines: Vec<StripeLine>) -> Result<Invoice, ConnectorError> {
+    /// fetched after them); one without a date cannot be read.
+    pub(super) fn into_record(self, lines: Vec<StripeLine>) -> Result<Invoice, Unreadable> {
         let currency = self.currency.to_ascii_uppercase();
         let money = |amount: Option<i64>| minor(amount.unwrap_or(0), &currency);
         let transitions = self.status_transitions.unwrap_or_default();
@@ -244,10 +254,10 @@ impl StripeInvoice {
             .or(transitions.finalized_at)
             .or(self.created);
         let issue_date = date(issued).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Stripe invoice {} has no readable date; the previous data is kept",
-                self.id
-            ))
+            Unreadable::field(
+                "effective_at",
+                "is missing or out of range, and so are status_transitions.finalized_at and created",
+            )
         })?;
         let total = money(self.total)?;
         let tax = match (self.tax, self.total_excluding_tax) {
@@ -304,11 +314,6 @@ pub(super) struct StripeCustomer {
 }
 
 impl StripeCustomer {
-    /// Its id (`cus_...`).
-    pub(super) fn id(&self) -> &str {
-        &self.id
-    }
-
     /// Our customer, named by its name, else its email, else its id (Stripe
     /// requires none of them but the id).
     pub(super) fn into_record(self) -> Customer {
