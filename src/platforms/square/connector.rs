@@ -275,12 +275,7 @@ impl Syncs<Invoices> for SquareConnector {
         let position = self.position(credentials, cursor).await?;
         let locations = &position.locations;
         let Some(location) = locations.get(position.index) else {
-            return Ok(Fetched {
-                issues: Vec::new(),
-                records: Vec::new(),
-                next: None,
-                total: None,
-            });
+            return Ok(Fetched::all(Vec::new(), None));
         };
         let mut call = self
             .get(credentials, "invoices", "a page of invoices")
@@ -290,17 +285,11 @@ impl Syncs<Invoices> for SquareConnector {
             call = call.query("cursor", given);
         }
         let body: InvoicesPage = self.http.json(&call).await?;
-        let records = body
-            .invoices
-            .into_iter()
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: position.next(body.cursor, locations.len()),
-            total: None,
-        })
+        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(
+            read,
+            position.next(body.cursor, locations.len()),
+        ))
     }
 }
 
@@ -317,16 +306,10 @@ impl Syncs<Customers> for SquareConnector {
             call = call.query("cursor", given);
         }
         let body: CustomersPage = self.http.json(&call).await?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: body
-                .customers
-                .into_iter()
-                .map(|customer| customer.into_record())
-                .collect(),
-            next: NextLink::next(body.cursor),
-            total: None,
-        })
+        let read = body
+            .customers
+            .read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, NextLink::next(body.cursor)))
     }
 }
 
@@ -339,12 +322,7 @@ impl Syncs<Orders> for SquareConnector {
         let position = self.position(credentials, cursor).await?;
         let groups: Vec<&[String]> = position.locations.chunks(LOCATIONS_PER_SEARCH).collect();
         let Some(group) = groups.get(position.index) else {
-            return Ok(Fetched {
-                issues: Vec::new(),
-                records: Vec::new(),
-                next: None,
-                total: None,
-            });
+            return Ok(Fetched::all(Vec::new(), None));
         };
         // The same query on every page, as Square requires with a cursor.
         let mut search = json!({
@@ -365,17 +343,8 @@ impl Syncs<Orders> for SquareConnector {
         )
         .header("Square-Version", SQUARE_VERSION);
         let body: OrdersPage = self.http.json(&call).await?;
-        let records = body
-            .orders
-            .into_iter()
-            .map(|order| order.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: position.next(body.cursor, groups.len()),
-            total: None,
-        })
+        let read = body.orders.read(|order| order.into_record().map(Some));
+        Ok(Fetched::read(read, position.next(body.cursor, groups.len())))
     }
 }
 

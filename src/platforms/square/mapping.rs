@@ -10,7 +10,7 @@ use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
 use crate::platforms::kit::status::{StatusTable, find, lookup};
 
@@ -58,15 +58,13 @@ impl SquareMoney {
     }
 }
 
-/// An optional `Money` as ours; zero when absent.
-fn money(value: Option<&SquareMoney>, what: &str, id: &str) -> Result<Money, ConnectorError> {
+/// An optional `Money` (the record's `field`) as ours; zero when absent.
+fn money(value: Option<&SquareMoney>, field: &str) -> Result<Money, Unreadable> {
     match value {
         None => Ok(Money(0)),
-        Some(value) => value.money().ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Square answered {what} of {id} too large to keep; the previous data is kept"
-            ))
-        }),
+        Some(value) => value
+            .money()
+            .ok_or_else(|| Unreadable::field(field, "is too large to keep")),
     }
 }
 
@@ -91,25 +89,37 @@ pub(super) struct Location {
 /// A page of `GET /v2/invoices`.
 #[derive(Deserialize)]
 pub(super) struct InvoicesPage {
-    #[serde(default, deserialize_with = "json::list_or_null")]
-    pub(super) invoices: Vec<SquareInvoice>,
+    #[serde(default)]
+    pub(super) invoices: Each<SquareInvoice>,
     pub(super) cursor: Option<String>,
 }
 
 /// A page of `GET /v2/customers`.
 #[derive(Deserialize)]
 pub(super) struct CustomersPage {
-    #[serde(default, deserialize_with = "json::list_or_null")]
-    pub(super) customers: Vec<SquareCustomer>,
+    #[serde(default)]
+    pub(super) customers: Each<SquareCustomer>,
     pub(super) cursor: Option<String>,
 }
 
 /// A page of `POST /v2/orders/search` (with `return_entries: false`).
 #[derive(Deserialize)]
 pub(super) struct OrdersPage {
-    #[serde(default, deserialize_with = "json::list_or_null")]
-    pub(super) orders: Vec<SquareOrder>,
+    #[serde(default)]
+    pub(super) orders: Each<SquareOrder>,
     pub(super) cursor: Option<String>,
+}
+
+impl Keyed for SquareInvoice {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for SquareCustomer {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for SquareOrder {
+    const ID: &'static str = "/id";
 }
 
 /// An invoice as Square writes it.
@@ -158,27 +168,26 @@ fn person(given: Option<String>, family: Option<String>) -> Option<String> {
 impl SquareInvoice {
     /// Our invoice: its total is what its payment requests ask for, its
     /// amount due what they have not yet collected.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
         let id = self.id;
         let issued = self
             .scheduled_at
             .as_deref()
             .or(self.created_at.as_deref())
             .and_then(json::date)
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "Square answered invoice {id} without a readable created_at; the previous data is kept"
-                ))
-            })?;
+            .ok_or_else(|| Unreadable::field("created_at", "is missing or not a date"))?;
         let mut total = Money(0);
         let mut paid = Money(0);
         for request in &self.payment_requests {
-            total = total + money(request.computed_amount_money.as_ref(), "an amount", &id)?;
+            total = total
+                + money(
+                    request.computed_amount_money.as_ref(),
+                    "payment_requests.computed_amount_money",
+                )?;
             paid = paid
                 + money(
                     request.total_completed_amount_money.as_ref(),
-                    "a paid amount",
-                    &id,
+                    "payment_requests.total_completed_amount_money",
                 )?;
         }
         let currency = self
@@ -302,7 +311,7 @@ struct SquareLineItem {
 }
 
 impl SquareLineItem {
-    fn into_line(self, order: &str) -> Result<OrderLineItem, ConnectorError> {
+    fn into_line(self) -> Result<OrderLineItem, Unreadable> {
         let description = match (json::non_empty(self.name), json::non_empty(self.variation_name)) {
             (Some(name), Some(variation)) => format!("{name} ({variation})"),
             (Some(name), None) => name,
@@ -316,23 +325,23 @@ impl SquareLineItem {
                 .quantity
                 .map(Amount::quantity)
                 .unwrap_or(Quantity::units(1)),
-            unit_amount: money(self.base_price_money.as_ref(), "a unit price", order)?,
-            discount_amount: money(self.total_discount_money.as_ref(), "a discount", order)?,
-            tax_amount: money(self.total_tax_money.as_ref(), "a tax", order)?,
-            total_amount: money(self.total_money.as_ref(), "a line total", order)?,
+            unit_amount: money(self.base_price_money.as_ref(), "line_items.base_price_money")?,
+            discount_amount: money(
+                self.total_discount_money.as_ref(),
+                "line_items.total_discount_money",
+            )?,
+            tax_amount: money(self.total_tax_money.as_ref(), "line_items.total_tax_money")?,
+            total_amount: money(self.total_money.as_ref(), "line_items.total_money")?,
         })
     }
 }
 
 impl SquareOrder {
     /// Our order; one without a readable `created_at` is refused.
-    pub(super) fn into_record(self) -> Result<Order, ConnectorError> {
+    pub(super) fn into_record(self) -> Result<Order, Unreadable> {
         let id = self.id;
-        let created = json::timestamp(self.created_at.as_deref()).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Square answered order {id} without a readable created_at; the previous data is kept"
-            ))
-        })?;
+        let created = json::timestamp(self.created_at.as_deref())
+            .ok_or_else(|| Unreadable::field("created_at", "is missing or not a date-time"))?;
         let status = self
             .state
             .as_deref()
@@ -340,7 +349,7 @@ impl SquareOrder {
             .unwrap_or(OrderStatus::Unknown);
         let mut sub_total = Money(0);
         for line in &self.line_items {
-            sub_total = sub_total + money(line.gross_sales_money.as_ref(), "a line amount", &id)?;
+            sub_total = sub_total + money(line.gross_sales_money.as_ref(), "line_items.gross_sales_money")?;
         }
         let returned = self
             .return_amounts
@@ -349,7 +358,7 @@ impl SquareOrder {
         let lines = self
             .line_items
             .into_iter()
-            .map(|line| line.into_line(&id))
+            .map(SquareLineItem::into_line)
             .collect::<Result<Vec<_>, _>>()?;
         Ok(Order {
             order_number: json::non_empty(self.reference_id)
@@ -359,10 +368,10 @@ impl SquareOrder {
             closed_date: json::timestamp(self.closed_at.as_deref()),
             currency: currency_of(self.total_money.as_ref()).unwrap_or_default(),
             sub_total,
-            total_tax_amount: money(self.total_tax_money.as_ref(), "a tax", &id)?,
-            total_discount: money(self.total_discount_money.as_ref(), "a discount", &id)?,
-            total_amount: money(self.total_money.as_ref(), "a total", &id)?,
-            total_refunded: money(returned, "a returned amount", &id)?,
+            total_tax_amount: money(self.total_tax_money.as_ref(), "total_tax_money")?,
+            total_discount: money(self.total_discount_money.as_ref(), "total_discount_money")?,
+            total_amount: money(self.total_money.as_ref(), "total_money")?,
+            total_refunded: money(returned, "return_amounts.total_money")?,
             status,
             line_items: lines,
             source_modified_date: json::timestamp(self.updated_at.as_deref()),
