@@ -15,6 +15,8 @@ use serde_json::{Value, json};
 
 use super::PlaidAuthorization;
 use super::mapping::{AccountsPage, PlaidTransaction, SyncPage};
+use crate::platforms::connector::RecordIssue;
+use crate::platforms::kit::records::Read;
 use crate::data::bank_accounts::{BankAccount, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactions};
 use crate::platforms::authorization::Environment;
@@ -131,14 +133,17 @@ impl PlaidConnector {
     /// no cursor, following `next_cursor` while `has_more`. Modified
     /// transactions replace what an earlier page gave and removed ones go;
     /// an update Plaid changes while it is paged restarts from the start,
-    /// as Plaid asks.
+    /// as Plaid asks. A transaction that cannot be read is an issue until a
+    /// later page modifies it readably or removes it.
     async fn transactions(
         &self,
         credentials: &PlaidAuthorization,
-    ) -> Result<Vec<PlaidTransaction>, ConnectorError> {
+    ) -> Result<Read<PlaidTransaction>, ConnectorError> {
         let mut restarts = 0;
         'update: loop {
             let mut by_id: BTreeMap<String, PlaidTransaction> = BTreeMap::new();
+            let mut unreadable: BTreeMap<String, RecordIssue> = BTreeMap::new();
+            let mut unnamed: Vec<RecordIssue> = Vec::new();
             let mut cursor: Option<String> = None;
             for _ in 0..MAX_CALLS {
                 let mut body = json!({"count": self.page_size});
@@ -159,14 +164,30 @@ impl PlaidConnector {
                     }
                     answer => answer?,
                 };
-                for transaction in page.added.into_iter().chain(page.modified) {
-                    by_id.insert(transaction.transaction_id.clone(), transaction);
+                for entry in page.added.entries().chain(page.modified.entries()) {
+                    match entry {
+                        Ok((transaction, _)) => {
+                            unreadable.remove(&transaction.transaction_id);
+                            by_id.insert(transaction.transaction_id.clone(), transaction);
+                        }
+                        Err(issue) => match issue.record_id.clone() {
+                            Some(id) => {
+                                by_id.remove(&id);
+                                unreadable.insert(id, issue);
+                            }
+                            None => unnamed.push(issue),
+                        },
+                    }
                 }
                 for removed in page.removed {
                     by_id.remove(&removed.transaction_id);
+                    unreadable.remove(&removed.transaction_id);
                 }
                 if !page.has_more {
-                    return Ok(by_id.into_values().collect());
+                    return Ok(Read {
+                        records: by_id.into_values().collect(),
+                        issues: unreadable.into_values().chain(unnamed).collect(),
+                    });
                 }
                 if page.next_cursor.is_empty() || cursor.as_deref() == Some(&page.next_cursor) {
                     return Err(ConnectorError::Failed(
@@ -236,17 +257,11 @@ impl Syncs<BankAccounts> for PlaidConnector {
     ) -> Result<Fetched<BankAccount>, ConnectorError> {
         let answer = self.accounts(credentials).await?;
         let item = answer.item;
-        let records: Vec<BankAccount> = answer
+        let total = answer.accounts.len() as u64;
+        let read = answer
             .accounts
-            .into_iter()
-            .map(|account| account.into_record(&item))
-            .collect();
-        Ok(Fetched {
-            issues: Vec::new(),
-            total: Some(records.len() as u64),
-            records,
-            next: None,
-        })
+            .read(|account| Ok(Some(account.into_record(&item))));
+        Ok(Fetched::read(read, None).of_total(Some(total)))
     }
 }
 
@@ -256,15 +271,16 @@ impl Syncs<BankTransactions> for PlaidConnector {
         credentials: &PlaidAuthorization,
         _cursor: Option<String>,
     ) -> Result<Fetched<BankTransaction>, ConnectorError> {
-        let records: Vec<BankTransaction> = self
-            .transactions(credentials)
-            .await?
+        let read = self.transactions(credentials).await?;
+        let total = (read.records.len() + read.issues.len()) as u64;
+        let records: Vec<BankTransaction> = read
+            .records
             .into_iter()
             .map(PlaidTransaction::into_record)
             .collect();
         Ok(Fetched {
-            issues: Vec::new(),
-            total: Some(records.len() as u64),
+            issues: read.issues,
+            total: Some(total),
             records,
             next: None,
         })

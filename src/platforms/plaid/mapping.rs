@@ -7,6 +7,7 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
+use crate::platforms::kit::records::{Each, Keyed};
 use crate::data::bank_accounts::{BankAccount, BankAccountType};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus};
 use crate::data::money::Money;
@@ -61,7 +62,7 @@ fn negated(amount: Money) -> Money {
 #[derive(Deserialize)]
 pub(super) struct AccountsPage {
     #[serde(default)]
-    pub(super) accounts: Vec<PlaidAccount>,
+    pub(super) accounts: Each<PlaidAccount>,
     pub(super) item: PlaidItem,
 }
 
@@ -148,9 +149,9 @@ impl PlaidAccount {
 #[derive(Deserialize)]
 pub(super) struct SyncPage {
     #[serde(default)]
-    pub(super) added: Vec<PlaidTransaction>,
+    pub(super) added: Each<PlaidTransaction>,
     #[serde(default)]
-    pub(super) modified: Vec<PlaidTransaction>,
+    pub(super) modified: Each<PlaidTransaction>,
     #[serde(default)]
     pub(super) removed: Vec<RemovedTransaction>,
     pub(super) next_cursor: String,
@@ -161,6 +162,14 @@ pub(super) struct SyncPage {
 #[derive(Deserialize)]
 pub(super) struct RemovedTransaction {
     pub(super) transaction_id: String,
+}
+
+impl Keyed for PlaidAccount {
+    const ID: &'static str = "/account_id";
+}
+
+impl Keyed for PlaidTransaction {
+    const ID: &'static str = "/transaction_id";
 }
 
 /// A transaction (`Transaction`).
