@@ -192,6 +192,21 @@ impl<T: Keyed> Each<T> {
     }
 }
 
+/// One record fetched on its own (`GET .../invoices/{id}`), read as `T`:
+/// with its [`Named`] handle, or the issue that it cannot be read. Fetch
+/// it as `Box<RawValue>` (an answer that is not JSON still fails the sync).
+pub fn single<T: DeserializeOwned + Keyed>(raw: &RawValue) -> Result<(T, Named), RecordIssue> {
+    match read_one::<T>(raw) {
+        Ok(record) => Ok((
+            record,
+            Named {
+                id: record_id(raw, T::ID),
+            },
+        )),
+        Err(problem) => Err(issue::<T>(raw, problem)),
+    }
+}
+
 /// A record's id, kept to report it unreadable after it was read.
 #[derive(Debug, Clone)]
 pub struct Named {

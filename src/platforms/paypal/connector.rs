@@ -16,6 +16,8 @@ use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
+use crate::platforms::kit::records::{self, Read};
+use serde_json::value::RawValue;
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
@@ -207,21 +209,29 @@ impl Syncs<Invoices> for PayPalConnector {
             .json(&self.list(credentials, page.0, self.page_size))
             .await?;
         let next = next_page(page, list.total_pages, list.items.len(), self.page_size);
-        let mut records = Vec::with_capacity(list.items.len());
-        for summary in list.items {
+        let mut read = Read::default();
+        for entry in list.items.entries() {
+            let summary = match entry {
+                Ok((summary, _)) => summary,
+                Err(issue) => {
+                    read.issues.push(issue);
+                    continue;
+                }
+            };
             let path = format!("/v2/invoicing/invoices/{}", summary.id);
-            let invoice: PayPalInvoice = self
+            let answer: Box<RawValue> = self
                 .http
                 .json(&self.get(credentials, &path, "an invoice"))
                 .await?;
-            records.push(invoice.into_record()?);
+            match records::single::<PayPalInvoice>(&answer) {
+                Ok((invoice, named)) => match invoice.into_record() {
+                    Ok(record) => read.records.push(record),
+                    Err(problem) => read.issues.push(named.issue(problem)),
+                },
+                Err(issue) => read.issues.push(issue),
+            }
         }
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: list.total_items,
-        })
+        Ok(Fetched::read(read, next).of_total(list.total_items))
     }
 }
 

@@ -6,9 +6,9 @@
 
 use serde::Deserialize;
 
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
-use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::json::{self, Amount};
 use crate::platforms::kit::status::{StatusTable, lookup};
 
@@ -42,7 +42,7 @@ pub(super) fn invoice_status(status: Option<&str>) -> InvoiceStatus {
 #[derive(Deserialize)]
 pub(super) struct InvoicesPage {
     #[serde(default)]
-    pub(super) items: Vec<Summary>,
+    pub(super) items: Each<Summary>,
     pub(super) total_items: Option<u64>,
     pub(super) total_pages: Option<u64>,
 }
@@ -51,6 +51,14 @@ pub(super) struct InvoicesPage {
 #[derive(Deserialize)]
 pub(super) struct Summary {
     pub(super) id: String,
+}
+
+impl Keyed for Summary {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for PayPalInvoice {
+    const ID: &'static str = "/id";
 }
 
 /// PayPal money: a currency code and a decimal string.
@@ -212,8 +220,8 @@ impl Item {
 }
 
 impl PayPalInvoice {
-    /// Our invoice; one without a readable date fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+    /// Our invoice; one without a readable date cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
         let detail = self.detail;
         let (number, invoice_date, currency, note, due_on, metadata) = match detail {
             Some(d) => (
@@ -235,10 +243,10 @@ impl PayPalInvoice {
             .and_then(json::date)
             .or_else(|| json::timestamp(created.as_deref()).map(|t| t.0.date_naive()))
             .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "PayPal invoice {} has no readable invoice_date; the previous data is kept",
-                    self.id
-                ))
+                Unreadable::field(
+                    "detail.invoice_date",
+                    "is missing or not a date, and so is detail.metadata.create_time",
+                )
             })?;
         let status = invoice_status(self.status.as_deref());
         let (total, tax) = match self.amount {
