@@ -5,10 +5,13 @@
 //! - [`paging`]: the platforms' paging styles;
 //! - [`oauth`]: the refresh-token grant; [`code_grant`]: the authorization-code exchange of the link flow;
 //! - [`json`]: exact amounts and the platforms' date forms;
-//! - [`status`]: status tables and the rule amounts decide.
+//! - [`status`]: status tables and the rule amounts decide;
+//! - `graphql_contract` (tests only): GraphQL queries and answers held to the vendor's schema.
 
 pub mod code_grant;
 pub mod errors;
+#[cfg(test)]
+pub(crate) mod graphql_contract;
 pub mod http;
 pub mod json;
 pub mod oauth;
