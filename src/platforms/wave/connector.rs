@@ -64,11 +64,12 @@ const INVOICES_QUERY: &str = "query WaveInvoices($businessId: ID!, $page: Int!, 
   }
 }";
 
-/// A page of the business's customers.
+/// A page of the business's customers, oldest first as the invoices are
+/// (Wave's schema makes `sort` a required list and documents no default).
 const CUSTOMERS_QUERY: &str = "query WaveCustomers($businessId: ID!, $page: Int!, $pageSize: Int!) {
   business(id: $businessId) {
     id
-    customers(page: $page, pageSize: $pageSize) {
+    customers(page: $page, pageSize: $pageSize, sort: [CREATED_AT_ASC]) {
       pageInfo { currentPage totalPages totalCount }
       edges { node {
         id name email phone mobile isArchived createdAt modifiedAt
@@ -145,9 +146,13 @@ impl WaveConnector {
                 body,
             );
             let answer: Answer<BusinessesData> = self.http.json(&call).await?;
-            let businesses = answer.data("the businesses", access_token)?.businesses;
-            found.extend(businesses.edges.into_iter().map(|edge| edge.node));
-            if !more(PageNumber(page), businesses.page_info.as_ref()) {
+            let businesses = answer
+                .data("the businesses", access_token)?
+                .businesses
+                .ok_or_else(|| without("the businesses", "businesses"))?;
+            let more = more(PageNumber(page), businesses.page_info.as_ref());
+            found.extend(businesses.nodes("the businesses")?);
+            if !more {
                 break;
             }
         }
@@ -161,20 +166,44 @@ impl WaveConnector {
         what: &'static str,
         query: &str,
         cursor: Option<String>,
-        pick: impl FnOnce(T) -> Connection<N>,
-    ) -> Result<(Vec<N>, Option<String>, Option<u64>), ConnectorError> {
+        pick: impl FnOnce(T) -> Option<Connection<N>>,
+    ) -> Result<Page<N>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let variables = json!({"page": page.0, "pageSize": self.page_size});
-        let business: T = self
-            .business(credentials, what, query, variables)
-            .await?
-            .ok_or_else(|| unreachable_business(&credentials.business_id))?;
-        let connection = pick(business);
-        let nodes: Vec<N> = connection.edges.into_iter().map(|edge| edge.node).collect();
-        let more = more(page, connection.page_info.as_ref());
-        let total = connection.page_info.and_then(|info| info.total_count);
-        Ok((nodes, page.next(more), total))
+        let variables = page_variables(page, self.page_size);
+        let business = self.business(credentials, what, query, variables).await?;
+        read_page(business, &credentials.business_id, what, page, pick)
     }
+}
+
+/// A page's records, the next page's cursor and the total Wave counts.
+type Page<N> = (Vec<N>, Option<String>, Option<u64>);
+
+/// A page's variables besides the business: the page number and its size.
+fn page_variables(page: PageNumber, page_size: u64) -> serde_json::Value {
+    json!({"page": page.0, "pageSize": page_size})
+}
+
+/// Page `page` of a list of the business (`pick` takes it out): a null
+/// business is one the token does not reach; a null list fails the page.
+fn read_page<T, N>(
+    business: Option<T>,
+    business_id: &str,
+    what: &str,
+    page: PageNumber,
+    pick: impl FnOnce(T) -> Option<Connection<N>>,
+) -> Result<Page<N>, ConnectorError> {
+    let business = business.ok_or_else(|| unreachable_business(business_id))?;
+    let connection = pick(business).ok_or_else(|| without(what, "the list"))?;
+    let more = more(page, connection.page_info.as_ref());
+    let total = connection.page_info.as_ref().and_then(|info| info.total_count);
+    Ok((connection.nodes(what)?, page.next(more), total))
+}
+
+/// Wave answered `what` with `missing` null and no error to say why.
+fn without(what: &str, missing: &str) -> ConnectorError {
+    ConnectorError::Failed(format!(
+        "Wave answered {what} without {missing}; the previous data is kept"
+    ))
 }
 
 /// Whether there are pages after `page`: while `currentPage < totalPages`.
@@ -303,3 +332,4 @@ impl Syncs<Customers> for WaveConnector {
         })
     }
 }
+

@@ -124,22 +124,23 @@ pub(super) struct Business {
     pub(super) name: Option<String>,
 }
 
-/// `data` of the `businesses` query: the businesses the token reaches.
+/// `data` of the `businesses` query: the businesses the token reaches
+/// (null in Wave's schema, as each list of a business is).
 #[derive(Deserialize)]
 pub(super) struct BusinessesData {
-    pub(super) businesses: Connection<Business>,
+    pub(super) businesses: Option<Connection<Business>>,
 }
 
 /// The business with a page of its invoices.
 #[derive(Deserialize)]
 pub(super) struct BusinessInvoices {
-    pub(super) invoices: Connection<WaveInvoice>,
+    pub(super) invoices: Option<Connection<WaveInvoice>>,
 }
 
 /// The business with a page of its customers.
 #[derive(Deserialize)]
 pub(super) struct BusinessCustomers {
-    pub(super) customers: Connection<WaveCustomer>,
+    pub(super) customers: Option<Connection<WaveCustomer>>,
 }
 
 /// A page of a list: where it stands, and its nodes.
@@ -151,10 +152,29 @@ pub(super) struct Connection<T> {
     pub(super) edges: Vec<Edge<T>>,
 }
 
-/// One record of a page.
+/// One record of a page; Wave's schema lets a customer's or a business's
+/// node be null.
 #[derive(Deserialize)]
 pub(super) struct Edge<T> {
-    pub(super) node: T,
+    pub(super) node: Option<T>,
+}
+
+impl<T> Connection<T> {
+    /// The page's records. A null node (a record Wave could not give,
+    /// without saying why in `errors`) fails the page rather than drop a
+    /// record the sync would then count as deleted.
+    pub(super) fn nodes(self, what: &str) -> Result<Vec<T>, ConnectorError> {
+        self.edges
+            .into_iter()
+            .map(|edge| {
+                edge.node.ok_or_else(|| {
+                    ConnectorError::Failed(format!(
+                        "Wave answered {what} with an empty record; the previous data is kept"
+                    ))
+                })
+            })
+            .collect()
+    }
 }
 
 /// `pageInfo`: "check if `currentPage < totalPages`".
@@ -227,7 +247,8 @@ pub(super) struct WaveInvoice {
     total: Option<WaveMoney>,
     amount_due: Option<WaveMoney>,
     memo: Option<String>,
-    #[serde(default)]
+    /// `[InvoiceItem!]`: null in Wave's schema.
+    #[serde(default, deserialize_with = "json::list_or_null")]
     items: Vec<Item>,
 }
 
