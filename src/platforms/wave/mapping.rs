@@ -15,21 +15,23 @@ use crate::platforms::kit::status::{StatusTable, lookup};
 
 /// Wave's invoice statuses that need no amounts. `SAVED` is approved but
 /// not yet sent, as Xero's `SUBMITTED` and Zoho's `approved` (Draft).
-/// `SENT`, `VIEWED` and `OVERDUE` depend on what was paid ([`invoice_status`]).
+/// `OVERPAID` was paid more than in full. `SENT`, `VIEWED`, `OVERDUE` and
+/// `UNPAID` depend on what was paid ([`invoice_status`]).
 const STATUSES: StatusTable = &[
     ("DRAFT", InvoiceStatus::Draft),
     ("SAVED", InvoiceStatus::Draft),
     ("PARTIAL", InvoiceStatus::PartiallyPaid),
     ("PAID", InvoiceStatus::Paid),
+    ("OVERPAID", InvoiceStatus::Paid),
 ];
 
 /// Wave's invoice status, with the amounts that tell a part payment apart.
 pub(super) fn invoice_status(status: &str, total: Money, amount_due: Money) -> InvoiceStatus {
     match status {
-        "SENT" | "VIEWED" | "OVERDUE" if amount_due > Money(0) && amount_due < total => {
+        "SENT" | "VIEWED" | "OVERDUE" | "UNPAID" if amount_due > Money(0) && amount_due < total => {
             InvoiceStatus::PartiallyPaid
         }
-        "SENT" | "VIEWED" | "OVERDUE" => InvoiceStatus::Submitted,
+        "SENT" | "VIEWED" | "OVERDUE" | "UNPAID" => InvoiceStatus::Submitted,
         other => lookup(STATUSES, other).unwrap_or(InvoiceStatus::Unknown),
     }
 }
@@ -376,6 +378,12 @@ mod tests {
             InvoiceStatus::PartiallyPaid
         );
         assert_eq!(invoice_status("PAID", total, Money(0)), InvoiceStatus::Paid);
+        assert_eq!(invoice_status("OVERPAID", total, Money(-5)), InvoiceStatus::Paid);
+        assert_eq!(invoice_status("UNPAID", total, total), InvoiceStatus::Submitted);
+        assert_eq!(
+            invoice_status("UNPAID", total, Money(5)),
+            InvoiceStatus::PartiallyPaid
+        );
         assert_eq!(invoice_status("REFUNDED", total, total), InvoiceStatus::Unknown);
     }
 
