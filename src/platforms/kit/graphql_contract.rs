@@ -89,6 +89,8 @@ pub(crate) struct Sample {
     pub(crate) nullable: Vec<Place>,
     /// Each enum field, with every value the schema gives its enum.
     pub(crate) enums: Vec<(Place, Vec<String>)>,
+    /// Each scalar field, with its scalar's name.
+    pub(crate) scalars: Vec<(Place, String)>,
 }
 
 impl Sample {
@@ -99,9 +101,21 @@ impl Sample {
             data: Value::Null,
             nullable: Vec::new(),
             enums: Vec::new(),
+            scalars: Vec::new(),
         };
         sample.data = sample.selections(schema, &operation.selection_set, &mut Vec::new());
         sample
+    }
+
+    /// `value` in every field named `field` of scalar type `scalar`: where
+    /// a vendor's schema types a field more loosely than its documentation
+    /// (Wave's `Money.value` is a `String` holding a decimal).
+    pub(crate) fn set(&mut self, field: &str, scalar: &str, value: Value) {
+        for (place, name) in &self.scalars {
+            if name == scalar && place.last() == Some(&Step::Key(field.to_owned())) {
+                self.data = with(&self.data, place, value.clone());
+            }
+        }
     }
 
     fn selections(&mut self, schema: &Schema, set: &SelectionSet, place: &mut Place) -> Value {
@@ -149,7 +163,10 @@ impl Sample {
             Some(ExtendedType::Object(_) | ExtendedType::Interface(_)) => {
                 self.selections(schema, set, place)
             }
-            Some(ExtendedType::Scalar(_)) => scalar(name.as_str()),
+            Some(ExtendedType::Scalar(_)) => {
+                self.scalars.push((place.clone(), name.to_string()));
+                scalar(name.as_str())
+            }
             other => panic!("{}: {name} is not sampled ({other:?})", dotted(place)),
         }
     }
