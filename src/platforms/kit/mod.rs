@@ -6,10 +6,13 @@
 //! - [`oauth`]: the refresh-token grant; [`code_grant`]: the authorization-code exchange of the link flow;
 //! - [`json`]: exact amounts and the platforms' date forms;
 //! - [`records`]: a page's records read one by one, so one the connector cannot read costs only itself;
-//! - [`status`]: status tables and the rule amounts decide.
+//! - [`status`]: status tables and the rule amounts decide;
+//! - `graphql_contract` (tests only): GraphQL queries and answers held to the vendor's schema.
 
 pub mod code_grant;
 pub mod errors;
+#[cfg(test)]
+pub(crate) mod graphql_contract;
 pub mod http;
 pub mod json;
 pub mod oauth;

@@ -64,11 +64,12 @@ const INVOICES_QUERY: &str = "query WaveInvoices($businessId: ID!, $page: Int!, 
   }
 }";
 
-/// A page of the business's customers.
+/// A page of the business's customers, oldest first as the invoices are
+/// (Wave's schema makes `sort` a required list and documents no default).
 const CUSTOMERS_QUERY: &str = "query WaveCustomers($businessId: ID!, $page: Int!, $pageSize: Int!) {
   business(id: $businessId) {
     id
-    customers(page: $page, pageSize: $pageSize) {
+    customers(page: $page, pageSize: $pageSize, sort: [CREATED_AT_ASC]) {
       pageInfo { currentPage totalPages totalCount }
       edges { node {
         id name email phone mobile isArchived createdAt modifiedAt
@@ -145,9 +146,13 @@ impl WaveConnector {
                 body,
             );
             let answer: Answer<BusinessesData> = self.http.json(&call).await?;
-            let businesses = answer.data("the businesses", access_token)?.businesses;
-            found.extend(businesses.edges.into_iter().map(|edge| edge.node));
-            if !more(PageNumber(page), businesses.page_info.as_ref()) {
+            let businesses = answer
+                .data("the businesses", access_token)?
+                .businesses
+                .ok_or_else(|| without("the businesses", "businesses"))?;
+            let more = more(PageNumber(page), businesses.page_info.as_ref());
+            found.extend(businesses.nodes("the businesses")?);
+            if !more {
                 break;
             }
         }
@@ -161,20 +166,44 @@ impl WaveConnector {
         what: &'static str,
         query: &str,
         cursor: Option<String>,
-        pick: impl FnOnce(T) -> Connection<N>,
-    ) -> Result<(Vec<N>, Option<String>, Option<u64>), ConnectorError> {
+        pick: impl FnOnce(T) -> Option<Connection<N>>,
+    ) -> Result<Page<N>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let variables = json!({"page": page.0, "pageSize": self.page_size});
-        let business: T = self
-            .business(credentials, what, query, variables)
-            .await?
-            .ok_or_else(|| unreachable_business(&credentials.business_id))?;
-        let connection = pick(business);
-        let nodes: Vec<N> = connection.edges.into_iter().map(|edge| edge.node).collect();
-        let more = more(page, connection.page_info.as_ref());
-        let total = connection.page_info.and_then(|info| info.total_count);
-        Ok((nodes, page.next(more), total))
+        let variables = page_variables(page, self.page_size);
+        let business = self.business(credentials, what, query, variables).await?;
+        read_page(business, &credentials.business_id, what, page, pick)
     }
+}
+
+/// A page's records, the next page's cursor and the total Wave counts.
+type Page<N> = (Vec<N>, Option<String>, Option<u64>);
+
+/// A page's variables besides the business: the page number and its size.
+fn page_variables(page: PageNumber, page_size: u64) -> serde_json::Value {
+    json!({"page": page.0, "pageSize": page_size})
+}
+
+/// Page `page` of a list of the business (`pick` takes it out): a null
+/// business is one the token does not reach; a null list fails the page.
+fn read_page<T, N>(
+    business: Option<T>,
+    business_id: &str,
+    what: &str,
+    page: PageNumber,
+    pick: impl FnOnce(T) -> Option<Connection<N>>,
+) -> Result<Page<N>, ConnectorError> {
+    let business = business.ok_or_else(|| unreachable_business(business_id))?;
+    let connection = pick(business).ok_or_else(|| without(what, "the list"))?;
+    let more = more(page, connection.page_info.as_ref());
+    let total = connection.page_info.as_ref().and_then(|info| info.total_count);
+    Ok((connection.nodes(what)?, page.next(more), total))
+}
+
+/// Wave answered `what` with `missing` null and no error to say why.
+fn without(what: &str, missing: &str) -> ConnectorError {
+    ConnectorError::Failed(format!(
+        "Wave answered {what} without {missing}; the previous data is kept"
+    ))
 }
 
 /// Whether there are pages after `page`: while `currentPage < totalPages`.
@@ -303,5 +332,214 @@ impl Syncs<Customers> for WaveConnector {
             next,
             total,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The queries held to Wave's public schema as its API Reference prints
+    //! it (`tests/contracts/graphql/wave-public.graphql`), and the answers it
+    //! allows read.
+
+    use apollo_compiler::validation::Valid;
+    use apollo_compiler::{ExecutableDocument, Schema};
+    use serde_json::Value;
+
+    use super::*;
+    use crate::data::invoices::InvoiceStatus;
+    use crate::platforms::kit::graphql_contract::{self as contract, Sample, dotted, with};
+    use crate::platforms::wave::mapping::{WaveCustomer, WaveInvoice};
+
+    const BUSINESS_ID: &str = "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw";
+
+    fn schema() -> Valid<Schema> {
+        contract::schema("wave-public.graphql")
+    }
+
+    fn valid(schema: &Valid<Schema>, name: &str, query: &str) -> Valid<ExecutableDocument> {
+        contract::validate(schema, query, name).unwrap_or_else(|errors| panic!("{errors}"))
+    }
+
+    /// An answer of `query` with every field, `Money.value` a decimal as
+    /// Wave's documentation says (its schema says only `String`).
+    fn sample(schema: &Valid<Schema>, name: &str, query: &str) -> Sample {
+        let mut sample = Sample::of(schema, &valid(schema, name, query));
+        sample.set("value", "String", serde_json::json!("12.50"));
+        sample
+    }
+
+    /// `data` as Wave's answer, read as the connector reads it.
+    fn data<T: DeserializeOwned>(data: &Value) -> Result<T, String> {
+        // As text: amounts are read from the number's own text.
+        let answer: Answer<T> = serde_json::from_str(&json!({ "data": data }).to_string())
+            .map_err(|error| format!("does not read: {error}"))?;
+        answer.data("a test", "token").map_err(|error| error.to_string())
+    }
+
+    fn page<T: DeserializeOwned, N>(
+        answer: &Value,
+        pick: impl FnOnce(T) -> Option<Connection<N>>,
+    ) -> Result<Vec<N>, String> {
+        let business = data::<BusinessData<T>>(answer)?.business;
+        read_page(business, BUSINESS_ID, "a page", PageNumber(1), pick)
+            .map(|(nodes, _, _)| nodes)
+            .map_err(|error| error.to_string())
+    }
+
+    fn invoices(answer: &Value) -> Result<Vec<Invoice>, String> {
+        page(answer, |business: BusinessInvoices| business.invoices)?
+            .into_iter()
+            .map(|invoice: WaveInvoice| invoice.into_record().map_err(|error| error.to_string()))
+            .collect()
+    }
+
+    fn customers(answer: &Value) -> Result<Vec<Customer>, String> {
+        let customers = page(answer, |business: BusinessCustomers| business.customers)?;
+        Ok(customers.into_iter().map(WaveCustomer::into_record).collect())
+    }
+
+    fn businesses(answer: &Value) -> Result<usize, String> {
+        let businesses = data::<BusinessesData>(answer)?
+            .businesses
+            .ok_or_else(|| without("the businesses", "businesses").to_string())?;
+        Ok(businesses.nodes("the businesses").map_err(|error| error.to_string())?.len())
+    }
+
+    fn business(answer: &Value) -> Result<usize, String> {
+        let business = data::<BusinessData<Business>>(answer)?.business;
+        business
+            .map(|_| 1)
+            .ok_or_else(|| unreachable_business(BUSINESS_ID).to_string())
+    }
+
+    /// Each query, the variables the connector sends it, how the connector
+    /// reads its answer, and the places whose `null` fails the page (or the
+    /// verification) in the connector's own words.
+    type Reader = fn(&Value) -> Result<usize, String>;
+    fn queries() -> Vec<(&'static str, &'static str, Value, Reader, &'static [&'static str])> {
+        let page = |page| {
+            let mut variables = page_variables(PageNumber(page), PAGE_SIZE);
+            variables["businessId"] = json!(BUSINESS_ID);
+            variables
+        };
+        vec![
+            (
+                "BUSINESS_QUERY",
+                BUSINESS_QUERY,
+                json!({"businessId": BUSINESS_ID}),
+                business as Reader,
+                &["business"],
+            ),
+            (
+                "BUSINESSES_QUERY",
+                BUSINESSES_QUERY,
+                json!({"page": 1, "pageSize": 50}),
+                businesses as Reader,
+                &["businesses", "businesses.edges.0.node"],
+            ),
+            (
+                "INVOICES_QUERY",
+                INVOICES_QUERY,
+                page(2),
+                (|answer| invoices(answer).map(|records| records.len())) as Reader,
+                &["business", "business.invoices"],
+            ),
+            (
+                "CUSTOMERS_QUERY",
+                CUSTOMERS_QUERY,
+                page(1),
+                (|answer| customers(answer).map(|records| records.len())) as Reader,
+                &["business", "business.customers", "business.customers.edges.0.node"],
+            ),
+        ]
+    }
+
+    #[test]
+    fn every_query_is_valid_against_waves_schema_with_the_variables_it_is_sent() {
+        let schema = schema();
+        for (name, query, variables, _, _) in queries() {
+            let document = valid(&schema, name, query);
+            contract::coerce_variables(&schema, &document, &variables)
+                .unwrap_or_else(|error| panic!("{name} with {variables}: {error}"));
+        }
+    }
+
+    #[test]
+    fn a_misspelt_field_a_missing_sort_or_a_variable_of_the_wrong_type_is_refused() {
+        let schema = schema();
+        let misspelt = INVOICES_QUERY.replace("invoiceNumber", "invoiceNo");
+        let errors = contract::validate(&schema, &misspelt, "misspelt").expect_err("refused");
+        assert!(errors.contains("invoiceNo"), "{errors}");
+        // What the customers query was before: `sort` is a required argument.
+        let unsorted = CUSTOMERS_QUERY.replace(", sort: [CREATED_AT_ASC]", "");
+        let errors = contract::validate(&schema, &unsorted, "unsorted").expect_err("refused");
+        assert!(errors.contains("sort"), "{errors}");
+        let document = valid(&schema, "BUSINESSES_QUERY", BUSINESSES_QUERY);
+        let sent = json!({"page": "1", "pageSize": 50});
+        assert!(contract::coerce_variables(&schema, &document, &sent).is_err());
+    }
+
+    #[test]
+    fn every_field_wave_may_leave_null_reads_or_fails_the_page_in_words() {
+        let schema = schema();
+        for (name, query, _, read, failing) in queries() {
+            let sample = sample(&schema, name, query);
+            read(&sample.data).unwrap_or_else(|error| panic!("{name}, every field: {error}"));
+            let mut least = sample.data.clone();
+            let mut deepest_first = sample.nullable.clone();
+            deepest_first.sort_by_key(|place| std::cmp::Reverse(place.len()));
+            for place in &deepest_first {
+                let at = dotted(place);
+                let answer = with(&sample.data, place, Value::Null);
+                if failing.contains(&at.as_str()) {
+                    let error = read(&answer).err().unwrap_or_else(|| panic!("{name}, {at} null"));
+                    assert!(error.starts_with("Wave"), "{name}, {at} null: {error}");
+                } else {
+                    read(&answer).unwrap_or_else(|error| panic!("{name}, {at} null: {error}"));
+                    least = with(&least, place, Value::Null);
+                }
+            }
+            read(&least).unwrap_or_else(|error| panic!("{name}, every nullable field null: {error}"));
+            let nullable: Vec<String> = sample.nullable.iter().map(|p| dotted(p)).collect();
+            for place in failing {
+                assert!(nullable.contains(&place.to_string()), "{name}: {place} in {nullable:?}");
+            }
+        }
+    }
+
+    #[test]
+    fn every_invoice_status_of_waves_schema_maps_and_a_new_word_is_unknown() {
+        let schema = schema();
+        for (name, query) in [("INVOICES_QUERY", INVOICES_QUERY), ("CUSTOMERS_QUERY", CUSTOMERS_QUERY)] {
+            let sample = sample(&schema, name, query);
+            for (at, values) in &sample.enums {
+                let field = dotted(at);
+                let new_word = with(&sample.data, at, json!("A_WORD_WAVE_ADDS_LATER"));
+                match field.as_str() {
+                    "business.invoices.edges.0.node.status" => {
+                        for value in values {
+                            let answer = with(&sample.data, at, json!(value));
+                            let invoice = invoices(&answer).expect("reads").remove(0);
+                            assert_ne!(invoice.status, InvoiceStatus::Unknown, "{value}");
+                        }
+                        let invoice = invoices(&new_word).expect("reads").remove(0);
+                        assert_eq!(invoice.status, InvoiceStatus::Unknown);
+                    }
+                    // Currency codes are words passed on as they are.
+                    _ if field.ends_with("currency.code") => {
+                        for value in values.iter().map(String::as_str).chain(["XYZ"]) {
+                            let answer = with(&sample.data, at, json!(value));
+                            let currency = if name == "INVOICES_QUERY" {
+                                invoices(&answer).expect("reads").remove(0).currency
+                            } else {
+                                customers(&answer).expect("reads").remove(0).default_currency.unwrap_or_default()
+                            };
+                            assert_eq!(currency, value);
+                        }
+                    }
+                    _ => panic!("{field} is an enum the connector reads: map each of its values"),
+                }
+            }
+        }
     }
 }

@@ -15,21 +15,23 @@ use crate::platforms::kit::status::{StatusTable, lookup};
 
 /// Wave's invoice statuses that need no amounts. `SAVED` is approved but
 /// not yet sent, as Xero's `SUBMITTED` and Zoho's `approved` (Draft).
-/// `SENT`, `VIEWED` and `OVERDUE` depend on what was paid ([`invoice_status`]).
+/// `OVERPAID` was paid more than in full. `SENT`, `VIEWED`, `OVERDUE` and
+/// `UNPAID` depend on what was paid ([`invoice_status`]).
 const STATUSES: StatusTable = &[
     ("DRAFT", InvoiceStatus::Draft),
     ("SAVED", InvoiceStatus::Draft),
     ("PARTIAL", InvoiceStatus::PartiallyPaid),
     ("PAID", InvoiceStatus::Paid),
+    ("OVERPAID", InvoiceStatus::Paid),
 ];
 
 /// Wave's invoice status, with the amounts that tell a part payment apart.
 pub(super) fn invoice_status(status: &str, total: Money, amount_due: Money) -> InvoiceStatus {
     match status {
-        "SENT" | "VIEWED" | "OVERDUE" if amount_due > Money(0) && amount_due < total => {
+        "SENT" | "VIEWED" | "OVERDUE" | "UNPAID" if amount_due > Money(0) && amount_due < total => {
             InvoiceStatus::PartiallyPaid
         }
-        "SENT" | "VIEWED" | "OVERDUE" => InvoiceStatus::Submitted,
+        "SENT" | "VIEWED" | "OVERDUE" | "UNPAID" => InvoiceStatus::Submitted,
         other => lookup(STATUSES, other).unwrap_or(InvoiceStatus::Unknown),
     }
 }
@@ -124,22 +126,23 @@ pub(super) struct Business {
     pub(super) name: Option<String>,
 }
 
-/// `data` of the `businesses` query: the businesses the token reaches.
+/// `data` of the `businesses` query: the businesses the token reaches
+/// (null in Wave's schema, as each list of a business is).
 #[derive(Deserialize)]
 pub(super) struct BusinessesData {
-    pub(super) businesses: Connection<Business>,
+    pub(super) businesses: Option<Connection<Business>>,
 }
 
 /// The business with a page of its invoices.
 #[derive(Deserialize)]
 pub(super) struct BusinessInvoices {
-    pub(super) invoices: Connection<WaveInvoice>,
+    pub(super) invoices: Option<Connection<WaveInvoice>>,
 }
 
 /// The business with a page of its customers.
 #[derive(Deserialize)]
 pub(super) struct BusinessCustomers {
-    pub(super) customers: Connection<WaveCustomer>,
+    pub(super) customers: Option<Connection<WaveCustomer>>,
 }
 
 /// A page of a list: where it stands, and its nodes.
@@ -151,10 +154,29 @@ pub(super) struct Connection<T> {
     pub(super) edges: Vec<Edge<T>>,
 }
 
-/// One record of a page.
+/// One record of a page; Wave's schema lets a customer's or a business's
+/// node be null.
 #[derive(Deserialize)]
 pub(super) struct Edge<T> {
-    pub(super) node: T,
+    pub(super) node: Option<T>,
+}
+
+impl<T> Connection<T> {
+    /// The page's records. A null node (a record Wave could not give,
+    /// without saying why in `errors`) fails the page rather than drop a
+    /// record the sync would then count as deleted.
+    pub(super) fn nodes(self, what: &str) -> Result<Vec<T>, ConnectorError> {
+        self.edges
+            .into_iter()
+            .map(|edge| {
+                edge.node.ok_or_else(|| {
+                    ConnectorError::Failed(format!(
+                        "Wave answered {what} with an empty record; the previous data is kept"
+                    ))
+                })
+            })
+            .collect()
+    }
 }
 
 /// `pageInfo`: "check if `currentPage < totalPages`".
@@ -227,7 +249,8 @@ pub(super) struct WaveInvoice {
     total: Option<WaveMoney>,
     amount_due: Option<WaveMoney>,
     memo: Option<String>,
-    #[serde(default)]
+    /// `[InvoiceItem!]`: null in Wave's schema.
+    #[serde(default, deserialize_with = "json::list_or_null")]
     items: Vec<Item>,
 }
 
@@ -355,6 +378,12 @@ mod tests {
             InvoiceStatus::PartiallyPaid
         );
         assert_eq!(invoice_status("PAID", total, Money(0)), InvoiceStatus::Paid);
+        assert_eq!(invoice_status("OVERPAID", total, Money(-5)), InvoiceStatus::Paid);
+        assert_eq!(invoice_status("UNPAID", total, total), InvoiceStatus::Submitted);
+        assert_eq!(
+            invoice_status("UNPAID", total, Money(5)),
+            InvoiceStatus::PartiallyPaid
+        );
         assert_eq!(invoice_status("REFUNDED", total, total), InvoiceStatus::Unknown);
     }
 

@@ -146,7 +146,7 @@ async fn wave_invoices_and_customers_sync_over_every_page_with_every_status() {
         );
 
         let invoices = list(&app, company_id, "invoices").await;
-        assert_eq!(invoices.len(), 8, "{invoices:#?}");
+        assert_eq!(invoices.len(), 10, "{invoices:#?}");
         for (number, status) in [
             ("1001", "Draft"),
             ("1002", "Draft"),
@@ -156,6 +156,8 @@ async fn wave_invoices_and_customers_sync_over_every_page_with_every_status() {
             ("1006", "PartiallyPaid"),
             ("1007", "Paid"),
             ("1008", "Submitted"),
+            ("1009", "Paid"),
+            ("1010", "Submitted"),
         ] {
             assert_eq!(by_number(&invoices, number)["status"], status, "{number}");
         }
@@ -188,6 +190,11 @@ async fn wave_invoices_and_customers_sync_over_every_page_with_every_status() {
         assert_eq!(paid["amountDue"], "0.00");
         assert_eq!(paid["totalAmount"], "99.99");
         assert_eq!(by_number(&invoices, "1001")["note"], Value::Null);
+        // Overpaid: paid, more than in full; its `items` null (Wave's schema
+        // allows it) reads as no lines.
+        let overpaid = by_number(&invoices, "1009");
+        assert_eq!(overpaid["amountDue"], "-5.00");
+        assert_eq!(overpaid["lineItems"], json!([]));
 
         let customers = list(&app, company_id, "customers").await;
         let names: Vec<&str> = customers
@@ -244,7 +251,7 @@ async fn an_access_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_
         let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
         let operation = latest(&operations, "invoices");
         assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
         assert_eq!(fake.token_calls(), 1);
         assert_eq!(
             fake.with(|inner| inner.stored_at_first_use.clone()),
@@ -370,7 +377,7 @@ async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
             started.elapsed() >= Duration::from_secs(1),
             "Retry-After was honoured"
         );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
         // Two failed attempts, then both pages.
         assert_eq!(fake.calls().len(), 4);
 
@@ -391,7 +398,7 @@ async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
             message.contains("Wave answered 503 Service Unavailable: Wave is down for maintenance"),
             "{message}"
         );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
+        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
     }
 }
 
