@@ -14,6 +14,7 @@ use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
+use crate::platforms::kit::records::{Each, Read};
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::paging::PageNumber;
 
@@ -110,10 +111,17 @@ impl Syncs<Orders> for BigCommerceConnector {
             .query("page", page.0)
             .query("limit", self.page_size);
         // Past the last page V2 answers 204 No Content.
-        let orders: Vec<BigCommerceOrder> = self.http.json_or_default(&call).await?;
+        let orders: Each<BigCommerceOrder> = self.http.json_or_default(&call).await?;
         let full = orders.len() as u64 >= self.page_size;
-        let mut records = Vec::with_capacity(orders.len());
-        for order in orders {
+        let mut read = Read::default();
+        for entry in orders.entries() {
+            let (order, named) = match entry {
+                Ok(readable) => readable,
+                Err(issue) => {
+                    read.issues.push(issue);
+                    continue;
+                }
+            };
             let path = format!("v2/orders/{}/products", order.id);
             let call = self
                 .get(credentials, &path, "an order's products")
@@ -121,15 +129,16 @@ impl Syncs<Orders> for BigCommerceConnector {
                 // operation (orders.v2), though the call has no body.
                 .header("Content-Type", "application/json")
                 .query("limit", PAGE_SIZE);
-            let products: Vec<OrderProduct> = self.http.json_or_default(&call).await?;
-            records.push(order.into_record(products)?);
+            let products: Each<OrderProduct> = self.http.json_or_default(&call).await?;
+            match products
+                .all("products")
+                .and_then(|products| order.into_record(products))
+            {
+                Ok(record) => read.records.push(record),
+                Err(problem) => read.issues.push(named.issue(problem)),
+            }
         }
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: page.next(full),
-            total: None,
-        })
+        Ok(Fetched::read(read, page.next(full)))
     }
 }
 
@@ -151,15 +160,8 @@ impl Syncs<Customers> for BigCommerceConnector {
             }
             None => body.data.len() as u64 >= self.page_size,
         };
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: body
-                .data
-                .into_iter()
-                .map(|customer| customer.into_record())
-                .collect(),
-            next: page.next(more),
-            total: pagination.and_then(|pagination| pagination.total),
-        })
+        let read = body.data.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, page.next(more))
+            .of_total(pagination.and_then(|pagination| pagination.total)))
     }
 }

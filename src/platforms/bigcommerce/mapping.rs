@@ -10,7 +10,7 @@ use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
 use crate::timestamp::Timestamp;
 
@@ -135,13 +135,10 @@ fn person(first: Option<String>, last: Option<String>) -> Option<String> {
 
 impl BigCommerceOrder {
     /// Our order with its lines; one without a readable `date_created` is refused.
-    pub(super) fn into_record(self, products: Vec<OrderProduct>) -> Result<Order, ConnectorError> {
+    pub(super) fn into_record(self, products: Vec<OrderProduct>) -> Result<Order, Unreadable> {
         let id = self.id.to_string();
-        let created = rfc2822(self.date_created.as_deref()).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "BigCommerce answered order {id} without a readable date_created; the previous data is kept"
-            ))
-        })?;
+        let created = rfc2822(self.date_created.as_deref())
+            .ok_or_else(|| Unreadable::field("date_created", "is missing or not a date"))?;
         let status = order_status(self.status_id);
         let closed_date = match status {
             OrderStatus::Completed => rfc2822(self.date_shipped.as_deref())
@@ -179,11 +176,23 @@ impl BigCommerceOrder {
     }
 }
 
+impl Keyed for BigCommerceOrder {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for OrderProduct {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for BigCommerceCustomer {
+    const ID: &'static str = "/id";
+}
+
 /// A page of `GET /v3/customers`.
 #[derive(Deserialize)]
 pub(super) struct CustomersPage {
     #[serde(default)]
-    pub(super) data: Vec<BigCommerceCustomer>,
+    pub(super) data: Each<BigCommerceCustomer>,
     pub(super) meta: Option<Meta>,
 }
 
