@@ -19,6 +19,7 @@ use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
+use crate::platforms::kit::records::{Read, Unreadable};
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
@@ -116,12 +117,13 @@ impl AmazonSellerCentralConnector {
         self.http.json(&call).await
     }
 
-    /// Every item of `order_id`, over as many pages as Amazon gives.
+    /// Every item of `order_id`, over as many pages as Amazon gives; an
+    /// item that cannot be read makes the order unreadable (`Ok(Err(..))`).
     async fn items(
         &self,
         credentials: &AmazonSellerCentralAuthorization,
         order_id: &str,
-    ) -> Result<Vec<AmazonItem>, ConnectorError> {
+    ) -> Result<Result<Vec<AmazonItem>, Unreadable>, ConnectorError> {
         let path = format!("/orders/v0/orders/{order_id}/orderItems");
         let mut items = Vec::new();
         let mut next: Option<String> = None;
@@ -131,10 +133,13 @@ impl AmazonSellerCentralConnector {
                 call = call.query("NextToken", token);
             }
             let answer: ItemsAnswer = self.http.json(&call).await?;
-            items.extend(answer.payload.order_items);
+            match answer.payload.order_items.all("payload.OrderItems") {
+                Ok(read) => items.extend(read),
+                Err(problem) => return Ok(Err(problem)),
+            }
             next = NextLink::next(answer.payload.next_token);
             if next.is_none() {
-                return Ok(items);
+                return Ok(Ok(items));
             }
         }
     }
@@ -258,14 +263,24 @@ impl AmazonSellerCentralConnector {
             call = call.query("NextToken", token);
         }
         let answer: OrdersAnswer = self.http.json(&call).await?;
-        let mut records = Vec::with_capacity(answer.payload.orders.len());
-        for order in answer.payload.orders {
+        let mut read = Read::default();
+        for entry in answer.payload.orders.entries() {
+            let (order, named) = match entry {
+                Ok(readable) => readable,
+                Err(issue) => {
+                    read.issues.push(issue);
+                    continue;
+                }
+            };
             let items = self.items(credentials, &order.amazon_order_id).await?;
             let currency = order
                 .marketplace_id()
                 .and_then(|id| cursor.currencies.get(id))
                 .cloned();
-            records.push(order.into_record(&items, currency.as_deref())?);
+            match items.and_then(|items| order.into_record(&items, currency.as_deref())) {
+                Ok(record) => read.records.push(record),
+                Err(problem) => read.issues.push(named.issue(problem)),
+            }
         }
         let next = match NextLink::next(answer.payload.next_token) {
             Some(token) => Some(
@@ -277,11 +292,6 @@ impl AmazonSellerCentralConnector {
             ),
             None => None,
         };
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+        Ok(Fetched::read(read, next))
     }
 }

@@ -7,7 +7,7 @@ use serde::Deserialize;
 
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, per_unit};
 use crate::platforms::kit::status::find;
 
@@ -79,7 +79,7 @@ pub(super) struct OrdersAnswer {
 #[serde(rename_all = "PascalCase")]
 pub(super) struct OrdersList {
     #[serde(default)]
-    pub(super) orders: Vec<AmazonOrder>,
+    pub(super) orders: Each<AmazonOrder>,
     /// The next page's token; absent or empty on the last page.
     pub(super) next_token: Option<String>,
 }
@@ -95,7 +95,7 @@ pub(super) struct ItemsAnswer {
 #[serde(rename_all = "PascalCase")]
 pub(super) struct ItemsList {
     #[serde(default)]
-    pub(super) order_items: Vec<AmazonItem>,
+    pub(super) order_items: Each<AmazonItem>,
     pub(super) next_token: Option<String>,
 }
 
@@ -164,6 +164,14 @@ fn sum(items: &[AmazonItem], pick: impl Fn(&AmazonItem) -> Money) -> Money {
     items.iter().map(pick).fold(Money(0), |total, amount| total + amount)
 }
 
+impl Keyed for AmazonOrder {
+    const ID: &'static str = "/AmazonOrderId";
+}
+
+impl Keyed for AmazonItem {
+    const ID: &'static str = "/OrderItemId";
+}
+
 impl AmazonOrder {
     /// Our order, with its `items`; `currency` is the marketplace's, for
     /// an order whose total Amazon does not give yet (a pending one).
@@ -171,13 +179,9 @@ impl AmazonOrder {
         self,
         items: &[AmazonItem],
         marketplace_currency: Option<&str>,
-    ) -> Result<Order, ConnectorError> {
-        let created = json::timestamp(self.purchase_date.as_deref()).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Amazon answered order {} without a readable PurchaseDate; the previous data is kept",
-                self.amazon_order_id
-            ))
-        })?;
+    ) -> Result<Order, Unreadable> {
+        let created = json::timestamp(self.purchase_date.as_deref())
+            .ok_or_else(|| Unreadable::field("PurchaseDate", "is missing or not a date-time"))?;
         let status = order_status(self.order_status.as_deref().unwrap_or_default());
         let modified = json::timestamp(self.last_update_date.as_deref());
         // Amazon has no closing time: the last update of an order that can
