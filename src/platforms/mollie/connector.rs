@@ -187,18 +187,11 @@ impl Syncs<Orders> for MollieConnector {
         let (embedded, next) = self
             .list::<EmbeddedOrders>(credentials, "a page of orders", "orders", cursor)
             .await?;
-        let records = embedded
+        let read = embedded
             .map(|embedded| embedded.orders)
             .unwrap_or_default()
-            .into_iter()
-            .map(|order| order.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+            .read(|order| order.into_record().map(Some));
+        Ok(Fetched::read(read, next))
     }
 }
 
@@ -211,17 +204,11 @@ impl Syncs<Customers> for MollieConnector {
         let (embedded, next) = self
             .list::<EmbeddedCustomers>(credentials, "a page of customers", "customers", cursor)
             .await?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: embedded
-                .map(|embedded| embedded.customers)
-                .unwrap_or_default()
-                .into_iter()
-                .map(|customer| customer.into_record())
-                .collect(),
-            next,
-            total: None,
-        })
+        let read = embedded
+            .map(|embedded| embedded.customers)
+            .unwrap_or_default()
+            .read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, next))
     }
 }
 

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
 use crate::platforms::kit::status::find;
 
@@ -76,18 +76,26 @@ impl<E> ListPage<E> {
     }
 }
 
+impl Keyed for MollieOrder {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for MollieCustomer {
+    const ID: &'static str = "/id";
+}
+
 /// `_embedded` of `GET /v2/orders`.
 #[derive(Deserialize)]
 pub(super) struct EmbeddedOrders {
     #[serde(default)]
-    pub(super) orders: Vec<MollieOrder>,
+    pub(super) orders: Each<MollieOrder>,
 }
 
 /// `_embedded` of `GET /v2/customers`.
 #[derive(Deserialize)]
 pub(super) struct EmbeddedCustomers {
     #[serde(default)]
-    pub(super) customers: Vec<MollieCustomer>,
+    pub(super) customers: Each<MollieCustomer>,
 }
 
 /// `GET /v2/organizations/me`, as verification reads it.
@@ -177,13 +185,9 @@ impl MollieLine {
 
 impl MollieOrder {
     /// Our order; an order without a readable creation date is refused.
-    pub(super) fn into_record(self) -> Result<Order, ConnectorError> {
-        let created = json::timestamp(self.created_at.as_deref()).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Mollie answered order {} without a readable createdAt; the previous data is kept",
-                self.id
-            ))
-        })?;
+    pub(super) fn into_record(self) -> Result<Order, Unreadable> {
+        let created = json::timestamp(self.created_at.as_deref())
+            .ok_or_else(|| Unreadable::field("createdAt", "is missing or not a date-time"))?;
         let total = value(self.amount.as_ref());
         let refunded = value(self.amount_refunded.as_ref());
         let status = order_status(self.status.as_deref(), total, refunded);
