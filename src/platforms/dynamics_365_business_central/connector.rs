@@ -6,7 +6,7 @@
 //! the form body, a `scope`) and rotate on every refresh. Sources: `NOTES.md`.
 
 use super::BusinessCentralAuthorization;
-use super::mapping::{BcCompany, BcCustomer, BcEnvironment, BcInvoice, Collection};
+use super::mapping::{BcCompany, BcCustomer, BcEnvironment, BcInvoice, Collection, RecordPage};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -274,18 +274,9 @@ impl Syncs<Invoices> for BusinessCentralConnector {
             "a page of sales invoices",
             page,
         )?;
-        let body: Collection<BcInvoice> = self.http.json(&call).await?;
-        let records = body
-            .value
-            .into_iter()
-            .map(BcInvoice::into_record)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: NextLink::next(body.next_link),
-            total: None,
-        })
+        let body: RecordPage<BcInvoice> = self.http.json(&call).await?;
+        let read = body.value.read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(read, NextLink::next(body.next_link)))
     }
 }
 
@@ -297,12 +288,8 @@ impl Syncs<Customers> for BusinessCentralConnector {
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let page = NextLink::from_cursor(cursor);
         let call = self.list(credentials, "customers", None, "a page of customers", page)?;
-        let body: Collection<BcCustomer> = self.http.json(&call).await?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: body.value.into_iter().map(BcCustomer::into_record).collect(),
-            next: NextLink::next(body.next_link),
-            total: None,
-        })
+        let body: RecordPage<BcCustomer> = self.http.json(&call).await?;
+        let read = body.value.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, NextLink::next(body.next_link)))
     }
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
@@ -32,12 +32,28 @@ pub(super) fn invoice_status(status: &str, total: Money, remaining: Money) -> In
     }
 }
 
-/// An OData collection page: `value`, and `@odata.nextLink` while there is more.
+/// An OData collection of the organizations a token reaches (environments,
+/// companies): `value` (read whole; a few entries, none of them a record).
 #[derive(Deserialize)]
 pub(super) struct Collection<T> {
     pub(super) value: Vec<T>,
+}
+
+/// An OData collection page of records, each read on its own.
+#[derive(Deserialize)]
+#[serde(bound = "T: serde::de::DeserializeOwned")]
+pub(super) struct RecordPage<T> {
+    pub(super) value: Each<T>,
     #[serde(rename = "@odata.nextLink")]
     pub(super) next_link: Option<String>,
+}
+
+impl Keyed for BcInvoice {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for BcCustomer {
+    const ID: &'static str = "/id";
 }
 
 /// `GET .../companies({id})`'s answer: the company the URL names (and an
@@ -98,19 +114,18 @@ struct BcLine {
 const EMPTY_GUID: &str = "00000000-0000-0000-0000-000000000000";
 
 impl BcInvoice {
-    /// Our invoice; one without a readable invoice (or posting) date fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+    /// Our invoice; one without a readable invoice (or posting) date cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
         let issue_date = self
             .invoice_date
             .as_deref()
             .and_then(json::date)
             .or_else(|| self.posting_date.as_deref().and_then(json::date))
             .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "Business Central sales invoice {} has no readable invoiceDate; the previous \
-                     data is kept",
-                    self.id
-                ))
+                Unreadable::field(
+                    "invoiceDate",
+                    "is missing or not a date, and so is postingDate",
+                )
             })?;
         let total = money(self.total_amount_including_tax);
         let tax = money(self.total_tax_amount);
