@@ -100,16 +100,7 @@ impl Syncs<Orders> for EbayConnector {
         // eBay's `next` is a URI on its own host: we page on from our
         // offset (and our configured host), and only take its presence.
         let next = (body.next.is_some() && returned > 0).then(|| (offset.0 + returned).to_string());
-        let records = body
-            .orders
-            .into_iter()
-            .map(|order| order.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: body.total,
-        })
+        let read = body.orders.read(|order| order.into_record().map(Some));
+        Ok(Fetched::read(read, next).of_total(body.total))
     }
 }

@@ -8,7 +8,7 @@ use serde::Deserialize;
 use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, per_unit};
 use crate::platforms::kit::status::find;
 
@@ -53,7 +53,7 @@ pub(super) fn order_status(
 #[serde(rename_all = "camelCase")]
 pub(super) struct OrdersPage {
     #[serde(default)]
-    pub(super) orders: Vec<EbayOrder>,
+    pub(super) orders: Each<EbayOrder>,
     /// The next page's URI; absent on the last page.
     pub(super) next: Option<String>,
     /// How many orders match, over every page.
@@ -195,15 +195,14 @@ impl EbayLineItem {
     }
 }
 
+impl Keyed for EbayOrder {
+    const ID: &'static str = "/orderId";
+}
+
 impl EbayOrder {
     /// Our order; an order without a readable creation date is refused.
-    pub(super) fn into_record(self) -> Result<Order, ConnectorError> {
-        let created = json::timestamp(self.creation_date.as_deref()).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "eBay answered order {} without a readable creationDate; the previous data is kept",
-                self.order_id
-            ))
-        })?;
+    pub(super) fn into_record(self) -> Result<Order, Unreadable> {
+        let created = json::timestamp(self.creation_date.as_deref()).ok_or_else(|| Unreadable::field("creationDate", "is missing or not a date-time"))?;
         let cancel_state = self
             .cancel_status
             .as_ref()
