@@ -5,7 +5,8 @@
 //! at that site's `/api/oauth2/token` (client credentials in the form body)
 //! and rotate on every refresh. Sources: `NOTES.md`.
 
-use super::mapping::{Division, ExactAccount, ExactInvoice, InvoiceId, Me, OData};
+use super::mapping::{Division, ExactAccount, ExactInvoice, InvoiceId, Me, OData, ODataRecords};
+use crate::platforms::kit::records::{Each, Keyed};
 use super::{ExactOnlineAuthorization, REGIONS};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
@@ -64,14 +65,14 @@ impl ExactOnlineConnector {
     /// The first page of a division's `resource`, or the page Exact's
     /// `__next` named (only ever on the same site: the token goes nowhere
     /// else).
-    async fn list_page<T: serde::de::DeserializeOwned>(
+    async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
         &self,
         credentials: &ExactOnlineAuthorization,
         what: &'static str,
         query: &[(&'static str, &'static str)],
         resource: &str,
         cursor: Option<String>,
-    ) -> Result<(Vec<T>, Option<String>), ConnectorError> {
+    ) -> Result<(Each<T>, Option<String>), ConnectorError> {
         let base = self.base(credentials);
         let auth = Auth::bearer(&credentials.tokens);
         let call = match NextLink::from_cursor(cursor) {
@@ -92,7 +93,7 @@ impl ExactOnlineConnector {
                 Call::get(Self::PLATFORM, what, url, auth)
             }
         };
-        let answer: OData<T> = self.http.json(&call).await?;
+        let answer: ODataRecords<T> = self.http.json(&call).await?;
         let next = NextLink::next(answer.d.next);
         if next.is_some() && answer.d.results.is_empty() {
             return Err(ConnectorError::Failed(format!(
@@ -268,17 +269,14 @@ impl Syncs<Invoices> for ExactOnlineConnector {
                 cursor,
             )
             .await?;
-        let records = invoices
-            .into_iter()
-            .filter(|invoice| !invoice.is_credit_note())
-            .map(ExactInvoice::into_record)
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+        let read = invoices.read(|invoice| {
+            if invoice.is_credit_note() {
+                Ok(None)
+            } else {
+                invoice.into_record().map(Some)
+            }
+        });
+        Ok(Fetched::read(read, next))
     }
 }
 
@@ -298,14 +296,7 @@ impl Syncs<Customers> for ExactOnlineConnector {
                 cursor,
             )
             .await?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: accounts
-                .into_iter()
-                .map(ExactAccount::into_record)
-                .collect(),
-            next,
-            total: None,
-        })
+        let read = accounts.read(|account| Ok(Some(account.into_record())));
+        Ok(Fetched::read(read, next))
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Rounded, rounded};
 use crate::timestamp::Timestamp;
 
@@ -35,18 +35,42 @@ pub(super) fn invoice_status(status: Option<i64>) -> InvoiceStatus {
 /// sales credit note): not invoices.
 const CREDIT_NOTES: [i64; 2] = [8021, 8024];
 
-/// An OData v2 answer: `{"d": {"results": [...], "__next": "..."}}`.
+/// An OData v2 answer of what a token reaches (the user, divisions):
+/// `{"d": {"results": [...]}}`, read whole.
 #[derive(Deserialize)]
 pub(super) struct OData<T> {
     pub(super) d: Results<T>,
 }
 
-/// The `d` of an OData v2 list.
+/// The `d` of such an answer.
 #[derive(Deserialize)]
 pub(super) struct Results<T> {
     pub(super) results: Vec<T>,
+}
+
+/// An OData v2 list of records, `{"d": {"results": [...], "__next": "..."}}`,
+/// each record read on its own.
+#[derive(Deserialize)]
+#[serde(bound = "T: serde::de::DeserializeOwned")]
+pub(super) struct ODataRecords<T> {
+    pub(super) d: RecordResults<T>,
+}
+
+/// The `d` of an OData v2 list of records.
+#[derive(Deserialize)]
+#[serde(bound = "T: serde::de::DeserializeOwned")]
+pub(super) struct RecordResults<T> {
+    pub(super) results: Each<T>,
     #[serde(rename = "__next")]
     pub(super) next: Option<String>,
+}
+
+impl Keyed for ExactInvoice {
+    const ID: &'static str = "/InvoiceID";
+}
+
+impl Keyed for ExactAccount {
+    const ID: &'static str = "/ID";
 }
 
 /// The signed-in user (`GET /api/v1/current/Me`).
@@ -128,18 +152,13 @@ impl ExactInvoice {
         self.kind.is_some_and(|kind| CREDIT_NOTES.contains(&kind))
     }
 
-    /// Our invoice; one without a readable `InvoiceDate` fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+    /// Our invoice; one without a readable `InvoiceDate` cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
         let issue_date = self
             .invoice_date
             .as_deref()
             .and_then(json::xero_date)
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "Exact Online invoice {} has no readable InvoiceDate; the previous data is kept",
-                    self.invoice_id
-                ))
-            })?;
+            .ok_or_else(|| Unreadable::field("InvoiceDate", "is missing or not a date"))?;
         let total = rounded(self.amount_fc);
         let tax = rounded(self.vat_amount_fc);
         let status = invoice_status(self.status);
