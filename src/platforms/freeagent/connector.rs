@@ -202,17 +202,8 @@ impl Syncs<Invoices> for FreeAgentConnector {
             .query("view", "all")
             .query("nested_invoice_items", "true");
         let (body, headers): (InvoicesPage, _) = self.http.json_with_headers(&call).await?;
-        let records = body
-            .invoices
-            .into_iter()
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: next_page(page, &headers),
-            total: None,
-        })
+        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(read, next_page(page, &headers)))
     }
 }
 
@@ -227,17 +218,8 @@ impl Syncs<Customers> for FreeAgentConnector {
             .list(credentials, "contacts", "a page of contacts", page)
             .query("view", "clients");
         let (body, headers): (ContactsPage, _) = self.http.json_with_headers(&call).await?;
-        let records = body
-            .contacts
-            .into_iter()
-            .filter_map(|contact| contact.into_record())
-            .collect();
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: next_page(page, &headers),
-            total: None,
-        })
+        let read = body.contacts.read(|contact| Ok(contact.into_record()));
+        Ok(Fetched::read(read, next_page(page, &headers)))
     }
 }
 

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
@@ -71,14 +71,14 @@ fn times(quantity: Quantity, price: Money) -> Money {
 #[derive(Deserialize)]
 pub(super) struct InvoicesPage {
     #[serde(default)]
-    pub(super) invoices: Vec<FreeAgentInvoice>,
+    pub(super) invoices: Each<FreeAgentInvoice>,
 }
 
 /// A page of `GET /v2/contacts`.
 #[derive(Deserialize)]
 pub(super) struct ContactsPage {
     #[serde(default)]
-    pub(super) contacts: Vec<FreeAgentContact>,
+    pub(super) contacts: Each<FreeAgentContact>,
 }
 
 /// `GET /v2/company`'s answer.
@@ -93,6 +93,22 @@ pub(super) struct Company {
     pub(super) subdomain: Option<String>,
     /// Its name, shown when it is linked.
     pub(super) name: Option<String>,
+}
+
+impl Keyed for FreeAgentInvoice {
+    const ID: &'static str = "/url";
+
+    fn kept_id(url: &str) -> Option<String> {
+        id_of(url)
+    }
+}
+
+impl Keyed for FreeAgentContact {
+    const ID: &'static str = "/url";
+
+    fn kept_id(url: &str) -> Option<String> {
+        id_of(url)
+    }
 }
 
 /// An invoice as FreeAgent writes it (with `nested_invoice_items=true`).
@@ -149,18 +165,15 @@ impl FreeAgentItem {
 }
 
 impl FreeAgentInvoice {
-    /// Our invoice; one without an id or a readable date fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
-        let invoice_id = id_of(&self.url).ok_or_else(|| {
-            ConnectorError::Failed(
-                "a FreeAgent invoice has no id in its url; the previous data is kept".to_owned(),
-            )
-        })?;
-        let issue_date = self.dated_on.as_deref().and_then(json::date).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "FreeAgent invoice {invoice_id} has no readable dated_on; the previous data is kept"
-            ))
-        })?;
+    /// Our invoice; one without an id or a readable date cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
+        let invoice_id = id_of(&self.url)
+            .ok_or_else(|| Unreadable::field("url", "ends in no id"))?;
+        let issue_date = self
+            .dated_on
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| Unreadable::field("dated_on", "is missing or not a date"))?;
         let total = money(self.total_value);
         let due = money(self.due_value);
         let tax = money(self.sales_tax_value) + money(self.second_sales_tax_value);

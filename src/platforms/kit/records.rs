@@ -20,6 +20,12 @@ pub trait Keyed {
     /// The JSON pointer of the id in the record as the platform sends it
     /// (`/InvoiceID`, `/node/id`).
     const ID: &'static str;
+
+    /// The record's id as tributary keeps it, from the text at [`Keyed::ID`]
+    /// (the same text, unless the platform's id is, say, a URL ending in it).
+    fn kept_id(platform_id: &str) -> Option<String> {
+        Some(platform_id.to_owned())
+    }
 }
 
 /// Why a record that was read cannot become ours (an amount out of range,
@@ -132,7 +138,7 @@ impl<T: Keyed> Each<T> {
     pub fn last_id(&self) -> Option<String> {
         self.entries
             .last()
-            .and_then(|entry| record_id(&entry.raw, T::ID))
+            .and_then(|entry| record_id::<T>(&entry.raw))
     }
 
     /// Every record, when all could be read: the parts of one record of
@@ -184,7 +190,7 @@ impl<T: Keyed> Each<T> {
             Ok(record) => Ok((
                 record,
                 Named {
-                    id: record_id(&entry.raw, T::ID),
+                    id: record_id::<T>(&entry.raw),
                 },
             )),
             Err(problem) => Err(issue::<T>(&entry.raw, problem)),
@@ -200,7 +206,7 @@ pub fn single<T: DeserializeOwned + Keyed>(raw: &RawValue) -> Result<(T, Named),
         Ok(record) => Ok((
             record,
             Named {
-                id: record_id(raw, T::ID),
+                id: record_id::<T>(raw),
             },
         )),
         Err(problem) => Err(issue::<T>(raw, problem)),
@@ -226,18 +232,19 @@ impl Named {
 
 fn issue<T: Keyed>(raw: &RawValue, problem: Unreadable) -> RecordIssue {
     RecordIssue {
-        record_id: record_id(raw, T::ID),
+        record_id: record_id::<T>(raw),
         field: problem.field,
         reason: problem.reason,
     }
 }
 
-/// The id at `pointer` in a record as sent, when it is a string or a number.
-fn record_id(raw: &RawValue, pointer: &str) -> Option<String> {
+/// The id of a record as sent (the string or number at [`Keyed::ID`]), as
+/// tributary keeps it.
+fn record_id<T: Keyed>(raw: &RawValue) -> Option<String> {
     let value: Value = serde_json::from_str(raw.get()).ok()?;
-    match value.pointer(pointer)? {
-        Value::String(id) => Some(id.clone()),
-        Value::Number(id) => Some(id.to_string()),
+    match value.pointer(T::ID)? {
+        Value::String(id) => T::kept_id(id),
+        Value::Number(id) => T::kept_id(&id.to_string()),
         _ => None,
     }
 }
