@@ -191,17 +191,10 @@ impl Syncs<Invoices> for FreshBooksConnector {
         let result: InvoicesPage = self
             .list(credentials, "invoices/invoices", "a page of invoices", page, true)
             .await?;
-        let records = result
+        let read = result
             .invoices
-            .into_iter()
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: page.next(more(page, result.pages)),
-            total: result.total,
-        })
+            .read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
     }
 }
 
@@ -215,16 +208,7 @@ impl Syncs<Customers> for FreshBooksConnector {
         let result: ClientsPage = self
             .list(credentials, "users/clients", "a page of clients", page, false)
             .await?;
-        let records = result
-            .clients
-            .into_iter()
-            .map(|client| client.into_record())
-            .collect();
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: page.next(more(page, result.pages)),
-            total: result.total,
-        })
+        let read = result.clients.read(|client| Ok(Some(client.into_record())));
+        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
     }
 }

@@ -9,6 +9,7 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, Utc, Weekday};
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Deserialize;
 
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
@@ -148,7 +149,7 @@ pub(super) struct ListResponse<T> {
 #[derive(Deserialize)]
 pub(super) struct InvoicesPage {
     #[serde(default)]
-    pub(super) invoices: Vec<FreshBooksInvoice>,
+    pub(super) invoices: Each<FreshBooksInvoice>,
     pub(super) pages: Option<u64>,
     pub(super) total: Option<u64>,
 }
@@ -157,7 +158,7 @@ pub(super) struct InvoicesPage {
 #[derive(Deserialize)]
 pub(super) struct ClientsPage {
     #[serde(default)]
-    pub(super) clients: Vec<FreshBooksClient>,
+    pub(super) clients: Each<FreshBooksClient>,
     pub(super) pages: Option<u64>,
     pub(super) total: Option<u64>,
 }
@@ -274,19 +275,27 @@ fn name(organization: Option<String>, first: Option<String>, last: Option<String
     })
 }
 
+impl Keyed for FreshBooksInvoice {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for FreshBooksClient {
+    const ID: &'static str = "/id";
+}
+
 impl FreshBooksInvoice {
-    /// Our invoice; one without an id or a readable `create_date` fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
-        let invoice_id = self.id.or(self.invoiceid).map(|id| id.to_string()).ok_or_else(|| {
-            ConnectorError::Failed(
-                "a FreshBooks invoice has no id; the previous data is kept".to_owned(),
-            )
-        })?;
-        let issue_date = self.create_date.as_deref().and_then(json::date).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "FreshBooks invoice {invoice_id} has no readable create_date; the previous data is kept"
-            ))
-        })?;
+    /// Our invoice; one without an id or a readable `create_date` cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
+        let invoice_id = self
+            .id
+            .or(self.invoiceid)
+            .map(|id| id.to_string())
+            .ok_or_else(|| Unreadable::field("id", "is missing, and so is invoiceid"))?;
+        let issue_date = self
+            .create_date
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| Unreadable::field("create_date", "is missing or not a date"))?;
         let total = amount(self.amount);
         let outstanding = amount(self.outstanding);
         let discount = Money(amount(self.discount_total).0.abs());
