@@ -8,6 +8,7 @@
 
 use super::MyobAuthorization;
 use super::mapping::{CompanyFile, MyobCustomer, MyobInvoice, Paged};
+use crate::platforms::kit::records::Keyed;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -75,7 +76,7 @@ impl MyobConnector {
 
     /// The company file's `resource` list: the first page, or the page MYOB's
     /// `NextPageLink` named.
-    async fn list_page<T: serde::de::DeserializeOwned>(
+    async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
         &self,
         credentials: &MyobAuthorization,
         what: &'static str,
@@ -275,18 +276,17 @@ impl Syncs<Invoices> for MyobConnector {
         let page: Paged<MyobInvoice> = self
             .list_page(credentials, "a page of invoices", "Sale/Invoice", &link)
             .await?;
-        let records = page
-            .items
-            .into_iter()
-            .filter(|invoice| !invoice.is_credit_note())
-            .map(|invoice| invoice.into_record(&currency))
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: invoice_cursor(&currency, page.next_page_link),
-            total: None,
-        })
+        let read = page.items.read(|invoice| {
+            if invoice.is_credit_note() {
+                Ok(None)
+            } else {
+                invoice.into_record(&currency).map(Some)
+            }
+        });
+        Ok(Fetched::read(
+            read,
+            invoice_cursor(&currency, page.next_page_link),
+        ))
     }
 }
 
@@ -300,15 +300,7 @@ impl Syncs<Customers> for MyobConnector {
         let page: Paged<MyobCustomer> = self
             .list_page(credentials, "a page of customers", "Contact/Customer", &link)
             .await?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: page
-                .items
-                .into_iter()
-                .map(MyobCustomer::into_record)
-                .collect(),
-            next: NextLink::next(page.next_page_link),
-            total: None,
-        })
+        let read = page.items.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, NextLink::next(page.next_page_link)))
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::Money;
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Rounded, rounded};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
@@ -29,10 +29,18 @@ pub(super) fn invoice_status(status: &str, total: Money, balance_due: Money) -> 
 
 /// A page of an AccountRight list (`PagedCollection` in MYOB's SDK).
 #[derive(Deserialize)]
-#[serde(rename_all = "PascalCase")]
+#[serde(rename_all = "PascalCase", bound = "T: serde::de::DeserializeOwned")]
 pub(super) struct Paged<T> {
-    pub(super) items: Vec<T>,
+    pub(super) items: Each<T>,
     pub(super) next_page_link: Option<String>,
+}
+
+impl Keyed for MyobInvoice {
+    const ID: &'static str = "/UID";
+}
+
+impl Keyed for MyobCustomer {
+    const ID: &'static str = "/UID";
 }
 
 /// One company file the token reaches (`GET /accountright/`).
@@ -100,14 +108,13 @@ impl MyobInvoice {
     }
 
     /// Our invoice, in the company file's `currency`; one without a
-    /// readable `Date` fails the page.
-    pub(super) fn into_record(self, currency: &str) -> Result<Invoice, ConnectorError> {
-        let issue_date = self.date.as_deref().and_then(json::date).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "MYOB invoice {} has no readable Date; the previous data is kept",
-                self.uid
-            ))
-        })?;
+    /// readable `Date` cannot be read.
+    pub(super) fn into_record(self, currency: &str) -> Result<Invoice, Unreadable> {
+        let issue_date = self
+            .date
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| Unreadable::field("Date", "is missing or not a date"))?;
         let total = rounded(self.total_amount);
         let tax = rounded(self.total_tax);
         let amount_due = rounded(self.balance_due_amount);
