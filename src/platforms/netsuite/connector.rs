@@ -13,6 +13,7 @@ use serde_json::json;
 
 use super::NetSuiteAuthorization;
 use super::mapping::{NsCustomer, NsInvoice, NsLine, SuiteQlPage, lines_by_invoice};
+use crate::platforms::kit::records::{Read, Unreadable};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -153,13 +154,16 @@ impl NetSuiteConnector {
     }
 
     /// The lines of the invoices `ids` (numeric ids only), every page of them.
+    /// The line rows of the invoices `ids`, and why an invoice is
+    /// unreadable (by its id) when one of its rows cannot be read.
     async fn lines(
         &self,
         credentials: &NetSuiteAuthorization,
         ids: &[u64],
-    ) -> Result<Vec<NsLine>, ConnectorError> {
+    ) -> Result<(Vec<NsLine>, BTreeMap<String, Unreadable>), ConnectorError> {
+        let mut unreadable = BTreeMap::new();
         if ids.is_empty() {
-            return Ok(Vec::new());
+            return Ok((Vec::new(), unreadable));
         }
         let list = ids
             .iter()
@@ -174,9 +178,21 @@ impl NetSuiteConnector {
             let page: SuiteQlPage<NsLine> = self
                 .suiteql(credentials, "a page of invoice lines", &query, PAGE_SIZE, offset)
                 .await?;
-            rows.extend(page.items);
+            for entry in page.items.entries() {
+                match entry {
+                    Ok((row, _)) => rows.push(row),
+                    Err(issue) => {
+                        if let Some(invoice) = issue.record_id {
+                            let field = issue.field.map_or("lines".to_owned(), |field| {
+                                format!("lines.{field}")
+                            });
+                            unreadable.insert(invoice, Unreadable::field(field, issue.reason));
+                        }
+                    }
+                }
+            }
             if !page.has_more {
-                return Ok(rows);
+                return Ok((rows, unreadable));
             }
             offset += PAGE_SIZE;
         }
@@ -296,39 +312,40 @@ impl Syncs<Invoices> for NetSuiteConnector {
         let page: SuiteQlPage<NsInvoice> = self
             .suiteql(credentials, "a page of invoices", &query, self.page_size, window.offset)
             .await?;
-        let ids = page
-            .items
-            .iter()
-            .map(|invoice| {
-                invoice.id.parse::<u64>().map_err(|_| {
-                    ConnectorError::Failed(format!(
-                        "NetSuite answered an invoice id that is not a number ({:?}); the \
-                         previous data is kept",
-                        invoice.id
-                    ))
-                })
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let mut lines = lines_by_invoice(self.lines(credentials, &ids).await?);
         let next = window.next(
             page.has_more,
             self.page_size,
-            page.items.last().map(|invoice| invoice.id.as_str()),
+            page.items.last_id().as_deref(),
         );
-        let records = page
-            .items
-            .into_iter()
-            .map(|invoice| {
-                let own = lines.remove(&invoice.id);
-                invoice.into_record(own)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: if window.after == 0 { page.total_results } else { None },
-        })
+        let total = if window.after == 0 { page.total_results } else { None };
+        let mut read = Read::default();
+        let mut invoices = Vec::with_capacity(page.items.len());
+        for entry in page.items.entries() {
+            match entry {
+                Ok((invoice, named)) => match invoice.id.parse::<u64>() {
+                    Ok(id) => invoices.push((id, invoice, named)),
+                    Err(_) => read
+                        .issues
+                        .push(named.issue(Unreadable::field("id", "is not a number"))),
+                },
+                Err(issue) => read.issues.push(issue),
+            }
+        }
+        let ids: Vec<u64> = invoices.iter().map(|(id, _, _)| *id).collect();
+        let (rows, mut unreadable) = self.lines(credentials, &ids).await?;
+        let mut lines = lines_by_invoice(rows);
+        for (_, invoice, named) in invoices {
+            let own = lines.remove(&invoice.id);
+            let record = match unreadable.remove(&invoice.id) {
+                Some(problem) => Err(problem),
+                None => invoice.into_record(own),
+            };
+            match record {
+                Ok(record) => read.records.push(record),
+                Err(problem) => read.issues.push(named.issue(problem)),
+            }
+        }
+        Ok(Fetched::read(read, next).of_total(total))
     }
 }
 
@@ -346,14 +363,11 @@ impl Syncs<Customers> for NetSuiteConnector {
         let next = window.next(
             page.has_more,
             self.page_size,
-            page.items.last().map(|customer| customer.id.as_str()),
+            page.items.last_id().as_deref(),
         );
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: page.items.into_iter().map(NsCustomer::into_record).collect(),
-            next,
-            total: if window.after == 0 { page.total_results } else { None },
-        })
+        let total = if window.after == 0 { page.total_results } else { None };
+        let read = page.items.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, next).of_total(total))
     }
 }
 

@@ -11,7 +11,7 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
@@ -52,12 +52,25 @@ pub(super) fn invoice_status(
 
 /// A page of `POST /services/rest/query/v1/suiteql`.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
+#[serde(rename_all = "camelCase", bound = "T: serde::de::DeserializeOwned")]
 pub(super) struct SuiteQlPage<T> {
-    pub(super) items: Vec<T>,
+    pub(super) items: Each<T>,
     #[serde(default)]
     pub(super) has_more: bool,
     pub(super) total_results: Option<u64>,
+}
+
+impl Keyed for NsInvoice {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for NsCustomer {
+    const ID: &'static str = "/id";
+}
+
+/// A line is named by its invoice: an unreadable line makes the invoice unreadable.
+impl Keyed for NsLine {
+    const ID: &'static str = "/transaction";
 }
 
 /// A row of the invoice query (`transaction`, type `CustInvc`).
@@ -131,18 +144,13 @@ pub(super) fn lines_by_invoice(rows: Vec<NsLine>) -> HashMap<String, Lines> {
 }
 
 impl NsInvoice {
-    /// Our invoice, with its lines; one without a readable `trandate` fails the page.
-    pub(super) fn into_record(self, lines: Option<Lines>) -> Result<Invoice, ConnectorError> {
+    /// Our invoice, with its lines; one without a readable `trandate` cannot be read.
+    pub(super) fn into_record(self, lines: Option<Lines>) -> Result<Invoice, Unreadable> {
         let issue_date = self
             .trandate
             .as_deref()
             .and_then(json::date)
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "NetSuite invoice {} has no readable trandate; the previous data is kept",
-                    self.id
-                ))
-            })?;
+            .ok_or_else(|| Unreadable::field("trandate", "is missing or not a date"))?;
         let total = money(self.foreigntotal);
         let unpaid = money(self.foreignamountunpaid);
         let Lines { items, tax } = lines.unwrap_or_default();
