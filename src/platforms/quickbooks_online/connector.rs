@@ -173,17 +173,8 @@ impl Syncs<Invoices> for QuickBooksConnector {
             .query(credentials, "a page of invoices", "select * from Invoice", start)
             .await?;
         let returned = list.invoice.len();
-        let records = list
-            .invoice
-            .into_iter()
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: start.next(returned, self.page_size),
-            total: None,
-        })
+        let read = list.invoice.read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
     }
 }
 
@@ -200,16 +191,7 @@ impl Syncs<Customers> for QuickBooksConnector {
             .query(credentials, "a page of customers", select, start)
             .await?;
         let returned = list.customer.len();
-        let records = list
-            .customer
-            .into_iter()
-            .map(|customer| customer.into_record())
-            .collect();
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: start.next(returned, self.page_size),
-            total: None,
-        })
+        let read = list.customer.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
     }
 }

@@ -8,7 +8,7 @@ use serde_json::Value;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
 use crate::platforms::kit::status::by_balance;
 
@@ -32,14 +32,14 @@ pub(super) struct QueryAnswer<T> {
 #[derive(Deserialize, Default)]
 pub(super) struct InvoiceList {
     #[serde(rename = "Invoice", default)]
-    pub(super) invoice: Vec<QboInvoice>,
+    pub(super) invoice: Each<QboInvoice>,
 }
 
 /// Customers a query found.
 #[derive(Deserialize, Default)]
 pub(super) struct CustomerList {
     #[serde(rename = "Customer", default)]
-    pub(super) customer: Vec<QboCustomer>,
+    pub(super) customer: Each<QboCustomer>,
 }
 
 /// `GET /companyinfo/{realmId}`'s answer (its content is not used).
@@ -70,6 +70,14 @@ struct MetaData {
 #[derive(Deserialize)]
 struct Memo {
     value: Option<String>,
+}
+
+impl Keyed for QboInvoice {
+    const ID: &'static str = "/Id";
+}
+
+impl Keyed for QboCustomer {
+    const ID: &'static str = "/Id";
 }
 
 /// An invoice as QuickBooks writes it.
@@ -109,18 +117,13 @@ struct SalesItemLineDetail {
 }
 
 impl QboInvoice {
-    /// Our invoice; one without a readable `TxnDate` fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+    /// Our invoice; one without a readable `TxnDate` cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
         let issue_date = self
             .txn_date
             .as_deref()
             .and_then(json::date)
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "QuickBooks invoice {} has no readable TxnDate; the previous data is kept",
-                    self.id
-                ))
-            })?;
+            .ok_or_else(|| Unreadable::field("TxnDate", "is missing or not a date"))?;
         let total = money(self.total_amt);
         let balance = money(self.balance);
         let tax = money(self.txn_tax_detail.and_then(|detail| detail.total_tax));
