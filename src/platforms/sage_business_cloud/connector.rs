@@ -10,6 +10,7 @@ use serde::de::DeserializeOwned;
 
 use super::SageBusinessCloudAuthorization;
 use super::mapping::{ListPage, SageBusiness, SageContact, SageInvoice};
+use crate::platforms::kit::records::Each;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -79,8 +80,8 @@ impl SageBusinessCloudConnector {
         &self,
         call: &Call<'_>,
         page: PageNumber,
-    ) -> Result<(Vec<T>, Option<String>, Option<u64>), ConnectorError> {
-        let body: ListPage<T> = self.http.json(call).await?;
+    ) -> Result<(Each<T>, Option<String>, Option<u64>), ConnectorError> {
+        let body: ListPage<Each<T>> = self.http.json(call).await?;
         let more = body.next.as_deref().is_some_and(|next| !next.trim().is_empty())
             && body.page.is_none_or(|served| served >= page.0);
         Ok((body.items, page.next(more), body.total))
@@ -121,7 +122,7 @@ impl Connector for SageBusinessCloudConnector {
         let url = format!("{}/businesses", self.api_base);
         let call = Call::get(Self::PLATFORM, "a list of businesses", url, Auth::Bearer(&grant.access_token))
             .query("items_per_page", 200);
-        let body: ListPage<SageBusiness> = self.http.json(&call).await?;
+        let body: ListPage<Vec<SageBusiness>> = self.http.json(&call).await?;
         Ok(body
             .items
             .into_iter()
@@ -150,7 +151,7 @@ impl Connector for SageBusinessCloudConnector {
             Auth::bearer(&credentials.tokens),
         )
         .query("items_per_page", 200);
-        let body: ListPage<SageBusiness> = self.http.json(&call).await?;
+        let body: ListPage<Vec<SageBusiness>> = self.http.json(&call).await?;
         let business_id = &credentials.business_id;
         let reached = body.items.iter().map(|business| business.id.as_str());
         require_reach(business_id, reached, |count| {
@@ -171,16 +172,8 @@ impl Syncs<Invoices> for SageBusinessCloudConnector {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self.list(credentials, "sales_invoices", "a page of sales invoices", page);
         let (invoices, next, total) = self.fetch::<SageInvoice>(&call, page).await?;
-        let records = invoices
-            .into_iter()
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total,
-        })
+        let read = invoices.read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(read, next).of_total(total))
     }
 }
 
@@ -195,16 +188,7 @@ impl Syncs<Customers> for SageBusinessCloudConnector {
             .list(credentials, "contacts", "a page of contacts", page)
             .query("contact_type_id", "CUSTOMER");
         let (contacts, next, _) = self.fetch::<SageContact>(&call, page).await?;
-        let records = contacts
-            .into_iter()
-            .filter(|contact| contact.is_customer())
-            .map(|contact| contact.into_record())
-            .collect();
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+        let read = contacts.read(|contact| Ok(contact.is_customer().then(|| contact.into_record())));
+        Ok(Fetched::read(read, next))
     }
 }

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
@@ -38,18 +38,28 @@ pub(super) fn invoice_status(
     lookup(STATUSES, status_id).unwrap_or_else(|| by_balance(total, outstanding))
 }
 
-/// A page of a list: `$items`, and `$next`, the next page's path (null on
-/// the last page; a page beyond the last serves the last again).
+/// A page of a list: `$items` (`L`: the records read one by one, or a
+/// `Vec` of what a token reaches), and `$next`, the next page's path (null
+/// on the last page; a page beyond the last serves the last again).
 #[derive(Deserialize)]
-pub(super) struct ListPage<T> {
-    #[serde(rename = "$items", default = "Vec::new")]
-    pub(super) items: Vec<T>,
+#[serde(bound = "L: serde::de::DeserializeOwned + Default")]
+pub(super) struct ListPage<L> {
+    #[serde(rename = "$items", default)]
+    pub(super) items: L,
     #[serde(rename = "$next")]
     pub(super) next: Option<String>,
     #[serde(rename = "$total")]
     pub(super) total: Option<u64>,
     #[serde(rename = "$page")]
     pub(super) page: Option<u64>,
+}
+
+impl Keyed for SageInvoice {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for SageContact {
+    const ID: &'static str = "/id";
 }
 
 /// A link to another resource: `{id, displayed_as, $path}`.
@@ -106,14 +116,13 @@ fn currency_code(link: Option<Link>) -> Option<String> {
 }
 
 impl SageInvoice {
-    /// Our invoice; one without a readable `date` fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
-        let issue_date = self.date.as_deref().and_then(json::date).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Sage sales invoice {} has no readable date; the previous data is kept",
-                self.id
-            ))
-        })?;
+    /// Our invoice; one without a readable `date` cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
+        let issue_date = self
+            .date
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
         let total = money(self.total_amount);
         let tax = money(self.tax_amount);
         let outstanding = money(self.outstanding_amount);
