@@ -168,15 +168,15 @@ impl ShopifyConnector {
     }
 
     /// A page of a connection: its nodes and the next page's cursor.
-    async fn list<T: DeserializeOwned, N>(
+    async fn list<T: DeserializeOwned, L>(
         &self,
         credentials: &ShopifyAuthorization,
         what: &'static str,
         query: &str,
         cursor: Option<String>,
         variables: Value,
-        pick: impl FnOnce(T) -> Connection<N>,
-    ) -> Result<(Vec<N>, Option<String>), ConnectorError> {
+        pick: impl FnOnce(T) -> Connection<L>,
+    ) -> Result<(L, Option<String>), ConnectorError> {
         let variables = page_variables(self.page_size, cursor, variables);
         let data: T = self.query(credentials, what, query, variables).await?;
         let connection = pick(data);
@@ -295,16 +295,8 @@ impl Syncs<Orders> for ShopifyConnector {
                 |data: OrdersData| data.orders,
             )
             .await?;
-        let records = orders
-            .into_iter()
-            .map(|order| order.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+        let read = orders.read(|order| order.into_record().map(Some));
+        Ok(Fetched::read(read, next))
     }
 }
 
@@ -324,15 +316,8 @@ impl Syncs<Customers> for ShopifyConnector {
                 |data: CustomersData| data.customers,
             )
             .await?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: customers
-                .into_iter()
-                .map(|customer| customer.into_record())
-                .collect(),
-            next,
-            total: None,
-        })
+        let read = customers.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, next))
     }
 }
 
@@ -346,6 +331,7 @@ mod tests {
 
     use super::*;
     use crate::data::orders::OrderStatus;
+    use crate::platforms::kit::records::Read;
     use crate::platforms::kit::graphql_contract::{
         self as contract, Sample, all_null, dotted, place, with,
     };
@@ -371,18 +357,26 @@ mod tests {
         }
     }
 
+    /// The records read, or the first that could not be read.
+    fn every<R>(read: Read<R>) -> Result<Vec<R>, String> {
+        match read.issues.first() {
+            None => Ok(read.records),
+            Some(issue) => Err(format!("does not read: {issue:?}")),
+        }
+    }
+
     fn orders(answer: &Value) -> Result<Vec<Order>, String> {
-        data::<OrdersData>(answer)?
-            .orders
-            .nodes
-            .into_iter()
-            .map(|order| order.into_record().map_err(|error| error.to_string()))
-            .collect()
+        every(
+            data::<OrdersData>(answer)?
+                .orders
+                .nodes
+                .read(|order| order.into_record().map(Some)),
+        )
     }
 
     fn customers(answer: &Value) -> Result<Vec<Customer>, String> {
         let data = data::<CustomersData>(answer)?;
-        Ok(data.customers.nodes.into_iter().map(|c| c.into_record()).collect())
+        every(data.customers.nodes.read(|c| Ok(Some(c.into_record()))))
     }
 
     fn shop(answer: &Value) -> Result<Option<String>, String> {

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
@@ -189,12 +190,16 @@ impl Cost {
     }
 }
 
-/// A cursor-paged GraphQL connection: `nodes` and `pageInfo`.
+/// A cursor-paged GraphQL connection: `nodes` (`L`: the records read one
+/// by one, or a `Vec` of an order's lines) and `pageInfo`.
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Connection<N> {
-    #[serde(default = "Vec::new")]
-    pub(super) nodes: Vec<N>,
+#[serde(
+    rename_all = "camelCase",
+    bound = "L: serde::de::DeserializeOwned + Default"
+)]
+pub(super) struct Connection<L> {
+    #[serde(default)]
+    pub(super) nodes: L,
     pub(super) page_info: Option<PageInfo>,
 }
 
@@ -207,7 +212,7 @@ pub(super) struct PageInfo {
     pub(super) end_cursor: Option<String>,
 }
 
-impl<N> Connection<N> {
+impl<L> Connection<L> {
     /// The cursor of the next page: `endCursor` while `hasNextPage`.
     pub(super) fn next(&self) -> Option<String> {
         self.page_info
@@ -217,16 +222,24 @@ impl<N> Connection<N> {
     }
 }
 
+impl Keyed for ShopifyOrder {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for ShopifyCustomer {
+    const ID: &'static str = "/id";
+}
+
 /// `data` of the orders query.
 #[derive(Deserialize)]
 pub(super) struct OrdersData {
-    pub(super) orders: Connection<ShopifyOrder>,
+    pub(super) orders: Connection<Each<ShopifyOrder>>,
 }
 
 /// `data` of the customers query.
 #[derive(Deserialize)]
 pub(super) struct CustomersData {
-    pub(super) customers: Connection<ShopifyCustomer>,
+    pub(super) customers: Connection<Each<ShopifyCustomer>>,
 }
 
 /// `data` of the verification query.
@@ -285,7 +298,7 @@ pub(super) struct ShopifyOrder {
     total_discounts_set: Option<MoneyBag>,
     total_price_set: Option<MoneyBag>,
     total_refunded_set: Option<MoneyBag>,
-    line_items: Option<Connection<ShopifyLineItem>>,
+    line_items: Option<Connection<Vec<ShopifyLineItem>>>,
 }
 
 #[derive(Deserialize)]
@@ -347,14 +360,10 @@ impl ShopifyLineItem {
 }
 
 impl ShopifyOrder {
-    /// Our order; an order without a readable creation date is refused.
-    pub(super) fn into_record(self) -> Result<Order, ConnectorError> {
-        let created = json::timestamp(self.created_at.as_deref()).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Shopify answered order {} without a readable createdAt; the previous data is kept",
-                self.id
-            ))
-        })?;
+    /// Our order; an order without a readable creation date cannot be read.
+    pub(super) fn into_record(self) -> Result<Order, Unreadable> {
+        let created = json::timestamp(self.created_at.as_deref())
+            .ok_or_else(|| Unreadable::field("createdAt", "is missing or not a date-time"))?;
         let cancelled = json::timestamp(self.cancelled_at.as_deref());
         let closed = json::timestamp(self.closed_at.as_deref());
         let status = order_status(
