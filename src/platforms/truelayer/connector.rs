@@ -13,6 +13,7 @@ use serde::de::DeserializeOwned;
 
 use super::TrueLayerAuthorization;
 use super::mapping::{Balance, Me, Results, TrueLayerAccount, TrueLayerTransaction};
+use crate::platforms::kit::records::{Each, Read};
 use crate::data::bank_accounts::{BankAccount, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::platforms::authorization::Environment;
@@ -112,8 +113,8 @@ impl TrueLayerConnector {
     async fn accounts(
         &self,
         credentials: &TrueLayerAuthorization,
-    ) -> Result<Vec<TrueLayerAccount>, ConnectorError> {
-        let page: Results<TrueLayerAccount> =
+    ) -> Result<Each<TrueLayerAccount>, ConnectorError> {
+        let page: Results<Each<TrueLayerAccount>> =
             self.get(credentials, "the accounts", "/accounts", &[]).await?;
         Ok(page.results)
     }
@@ -123,7 +124,7 @@ impl TrueLayerConnector {
         &self,
         credentials: &TrueLayerAuthorization,
         account_id: &str,
-    ) -> Result<Vec<BankTransaction>, ConnectorError> {
+    ) -> Result<Read<BankTransaction>, ConnectorError> {
         let to = Utc::now();
         let from = to - Duration::days(HISTORY_DAYS);
         let format = "%Y-%m-%dT%H:%M:%SZ";
@@ -132,10 +133,10 @@ impl TrueLayerConnector {
             ("to", to.format(format).to_string()),
         ];
         let path = format!("/accounts/{}/transactions", encode(account_id));
-        let posted: Results<TrueLayerTransaction> = self
+        let posted: Results<Each<TrueLayerTransaction>> = self
             .get(credentials, "an account's transactions", &path, &window)
             .await?;
-        let pending: Results<TrueLayerTransaction> = self
+        let pending: Results<Each<TrueLayerTransaction>> = self
             .get(
                 credentials,
                 "an account's pending transactions",
@@ -143,15 +144,19 @@ impl TrueLayerConnector {
                 &[],
             )
             .await?;
-        let posted = posted
-            .results
-            .into_iter()
-            .map(|t| t.into_record(account_id, BankTransactionStatus::Posted));
-        let pending = pending
-            .results
-            .into_iter()
-            .map(|t| t.into_record(account_id, BankTransactionStatus::Pending));
-        posted.chain(pending).collect()
+        let mut read = posted.results.read(|transaction| {
+            transaction
+                .into_record(account_id, BankTransactionStatus::Posted)
+                .map(Some)
+        });
+        let pending = pending.results.read(|transaction| {
+            transaction
+                .into_record(account_id, BankTransactionStatus::Pending)
+                .map(Some)
+        });
+        read.records.extend(pending.records);
+        read.issues.extend(pending.issues);
+        Ok(read)
     }
 }
 
@@ -204,7 +209,7 @@ impl Connector for TrueLayerConnector {
         let base = self.api_base.as_deref().unwrap_or(API_BASE);
         let url = format!("{base}/data/v1/me");
         let call = Call::get(Self::PLATFORM, "the connection's metadata", url, Auth::Bearer(&grant.access_token));
-        let me: Results<Me> = self.http.json(&call).await?;
+        let me: Results<Vec<Me>> = self.http.json(&call).await?;
         Ok(me
             .results
             .into_iter()
@@ -233,7 +238,7 @@ impl Connector for TrueLayerConnector {
     /// `GET /data/v1/me`: the connection the token reaches must be ours
     /// (its `credentials_id`).
     async fn verify(&self, credentials: &TrueLayerAuthorization) -> Result<(), ConnectorError> {
-        let me: Results<Me> = self
+        let me: Results<Vec<Me>> = self
             .get(credentials, "the connection's metadata", "/me", &[])
             .await?;
         require_reach(
@@ -255,20 +260,25 @@ impl Syncs<BankAccounts> for TrueLayerConnector {
         credentials: &TrueLayerAuthorization,
         _cursor: Option<String>,
     ) -> Result<Fetched<BankAccount>, ConnectorError> {
-        let mut records = Vec::new();
-        for account in self.accounts(credentials).await? {
+        let accounts = self.accounts(credentials).await?;
+        let total = accounts.len() as u64;
+        let mut read = Read::default();
+        for entry in accounts.entries() {
+            let account = match entry {
+                Ok((account, _)) => account,
+                Err(issue) => {
+                    read.issues.push(issue);
+                    continue;
+                }
+            };
             let path = format!("/accounts/{}/balance", encode(&account.account_id));
-            let balance: Results<Balance> = self
+            let balance: Results<Vec<Balance>> = self
                 .get(credentials, "an account's balance", &path, &[])
                 .await?;
-            records.push(account.into_record(balance.results.into_iter().next()));
+            read.records
+                .push(account.into_record(balance.results.into_iter().next()));
         }
-        Ok(Fetched {
-            issues: Vec::new(),
-            total: Some(records.len() as u64),
-            records,
-            next: None,
-        })
+        Ok(Fetched::read(read, None).of_total(Some(total)))
     }
 }
 
@@ -287,9 +297,8 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
             None => self
                 .accounts(credentials)
                 .await?
-                .into_iter()
-                .map(|account| account.account_id)
-                .collect(),
+                .read(|account| Ok(Some(account.account_id)))
+                .records,
             Some(cursor) => serde_json::from_str(&cursor).map_err(|_| {
                 ConnectorError::Failed("a TrueLayer transactions cursor is not readable".to_owned())
             })?,
@@ -302,7 +311,7 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
                 total: Some(0),
             });
         };
-        let records = self.transactions(credentials, account_id).await?;
+        let read = self.transactions(credentials, account_id).await?;
         let next = if rest.is_empty() {
             None
         } else {
@@ -310,11 +319,6 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
                 ConnectorError::Failed("a TrueLayer transactions cursor could not be made".to_owned())
             })?)
         };
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+        Ok(Fetched::read(read, next))
     }
 }

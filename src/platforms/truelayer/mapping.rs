@@ -10,7 +10,7 @@ use serde::Deserialize;
 use crate::data::bank_accounts::{BankAccount, BankAccountType};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus};
 use crate::data::money::Money;
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
 use crate::platforms::kit::status::find;
 
@@ -50,11 +50,21 @@ pub(super) fn signed(amount: Money, transaction_type: Option<&str>) -> Money {
     }
 }
 
-/// The Data API's envelope: `{"results": [...]}`.
+/// The Data API's envelope: `{"results": [...]}` (`L`: records read one by
+/// one, or a `Vec` of what is not a record: the connection, a balance).
 #[derive(Deserialize)]
-pub(super) struct Results<T> {
-    #[serde(default = "Vec::new")]
-    pub(super) results: Vec<T>,
+#[serde(bound = "L: serde::de::DeserializeOwned + Default")]
+pub(super) struct Results<L> {
+    #[serde(default)]
+    pub(super) results: L,
+}
+
+impl Keyed for TrueLayerAccount {
+    const ID: &'static str = "/account_id";
+}
+
+impl Keyed for TrueLayerTransaction {
+    const ID: &'static str = "/transaction_id";
 }
 
 /// `GET /data/v1/me`'s connection metadata.
@@ -169,13 +179,9 @@ impl TrueLayerTransaction {
         self,
         account_id: &str,
         status: BankTransactionStatus,
-    ) -> Result<BankTransaction, ConnectorError> {
-        let date = json::date(&self.timestamp).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "TrueLayer answered transaction {} without a readable timestamp; the previous data is kept",
-                self.transaction_id
-            ))
-        })?;
+    ) -> Result<BankTransaction, Unreadable> {
+        let date = json::date(&self.timestamp)
+            .ok_or_else(|| Unreadable::field("timestamp", "is not a date-time"))?;
         let category = if self.transaction_classification.is_empty() {
             json::non_empty(self.transaction_category)
         } else {
