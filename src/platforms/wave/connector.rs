@@ -11,7 +11,7 @@ use serde_json::json;
 use super::WaveAuthorization;
 use super::mapping::{
     Answer, Business, BusinessCustomers, BusinessData, BusinessInvoices, BusinessesData,
-    Connection, PageInfo,
+    Connection, PageInfo, WaveInvoice,
 };
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
@@ -160,14 +160,14 @@ impl WaveConnector {
     }
 
     /// A page of a list of the business: `pick` takes the list out of it.
-    async fn list<T: DeserializeOwned, N>(
+    async fn list<T: DeserializeOwned, L>(
         &self,
         credentials: &WaveAuthorization,
         what: &'static str,
         query: &str,
         cursor: Option<String>,
-        pick: impl FnOnce(T) -> Option<Connection<N>>,
-    ) -> Result<Page<N>, ConnectorError> {
+        pick: impl FnOnce(T) -> Option<Connection<L>>,
+    ) -> Result<Page<L>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let variables = page_variables(page, self.page_size);
         let business = self.business(credentials, what, query, variables).await?;
@@ -175,8 +175,8 @@ impl WaveConnector {
     }
 }
 
-/// A page's records, the next page's cursor and the total Wave counts.
-type Page<N> = (Vec<N>, Option<String>, Option<u64>);
+/// A page's edges, the next page's cursor and the total Wave counts.
+type Page<L> = (Connection<L>, Option<String>, Option<u64>);
 
 /// A page's variables besides the business: the page number and its size.
 fn page_variables(page: PageNumber, page_size: u64) -> serde_json::Value {
@@ -185,18 +185,18 @@ fn page_variables(page: PageNumber, page_size: u64) -> serde_json::Value {
 
 /// Page `page` of a list of the business (`pick` takes it out): a null
 /// business is one the token does not reach; a null list fails the page.
-fn read_page<T, N>(
+fn read_page<T, L>(
     business: Option<T>,
     business_id: &str,
     what: &str,
     page: PageNumber,
-    pick: impl FnOnce(T) -> Option<Connection<N>>,
-) -> Result<Page<N>, ConnectorError> {
+    pick: impl FnOnce(T) -> Option<Connection<L>>,
+) -> Result<Page<L>, ConnectorError> {
     let business = business.ok_or_else(|| unreachable_business(business_id))?;
     let connection = pick(business).ok_or_else(|| without(what, "the list"))?;
     let more = more(page, connection.page_info.as_ref());
     let total = connection.page_info.as_ref().and_then(|info| info.total_count);
-    Ok((connection.nodes(what)?, page.next(more), total))
+    Ok((connection, page.next(more), total))
 }
 
 /// Wave answered `what` with `missing` null and no error to say why.
@@ -298,16 +298,8 @@ impl Syncs<Invoices> for WaveConnector {
                 |business: BusinessInvoices| business.invoices,
             )
             .await?;
-        let records = invoices
-            .into_iter()
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total,
-        })
+        let read = invoices.read(WaveInvoice::into_record);
+        Ok(Fetched::read(read, next).of_total(total))
     }
 }
 
@@ -326,12 +318,8 @@ impl Syncs<Customers> for WaveConnector {
                 |business: BusinessCustomers| business.customers,
             )
             .await?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records: customers.into_iter().map(|customer| customer.into_record()).collect(),
-            next,
-            total,
-        })
+        let read = customers.read(|customer| Ok(customer.into_record()));
+        Ok(Fetched::read(read, next).of_total(total))
     }
 }
 
@@ -348,7 +336,8 @@ mod tests {
     use super::*;
     use crate::data::invoices::InvoiceStatus;
     use crate::platforms::kit::graphql_contract::{self as contract, Sample, dotted, with};
-    use crate::platforms::wave::mapping::{WaveCustomer, WaveInvoice};
+    use crate::platforms::kit::records::Read;
+    use crate::platforms::wave::mapping::WaveCustomer;
 
     const BUSINESS_ID: &str = "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw";
 
@@ -376,26 +365,32 @@ mod tests {
         answer.data("a test", "token").map_err(|error| error.to_string())
     }
 
-    fn page<T: DeserializeOwned, N>(
+    fn page<T: DeserializeOwned, L>(
         answer: &Value,
-        pick: impl FnOnce(T) -> Option<Connection<N>>,
-    ) -> Result<Vec<N>, String> {
+        pick: impl FnOnce(T) -> Option<Connection<L>>,
+    ) -> Result<Connection<L>, String> {
         let business = data::<BusinessData<T>>(answer)?.business;
         read_page(business, BUSINESS_ID, "a page", PageNumber(1), pick)
-            .map(|(nodes, _, _)| nodes)
+            .map(|(connection, _, _)| connection)
             .map_err(|error| error.to_string())
     }
 
+    /// The records read; a record that could not be read costs itself, in
+    /// words (`Wave's record ...`), as a failed page does.
+    fn every<R>(read: Read<R>) -> Result<Vec<R>, String> {
+        match read.issues.first() {
+            None => Ok(read.records),
+            Some(issue) => Err(format!("Wave's record could not be read: {issue:?}")),
+        }
+    }
+
     fn invoices(answer: &Value) -> Result<Vec<Invoice>, String> {
-        page(answer, |business: BusinessInvoices| business.invoices)?
-            .into_iter()
-            .map(|invoice: WaveInvoice| invoice.into_record().map_err(|error| error.to_string()))
-            .collect()
+        every(page(answer, |business: BusinessInvoices| business.invoices)?.read(WaveInvoice::into_record))
     }
 
     fn customers(answer: &Value) -> Result<Vec<Customer>, String> {
         let customers = page(answer, |business: BusinessCustomers| business.customers)?;
-        Ok(customers.into_iter().map(WaveCustomer::into_record).collect())
+        every(customers.read(|customer: WaveCustomer| Ok(customer.into_record())))
     }
 
     fn businesses(answer: &Value) -> Result<usize, String> {
@@ -414,7 +409,8 @@ mod tests {
 
     /// Each query, the variables the connector sends it, how the connector
     /// reads its answer, and the places whose `null` fails the page (or the
-    /// verification) in the connector's own words.
+    /// verification), or costs the record (a null node), in the connector's
+    /// own words.
     type Reader = fn(&Value) -> Result<usize, String>;
     fn queries() -> Vec<(&'static str, &'static str, Value, Reader, &'static [&'static str])> {
         let page = |page| {

@@ -5,6 +5,7 @@
 
 use serde::Deserialize;
 
+use crate::platforms::kit::records::{Each, Keyed, Read, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
@@ -130,28 +131,32 @@ pub(super) struct Business {
 /// (null in Wave's schema, as each list of a business is).
 #[derive(Deserialize)]
 pub(super) struct BusinessesData {
-    pub(super) businesses: Option<Connection<Business>>,
+    pub(super) businesses: Option<Connection<Vec<Edge<Business>>>>,
 }
 
 /// The business with a page of its invoices.
 #[derive(Deserialize)]
 pub(super) struct BusinessInvoices {
-    pub(super) invoices: Option<Connection<WaveInvoice>>,
+    pub(super) invoices: Option<Connection<Each<Edge<WaveInvoice>>>>,
 }
 
 /// The business with a page of its customers.
 #[derive(Deserialize)]
 pub(super) struct BusinessCustomers {
-    pub(super) customers: Option<Connection<WaveCustomer>>,
+    pub(super) customers: Option<Connection<Each<Edge<WaveCustomer>>>>,
 }
 
-/// A page of a list: where it stands, and its nodes.
+/// A page of a list: where it stands, and its edges (`L`: records read one
+/// by one, or a `Vec` of the businesses a token reaches).
 #[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(super) struct Connection<T> {
+#[serde(
+    rename_all = "camelCase",
+    bound = "L: serde::de::DeserializeOwned + Default"
+)]
+pub(super) struct Connection<L> {
     pub(super) page_info: Option<PageInfo>,
-    #[serde(default = "Vec::new")]
-    pub(super) edges: Vec<Edge<T>>,
+    #[serde(default)]
+    pub(super) edges: L,
 }
 
 /// One record of a page; Wave's schema lets a customer's or a business's
@@ -161,10 +166,32 @@ pub(super) struct Edge<T> {
     pub(super) node: Option<T>,
 }
 
-impl<T> Connection<T> {
-    /// The page's records. A null node (a record Wave could not give,
-    /// without saying why in `errors`) fails the page rather than drop a
-    /// record the sync would then count as deleted.
+impl Keyed for Edge<WaveInvoice> {
+    const ID: &'static str = "/node/id";
+}
+
+impl Keyed for Edge<WaveCustomer> {
+    const ID: &'static str = "/node/id";
+}
+
+impl<T> Connection<Each<Edge<T>>>
+where
+    Edge<T>: Keyed,
+{
+    /// The page's records, each through `into`. A null node (a record Wave
+    /// could not give, without saying why in `errors`) costs that record:
+    /// it is an issue without an id, so that no record missing from the
+    /// sync is counted deleted.
+    pub(super) fn read<R>(self, mut into: impl FnMut(T) -> Result<R, Unreadable>) -> Read<R> {
+        self.edges.read(|edge| match edge.node {
+            Some(node) => into(node).map(Some),
+            None => Err(Unreadable::field("node", "is null")),
+        })
+    }
+}
+
+impl<T> Connection<Vec<Edge<T>>> {
+    /// The businesses a token reaches; a null node fails the list.
     pub(super) fn nodes(self, what: &str) -> Result<Vec<T>, ConnectorError> {
         self.edges
             .into_iter()
@@ -255,18 +282,13 @@ pub(super) struct WaveInvoice {
 }
 
 impl WaveInvoice {
-    /// Our invoice; one without a readable `invoiceDate` fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
+    /// Our invoice; one without a readable `invoiceDate` cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
         let issue_date = self
             .invoice_date
             .as_deref()
             .and_then(json::date)
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!(
-                    "Wave invoice {} has no readable invoiceDate; the previous data is kept",
-                    self.id
-                ))
-            })?;
+            .ok_or_else(|| Unreadable::field("invoiceDate", "is missing or not a date"))?;
         let total = money(self.total);
         let tax = money(self.tax_total);
         let amount_due = money(self.amount_due);
