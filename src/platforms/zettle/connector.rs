@@ -10,6 +10,8 @@
 
 use super::ZettleAuthorization;
 use super::mapping::{Purchase, PurchasePage, UserSelf, refunds_by_original};
+use crate::platforms::kit::records::{self, Read, Unreadable};
+use serde_json::value::RawValue;
 use crate::data::money::Money;
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
@@ -69,11 +71,13 @@ fn user_url(token_url: &str) -> String {
 impl ZettleConnector {
     /// One purchase by id (`GET /purchase/v2/{uuid}`): a refund purchase
     /// not on the page of the purchase it refunds.
-    async fn purchase(
+    /// What refund purchase `id` gave back, or why it cannot be read (which
+    /// makes the purchase it refunds unreadable too).
+    async fn refunded_by(
         &self,
         credentials: &ZettleAuthorization,
         id: &str,
-    ) -> Result<Purchase, ConnectorError> {
+    ) -> Result<Result<Money, Unreadable>, ConnectorError> {
         let url = format!("{}/purchase/v2/{id}", self.api_base);
         let call = Call::get(
             Self::PLATFORM,
@@ -81,7 +85,14 @@ impl ZettleConnector {
             url,
             Auth::bearer(&credentials.tokens),
         );
-        self.http.json(&call).await
+        let answer: Box<RawValue> = self.http.json(&call).await?;
+        Ok(match records::single::<Purchase>(&answer) {
+            Ok((refund, _)) => refund.refunded_amount(),
+            Err(issue) => Err(Unreadable::field(
+                "refundedByPurchaseUUIDs1",
+                format!("a refund purchase cannot be read: {}", issue.reason),
+            )),
+        })
     }
 }
 
@@ -190,34 +201,38 @@ impl Syncs<Orders> for ZettleConnector {
                 }
             }
         };
-        let (refunds, purchases): (Vec<Purchase>, Vec<Purchase>) =
-            page.purchases.into_iter().partition(|purchase| purchase.refund);
-        let mut refunded_by = refunds_by_original(&refunds)?;
-        let mut records = Vec::with_capacity(purchases.len());
-        for purchase in purchases {
-            let mut refunded: Option<Money> = None;
+        let mut read = Read::default();
+        let mut readable = Vec::with_capacity(page.purchases.len());
+        for entry in page.purchases.entries() {
+            match entry {
+                Ok(purchase) => readable.push(purchase),
+                Err(issue) => read.issues.push(issue),
+            }
+        }
+        let (refunds, purchases): (Vec<_>, Vec<_>) =
+            readable.into_iter().partition(|(purchase, _)| purchase.refund);
+        let mut refunded_by = refunds_by_original(refunds.iter().map(|(refund, _)| refund));
+        for (purchase, named) in purchases {
+            let mut refunded: Result<Option<Money>, Unreadable> = Ok(None);
             for refund_id in purchase.refunded_by.clone() {
                 let amount = match refunded_by.get(&refund_id) {
-                    Some(amount) => *amount,
+                    Some(amount) => amount.clone(),
                     None => {
-                        let amount = self
-                            .purchase(credentials, &refund_id)
-                            .await?
-                            .refunded_amount()?;
-                        refunded_by.insert(refund_id, amount);
+                        let amount = self.refunded_by(credentials, &refund_id).await?;
+                        refunded_by.insert(refund_id, amount.clone());
                         amount
                     }
                 };
-                refunded = Some(refunded.unwrap_or_default() + amount);
+                refunded = refunded.and_then(|so_far| {
+                    amount.map(|amount| Some(so_far.unwrap_or_default() + amount))
+                });
             }
-            records.push(purchase.into_record(refunded)?);
+            match refunded.and_then(|refunded| purchase.into_record(refunded)) {
+                Ok(record) => read.records.push(record),
+                Err(problem) => read.issues.push(named.issue(problem)),
+            }
         }
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next,
-            total: None,
-        })
+        Ok(Fetched::read(read, next))
     }
 }
 

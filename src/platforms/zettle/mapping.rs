@@ -10,16 +10,13 @@ use serde::Deserialize;
 
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::connector::ConnectorError;
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
 
 /// An integer amount of `currency`'s minor unit as exact money.
-pub(super) fn minor(amount: i64, currency: &str) -> Result<Money, ConnectorError> {
-    json::from_minor(amount, json::minor_digits(currency)).ok_or_else(|| {
-        ConnectorError::Failed(format!(
-            "Zettle answered an amount ({amount} in {currency}) out of range; the previous data is kept"
-        ))
-    })
+pub(super) fn minor(amount: i64, currency: &str) -> Result<Money, Unreadable> {
+    json::from_minor(amount, json::minor_digits(currency))
+        .ok_or_else(|| Unreadable::record("an amount is out of range for its currency"))
 }
 
 /// `n / d` rounded half away from zero (`d > 0`).
@@ -34,14 +31,11 @@ fn round_div(n: i128, d: i128) -> i128 {
 
 /// `a × b / 10⁴` for two fixed-point numbers of four decimals, rounded half
 /// away from zero to four decimals (price × quantity).
-fn times(a: i64, b: i64) -> Result<Money, ConnectorError> {
+fn times(a: i64, b: i64) -> Result<Money, Unreadable> {
     let rounded = round_div(i128::from(a) * i128::from(b), 10_000);
-    i64::try_from(rounded).map(Money).map_err(|_| {
-        ConnectorError::Failed(
-            "Zettle answered a line whose total is out of range; the previous data is kept"
-                .to_owned(),
-        )
-    })
+    i64::try_from(rounded)
+        .map(Money)
+        .map_err(|_| Unreadable::field("products", "a line's total is out of range"))
 }
 
 /// VAT in whole minor units: `taxable` minor units at `percentage` (four
@@ -64,12 +58,16 @@ pub(super) fn order_status(refunded_flag: Option<bool>, total: Money, refunded: 
     }
 }
 
+impl Keyed for Purchase {
+    const ID: &'static str = "/purchaseUUID1";
+}
+
 /// A page of `GET /purchases/v2`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub(super) struct PurchasePage {
     #[serde(default)]
-    pub(super) purchases: Vec<Purchase>,
+    pub(super) purchases: Each<Purchase>,
     pub(super) last_purchase_hash: Option<String>,
 }
 
@@ -124,26 +122,22 @@ struct Product {
 }
 
 impl Product {
-    fn quantity(&self) -> Result<Quantity, ConnectorError> {
+    fn quantity(&self) -> Result<Quantity, Unreadable> {
         match self.quantity.as_deref().map(str::trim) {
             None | Some("") => Ok(Quantity(0)),
             Some(text) => json::parse_amount(text)
                 .map(|amount| Quantity(amount.0))
-                .map_err(|_| {
-                    ConnectorError::Failed(format!(
-                        "Zettle answered a product quantity tributary cannot read ({text}); the previous data is kept"
-                    ))
-                }),
+                .map_err(|_| Unreadable::field("products.quantity", "is not a decimal number")),
         }
     }
 
     /// `unitPrice × quantity`, before any discount (VAT included).
-    fn gross(&self, currency: &str) -> Result<Money, ConnectorError> {
+    fn gross(&self, currency: &str) -> Result<Money, Unreadable> {
         let unit = minor(self.unit_price.unwrap_or(0), currency)?;
         times(unit.0, self.quantity()?.0)
     }
 
-    fn into_line(self, currency: &str) -> Result<OrderLineItem, ConnectorError> {
+    fn into_line(self, currency: &str) -> Result<OrderLineItem, Unreadable> {
         let gross = self.gross(currency)?;
         let quantity = self.quantity()?;
         let discount = minor(self.discount_value.unwrap_or(0), currency)?;
@@ -177,7 +171,7 @@ impl Purchase {
     }
 
     /// What this refund purchase gave back, positive, in exact money.
-    pub(super) fn refunded_amount(&self) -> Result<Money, ConnectorError> {
+    pub(super) fn refunded_amount(&self) -> Result<Money, Unreadable> {
         let currency = self.currency.clone().unwrap_or_default();
         minor(self.amount.unwrap_or(0).abs(), &currency)
     }
@@ -185,18 +179,12 @@ impl Purchase {
     /// Our order, given what its refund purchases gave back (`None` when
     /// none of them was found); a purchase without an id or a readable
     /// timestamp is refused.
-    pub(super) fn into_record(self, refunded: Option<Money>) -> Result<Order, ConnectorError> {
+    pub(super) fn into_record(self, refunded: Option<Money>) -> Result<Order, Unreadable> {
         let id = self.id().ok_or_else(|| {
-            ConnectorError::Failed(
-                "Zettle answered a purchase without a purchaseUUID; the previous data is kept"
-                    .to_owned(),
-            )
+            Unreadable::field("purchaseUUID1", "is missing, and so is purchaseUUID")
         })?;
-        let created = json::timestamp(self.timestamp.as_deref()).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Zettle answered purchase {id} without a readable timestamp; the previous data is kept"
-            ))
-        })?;
+        let created = json::timestamp(self.timestamp.as_deref())
+            .ok_or_else(|| Unreadable::field("timestamp", "is missing or not a date-time"))?;
         let currency = json::non_empty(self.currency).unwrap_or_default();
         let total = minor(self.amount.unwrap_or(0), &currency)?;
         // Refunded with no refund purchase to be read: all of it, as the flag says.
@@ -241,16 +229,15 @@ impl Purchase {
     }
 }
 
-/// What each purchase's refunds gave back, by the refunded purchase's id,
-/// from refund purchases at hand.
-pub(super) fn refunds_by_original(refunds: &[Purchase]) -> Result<HashMap<String, Money>, ConnectorError> {
-    let mut by_refund = HashMap::new();
-    for refund in refunds {
-        if let Some(id) = refund.id() {
-            by_refund.insert(id, refund.refunded_amount()?);
-        }
-    }
-    Ok(by_refund)
+/// What each refund purchase at hand gave back (or why it cannot be
+/// read), by the refund's id.
+pub(super) fn refunds_by_original<'a>(
+    refunds: impl IntoIterator<Item = &'a Purchase>,
+) -> HashMap<String, Result<Money, Unreadable>> {
+    refunds
+        .into_iter()
+        .filter_map(|refund| Some((refund.id()?, refund.refunded_amount())))
+        .collect()
 }
 
 #[cfg(test)]
