@@ -239,12 +239,7 @@ impl AmazonSellerCentralConnector {
         };
         if cursor.marketplace_ids.is_empty() {
             // A seller in no marketplace has no orders.
-            return Ok(Fetched {
-                issues: Vec::new(),
-                records: Vec::new(),
-                next: None,
-                total: Some(0),
-            });
+            return Ok(Fetched::all(Vec::new(), None).of_total(Some(0)));
         }
         // Amazon takes at most 50 marketplaces, comma-separated.
         let marketplaces = cursor

@@ -360,12 +360,11 @@ impl Dataset {
 
     fn slice<R>(&self, start: u64, total: u64, record: impl Fn(u64) -> R) -> Fetched<R> {
         let end = start.saturating_add(PAGE_SIZE).min(total);
-        Fetched {
-            issues: Vec::new(),
-            records: (start.min(end)..end).map(record).collect(),
-            next: (end < total).then(|| end.to_string()),
-            total: Some(total),
-        }
+        Fetched::all(
+            (start.min(end)..end).map(record).collect(),
+            (end < total).then(|| end.to_string()),
+        )
+        .of_total(Some(total))
     }
 }
 

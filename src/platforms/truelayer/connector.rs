@@ -304,12 +304,7 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
             })?,
         };
         let Some((account_id, rest)) = remaining.split_first() else {
-            return Ok(Fetched {
-                issues: Vec::new(),
-                records: Vec::new(),
-                next: None,
-                total: Some(0),
-            });
+            return Ok(Fetched::all(Vec::new(), None).of_total(Some(0)));
         };
         let read = self.transactions(credentials, account_id).await?;
         let next = if rest.is_empty() {

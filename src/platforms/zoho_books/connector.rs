@@ -237,17 +237,11 @@ impl Syncs<Invoices> for ZohoBooksConnector {
         let call = self.list(credentials, "invoices", "a page of invoices", page);
         let body: InvoicesPage = self.http.json(&call).await?;
         check_code(body.code, body.message)?;
-        let records = body
-            .invoices
-            .into_iter()
-            .map(|invoice| invoice.into_record())
-            .collect::<Result<Vec<_>, _>>()?;
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: page.next(body.page_context.is_some_and(|page| page.has_more_page)),
-            total: None,
-        })
+        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(
+            read,
+            page.next(body.page_context.is_some_and(|page| page.has_more_page)),
+        ))
     }
 }
 
@@ -263,17 +257,12 @@ impl Syncs<Customers> for ZohoBooksConnector {
             .query("filter_by", "Status.All");
         let body: ContactsPage = self.http.json(&call).await?;
         check_code(body.code, body.message)?;
-        let records = body
+        let read = body
             .contacts
-            .into_iter()
-            .filter(|contact| contact.is_customer())
-            .map(|contact| contact.into_record())
-            .collect();
-        Ok(Fetched {
-            issues: Vec::new(),
-            records,
-            next: page.next(body.page_context.is_some_and(|page| page.has_more_page)),
-            total: None,
-        })
+            .read(|contact| Ok(contact.is_customer().then(|| contact.into_record())));
+        Ok(Fetched::read(
+            read,
+            page.next(body.page_context.is_some_and(|page| page.has_more_page)),
+        ))
     }
 }

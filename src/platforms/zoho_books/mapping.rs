@@ -5,6 +5,7 @@
 
 use serde::Deserialize;
 
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::Money;
@@ -58,7 +59,7 @@ pub(super) struct InvoicesPage {
     pub(super) code: Option<i64>,
     pub(super) message: Option<String>,
     #[serde(default)]
-    pub(super) invoices: Vec<ZohoInvoice>,
+    pub(super) invoices: Each<ZohoInvoice>,
     pub(super) page_context: Option<PageContext>,
 }
 
@@ -68,7 +69,7 @@ pub(super) struct ContactsPage {
     pub(super) code: Option<i64>,
     pub(super) message: Option<String>,
     #[serde(default)]
-    pub(super) contacts: Vec<ZohoContact>,
+    pub(super) contacts: Each<ZohoContact>,
     pub(super) page_context: Option<PageContext>,
 }
 
@@ -86,6 +87,14 @@ pub(super) struct OrganizationsAnswer {
 pub(super) struct Organization {
     pub(super) organization_id: String,
     pub(super) name: Option<String>,
+}
+
+impl Keyed for ZohoInvoice {
+    const ID: &'static str = "/invoice_id";
+}
+
+impl Keyed for ZohoContact {
+    const ID: &'static str = "/contact_id";
 }
 
 /// An invoice as Zoho writes it in its list.
@@ -109,14 +118,13 @@ pub(super) struct ZohoInvoice {
 }
 
 impl ZohoInvoice {
-    /// Our invoice; one without a readable date fails the page.
-    pub(super) fn into_record(self) -> Result<Invoice, ConnectorError> {
-        let issue_date = self.date.as_deref().and_then(json::date).ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "Zoho Books invoice {} has no readable date; the previous data is kept",
-                self.invoice_id
-            ))
-        })?;
+    /// Our invoice; one without a readable date cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
+        let issue_date = self
+            .date
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
         let total = money(self.total);
         let balance = money(self.balance);
         // The list carries totals, not lines; tax only where it is given.
