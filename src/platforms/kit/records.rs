@@ -242,17 +242,24 @@ fn record_id(raw: &RawValue, pointer: &str) -> Option<String> {
     }
 }
 
-/// One record read as `T`, or why not: the path of the field at fault and
-/// serde's reason without the value it quotes.
+/// One record read as `T`, or why not: the path of the field at fault (a
+/// missing field's own, not its object's) and serde's reason without the
+/// value it quotes.
 fn read_one<T: DeserializeOwned>(raw: &RawValue) -> Result<T, Unreadable> {
     let mut deserializer = serde_json::Deserializer::from_str(raw.get());
     serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();
-        let field = (path != ".").then_some(path);
-        Unreadable {
-            field,
-            reason: without_values(&error.into_inner().to_string()),
-        }
+        let reason = without_values(&error.into_inner().to_string());
+        let missing = reason
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        let field = match (path.as_str(), missing) {
+            (".", Some(name)) => Some(name.to_owned()),
+            (_, Some(name)) => Some(format!("{path}.{name}")),
+            (".", None) => None,
+            (_, None) => Some(path),
+        };
+        Unreadable { field, reason }
     })
 }
 
@@ -420,7 +427,7 @@ mod tests {
                 },
                 RecordIssue {
                     record_id: None,
-                    field: None,
+                    field: Some("ID".to_owned()),
                     reason: "missing field `ID`".to_owned(),
                 },
             ]
