@@ -21,6 +21,7 @@ use serde_json::{Map, Value, json};
 
 use super::graphql_contract::{Place, Step, dotted, place};
 use super::records::Read;
+use crate::platforms::connector::RecordIssue;
 
 /// How deep (in named schemas) a body grows before it keeps to what is
 /// required and to bare ids.
@@ -142,7 +143,7 @@ impl Document {
         }
         let (_, own) = self.resolve(&schema);
         if own["example"].is_object() {
-            examples.push(("schema example".to_owned(), own["example"].clone()));
+            examples.push(("example of the schema".to_owned(), own["example"].clone()));
         }
         assert!(schema.is_object(), "{what} {code} has no schema");
         Answer {
@@ -308,6 +309,8 @@ pub(crate) struct Bodies {
     pub(crate) enum_places: Vec<(Place, Vec<Value>)>,
     /// The examples the vendor's schema refuses, and why that is fine.
     invalid_examples: Vec<(String, &'static str)>,
+    /// Whether a test changed the generated bodies since they were checked.
+    changed: bool,
 }
 
 impl Bodies {
@@ -342,12 +345,28 @@ impl Bodies {
     /// with `Type=="ACCREC"`), so no answer holds another value.
     pub(crate) fn pin(&mut self, at: &str, value: Value) {
         let at = place(at);
-        let generated = [&mut self.full, &mut self.nulls, &mut self.enums]
-            .into_iter()
-            .flatten();
-        for body in generated.chain([&mut self.minimal, &mut self.bare, &mut self.unknown]) {
+        for body in self.generated_mut() {
             set(body, &at, value.clone());
         }
+    }
+
+    /// `value` for every string of every property named `key`, in every
+    /// generated body: where a vendor's schema types a field more loosely
+    /// than its own words (Square's `created_at` is a `string` "in RFC 3339
+    /// format"), as `graphql_contract::Sample::set` does.
+    pub(crate) fn set_every(&mut self, key: &str, value: &Value) {
+        for body in self.generated_mut() {
+            set_strings(body, key, value);
+        }
+    }
+
+    /// Every generated body (all but the examples), to change: [`hold`]
+    /// checks them against the schema again.
+    fn generated_mut(&mut self) -> impl Iterator<Item = &mut Value> {
+        self.changed = true;
+        let lists = [&mut self.full, &mut self.nulls, &mut self.enums];
+        let single = [&mut self.minimal, &mut self.bare, &mut self.unknown];
+        lists.into_iter().flatten().chain(single)
     }
 
     /// The enum at `at` in the first full body (`Invoices.0.Status`), with
@@ -410,7 +429,15 @@ impl Answer<'_> {
             unknown: unknown.body(&self.schema),
             enum_places,
             invalid_examples: Vec::new(),
+            changed: false,
         };
+        self.check_generated(&bodies);
+        bodies
+    }
+
+    /// Every generated body valid against the schema (the unknown-enum one
+    /// but for its enums), or a panic naming the body and what is wrong.
+    fn check_generated(&self, bodies: &Bodies) {
         let checker = self.validator(false);
         let generated = [&bodies.full, &bodies.nulls, &bodies.enums]
             .into_iter()
@@ -430,7 +457,6 @@ impl Answer<'_> {
                 self.what
             );
         }
-        bodies
     }
 
     /// Whether `body` is valid against the answer's schema, or the
@@ -501,6 +527,9 @@ pub(crate) fn hold<R>(
 ) {
     let what = &answer.what;
     println!("{what}: {}", bodies.counts());
+    if bodies.changed {
+        answer.check_generated(bodies);
+    }
     let read = |name: &str, body: &Value| {
         read(&body.to_string()).unwrap_or_else(|error| panic!("{what}, {name}: {error}"))
     };
@@ -602,6 +631,53 @@ pub(crate) fn set(body: &mut Value, at: &[Step], value: Value) -> bool {
             true
         }
         _ => false,
+    }
+}
+
+/// `value` for every string of a property named `key` under `node`.
+fn set_strings(node: &mut Value, key: &str, value: &Value) {
+    match node {
+        Value::Object(object) => {
+            for (name, child) in object.iter_mut() {
+                if name == key && child.is_string() {
+                    *child = value.clone();
+                } else {
+                    set_strings(child, key, value);
+                }
+            }
+        }
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|item| set_strings(item, key, value)),
+        _ => {}
+    }
+}
+
+/// An answer that is one object, not a list of records (Xero's connections,
+/// Square's locations, an account): read as `T`, a missing field failing it
+/// whole, reported as that field's issue so that [`hold`] can hold it to
+/// what is [`Needed`]; any other failure is the page's.
+pub(crate) fn whole<T: serde::de::DeserializeOwned>(text: &str) -> Result<Read<T>, String> {
+    match serde_json::from_str::<T>(text) {
+        Ok(answer) => Ok(Read {
+            records: vec![answer],
+            issues: Vec::new(),
+        }),
+        Err(error) => {
+            let message = error.to_string();
+            let missing = message
+                .strip_prefix("missing field `")
+                .and_then(|rest| rest.split('`').next())
+                .ok_or(message.clone())?;
+            Ok(Read {
+                records: Vec::new(),
+                issues: vec![RecordIssue {
+                    record_id: None,
+                    field: Some(missing.to_owned()),
+                    reason: message,
+                }],
+            })
+        }
     }
 }
 
