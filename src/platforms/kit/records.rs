@@ -361,13 +361,12 @@ fn closing_quote(text: &str, quote: char) -> Option<usize> {
     None
 }
 
-/// What kind of value serde found (`string`, `integer`), without the value.
+/// What kind of value serde found (`string`, `floating point`), without
+/// the value it quotes.
 fn kind_of(unexpected: &str) -> &str {
-    match unexpected.find([' ', '"', '`']) {
-        Some(at) if unexpected[at..].trim_start().starts_with(['"', '`']) => {
-            unexpected[..at].trim_end()
-        }
-        _ => unexpected,
+    match unexpected.find(['"', '`']) {
+        Some(at) => unexpected[..at].trim_end(),
+        None => unexpected,
     }
 }
 
@@ -469,6 +468,7 @@ mod tests {
             "unknown variant `HUGE`, expected one of `A`, `B`",
             r#"something "secret" happened"#,
             "floating point `1.5` is odd",
+            "invalid type: floating point `2.5`, expected u64",
         ] {
             let reason = without_values(message);
             for secret in ["secret", "HUGE", "-5", "true", "1.5", "a \\\""] {
@@ -479,6 +479,10 @@ mod tests {
         assert_eq!(
             without_values("invalid value: integer `-5`, expected u32"),
             "invalid value: integer, expected u32"
+        );
+        assert_eq!(
+            without_values("invalid type: floating point `2.5`, expected u64"),
+            "invalid type: floating point, expected u64"
         );
         assert_eq!(
             without_values("an amount is not a decimal number"),
