@@ -1043,12 +1043,11 @@ mod tests {
                 "openapi": "3.0.0",
                 "paths": {"/things": {"get": {"responses": {"200": {"content": {"application/json": {
                     "example": {"things": []},
-                    "schema": {"$ref": "#/components/schemas/Things"}
+                    "schema": {"type": "object", "properties": {
+                        "things": {"type": "array", "items": {"$ref": "#/components/schemas/Thing"}}
+                    }}
                 }}}}}}},
                 "components": {"schemas": {
-                    "Things": {"type": "object", "properties": {
-                        "things": {"type": "array", "items": {"$ref": "#/components/schemas/Thing"}}
-                    }},
                     "Thing": {"type": "object", "required": ["id"], "properties": {
                         "id": {"type": "string", "example": "th_1"},
                         "when": {"type": "string", "format": "date-time", "nullable": true},
