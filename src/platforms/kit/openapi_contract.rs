@@ -279,6 +279,9 @@ enum Mode {
     /// The required properties, and lists of objects (one item each, itself
     /// minimal) where optional, so that a list's records are read.
     Minimal,
+    /// The required properties, and every object or list of objects
+    /// (each itself sparse) where optional: what an optional object requires.
+    Sparse,
     /// The required properties only.
     Bare,
 }
@@ -296,6 +299,10 @@ pub(crate) struct Bodies {
     /// of objects (the records of a page, an invoice's lines), kept with one
     /// item.
     pub(crate) minimal: Value,
+    /// Only the required properties, recursively, but for optional objects
+    /// and lists of objects, each kept with only what it requires (an amount
+    /// object without its optional fields).
+    pub(crate) sparse: Value,
     /// Only the required properties, recursively (a page's optional list of
     /// records absent).
     pub(crate) bare: Value,
@@ -331,7 +338,8 @@ impl Bodies {
     /// How many bodies of each kind, for a test's report.
     pub(crate) fn counts(&self) -> String {
         format!(
-            "{} examples, {} full, {} nulls, 1 minimal, 1 bare, {} enums, 1 unknown enums ({} enum places)",
+            "{} examples, {} full, {} nulls, 1 minimal, 1 sparse, 1 bare, {} enums, 1 unknown enums \
+             ({} enum places)",
             self.examples.len(),
             self.full.len(),
             self.nulls.len(),
@@ -365,7 +373,12 @@ impl Bodies {
     fn generated_mut(&mut self) -> impl Iterator<Item = &mut Value> {
         self.changed = true;
         let lists = [&mut self.full, &mut self.nulls, &mut self.enums];
-        let single = [&mut self.minimal, &mut self.bare, &mut self.unknown];
+        let single = [
+            &mut self.minimal,
+            &mut self.sparse,
+            &mut self.bare,
+            &mut self.unknown,
+        ];
         lists.into_iter().flatten().chain(single)
     }
 
@@ -424,6 +437,7 @@ impl Answer<'_> {
             full,
             nulls,
             minimal: Generator::new(self.document, Mode::Minimal, 0).body(&self.schema),
+            sparse: Generator::new(self.document, Mode::Sparse, 0).body(&self.schema),
             bare: Generator::new(self.document, Mode::Bare, 0).body(&self.schema),
             enums,
             unknown: unknown.body(&self.schema),
@@ -442,7 +456,7 @@ impl Answer<'_> {
         let generated = [&bodies.full, &bodies.nulls, &bodies.enums]
             .into_iter()
             .flatten()
-            .chain([&bodies.minimal, &bodies.bare]);
+            .chain([&bodies.minimal, &bodies.sparse, &bodies.bare]);
         for body in generated {
             if let Err(errors) = errors(&checker, body) {
                 panic!(
@@ -515,9 +529,9 @@ pub(crate) struct Needed {
 /// through the connector's own mapping. Every page reads; every documented
 /// example is valid against the schema and, with every full, nulls, enums
 /// and unknown-enums body, reads with no record an issue (full, nulls and
-/// enums bodies with at least one record); the minimal body, given back
-/// what is `needed`, reads with no issue, and without each needed field has
-/// that field's issue alone; the bare body reads with no issue but those
+/// enums bodies with at least one record); the minimal and sparse bodies,
+/// given back what is `needed`, read with no issue, and the minimal one
+/// without each needed field has that field's issue alone; the bare body reads with no issue but those
 /// of needed fields.
 pub(crate) fn hold<R>(
     answer: &Answer<'_>,
@@ -552,46 +566,47 @@ pub(crate) fn hold<R>(
         let page = read(&name, body);
         assert!(
             page.issues.is_empty(),
-            "{what}, {name}: {:?}
-{body:#}",
+            "{what}, {name}: {:?}\n{body:#}",
             page.issues
         );
         let generated = !name.starts_with("example") && name != "unknown enums";
-        assert!(
-            !generated || !page.records.is_empty(),
-            "{what}, {name}: no record read"
-        );
+        let any = !page.records.is_empty();
+        assert!(!generated || any, "{what}, {name}: no record read");
     }
-    let mut minimal = bodies.minimal.clone();
-    for need in needed {
-        let at = place(need.place);
-        let value = get(&bodies.full[0], &at)
-            .unwrap_or_else(|| panic!("{what}: {} is not in the full body", need.place));
+    let given_back = |body: &Value| {
+        let mut body = body.clone();
+        for need in needed {
+            let at = place(need.place);
+            let value = get(&bodies.full[0], &at)
+                .unwrap_or_else(|| panic!("{what}: {} is not in the full body", need.place));
+            let parent = set(&mut body, &at, value.clone());
+            assert!(parent, "{what}: {} has no parent", need.place);
+        }
+        body
+    };
+    let minimal = given_back(&bodies.minimal);
+    for (name, body) in [
+        ("minimal", &minimal),
+        ("sparse", &given_back(&bodies.sparse)),
+    ] {
+        let page = read(name, body);
         assert!(
-            set(&mut minimal, &at, value.clone()),
-            "{what}: {} has no parent",
-            need.place
+            page.issues.is_empty(),
+            "{what}, {name}: {:?}\n{body:#}",
+            page.issues
         );
+        assert!(!page.records.is_empty(), "{what}, {name}: no record read");
     }
-    let page = read("minimal", &minimal);
-    assert!(
-        page.issues.is_empty(),
-        "{what}, minimal: {:?}
-{minimal:#}",
-        page.issues
-    );
-    assert!(!page.records.is_empty(), "{what}, minimal: no record read");
     for need in needed {
         let mut without = minimal.clone();
         remove(&mut without, &place(need.place));
         let page = read("minimal", &without);
         let fields: Vec<Option<&str>> = page.issues.iter().map(|i| i.field.as_deref()).collect();
+        let expected = [Some(need.field)];
         assert_eq!(
-            fields,
-            [Some(need.field)],
+            fields, expected,
             "{what}, without {} ({})",
-            need.place,
-            need.why
+            need.place, need.why
         );
     }
     let page = read("bare", &bodies.bare);
@@ -817,6 +832,13 @@ impl<'a> Generator<'a> {
             let left_out = match self.mode {
                 Mode::Bare => true,
                 Mode::Minimal => !is_list_of_objects(self.document, resolved),
+                Mode::Sparse => {
+                    let composed = ["allOf", "anyOf", "oneOf"]
+                        .iter()
+                        .any(|k| resolved[*k].is_array());
+                    let object = type_of(resolved) == "object" || composed;
+                    !object && !is_list_of_objects(self.document, resolved)
+                }
                 Mode::Full | Mode::Nulls => false,
             };
             let skip = resolved["writeOnly"] == json!(true)
@@ -1087,6 +1109,8 @@ mod tests {
             (&Value::Null, &Value::Null)
         );
         assert_eq!(bodies.minimal, json!({"things": [{"id": "th_1"}]}));
+        let owner = &bodies.sparse["things"][0]["owner"];
+        assert_eq!(owner, &json!({"name": "text"}));
         assert_eq!(bodies.bare, json!({}));
         let statuses: Vec<&Value> = bodies
             .enums
