@@ -405,6 +405,16 @@ impl Bodies {
 }
 
 impl Answer<'_> {
+    /// The answer with `keys` of its top level required, for `why`: where
+    /// the connector rightly fails a page without them (Amazon's `payload`,
+    /// which a success answer always carries), so that the bodies that lack
+    /// them are not generated.
+    pub(crate) fn requiring(mut self, keys: &[&str], why: &str) -> Self {
+        assert!(!why.is_empty(), "say why");
+        self.schema = json!({"allOf": [self.schema, {"required": keys}]});
+        self
+    }
+
     /// The documented examples and the generated bodies, every generated
     /// one checked against the schema (the unknown-enum one with the enums
     /// left out). A documented example is checked by [`Answer::check`] in
