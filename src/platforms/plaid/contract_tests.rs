@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use super::mapping::{AccountsPage, SyncPage};
 use crate::data::bank_accounts::{BankAccount, BankAccountType};
 use crate::data::bank_transactions::BankTransaction;
-use crate::platforms::kit::openapi_contract::{Document, NEW_VALUE, Needed, hold, set};
+use crate::platforms::kit::openapi_contract::{Document, NEW_VALUE, hold, set};
 use crate::platforms::kit::records::Read;
 
 /// `POST /accounts/get`'s answer as `Syncs<BankAccounts>::page` reads it.
