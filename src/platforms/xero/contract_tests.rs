@@ -5,7 +5,7 @@
 
 use serde_json::{Value, json};
 
-use super::mapping::{ContactsPage, InvoicesPage, XeroConnection, invoice_status};
+use super::mapping::{ContactsPage, InvoicesPage, XeroConnection, XeroInvoice, invoice_status};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{Invoice, InvoiceStatus};
 use crate::data::money::Money;
@@ -15,7 +15,7 @@ use crate::platforms::kit::records::Read;
 /// A page of invoices as `Syncs<Invoices>::page` reads it.
 fn invoices(text: &str) -> Result<Read<Invoice>, String> {
     let page: InvoicesPage = serde_json::from_str(text).map_err(|error| error.to_string())?;
-    Ok(page.invoices.read(super::mapping::XeroInvoice::into_sale))
+    Ok(page.invoices.read(XeroInvoice::into_sale))
 }
 
 /// A page of contacts as `Syncs<Customers>::page` reads it.
@@ -87,7 +87,8 @@ fn every_connections_answer_is_read_and_xeros_example_is_json_written_as_a_strin
         place: "0.tenantId",
         field: "tenantId",
         why: "a connection names the organisation it reaches by its tenantId (Xero's Connection schema \
-              marks nothing required; verify fails in words when it is missing)",
+              marks nothing required); an answer with a connection without one cannot be read, and \
+              verify or the link fails in words",
     }];
     hold(&answer, &bodies, whole::<Vec<XeroConnection>>, &needed);
 }
