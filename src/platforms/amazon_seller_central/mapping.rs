@@ -100,15 +100,17 @@ pub(super) struct ItemsList {
 }
 
 /// Amazon's `Money`: a decimal string in major units, and its currency.
+/// The models require neither (`ordersV0.json`, `Money`): a money without
+/// `Amount` is no amount, as a money left out is.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
 pub(super) struct AmazonMoney {
     currency_code: Option<String>,
-    amount: Amount,
+    amount: Option<Amount>,
 }
 
 fn value(money: Option<&AmazonMoney>) -> Money {
-    money.map(|money| money.amount.money()).unwrap_or_default()
+    json::money(money.and_then(|money| money.amount))
 }
 
 /// An order as Amazon writes it.
@@ -141,7 +143,8 @@ pub(super) struct AmazonItem {
 }
 
 impl AmazonItem {
-    fn to_line(&self) -> OrderLineItem {
+    /// Our line.
+    pub(super) fn to_line(&self) -> OrderLineItem {
         let quantity = Quantity::units(self.quantity_ordered.unwrap_or(1));
         // `ItemPrice` is the price of all the line's units.
         let price = value(self.item_price.as_ref());

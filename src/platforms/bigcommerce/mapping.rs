@@ -105,7 +105,8 @@ struct AppliedDiscount {
 }
 
 impl OrderProduct {
-    fn into_line(self) -> OrderLineItem {
+    /// Our line.
+    pub(super) fn into_line(self) -> OrderLineItem {
         let discount = self
             .applied_discounts
             .iter()

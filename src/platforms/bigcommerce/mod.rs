@@ -4,6 +4,8 @@
 //! with sources: `NOTES.md`.
 
 pub mod connector;
+#[cfg(test)]
+mod contract_tests;
 pub mod mapping;
 
 use schemars::JsonSchema;

@@ -7,7 +7,8 @@
 //! - [`json`]: exact amounts and the platforms' date forms;
 //! - [`records`]: a page's records read one by one, so one the connector cannot read costs only itself;
 //! - [`status`]: status tables and the rule amounts decide;
-//! - `graphql_contract` (tests only): GraphQL queries and answers held to the vendor's schema.
+//! - `graphql_contract` (tests only): GraphQL queries and answers held to the vendor's schema;
+//! - `openapi_contract` (tests only): REST answers generated from the vendor's OpenAPI document.
 
 pub mod code_grant;
 pub mod errors;
@@ -16,6 +17,8 @@ pub(crate) mod graphql_contract;
 pub mod http;
 pub mod json;
 pub mod oauth;
+#[cfg(test)]
+pub(crate) mod openapi_contract;
 pub mod paging;
 pub mod records;
 pub mod status;

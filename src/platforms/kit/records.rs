@@ -249,17 +249,24 @@ fn record_id<T: Keyed>(raw: &RawValue) -> Option<String> {
     }
 }
 
-/// One record read as `T`, or why not: the path of the field at fault and
-/// serde's reason without the value it quotes.
+/// One record read as `T`, or why not: the path of the field at fault (a
+/// missing field's own, not its object's) and serde's reason without the
+/// value it quotes.
 fn read_one<T: DeserializeOwned>(raw: &RawValue) -> Result<T, Unreadable> {
     let mut deserializer = serde_json::Deserializer::from_str(raw.get());
     serde_path_to_error::deserialize(&mut deserializer).map_err(|error| {
         let path = error.path().to_string();
-        let field = (path != ".").then_some(path);
-        Unreadable {
-            field,
-            reason: without_values(&error.into_inner().to_string()),
-        }
+        let reason = without_values(&error.into_inner().to_string());
+        let missing = reason
+            .strip_prefix("missing field `")
+            .and_then(|rest| rest.strip_suffix('`'));
+        let field = match (path.as_str(), missing) {
+            (".", Some(name)) => Some(name.to_owned()),
+            (_, Some(name)) => Some(format!("{path}.{name}")),
+            (".", None) => None,
+            (_, None) => Some(path),
+        };
+        Unreadable { field, reason }
     })
 }
 
@@ -361,13 +368,12 @@ fn closing_quote(text: &str, quote: char) -> Option<usize> {
     None
 }
 
-/// What kind of value serde found (`string`, `integer`), without the value.
+/// What kind of value serde found (`string`, `floating point`), without
+/// the value it quotes.
 fn kind_of(unexpected: &str) -> &str {
-    match unexpected.find([' ', '"', '`']) {
-        Some(at) if unexpected[at..].trim_start().starts_with(['"', '`']) => {
-            unexpected[..at].trim_end()
-        }
-        _ => unexpected,
+    match unexpected.find(['"', '`']) {
+        Some(at) => unexpected[..at].trim_end(),
+        None => unexpected,
     }
 }
 
@@ -427,7 +433,7 @@ mod tests {
                 },
                 RecordIssue {
                     record_id: None,
-                    field: None,
+                    field: Some("ID".to_owned()),
                     reason: "missing field `ID`".to_owned(),
                 },
             ]
@@ -469,6 +475,7 @@ mod tests {
             "unknown variant `HUGE`, expected one of `A`, `B`",
             r#"something "secret" happened"#,
             "floating point `1.5` is odd",
+            "invalid type: floating point `2.5`, expected u64",
         ] {
             let reason = without_values(message);
             for secret in ["secret", "HUGE", "-5", "true", "1.5", "a \\\""] {
@@ -479,6 +486,10 @@ mod tests {
         assert_eq!(
             without_values("invalid value: integer `-5`, expected u32"),
             "invalid value: integer, expected u32"
+        );
+        assert_eq!(
+            without_values("invalid type: floating point `2.5`, expected u64"),
+            "invalid type: floating point, expected u64"
         );
         assert_eq!(
             without_values("an amount is not a decimal number"),

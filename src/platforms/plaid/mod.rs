@@ -4,6 +4,8 @@
 //! sources: `NOTES.md`.
 
 pub mod connector;
+#[cfg(test)]
+mod contract_tests;
 pub mod mapping;
 
 use schemars::JsonSchema;

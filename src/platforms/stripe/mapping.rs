@@ -202,7 +202,8 @@ struct DiscountAmount {
 }
 
 impl StripeLine {
-    fn into_line(self, currency: &str) -> Result<LineItem, Unreadable> {
+    /// Our line, its amounts in `currency`.
+    pub(super) fn into_line(self, currency: &str) -> Result<LineItem, Unreadable> {
         let money = |amount: i64| minor(amount, currency);
         let taxes = |inclusive: bool| {
             self.tax_amounts

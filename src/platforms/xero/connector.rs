@@ -5,7 +5,7 @@
 //! refresh. Sources: `NOTES.md`.
 
 use super::XeroAuthorization;
-use super::mapping::{ContactsPage, InvoicesPage, Pagination, XeroConnection};
+use super::mapping::{ContactsPage, InvoicesPage, Pagination, XeroConnection, XeroInvoice};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -133,13 +133,7 @@ impl Syncs<Invoices> for XeroConnector {
             .query("where", "Type==\"ACCREC\"");
         let body: InvoicesPage = self.http.json(&call).await?;
         let next = page.next(more(page, body.pagination.as_ref(), body.invoices.len()));
-        let read = body.invoices.read(|invoice| {
-            if invoice.is_sale() {
-                invoice.into_record().map(Some)
-            } else {
-                Ok(None)
-            }
-        });
+        let read = body.invoices.read(XeroInvoice::into_sale);
         Ok(Fetched::read(read, next)
             .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
     }
@@ -157,9 +151,7 @@ impl Syncs<Customers> for XeroConnector {
             .query("includeArchived", "true");
         let body: ContactsPage = self.http.json(&call).await?;
         let next = page.next(more(page, body.pagination.as_ref(), body.contacts.len()));
-        let read = body
-            .contacts
-            .read(|contact| Ok(contact.is_customer().then(|| contact.into_record())));
+        let read = body.contacts.read(|contact| Ok(contact.into_customer()));
         Ok(Fetched::read(read, next)
             .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
     }

@@ -124,8 +124,17 @@ impl Keyed for XeroContact {
 
 impl XeroInvoice {
     /// A sales invoice (`ACCREC`), not a bill; invoices without a type count as sales.
-    pub(super) fn is_sale(&self) -> bool {
+    fn is_sale(&self) -> bool {
         self.kind.as_deref().is_none_or(|kind| kind == "ACCREC")
+    }
+
+    /// Our invoice when it is a sale (a bill is left out), as a page reads it.
+    pub(super) fn into_sale(self) -> Result<Option<Invoice>, Unreadable> {
+        if self.is_sale() {
+            self.into_record().map(Some)
+        } else {
+            Ok(None)
+        }
     }
 
     /// Our invoice; one without a readable date cannot be read.
@@ -234,8 +243,13 @@ impl XeroPhone {
 
 impl XeroContact {
     /// Suppliers that were never invoiced are not customers.
-    pub(super) fn is_customer(&self) -> bool {
+    fn is_customer(&self) -> bool {
         self.is_customer == Some(true) || self.is_supplier != Some(true)
+    }
+
+    /// Our customer when the contact is one, as a page reads it.
+    pub(super) fn into_customer(self) -> Option<Customer> {
+        self.is_customer().then(|| self.into_record())
     }
 
     /// Our customer.

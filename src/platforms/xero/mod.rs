@@ -3,6 +3,8 @@
 //! statuses ([`mapping`]); linking through the hosted flow ([`link`]). What these rely on, with sources: `NOTES.md`.
 
 pub mod connector;
+#[cfg(test)]
+mod contract_tests;
 pub mod link;
 pub mod mapping;
 

@@ -1,0 +1,138 @@
+//! Square's answers as its OpenAPI document describes them
+//! (`tests/contracts/square.json`, Square-Version 2025-08-20: we pin
+//! 2024-01-18, `NOTES.md`, "Contract"), read as the connector reads them,
+//! from the bodies `kit::openapi_contract` makes from the schemas.
+
+use serde_json::{Value, json};
+
+use super::mapping::{CustomersPage, InvoicesPage, LocationsAnswer, OrdersPage};
+use crate::data::customers::Customer;
+use crate::data::invoices::{Invoice, InvoiceStatus};
+use crate::data::orders::{Order, OrderStatus};
+use crate::platforms::kit::openapi_contract::{
+    Answer, Bodies, Document, NEW_VALUE, Needed, hold, set, whole,
+};
+use crate::platforms::kit::records::Read;
+
+/// The bodies of `answer`, their times, dates and quantities as Square's
+/// descriptions say they are: its schemas type them as plain `string`s, "in
+/// RFC 3339 format", "in `YYYY-MM-DD` format", and a quantity "a decimal
+/// with at most 5 digits after the decimal point".
+fn square_bodies(answer: &Answer<'_>) -> Bodies {
+    let mut bodies = answer.bodies();
+    bodies.set_every("quantity", &json!("1.5"));
+    for key in ["created_at", "updated_at", "scheduled_at", "closed_at"] {
+        bodies.set_every(key, &json!("2026-10-01T12:00:00.000Z"));
+    }
+    bodies.set_every("due_date", &json!("2026-10-31"));
+    bodies
+}
+
+/// A page of invoices as `Syncs<Invoices>::page` reads it.
+fn invoices(text: &str) -> Result<Read<Invoice>, String> {
+    let page: InvoicesPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(page.invoices.read(|invoice| invoice.into_record().map(Some)))
+}
+
+/// A page of customers as `Syncs<Customers>::page` reads it.
+fn customers(text: &str) -> Result<Read<Customer>, String> {
+    let page: CustomersPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(page.customers.read(|customer| Ok(Some(customer.into_record()))))
+}
+
+/// A page of orders as `Syncs<Orders>::page` reads it.
+fn orders(text: &str) -> Result<Read<Order>, String> {
+    let page: OrdersPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(page.orders.read(|order| order.into_record().map(Some)))
+}
+
+#[test]
+fn every_locations_answer_squares_document_allows_is_read() {
+    let document = Document::load("square.json");
+    let answer = document.answer("GET", "/v2/locations");
+    let needed = [Needed {
+        place: "locations.0.id",
+        field: "id",
+        why: "invoices are listed per location id; the document marks it read-only, not required",
+    }];
+    hold(&answer, &square_bodies(&answer), whole::<LocationsAnswer>, &needed);
+}
+
+#[test]
+fn every_invoices_answer_squares_document_allows_is_read() {
+    let document = Document::load("square.json");
+    let answer = document.answer("GET", "/v2/invoices");
+    let needed = [
+        Needed {
+            place: "invoices.0.id",
+            field: "id",
+            why: "an invoice is kept under its id (the document marks it read-only, not required)",
+        },
+        Needed {
+            place: "invoices.0.created_at",
+            field: "created_at",
+            why: "our invoice has an issue date: scheduled_at, else created_at, which Square sets on \
+                  every invoice it stores",
+        },
+    ];
+    hold(&answer, &square_bodies(&answer), invoices, &needed);
+}
+
+#[test]
+fn every_customers_answer_squares_document_allows_is_read() {
+    let document = Document::load("square.json");
+    let answer = document.answer("GET", "/v2/customers");
+    let needed = [Needed {
+        place: "customers.0.id",
+        field: "id",
+        why: "a customer is kept under its id",
+    }];
+    hold(&answer, &square_bodies(&answer), customers, &needed);
+}
+
+#[test]
+fn every_orders_answer_squares_document_allows_is_read() {
+    let document = Document::load("square.json");
+    let answer = document.answer("POST", "/v2/orders/search");
+    let needed = [
+        Needed {
+            place: "orders.0.id",
+            field: "id",
+            why: "an order is kept under its id",
+        },
+        Needed {
+            place: "orders.0.created_at",
+            field: "created_at",
+            why: "our order has a creation time, which Square sets on every order",
+        },
+    ];
+    hold(&answer, &square_bodies(&answer), orders, &needed);
+}
+
+/// `value` at `at` in the first full body, read by `read` as its one record.
+fn one<R>(bodies: &Bodies, at: &str, value: Value, read: fn(&str) -> Result<Read<R>, String>) -> R {
+    let (place, _) = bodies.enum_at(at);
+    let mut body = bodies.full[0].clone();
+    set(&mut body, &place, value);
+    let mut page = read(&body.to_string()).expect("the page reads");
+    assert!(page.issues.is_empty(), "{:?}", page.issues);
+    page.records.remove(0)
+}
+
+#[test]
+fn every_invoice_status_and_order_state_of_squares_document_maps_and_a_new_word_is_unknown() {
+    let document = Document::load("square.json");
+    let bodies = square_bodies(&document.answer("GET", "/v2/invoices"));
+    let at = "invoices.0.status";
+    for value in bodies.enum_at(at).1 {
+        let status = one(&bodies, at, value.clone(), invoices).status;
+        assert_ne!(status, InvoiceStatus::Unknown, "{value}");
+    }
+    assert_eq!(one(&bodies, at, json!(NEW_VALUE), invoices).status, InvoiceStatus::Unknown);
+    let bodies = square_bodies(&document.answer("POST", "/v2/orders/search"));
+    let at = "orders.0.state";
+    for value in bodies.enum_at(at).1 {
+        assert_ne!(one(&bodies, at, value.clone(), orders).status, OrderStatus::Unknown, "{value}");
+    }
+    assert_eq!(one(&bodies, at, json!(NEW_VALUE), orders).status, OrderStatus::Unknown);
+}
