@@ -131,12 +131,14 @@ pub struct Pages {
     pub truncated: &'static str,
     /// What the operation says of it.
     pub truncated_says: &'static str,
-    /// Where a page holds its records (a JSON pointer: `/Invoices`).
+    /// Where a page holds its records (a JSON pointer: `/Invoices`), or the
+    /// record itself where the platform answers one record a call (`""`).
     pub records_at: &'static str,
     /// The id in one record as sent (a JSON pointer: `/InvoiceID`).
     pub id_at: &'static str,
     /// A field of a record the connector reads, which the unreadable-record
-    /// scenario gives a value of the wrong type.
+    /// scenario gives a value of the wrong type (a JSON pointer in the
+    /// record: `/Total`, `/node/createdAt`; the issue names its last part).
     pub field: &'static str,
     /// Whether the connector reads a list's records one by one
     /// (`kit::records`), so that a record it cannot read costs that record
@@ -169,7 +171,7 @@ pub struct Refresh {
 pub struct Unrefreshable {
     pub authorization: fn() -> Value,
     /// What the operation says.
-    pub says: &'static str,
+    pub says: &'static [&'static str],
 }
 
 /// Another authorization, and what tributary says of it.

@@ -186,6 +186,9 @@ pub async fn invalid_grant_deauthorizes_the_connection_with_the_platforms_reason
         let fake = (case.fake)().await;
         let app = spawn(case, backend, &fake, 1).await;
         set_oauth_client(&app, case.key).await;
+        // Another company's connection to the platform, which stays linked.
+        let (other_company, other_connection) =
+            connected(&app, case, &(case.authorization)(case.lasting)).await;
         // Expiring within five minutes: refreshed before the first call.
         // Without an expiry: refreshed after the first call's 401.
         let expires_in = if refresh.before_expiry {
@@ -214,6 +217,12 @@ pub async fn invalid_grant_deauthorizes_the_connection_with_the_platforms_reason
             status_of(&app, company_id, connection_id).await,
             ConnectionStatus::Deauthorized,
             "{}",
+            case.key
+        );
+        assert_eq!(
+            status_of(&app, other_company, other_connection).await,
+            ConnectionStatus::Linked,
+            "{}: another connection is untouched",
             case.key
         );
         assert_eq!(fake.token_calls(), 1, "{}", case.key);
@@ -249,7 +258,7 @@ pub async fn a_rejected_token_that_cannot_be_refreshed_deauthorizes_without_a_re
             case.key
         );
         let message = message_of(&operation);
-        assert_says(case, &message, &[unrefreshable.says]);
+        assert_says(case, &message, unrefreshable.says);
         assert!(!message.contains(case.access), "{}: {message}", case.key);
         assert_eq!(
             status_of(&app, company_id, connection_id).await,

@@ -64,7 +64,7 @@ static CASE: Case = Case {
         truncated_says: "",
         records_at: "/Invoices",
         id_at: "/InvoiceID",
-        field: "Total",
+        field: "/Total",
         reads_records_one_by_one: true,
     },
     refresh_with: Some(Refresh {
