@@ -22,7 +22,7 @@ use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
     platform_scenarios,
 };
-use super::{authorize, latest, options_for, sync};
+use super::{authorize, latest, options_for, stored, sync};
 use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, backends, json};
 
@@ -304,7 +304,9 @@ async fn shopify_customers_sync_over_cursor_pages() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, &legacy_body()).await;
+        let (company_id, connection_id) = connected(&app, &legacy_body()).await;
+        // A legacy token never expires: no expiry is stored for it.
+        assert_eq!(stored(&app, connection_id).await.get("expiresAt"), None);
         let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
         let operation = latest(&operations, "customers");
         assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
