@@ -18,10 +18,10 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
 };
-use super::{authorize, latest, options_for, sync};
-use crate::connections::{new_company, new_connection};
+use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends, json};
 
 const SELLER: &str = "A3TH9S8BH6GOGM";
@@ -131,11 +131,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized Amazon connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maple Goods").await;
-    let connection_id = new_connection(app, company_id, "amazon-seller-central").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn orders_page(app: &TestApp, company_id: Uuid, query: &str) -> Value {
@@ -147,10 +143,7 @@ async fn orders_page(app: &TestApp, company_id: Uuid, query: &str) -> Value {
 }
 
 async fn orders(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    orders_page(app, company_id, "pageSize=100").await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    records(app, company_id, "orders").await
 }
 
 fn by_id<'a>(orders: &'a [Value], id: &str) -> &'a Value {
@@ -215,14 +208,9 @@ static CASE: Case = Case {
         reads_records_one_by_one: false,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        // Login with Amazon keeps its refresh token.
-        rotates: false,
         // The marketplaces and the first page pass; then the token stops working.
         rejected_after: 3,
-        grant_extras: &[],
-        invalid_grant: None,
-        invalid_grant_says: &[],
+        ..Refresh::KEEPING
     }),
     unrefreshable: None,
     verification: Verification {

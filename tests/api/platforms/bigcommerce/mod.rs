@@ -17,11 +17,11 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
+    connected as connected_as, platform_scenarios, records as list,
 };
-use super::{authorize, latest, options_for, sync};
-use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 const STORE: &str = "h8x3kq2m7p";
 const TOKEN: &str = "bc-store-token-0001xyz";
@@ -93,24 +93,7 @@ fn body() -> Value {
 
 /// A company with an authorized BigCommerce connection.
 async fn connected(app: &TestApp) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Orbit Terrariums").await;
-    let connection_id = new_connection(app, company_id, "bigcommerce").await;
-    let response = authorize(app, company_id, connection_id, &body(), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(0)).await
 }
 
 fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {

@@ -19,11 +19,11 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
 };
-use super::{authorize, latest, options_for, sync};
-use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 pub const TENANT: &str = "5a2b8f0e-7c4d-4e1a-9b3f-2d6c8e0a1b47";
 pub const ENVIRONMENT: &str = "production";
@@ -92,29 +92,7 @@ fn body(company: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized Business Central connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "CRONUS USA").await;
-    let connection_id = new_connection(app, company_id, "dynamics-365-business-central").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(COMPANY, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -170,9 +148,6 @@ static CASE: Case = Case {
         reads_records_one_by_one: false,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
-        rejected_after: 1,
         // The Microsoft identity platform refreshes only with a scope.
         grant_extras: &[(
             "scope",
@@ -182,6 +157,7 @@ static CASE: Case = Case {
             r#"{"error":"invalid_grant","error_description":"AADSTS700082: The refresh token has expired due to inactivity.","error_codes":[700082]}"#,
         ),
         invalid_grant_says: &["AADSTS700082"],
+        ..Refresh::ROTATING
     }),
     unrefreshable: None,
     verification: Verification {

@@ -19,11 +19,12 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
 };
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use crate::helpers::{TestApp, backends};
 
 pub const DIVISION: u64 = 2481632;
 const ACCESS: &str = "exact-access-token-0001";
@@ -116,29 +117,7 @@ fn body(division: u64, expires_in: i64) -> Value {
 }
 
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Van Dijk Bouw").await;
-    let connection_id = new_connection(app, company_id, "exact-online").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(DIVISION, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_id<'a>(invoices: &'a [Value], id: &str) -> &'a Value {
@@ -198,15 +177,8 @@ static CASE: Case = Case {
         field: "/AmountFC",
         reads_records_one_by_one: false,
     },
-    refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
-        rejected_after: 1,
-        grant_extras: &[],
-        // Exact invalidates older refresh tokens once a newer one is used.
-        invalid_grant: None,
-        invalid_grant_says: &[],
-    }),
+    // Exact invalidates older refresh tokens once a newer one is used.
+    refresh_with: Some(Refresh::ROTATING),
     unrefreshable: None,
     verification: Verification {
         rejected_says: &["The access token is invalid or has expired"],

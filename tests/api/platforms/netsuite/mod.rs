@@ -19,11 +19,11 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
 };
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::{latest, options_for, set_oauth_client, stored, sync};
+use crate::helpers::{TestApp, backends};
 
 pub const ACCOUNT: &str = "1234567_SB1";
 const ACCESS: &str = "ns-access-token-0001";
@@ -145,29 +145,7 @@ fn body(access: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized NetSuite connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Wolfe Electronics").await;
-    let connection_id = new_connection(app, company_id, "netsuite").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(ACCESS, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -228,13 +206,9 @@ static CASE: Case = Case {
         reads_records_one_by_one: false,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
-        rejected_after: 1,
-        grant_extras: &[],
         // What NetSuite answers once the refresh token has expired (N4).
         invalid_grant: Some(r#"{"error":"invalid_grant"}"#),
-        invalid_grant_says: &[],
+        ..Refresh::ROTATING
     }),
     unrefreshable: None,
     verification: Verification {

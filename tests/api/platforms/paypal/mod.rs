@@ -18,11 +18,11 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
 };
-use super::{authorize, latest, options_for, sync};
-use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 pub const PAYER: &str = "QUE6Y6N9W3ZXL";
 const ACCESS: &str = "paypal-access-token-0001";
@@ -98,22 +98,11 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized PayPal connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Meyers Yoga").await;
-    let connection_id = new_connection(app, company_id, "paypal").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/invoices?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    records(app, company_id, "invoices").await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -176,12 +165,9 @@ static CASE: Case = Case {
         reads_records_one_by_one: false,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: false,
         rejected_after: 2,
-        grant_extras: &[],
-        invalid_grant: None,
         invalid_grant_says: &["PayPal"],
+        ..Refresh::KEEPING
     }),
     unrefreshable: None,
     verification: Verification {

@@ -18,7 +18,8 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
+    connected as connected_as, platform_scenarios,
 };
 use super::{authorize, latest, options_for, sync};
 use crate::connections::{new_company, new_connection};
@@ -92,11 +93,7 @@ fn body() -> Value {
 
 /// A company with an authorized Plaid connection.
 async fn connected(app: &TestApp) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Platypus Savings Club").await;
-    let connection_id = new_connection(app, company_id, "plaid").await;
-    let response = authorize(app, company_id, connection_id, &body(), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(0)).await
 }
 
 async fn list(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Value {

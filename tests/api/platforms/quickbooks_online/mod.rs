@@ -157,12 +157,8 @@ static CASE: Case = Case {
         reads_records_one_by_one: false,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
         rejected_after: 2,
-        grant_extras: &[],
-        invalid_grant: None,
-        invalid_grant_says: &[],
+        ..Refresh::ROTATING
     }),
     unrefreshable: None,
     verification: Verification {

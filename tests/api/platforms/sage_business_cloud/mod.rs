@@ -18,11 +18,11 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
 };
-use super::{authorize, latest, options_for, sync};
-use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 const KEY: &str = "sage-business-cloud";
 const BUSINESS: &str = "0d40342d0287cd6b13555c54afca6c90";
@@ -93,29 +93,7 @@ fn body(business: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized Sage connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Acme Garden Centre Ltd").await;
-    let connection_id = new_connection(app, company_id, KEY).await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(BUSINESS, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -169,14 +147,7 @@ static CASE: Case = Case {
         field: "/total_amount",
         reads_records_one_by_one: false,
     },
-    refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
-        rejected_after: 1,
-        grant_extras: &[],
-        invalid_grant: None,
-        invalid_grant_says: &[],
-    }),
+    refresh_with: Some(Refresh::ROTATING),
     unrefreshable: None,
     verification: Verification {
         rejected_says: &["401 Unauthorized: AuthorizationFailure"],

@@ -167,6 +167,24 @@ pub struct Refresh {
     pub invalid_grant_says: &'static [&'static str],
 }
 
+impl Refresh {
+    /// Refreshed before expiry and after a 401; each refresh issues a new
+    /// refresh token; the fake's own `invalid_grant`.
+    pub const ROTATING: Refresh = Refresh {
+        before_expiry: true,
+        rotates: true,
+        rejected_after: 1,
+        grant_extras: &[],
+        invalid_grant: None,
+        invalid_grant_says: &[],
+    };
+    /// As [`Refresh::ROTATING`], but the refresh token is kept.
+    pub const KEEPING: Refresh = Refresh {
+        rotates: false,
+        ..Refresh::ROTATING
+    };
+}
+
 /// A body whose token, once rejected, cannot be refreshed.
 pub struct Unrefreshable {
     pub authorization: fn() -> Value,
@@ -273,7 +291,7 @@ async fn spawn(
 }
 
 /// A company with an authorized connection to the case's platform.
-async fn connected(app: &TestApp, case: &Case, body: &Value) -> (Uuid, Uuid) {
+pub async fn connected(app: &TestApp, case: &Case, body: &Value) -> (Uuid, Uuid) {
     let company_id = new_company(app, &format!("{} customer", case.key)).await;
     let connection_id = new_connection(app, company_id, case.key).await;
     let response = authorize(app, company_id, connection_id, body, false).await;
@@ -289,7 +307,7 @@ async fn sync(app: &TestApp, company_id: Uuid, data_type: &str) -> PullOperation
 }
 
 /// Every stored record of `data_type`.
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+pub async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
     json(
         app.get(&format!(
             "/companies/{company_id}/data/{data_type}?pageSize=1000"

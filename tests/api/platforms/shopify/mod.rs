@@ -20,11 +20,10 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
-    platform_scenarios,
+    connected as connected_as, platform_scenarios, records as list,
 };
-use super::{authorize, latest, options_for, stored, sync};
-use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::{latest, options_for, stored, sync};
+use crate::helpers::{TestApp, backends};
 
 pub(crate) const SHOP: &str = "maple-goods.myshopify.com";
 const ACCESS: &str = "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";
@@ -102,26 +101,7 @@ fn legacy_body() -> Value {
 
 /// A company with an authorized Shopify connection.
 async fn connected(app: &TestApp, body: &Value) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maple Goods").await;
-    let connection_id = new_connection(app, company_id, "shopify").await;
-    let response = authorize(app, company_id, connection_id, body, false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list_page(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Value {
-    json(
-        app.get(&format!("/companies/{company_id}/data/{data_type}?{query}"))
-            .await,
-    )
-    .await
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    list_page(app, company_id, data_type, "pageSize=100").await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    connected_as(app, &CASE, body).await
 }
 
 fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
@@ -168,14 +148,7 @@ static CASE: Case = Case {
         field: "/createdAt",
         reads_records_one_by_one: false,
     },
-    refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
-        rejected_after: 1,
-        grant_extras: &[],
-        invalid_grant: None,
-        invalid_grant_says: &[],
-    }),
+    refresh_with: Some(Refresh::ROTATING),
     unrefreshable: Some(Unrefreshable {
         authorization: legacy_body,
         says: &["Shopify answered 401"],

@@ -19,11 +19,11 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
 };
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::{latest, options_for, set_oauth_client, stored, sync};
+use crate::helpers::{TestApp, backends};
 
 pub(crate) const MERCHANT: &str = "MLR6ZX4A6KXS2";
 const ACCESS: &str = "EAAAEsquare-access-token-0001";
@@ -119,24 +119,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized Square connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Harbor Coffee").await;
-    let connection_id = new_connection(app, company_id, "square").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {
@@ -187,13 +170,8 @@ static CASE: Case = Case {
         reads_records_one_by_one: false,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        // A PKCE client's refresh token rotates.
-        rotates: true,
         rejected_after: 2,
-        grant_extras: &[],
-        invalid_grant: None,
-        invalid_grant_says: &[],
+        ..Refresh::ROTATING
     }),
     unrefreshable: None,
     verification: Verification {

@@ -22,11 +22,11 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
-    platform_scenarios,
+    platform_scenarios, records,
 };
 use super::{authorize, latest, options_for, sync};
 use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use crate::helpers::{TestApp, backends};
 
 pub(crate) const ACCOUNT: &str = "acct_1Nv0FGQ9RKHgCVdK";
 const ACCESS: &str = "sk_test_stripe-connect-access-0001";
@@ -108,17 +108,6 @@ async fn connected(app: &TestApp, refresh: Option<&str>) -> (Uuid, Uuid) {
     (company_id, connection_id)
 }
 
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
-}
-
 fn by_id<'a>(records: &'a [Value], field: &str, id: &str) -> &'a Value {
     records
         .iter()
@@ -168,11 +157,8 @@ static CASE: Case = Case {
     },
     refresh_with: Some(Refresh {
         before_expiry: false,
-        rotates: true,
-        rejected_after: 1,
-        grant_extras: &[],
-        invalid_grant: None,
         invalid_grant_says: &["Stripe"],
+        ..Refresh::ROTATING
     }),
     // A revoked token without a refresh token.
     unrefreshable: Some(Unrefreshable {

@@ -19,10 +19,10 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
 };
-use super::{authorize, latest, options_for, sync};
-use crate::connections::{new_company, new_connection};
+use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends, json};
 
 pub(crate) const CREDENTIALS: &str = "6L7ZvLhhzN7Dg2fIMeqJsU1gdZcJKwFvXpFGAtbeLHE=";
@@ -118,11 +118,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized TrueLayer connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Lloyd's Bakery").await;
-    let connection_id = new_connection(app, company_id, "truelayer").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn list(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Vec<Value> {
@@ -137,7 +133,7 @@ async fn list(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> 
 }
 
 async fn transactions(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    list(app, company_id, "bankTransactions", "pageSize=100").await
+    records(app, company_id, "bankTransactions").await
 }
 
 fn by<'a>(records: &'a [Value], field: &str, id: &str) -> &'a Value {
@@ -200,13 +196,8 @@ static CASE: Case = Case {
         reads_records_one_by_one: false,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
         rejected_after: 3,
-        grant_extras: &[],
-        // After the 90-day consent lapsed.
-        invalid_grant: None,
-        invalid_grant_says: &[],
+        ..Refresh::ROTATING
     }),
     unrefreshable: None,
     verification: Verification {

@@ -15,10 +15,10 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
 };
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{new_company, new_connection};
+use super::{latest, options_for, set_oauth_client, stored, sync};
 use crate::helpers::{TestApp, backends, json};
 
 const TENANT: &str = "70784a63-d24b-46a9-a4db-0e70a274b056";
@@ -68,12 +68,8 @@ static CASE: Case = Case {
         reads_records_one_by_one: true,
     },
     refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: true,
-        rejected_after: 1,
-        grant_extras: &[],
-        invalid_grant: None,
         invalid_grant_says: &["already used"],
+        ..Refresh::ROTATING
     }),
     unrefreshable: None,
     verification: Verification {
@@ -139,29 +135,11 @@ fn body(tenant: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized Xero connection.
 pub(crate) async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maple Florists").await;
-    let connection_id = new_connection(app, company_id, "xero").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(TENANT, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/invoices?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    records(app, company_id, "invoices").await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {

@@ -122,14 +122,7 @@ static CASE: Case = Case {
         field: "/total",
         reads_records_one_by_one: false,
     },
-    refresh_with: Some(Refresh {
-        before_expiry: true,
-        rotates: false,
-        rejected_after: 1,
-        grant_extras: &[],
-        invalid_grant: None,
-        invalid_grant_says: &[],
-    }),
+    refresh_with: Some(Refresh::KEEPING),
     unrefreshable: None,
     verification: Verification {
         rejected_says: &["You are not authorized"],
