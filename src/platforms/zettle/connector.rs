@@ -10,6 +10,7 @@
 
 use super::ZettleAuthorization;
 use super::mapping::{Purchase, PurchasePage, UserSelf, refunds_by_original};
+use std::collections::HashMap;
 use crate::platforms::kit::records::{self, Read, Unreadable};
 use serde_json::value::RawValue;
 use crate::data::money::Money;
@@ -203,15 +204,27 @@ impl Syncs<Orders> for ZettleConnector {
         };
         let mut read = Read::default();
         let mut readable = Vec::with_capacity(page.purchases.len());
+        // A refund purchase of this page that cannot be read is not asked
+        // for again: the purchase it refunds cannot be read either.
+        let mut refunded_by = HashMap::new();
         for entry in page.purchases.entries() {
             match entry {
                 Ok(purchase) => readable.push(purchase),
-                Err(issue) => read.issues.push(issue),
+                Err(issue) => {
+                    if let Some(id) = &issue.record_id {
+                        let problem = Unreadable::field(
+                            "refundedByPurchaseUUIDs1",
+                            "a refund purchase cannot be read",
+                        );
+                        refunded_by.insert(id.clone(), Err(problem));
+                    }
+                    read.issues.push(issue);
+                }
             }
         }
         let (refunds, purchases): (Vec<_>, Vec<_>) =
             readable.into_iter().partition(|(purchase, _)| purchase.refund);
-        let mut refunded_by = refunds_by_original(refunds.iter().map(|(refund, _)| refund));
+        refunded_by.extend(refunds_by_original(refunds.iter().map(|(refund, _)| refund)));
         for (purchase, named) in purchases {
             let mut refunded: Result<Option<Money>, Unreadable> = Ok(None);
             for refund_id in purchase.refunded_by.clone() {

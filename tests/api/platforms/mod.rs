@@ -18,6 +18,7 @@ pub mod paypal;
 mod plaid;
 pub mod quickbooks_online;
 pub mod sage_business_cloud;
+pub mod scenarios;
 pub mod shopify;
 pub mod square;
 pub mod stripe;

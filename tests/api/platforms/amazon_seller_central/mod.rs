@@ -5,19 +5,24 @@
 //! (client credentials in the form, the refresh token kept) before expiry
 //! and on a 401, `invalid_grant`, 429 with `Retry-After`, a 500, a
 //! malformed page, data types Amazon lacks, and verification at migration.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends, json};
 
 const SELLER: &str = "A3TH9S8BH6GOGM";
 const ACCESS: &str = "Atza|amazon-access-token-0001";
@@ -126,11 +131,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized Amazon connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maple Goods").await;
-    let connection_id = new_connection(app, company_id, "amazon-seller-central").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn orders_page(app: &TestApp, company_id: Uuid, query: &str) -> Value {
@@ -142,10 +143,7 @@ async fn orders_page(app: &TestApp, company_id: Uuid, query: &str) -> Value {
 }
 
 async fn orders(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    orders_page(app, company_id, "pageSize=100").await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    records(app, company_id, "orders").await
 }
 
 fn by_id<'a>(orders: &'a [Value], id: &str) -> &'a Value {
@@ -162,6 +160,71 @@ fn order_calls(fake: &Fake) -> Vec<Call> {
         .filter(|call| call.path == "/orders/v0/orders")
         .collect()
 }
+
+/// Amazon Seller Central in the shared scenarios.
+static CASE: Case = Case {
+    key: "amazon-seller-central",
+    name: "Amazon Seller Central",
+    fake: || Box::pin(fake()),
+    page_size: Some(4),
+    authorization: body,
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["sellingPartnerId", "region"],
+    sync: Synced {
+        data_type: "orders",
+        records: 9,
+        // The marketplaces, three pages of orders and each order's items
+        // (the first order's over two pages).
+        calls: 14,
+    },
+    syncs: &["orders"],
+    errors: Errors {
+        rate_limited: r#"{"errors":[{"code":"QuotaExceeded","message":"You exceeded your quota for the requested resource."}]}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"errors":[{"code":"InternalFailure","message":"We encountered an internal error. Please try again."}]}"#,
+        unavailable: (
+            500,
+            r#"{"errors":[{"code":"InternalFailure","message":"We encountered an internal error. Please try again."}]}"#,
+        ),
+        unavailable_says: "Amazon answered 500 Internal Server Error: We encountered an internal error",
+    },
+    pages: Pages {
+        prelude: |_| {
+            vec![Answer::json(
+                200,
+                fixture("amazon_seller_central/fixtures/marketplace-participations.json"),
+            )]
+        },
+        first: |_| Answer::json(200, fixture("amazon_seller_central/fixtures/orders-1.json")),
+        cut: Cut::FirstPage,
+        truncated: r#"{"payload": {"Orders": [{"AmazonOrderId": "x", "OrderTotal": {"Amount": "12.5"#,
+        truncated_says: "Amazon answered a page of orders that tributary cannot read",
+        records_at: "/payload/Orders",
+        id_at: "/AmazonOrderId",
+        field: "/PurchaseDate",
+    },
+    refresh_with: Some(Refresh {
+        // The marketplaces and the first page pass; then the token stops working.
+        rejected_after: 3,
+        ..Refresh::KEEPING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Access to requested resource is denied"],
+        another_account: None,
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/sellers/v1/marketplaceParticipations")
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn amazon_orders_sync_over_every_page_with_every_status_and_read_back_exactly() {
@@ -254,252 +317,5 @@ async fn amazon_orders_sync_over_every_page_with_every_status_and_read_back_exac
             0,
             "a token valid for an hour is not refreshed"
         );
-    }
-}
-
-#[tokio::test]
-async fn amazon_has_no_invoices_or_customers_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        for data_type in ["invoices", "customers"] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
-            let message = queued[0]["errorMessage"].as_str().unwrap_or_default();
-            assert_eq!(
-                message,
-                format!("Amazon Seller Central has no {data_type}; it syncs orders.")
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of Amazon");
-        let integration = json(app.get("/integrations/amazon-seller-central").await).await;
-        assert_eq!(integration["dataTypes"], json!(["orders"]), "{integration}");
-    }
-}
-
-#[tokio::test]
-async fn an_amazon_token_due_to_expire_is_refreshed_at_login_with_amazon_first() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
-        set_oauth_client(&app, "amazon-seller-central").await;
-        let (company_id, connection_id) = connected(&app, 60).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        let form = fake.with(|inner| inner.token_forms[0].clone());
-        assert_eq!(
-            form.get("grant_type").map(String::as_str),
-            Some("refresh_token")
-        );
-        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
-        assert_eq!(
-            form.get("client_id").map(String::as_str),
-            Some(super::fake::CLIENT_ID)
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], REFRESH);
-        assert_eq!(credentials["sellingPartnerId"], SELLER);
-        assert_eq!(credentials["region"], "na");
-    }
-}
-
-#[tokio::test]
-async fn an_amazon_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
-        set_oauth_client(&app, "amazon-seller-central").await;
-        let (company_id, connection_id) = connected(&app, 3600).await;
-        // The marketplaces and the first page pass; then the token stops working.
-        fake.with(|inner| inner.expire_after = Some(3));
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(orders(&app, company_id).await.len(), 9);
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            stored(&app, connection_id).await["accessToken"],
-            "at-refreshed-1"
-        );
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_deauthorizes_the_amazon_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
-        set_oauth_client(&app, "amazon-seller-central").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "authorization-removed-by-seller".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(fake.calls().is_empty());
-    }
-}
-
-#[tokio::test]
-async fn amazon_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"errors\":[{\"code\":\"QuotaExceeded\",\"message\":\"You exceeded your quota for the requested resource.\"}]}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"errors\":[{\"code\":\"InternalFailure\",\"message\":\"We encountered an internal error. Please try again.\"}]}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(orders(&app, company_id).await.len(), 9);
-        assert_eq!(order_calls(&fake).len(), 3);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    500,
-                    "{\"errors\":[{\"code\":\"InternalFailure\",\"message\":\"We encountered an internal error. Please try again.\"}]}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "Amazon answered 500 Internal Server Error: We encountered an internal error"
-            ),
-            "{message}"
-        );
-        assert_eq!(orders(&app, company_id).await.len(), 9);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_amazon_page_fails_the_sync_and_keeps_the_previous_orders() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        let before = orders(&app, company_id).await;
-        // The marketplaces answer, then the first page of orders is cut off.
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("amazon_seller_central/fixtures/marketplace-participations.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"payload\": {\"Orders\": [{\"AmazonOrderId\": \"x\", \"OrderTotal\": {\"Amount\": \"12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Amazon answered a page of orders that tributary cannot read"),
-            "{message}"
-        );
-        assert_eq!(orders(&app, company_id).await, before);
-    }
-}
-
-#[tokio::test]
-async fn amazon_verification_at_migration_accepts_working_tokens_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 0)).await;
-        let company_id = new_company(&app, "Maple Goods").await;
-        let connection_id = new_connection(&app, company_id, "amazon-seller-central").await;
-
-        let mut wrong = body(3600);
-        wrong["accessToken"] = json!("Atza|not-a-token-amazon-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("Access to requested resource is denied"),
-            "{message}"
-        );
-        assert!(!message.contains("not-a-token-amazon-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let response = authorize(&app, company_id, connection_id, &body(3600), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        assert_eq!(
-            fake.calls().last().map(|call| call.path.clone()).as_deref(),
-            Some("/sellers/v1/marketplaceParticipations")
-        );
-
-        // Already expired: verified by a refresh, whose token is stored.
-        set_oauth_client(&app, "amazon-seller-central").await;
-        let second = new_connection(&app, company_id, "amazon-seller-central").await;
-        let mut expired = body(0);
-        expired
-            .as_object_mut()
-            .expect("an object")
-            .remove("expiresIn");
-        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
-        let response = authorize(&app, company_id, second, &expired, true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, second).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], REFRESH);
     }
 }

@@ -4,19 +4,24 @@
 //! a rejected token deauthorizes (nothing to refresh); 429 with
 //! `Retry-After`, a 500, a malformed page, the data types BigCommerce
 //! lacks, and verification at migration.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
+    connected as connected_as, platform_scenarios, records as list,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 const STORE: &str = "h8x3kq2m7p";
 const TOKEN: &str = "bc-store-token-0001xyz";
@@ -88,24 +93,7 @@ fn body() -> Value {
 
 /// A company with an authorized BigCommerce connection.
 async fn connected(app: &TestApp) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Orbit Terrariums").await;
-    let connection_id = new_connection(app, company_id, "bigcommerce").await;
-    let response = authorize(app, company_id, connection_id, &body(), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(0)).await
 }
 
 fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {
@@ -114,6 +102,71 @@ fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {
         .find(|record| record[field] == value)
         .unwrap_or_else(|| panic!("{field} {value} synced"))
 }
+
+/// BigCommerce in the shared scenarios: a store token never expires and is
+/// never refreshed.
+static CASE: Case = Case {
+    key: "bigcommerce",
+    name: "BigCommerce",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: |_| body(),
+    access: TOKEN,
+    refresh: "no-refresh-token",
+    lasting: 3600,
+    kept: &[],
+    sync: Synced {
+        data_type: "customers",
+        records: 5,
+        calls: 2,
+    },
+    syncs: &["customers", "orders"],
+    errors: Errors {
+        rate_limited: r#"{"status":429,"title":"Too many requests"}"#,
+        rate_limit_headers: &[("X-Rate-Limit-Time-Reset-Ms", "1000")],
+        rate_limited_says: "",
+        server_error: r#"{"status":500,"title":"Internal Server Error"}"#,
+        unavailable: (503, r#"{"status":503,"title":"Service Unavailable"}"#),
+        unavailable_says: "BigCommerce answered 503 Service Unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("bigcommerce/fixtures/customers-1.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"data": [{"id": 16, "email": "x@example.com""#,
+        truncated_says: "BigCommerce answered a page of customers that tributary cannot read",
+        records_at: "/data",
+        id_at: "/id",
+        field: "/email",
+    },
+    refresh_with: None,
+    // The app was uninstalled, or its scopes changed: the token is dead.
+    unrefreshable: Some(Unrefreshable {
+        authorization: body,
+        says: &["BigCommerce answered 401"],
+    }),
+    verification: Verification {
+        rejected_says: &["BigCommerce answered 401"],
+        // The token of this store, but another store's hash: not found there.
+        another_account: Some(Another {
+            authorization: || {
+                let mut other = body();
+                other["storeHash"] = json!("zz99otherstore");
+                other
+            },
+            says: &[],
+        }),
+        verified_by: |calls| {
+            calls.last().is_some_and(|call| {
+                call.path == format!("/stores/{STORE}/v3/customers")
+                    && call.query.get("limit").map(String::as_str) == Some("1")
+            })
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, unrefreshable);
 
 #[tokio::test]
 async fn bigcommerce_orders_sync_page_by_page_with_every_status_id_and_their_products() {
@@ -250,201 +303,5 @@ async fn bigcommerce_customers_sync_until_the_last_page_the_meta_names() {
             .map(|call| call.query.get("page").cloned().unwrap_or_default())
             .collect();
         assert_eq!(pages, ["1", "2"], "no page past total_pages");
-    }
-}
-
-#[tokio::test]
-async fn bigcommerce_has_no_invoices_or_bank_data_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app).await;
-        for (data_type, noun) in [
-            ("invoices", "invoices"),
-            ("bankAccounts", "bank accounts"),
-            ("bankTransactions", "bank transactions"),
-        ] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
-            assert_eq!(
-                queued[0]["errorMessage"],
-                format!("BigCommerce has no {noun}; it syncs customers, orders.")
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of BigCommerce");
-        let integration = json(app.get("/integrations/bigcommerce").await).await;
-        assert_eq!(
-            integration["dataTypes"],
-            json!(["customers", "orders"]),
-            "{integration}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn a_rejected_bigcommerce_token_deauthorizes_the_connection_without_a_refresh() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, connection_id) = connected(&app).await;
-        // The app was uninstalled, or its scopes changed: the token is dead.
-        fake.with(|inner| inner.expire_after = Some(1));
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("BigCommerce answered 401"), "{message}");
-        assert!(!message.contains(TOKEN));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert_eq!(fake.token_calls(), 0, "a store token is never refreshed");
-    }
-}
-
-#[tokio::test]
-async fn bigcommerce_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![
-                    ("Retry-After".to_owned(), "1".to_owned()),
-                    ("X-Rate-Limit-Time-Reset-Ms".to_owned(), "1000".to_owned()),
-                ],
-                body: "{\"status\":429,\"title\":\"Too many requests\"}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"status\":500,\"title\":\"Internal Server Error\"}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        assert_eq!(
-            latest(&operations, "customers").status,
-            PullStatus::Complete
-        );
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(list(&app, company_id, "customers").await.len(), 5);
-        // Two failed attempts, then two pages.
-        assert_eq!(fake.calls().len(), 4);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"status\":503,\"title\":\"Service Unavailable\"}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("BigCommerce answered 503 Service Unavailable"),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "customers").await.len(), 5);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_bigcommerce_page_fails_the_sync_and_keeps_the_previous_customers() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        assert_eq!(
-            latest(&operations, "customers").status,
-            PullStatus::Complete
-        );
-        let before = list(&app, company_id, "customers").await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("bigcommerce/fixtures/customers-1.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"data\": [{\"id\": 16, \"email\": \"x@example.com\"",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("BigCommerce answered a page of customers that tributary cannot read"),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "customers").await, before);
-    }
-}
-
-#[tokio::test]
-async fn bigcommerce_verification_at_migration_accepts_the_store_token_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Orbit Terrariums").await;
-        let connection_id = new_connection(&app, company_id, "bigcommerce").await;
-
-        let mut wrong = body();
-        wrong["accessToken"] = json!("not-a-token-bigcommerce-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("BigCommerce answered 401"), "{message}");
-        assert!(!message.contains("not-a-token-bigcommerce-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // The token of this store, but another store's hash: not found there.
-        let mut other_store = body();
-        other_store["storeHash"] = json!("zz99otherstore");
-        let response = authorize(&app, company_id, connection_id, &other_store, true).await;
-        assert_eq!(response.status(), 422);
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let response = authorize(&app, company_id, connection_id, &body(), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a verification call");
-        assert_eq!(last.path, format!("/stores/{STORE}/v3/customers"));
-        assert_eq!(last.query.get("limit").map(String::as_str), Some("1"));
-
-        // Without verify nothing is called.
-        let calls = fake.calls().len();
-        let other = new_connection(&app, company_id, "bigcommerce").await;
-        assert_eq!(
-            authorize(&app, company_id, other, &wrong, false)
-                .await
-                .status(),
-            200
-        );
-        assert_eq!(fake.calls().len(), calls);
     }
 }

@@ -6,19 +6,24 @@
 //! `companies({id})`. Fixtures follow the API v2.0 reference (`salesInvoice`,
 //! `salesInvoiceLine`, `customer`, `company` resources and the `GET salesInvoices`
 //! example response; sources B1–B6 in `src/platforms/dynamics_365_business_central/NOTES.md`).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 pub const TENANT: &str = "5a2b8f0e-7c4d-4e1a-9b3f-2d6c8e0a1b47";
 pub const ENVIRONMENT: &str = "production";
@@ -87,29 +92,7 @@ fn body(company: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized Business Central connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "CRONUS USA").await;
-    let connection_id = new_connection(app, company_id, "dynamics-365-business-central").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(COMPANY, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -118,6 +101,81 @@ fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
         .find(|invoice| invoice["invoiceNumber"] == number)
         .unwrap_or_else(|| panic!("invoice {number} synced"))
 }
+
+/// Business Central in the shared scenarios.
+static CASE: Case = Case {
+    key: "dynamics-365-business-central",
+    name: "Dynamics 365 Business Central",
+    fake: || Box::pin(fake()),
+    page_size: Some(3),
+    authorization: |expires_in| body(COMPANY, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["companyId", "tenantId"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 8,
+        calls: 3,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"error":{"code":"Application_TooManyRequests","message":"Too many requests reached. Actual (6001). Maximum (6000)."}}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"error":{"code":"Internal_ServerError","message":"An unexpected error occurred."}}"#,
+        unavailable: (
+            503,
+            r#"{"error":{"code":"Internal_TenantUnavailable","message":"The tenant is not available."}}"#,
+        ),
+        // The operation quotes its OData error.
+        unavailable_says: "Internal_TenantUnavailable: The tenant is not available.",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |fake| {
+            Answer::json(
+                200,
+                fixture(&format!("{DIR}/invoices-1.json")).replace("{{base}}", &fake.url()),
+            )
+        },
+        cut: Cut::SecondPage,
+        truncated: r#"{"value": [{"id": "x", "totalAmountIncludingTax": 12.5"#,
+        truncated_says: "",
+        records_at: "/value",
+        id_at: "/id",
+        field: "/totalAmountIncludingTax",
+    },
+    refresh_with: Some(Refresh {
+        // The Microsoft identity platform refreshes only with a scope.
+        grant_extras: &[(
+            "scope",
+            "https://api.businesscentral.dynamics.com/.default offline_access",
+        )],
+        invalid_grant: Some(
+            r#"{"error":"invalid_grant","error_description":"AADSTS700082: The refresh token has expired due to inactivity.","error_codes":[700082]}"#,
+        ),
+        invalid_grant_says: &["AADSTS700082"],
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Authentication_InvalidCredentials"],
+        // A working token, but a company it does not reach.
+        another_account: Some(Another {
+            authorization: || body("11111111-2222-4333-8444-555555555555", 3600),
+            says: &["BadRequest_NotFound"],
+        }),
+        verified_by: |calls| {
+            calls.last().is_some_and(|call| {
+                call.path == format!("/{TENANT}/{ENVIRONMENT}/api/v2.0/companies({COMPANY})")
+            })
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn business_central_invoices_and_customers_sync_over_every_page_with_every_status() {
@@ -236,145 +294,10 @@ async fn business_central_invoices_and_customers_sync_over_every_page_with_every
     }
 }
 
+/// A next page on another host is not followed with the token: the sync
+/// fails and the previous data stays.
 #[tokio::test]
-async fn an_access_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_token_is_stored_before_use()
- {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "dynamics-365-business-central").await;
-        let (company_id, connection_id) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
-        assert_eq!(fake.token_calls(), 1);
-        // The Microsoft identity platform refreshes only with a scope.
-        let forms = fake.with(|inner| inner.token_forms.clone());
-        assert_eq!(
-            forms[0].get("scope").map(String::as_str),
-            Some("https://api.businesscentral.dynamics.com/.default offline_access")
-        );
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["companyId"], COMPANY);
-        assert_eq!(credentials["tenantId"], TENANT);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "dynamics-365-business-central").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| {
-            inner.token_error = Some(Answer::json(
-                400,
-                json!({
-                    "error": "invalid_grant",
-                    "error_description": "AADSTS700082: The refresh token has expired due to inactivity.",
-                    "error_codes": [700082]
-                })
-                .to_string(),
-            ))
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("invalid_grant") && message.contains("AADSTS700082"),
-            "{message}"
-        );
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: json!({"error": {"code": "Application_TooManyRequests", "message": "Too many requests reached. Actual (6001). Maximum (6000)."}}).to_string(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                json!({"error": {"code": "Internal_ServerError", "message": "An unexpected error occurred."}}).to_string(),
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
-        assert_eq!(
-            fake.calls().len(),
-            5,
-            "two failed attempts, then three pages"
-        );
-
-        // A platform that keeps failing: the operation quotes its OData error.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    json!({"error": {"code": "Internal_TenantUnavailable", "message": "The tenant is not available."}}).to_string(),
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Internal_TenantUnavailable: The tenant is not available."),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 8);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_answer_or_a_foreign_next_link_fails_the_sync_and_keeps_the_previous_data() {
+async fn a_next_link_to_another_host_is_not_followed_and_keeps_the_previous_data() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
@@ -382,28 +305,6 @@ async fn a_malformed_answer_or_a_foreign_next_link_fails_the_sync_and_keeps_the_
         let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
         assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
         let before = list(&app, company_id, "invoices").await;
-
-        // Page 1 is fine, page 2 is cut off mid-way.
-        let first = fixture(&format!("{DIR}/invoices-1.json")).replace("{{base}}", &fake.url());
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(200, first.clone()));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"value\": [{\"id\": \"x\", \"totalAmountIncludingTax\": 12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(list(&app, company_id, "invoices").await, before);
-
-        // A next page on another host is not followed with the token.
         let foreign = fixture(&format!("{DIR}/invoices-1.json"))
             .replace("{{base}}", "https://elsewhere.example");
         let calls = fake.calls().len();
@@ -419,78 +320,5 @@ async fn a_malformed_answer_or_a_foreign_next_link_fails_the_sync_and_keeps_the_
         );
         assert_eq!(fake.calls().len(), calls + 1);
         assert_eq!(list(&app, company_id, "invoices").await, before);
-    }
-}
-
-#[tokio::test]
-async fn verification_at_migration_accepts_working_tokens_and_rejects_others_storing_nothing() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
-        let company_id = new_company(&app, "CRONUS USA").await;
-        let connection_id = new_connection(&app, company_id, "dynamics-365-business-central").await;
-
-        // Rejected by Business Central: 422 with its reason, nothing stored.
-        let mut wrong = body(COMPANY, 3600);
-        wrong["accessToken"] = json!("not-a-token-bc-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("Authentication_InvalidCredentials"),
-            "{message}"
-        );
-        assert!(!message.contains("not-a-token-bc-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // A working token, but a company it does not reach.
-        let other = body("11111111-2222-4333-8444-555555555555", 3600);
-        let response = authorize(&app, company_id, connection_id, &other, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("BadRequest_NotFound"), "{message}");
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
-
-        // Accepted: one call reading the company, then stored and linked.
-        let response = authorize(&app, company_id, connection_id, &body(COMPANY, 3600), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        assert_eq!(
-            fake.calls().last().map(|call| call.path.clone()),
-            Some(format!(
-                "/{TENANT}/{ENVIRONMENT}/api/v2.0/companies({COMPANY})"
-            ))
-        );
-        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
-
-        // Already expired: verified by a refresh (credentials in the form
-        // body), whose rotated tokens are stored.
-        set_oauth_client(&app, "dynamics-365-business-central").await;
-        let second = new_connection(&app, company_id, "dynamics-365-business-central").await;
-        let mut expired = body(COMPANY, 0);
-        expired
-            .as_object_mut()
-            .expect("an object")
-            .remove("expiresIn");
-        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
-        let response = authorize(&app, company_id, second, &expired, true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, second).await;
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
     }
 }

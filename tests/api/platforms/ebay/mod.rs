@@ -3,19 +3,24 @@
 //! refresh before expiry and on a 401 (eBay keeps its refresh token),
 //! `invalid_grant`, 429 with `Retry-After`, a 500, a malformed page, data
 //! types eBay lacks, and verification at migration.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends, json};
 
 const USER: &str = "nY6MXbL0Xq2";
 const ACCESS: &str = "v^1.1#i^1#ebay-access-token-0001";
@@ -61,11 +66,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized eBay connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maple Goods").await;
-    let connection_id = new_connection(app, company_id, "ebay").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn orders_page(app: &TestApp, company_id: Uuid, query: &str) -> Value {
@@ -77,10 +78,7 @@ async fn orders_page(app: &TestApp, company_id: Uuid, query: &str) -> Value {
 }
 
 async fn orders(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    orders_page(app, company_id, "pageSize=100").await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    records(app, company_id, "orders").await
 }
 
 fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
@@ -89,6 +87,62 @@ fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
         .find(|order| order["orderNumber"] == number)
         .unwrap_or_else(|| panic!("order {number} synced"))
 }
+
+/// eBay in the shared scenarios.
+static CASE: Case = Case {
+    key: "ebay",
+    name: "eBay",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: body,
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 7200,
+    kept: &["userId"],
+    sync: Synced {
+        data_type: "orders",
+        records: 9,
+        calls: 3,
+    },
+    syncs: &["orders"],
+    errors: Errors {
+        rate_limited: r#"{"errors":[{"errorId":2001,"message":"Too many requests"}]}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"errors":[{"errorId":10000,"message":"There was a problem with an eBay internal system or process."}]}"#,
+        unavailable: (
+            503,
+            r#"{"errors":[{"errorId":10001,"message":"Service unavailable"}]}"#,
+        ),
+        unavailable_says: "eBay answered 503 Service Unavailable: Service unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("ebay/fixtures/orders-0.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"total": 9, "orders": [{"orderId": "x", "pricingSummary": {"total": {"value": "12.5"#,
+        truncated_says: "eBay answered a page of orders that tributary cannot read",
+        records_at: "/orders",
+        id_at: "/orderId",
+        field: "/creationDate",
+    },
+    // eBay keeps its refresh token.
+    refresh_with: Some(Refresh::KEEPING),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Invalid access token"],
+        another_account: None,
+        verified_by: |calls| {
+            calls.last().is_some_and(|call| {
+                call.path == "/sell/fulfillment/v1/order"
+                    && call.query.get("limit").map(String::as_str) == Some("1")
+            })
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn ebay_orders_sync_over_every_page_with_every_status_and_read_back_exactly() {
@@ -177,240 +231,5 @@ async fn ebay_orders_sync_over_every_page_with_every_status_and_read_back_exactl
             0,
             "a token valid for two hours is not refreshed"
         );
-    }
-}
-
-#[tokio::test]
-async fn ebay_has_no_invoices_or_customers_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7200).await;
-        for data_type in ["invoices", "customers"] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            let operation = &queued[0];
-            assert_eq!(operation["status"], "NotSupported", "{queued}");
-            let message = operation["errorMessage"].as_str().unwrap_or_default();
-            assert_eq!(
-                message,
-                format!("eBay has no {data_type}; it syncs orders.")
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of eBay");
-        let integration = json(app.get("/integrations/ebay").await).await;
-        assert_eq!(integration["dataTypes"], json!(["orders"]), "{integration}");
-    }
-}
-
-#[tokio::test]
-async fn a_token_about_to_expire_is_refreshed_first_and_ebay_keeps_its_refresh_token() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "ebay").await;
-        let (company_id, connection_id) = connected(&app, 60).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        // The refresh grant, client credentials in HTTP Basic (checked by the fake).
-        let form = fake.with(|inner| inner.token_forms[0].clone());
-        assert_eq!(
-            form.get("grant_type").map(String::as_str),
-            Some("refresh_token")
-        );
-        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
-        assert!(!form.contains_key("client_secret"));
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], REFRESH);
-        assert_eq!(credentials["userId"], USER);
-    }
-}
-
-#[tokio::test]
-async fn an_access_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "ebay").await;
-        let (company_id, connection_id) = connected(&app, 7200).await;
-        fake.with(|inner| inner.expire_after = Some(1));
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(orders(&app, company_id).await.len(), 9);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], REFRESH);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_deauthorizes_the_ebay_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "ebay").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "revoked-in-my-ebay".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn ebay_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7200).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"errors\":[{\"errorId\":2001,\"message\":\"Too many requests\"}]}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"errors\":[{\"errorId\":10000,\"message\":\"There was a problem with an eBay internal system or process.\"}]}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(orders(&app, company_id).await.len(), 9);
-        // Two failed attempts, then three pages.
-        assert_eq!(fake.calls().len(), 5);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"errors\":[{\"errorId\":10001,\"message\":\"Service unavailable\"}]}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("eBay answered 503 Service Unavailable: Service unavailable"),
-            "{message}"
-        );
-        assert_eq!(orders(&app, company_id).await.len(), 9);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_ebay_page_fails_the_sync_and_keeps_the_previous_orders() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7200).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        let before = orders(&app, company_id).await;
-        fake.with(|inner| {
-            inner
-                .scripted
-                .push_back(Answer::json(200, fixture("ebay/fixtures/orders-0.json")));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"total\": 9, \"orders\": [{\"orderId\": \"x\", \"pricingSummary\": {\"total\": {\"value\": \"12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("eBay answered a page of orders that tributary cannot read")
-        );
-        assert_eq!(orders(&app, company_id).await, before);
-    }
-}
-
-#[tokio::test]
-async fn ebay_verification_at_migration_accepts_working_tokens_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Maple Goods").await;
-        let connection_id = new_connection(&app, company_id, "ebay").await;
-
-        let mut wrong = body(7200);
-        wrong["accessToken"] = json!("not-a-token-ebay-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("Invalid access token"), "{message}");
-        assert!(!message.contains("not-a-token-ebay-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let response = authorize(&app, company_id, connection_id, &body(7200), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a verification call");
-        assert_eq!(last.path, "/sell/fulfillment/v1/order");
-        assert_eq!(last.query.get("limit").map(String::as_str), Some("1"));
-
-        // Without verify nothing is called.
-        let calls = fake.calls().len();
-        let other = new_connection(&app, company_id, "ebay").await;
-        assert_eq!(
-            authorize(&app, company_id, other, &wrong, false)
-                .await
-                .status(),
-            200
-        );
-        assert_eq!(fake.calls().len(), calls);
     }
 }

@@ -6,19 +6,25 @@
 //! `current/Me` and the division. Fixtures follow the shapes in
 //! `src/platforms/exact_online/NOTES.md` (SalesInvoice [E1][E2], Account
 //! [E5], Me [E6], paging [E13]).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
+use crate::connections::{new_company, new_connection};
+use crate::helpers::{TestApp, backends};
 
 pub const DIVISION: u64 = 2481632;
 const ACCESS: &str = "exact-access-token-0001";
@@ -111,29 +117,7 @@ fn body(division: u64, expires_in: i64) -> Value {
 }
 
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Van Dijk Bouw").await;
-    let connection_id = new_connection(app, company_id, "exact-online").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(DIVISION, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_id<'a>(invoices: &'a [Value], id: &str) -> &'a Value {
@@ -146,6 +130,81 @@ fn by_id<'a>(invoices: &'a [Value], id: &str) -> &'a Value {
 fn invoice_id(n: u8) -> String {
     format!("a1000000-0000-4000-8000-00000000000{n}")
 }
+
+/// Exact Online in the shared scenarios.
+static CASE: Case = Case {
+    key: "exact-online",
+    name: "Exact Online",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: |expires_in| body(DIVISION, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    // Exact's access tokens last ten minutes.
+    lasting: 600,
+    kept: &["division"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 5,
+        calls: 2,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"error":{"code":"","message":{"lang":"","value":"Too many requests"}}}"#,
+        rate_limit_headers: &[("X-RateLimit-Minutely-Remaining", "0")],
+        rate_limited_says: "",
+        server_error: r#"{"error":{"code":"","message":{"lang":"","value":"Internal server error"}}}"#,
+        unavailable: (
+            503,
+            r#"{"error":{"code":"","message":{"lang":"","value":"Exact Online is under maintenance"}}}"#,
+        ),
+        // The operation quotes Exact's OData error.
+        unavailable_says: "Exact Online answered 503 Service Unavailable: Exact Online is under maintenance",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |fake| {
+            Answer::json(
+                200,
+                fixture("exact_online/fixtures/invoices-1.json").replace("{base}", &fake.url()),
+            )
+        },
+        cut: Cut::SecondPage,
+        truncated: r#"{"d": {"results": [{"InvoiceID": "x", "AmountFC": 1"#,
+        truncated_says: "",
+        records_at: "/d/results",
+        id_at: "/InvoiceID",
+        field: "/AmountFC",
+    },
+    // Exact invalidates older refresh tokens once a newer one is used.
+    refresh_with: Some(Refresh::ROTATING),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["The access token is invalid or has expired"],
+        // A working token, another division.
+        another_account: Some(Another {
+            authorization: || body(1_000_001, 600),
+            says: &["not for division 1000001", "no access to this division"],
+        }),
+        // The user, then the division's invoices.
+        verified_by: |calls| {
+            let paths: Vec<&str> = calls
+                .iter()
+                .rev()
+                .take(2)
+                .map(|call| call.path.as_str())
+                .collect();
+            paths
+                == [
+                    format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices").as_str(),
+                    "/api/v1/current/Me",
+                ]
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn exact_invoices_and_accounts_sync_over_every_page_with_every_status() {
@@ -264,200 +323,14 @@ async fn exact_invoices_and_accounts_sync_over_every_page_with_every_status() {
     }
 }
 
+/// Exact writes `expires_in` as a string: an expired token verified by a
+/// refresh stores the rotated refresh token and an expiry from that string.
 #[tokio::test]
-async fn exact_refreshes_a_rejected_token_and_stores_the_rotated_refresh_token_before_use() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "exact-online").await;
-        let (company_id, connection_id) = connected(&app, 600).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(records(&app, company_id, "invoices").await.len(), 5);
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["division"], DIVISION);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn exact_invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "exact-online").await;
-        let (company_id, connection_id) = connected(&app, 60).await;
-        // Exact invalidates older refresh tokens once a newer one is used.
-        fake.with(|inner| inner.refresh_token = "stampNL001.newer".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(fake.calls().is_empty());
-    }
-}
-
-#[tokio::test]
-async fn exact_rate_limits_and_server_errors_are_retried_and_failures_keep_the_data() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 600).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![
-                    ("Retry-After".to_owned(), "1".to_owned()),
-                    ("X-RateLimit-Minutely-Remaining".to_owned(), "0".to_owned()),
-                ],
-                body: r#"{"error":{"code":"","message":{"lang":"","value":"Too many requests"}}}"#
-                    .to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                r#"{"error":{"code":"","message":{"lang":"","value":"Internal server error"}}}"#,
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(fake.calls().len(), 4);
-        let before = records(&app, company_id, "invoices").await;
-        assert_eq!(before.len(), 5);
-
-        // Kept failing: the operation quotes Exact's OData error.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    r#"{"error":{"code":"","message":{"lang":"","value":"Exact Online is under maintenance"}}}"#,
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "Exact Online answered 503 Service Unavailable: Exact Online is under maintenance"
-            ),
-            "{message}"
-        );
-
-        // Page 1 fine, page 2 cut off: failed, the previous data stays.
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("exact_online/fixtures/invoices-1.json").replace("{base}", &fake.url()),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                r#"{"d": {"results": [{"InvoiceID": "x", "AmountFC": 1"#,
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(records(&app, company_id, "invoices").await, before);
-    }
-}
-
-#[tokio::test]
-async fn exact_verification_checks_the_user_and_the_division_storing_nothing_on_failure() {
+async fn an_expired_exact_token_is_verified_by_a_refresh_whose_expiry_is_a_string() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
         let company_id = new_company(&app, "Van Dijk Bouw").await;
-        let connection_id = new_connection(&app, company_id, "exact-online").await;
-
-        let mut wrong = body(DIVISION, 600);
-        wrong["accessToken"] = json!("not-a-token-exact-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("The access token is invalid or has expired"),
-            "{message}"
-        );
-        assert!(!message.contains("not-a-token-exact-knows"));
-
-        // A working token, another division.
-        let response =
-            authorize(&app, company_id, connection_id, &body(1_000_001, 600), true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("not for division 1000001"), "{message}");
-        assert!(message.contains("no access to this division"), "{message}");
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let response = authorize(&app, company_id, connection_id, &body(DIVISION, 600), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let calls = fake.calls();
-        let paths: Vec<&str> = calls
-            .iter()
-            .rev()
-            .take(2)
-            .map(|call| call.path.as_str())
-            .collect();
-        assert_eq!(
-            paths,
-            [
-                format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices").as_str(),
-                "/api/v1/current/Me"
-            ]
-        );
-
-        // Already expired: verified by a refresh. Exact writes `expires_in`
-        // as a string; the rotated refresh token is stored.
         set_oauth_client(&app, "exact-online").await;
         fake.with(|inner| {
             inner.token_error = Some(Answer::json(

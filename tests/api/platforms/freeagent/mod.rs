@@ -5,19 +5,24 @@
 //! the examples of https://dev.freeagent.com/docs/invoices,
 //! https://dev.freeagent.com/docs/contacts and
 //! https://dev.freeagent.com/docs/company (see `src/platforms/freeagent/NOTES.md`).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends, json};
 
 pub(crate) const SUBDOMAIN: &str = "acme";
 const ACCESS: &str = "freeagent-access-token-0001";
@@ -80,29 +85,11 @@ fn body(subdomain: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized FreeAgent connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Acme Trading").await;
-    let connection_id = new_connection(app, company_id, "freeagent").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(SUBDOMAIN, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/invoices?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    records(app, company_id, "invoices").await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -111,6 +98,71 @@ fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
         .find(|invoice| invoice["invoiceNumber"] == number)
         .unwrap_or_else(|| panic!("invoice {number} synced"))
 }
+
+/// FreeAgent in the shared scenarios.
+static CASE: Case = Case {
+    key: "freeagent",
+    name: "FreeAgent",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: |expires_in| body(SUBDOMAIN, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["subdomain"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 12,
+        calls: 2,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"errors":{"error":{"message":"You must not exceed 120 requests per 60 seconds"}}}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: "{}",
+        unavailable: (
+            503,
+            r#"{"errors":{"error":{"message":"Service temporarily unavailable"}}}"#,
+        ),
+        unavailable_says: "FreeAgent answered 503 Service Unavailable: Service temporarily unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| {
+            let mut first = Answer::json(200, fixture("freeagent/fixtures/invoices-1.json"));
+            first.headers.push((
+                "Link".to_owned(),
+                "<https://api.freeagent.com/v2/invoices?page=2&per_page=100>; rel='next'"
+                    .to_owned(),
+            ));
+            first
+        },
+        cut: Cut::SecondPage,
+        truncated: r#"{"invoices": [{"url": "https://api.freeagent.com/v2/invoices/9", "total_value": "12.5"#,
+        truncated_says: "",
+        records_at: "/invoices",
+        id_at: "/url",
+        field: "/total_value",
+    },
+    refresh_with: Some(Refresh {
+        invalid_grant_says: &["FreeAgent"],
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Access denied"],
+        // A working token, but for another company's subdomain.
+        another_account: Some(Another {
+            authorization: || body("someone-else", 3600),
+            says: &["someone-else"],
+        }),
+        verified_by: |calls| calls.last().is_some_and(|call| call.path == "/v2/company"),
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn freeagent_invoices_and_contacts_sync_over_every_page_with_every_status() {
@@ -227,217 +279,5 @@ async fn freeagent_invoices_and_contacts_sync_over_every_page_with_every_status(
             0,
             "a token valid for an hour is not refreshed"
         );
-    }
-}
-
-#[tokio::test]
-async fn a_freeagent_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_token_is_stored_before_use()
- {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "freeagent").await;
-        let (company_id, connection_id) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(invoices(&app, company_id).await.len(), 12);
-        // One refresh, with the client in HTTP Basic (the fake refuses others).
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["subdomain"], SUBDOMAIN);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_freeagent_invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "freeagent").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "revoked-by-freeagent".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("FreeAgent") && message.contains("invalid_grant"),
-            "{message}"
-        );
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn freeagent_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"errors\":{\"error\":{\"message\":\"You must not exceed 120 requests per 60 seconds\"}}}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(500, "{}"));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(invoices(&app, company_id).await.len(), 12);
-        // Two failed attempts, then both pages.
-        assert_eq!(fake.calls().len(), 4);
-
-        // A platform that keeps failing: the operation says what it answered.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"errors\":{\"error\":{\"message\":\"Service temporarily unavailable\"}}}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "FreeAgent answered 503 Service Unavailable: Service temporarily unavailable"
-            ),
-            "{message}"
-        );
-        assert_eq!(invoices(&app, company_id).await.len(), 12);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_freeagent_answer_fails_the_sync_and_keeps_the_previous_data() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        let before = invoices(&app, company_id).await;
-        // Page 1 is fine, page 2 is cut off mid-way.
-        fake.with(|inner| {
-            let mut first = Answer::json(200, fixture("freeagent/fixtures/invoices-1.json"));
-            first.headers.push((
-                "Link".to_owned(),
-                "<https://api.freeagent.com/v2/invoices?page=2&per_page=100>; rel='next'"
-                    .to_owned(),
-            ));
-            inner.scripted.push_back(first);
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"invoices\": [{\"url\": \"https://api.freeagent.com/v2/invoices/9\", \"total_value\": \"12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(invoices(&app, company_id).await, before);
-    }
-}
-
-#[tokio::test]
-async fn freeagent_verification_accepts_the_companys_token_and_rejects_others_storing_nothing() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
-        let company_id = new_company(&app, "Acme Trading").await;
-
-        // Rejected by FreeAgent: 422 with its reason, nothing stored.
-        let connection_id = new_connection(&app, company_id, "freeagent").await;
-        let mut wrong = body(SUBDOMAIN, 3600);
-        wrong["accessToken"] = json!("not-a-token-freeagent-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("Access denied"), "{message}");
-        assert!(!message.contains("not-a-token-freeagent-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // A working token, but for another company's subdomain.
-        let other = body("someone-else", 3600);
-        let response = authorize(&app, company_id, connection_id, &other, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("someone-else"), "{message}");
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
-
-        // Accepted: one call to GET /v2/company, then stored and linked.
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(SUBDOMAIN, 3600),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        assert_eq!(
-            fake.calls().last().map(|call| call.path.clone()).as_deref(),
-            Some("/v2/company")
-        );
-        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
     }
 }

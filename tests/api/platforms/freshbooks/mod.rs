@@ -7,19 +7,25 @@
 //! https://www.freshbooks.com/api/clients and
 //! https://www.freshbooks.com/api/me_endpoint as the official SDK reads them
 //! (see `src/platforms/freshbooks/NOTES.md`).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
+use crate::connections::{new_company, new_connection};
+use crate::helpers::{TestApp, backends, json};
 
 const ACCOUNT: &str = "zDmNq";
 const ACCESS: &str = "freshbooks-access-token-0001";
@@ -76,29 +82,11 @@ fn body(account_id: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized FreshBooks connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maple Leaf Foods").await;
-    let connection_id = new_connection(app, company_id, "freshbooks").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(ACCOUNT, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/invoices?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    records(app, company_id, "invoices").await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -107,6 +95,68 @@ fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
         .find(|invoice| invoice["invoiceNumber"] == number)
         .unwrap_or_else(|| panic!("invoice {number} synced"))
 }
+
+/// FreshBooks in the shared scenarios: its refresh tokens are single-use.
+static CASE: Case = Case {
+    key: "freshbooks",
+    name: "FreshBooks",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: |expires_in| body(ACCOUNT, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    // A 12-hour token.
+    lasting: 43_200,
+    kept: &["accountId"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 18,
+        calls: 3,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: "{}",
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: "{}",
+        unavailable: (502, "<html>Bad Gateway</html>"),
+        unavailable_says: "FreshBooks answered 502 Bad Gateway",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("freshbooks/fixtures/invoices-1.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"response": {"result": {"invoices": [{"id": 9, "amount": {"amount": "12.5"#,
+        truncated_says: "",
+        records_at: "/response/result/invoices",
+        id_at: "/id",
+        field: "/create_date",
+    },
+    refresh_with: Some(Refresh {
+        invalid_grant_says: &["FreshBooks"],
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["invalid or has expired"],
+        // A working token whose user is not a member of this account.
+        another_account: Some(Another {
+            authorization: || body("zzz999", 43_200),
+            says: &["not a member of account zzz999"],
+        }),
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/auth/api/v1/users/me")
+        },
+    },
+    unknown_account: Some(Another {
+        authorization: || body("nope42", 43_200),
+        says: &["FreshBooks answered 404 Not Found: The account could not be found."],
+    }),
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unknown_account);
 
 #[tokio::test]
 async fn freshbooks_invoices_and_clients_sync_over_every_page_with_every_status() {
@@ -244,33 +294,22 @@ async fn freshbooks_invoices_and_clients_sync_over_every_page_with_every_status(
     }
 }
 
+/// FreshBooks' refresh tokens are single-use: after one refresh the old one
+/// is spent, and the next refresh uses the new one.
 #[tokio::test]
-async fn a_freshbooks_token_rejected_mid_sync_is_refreshed_and_the_single_use_refresh_token_is_stored_before_use()
- {
+async fn each_freshbooks_refresh_uses_the_refresh_token_of_the_last_one() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
         set_oauth_client(&app, "freshbooks").await;
         let (company_id, connection_id) = connected(&app, 43_200).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
+        fake.with(|inner| inner.expire_after = Some(1));
         let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(invoices(&app, company_id).await.len(), 18);
-        // One refresh, client credentials in the body (the fake refuses Basic).
-        assert_eq!(fake.token_calls(), 1);
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
         assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
+            stored(&app, connection_id).await["refreshToken"],
+            "rt-rotated-1"
         );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["accountId"], ACCOUNT);
-        // The old refresh token is spent: the next refresh uses the new one.
         fake.with(|inner| inner.expire_after = Some(inner.served));
         let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
         assert_eq!(
@@ -282,97 +321,13 @@ async fn a_freshbooks_token_rejected_mid_sync_is_refreshed_and_the_single_use_re
             stored(&app, connection_id).await["refreshToken"],
             "rt-rotated-2"
         );
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
     }
 }
 
+/// Errors in a 200 answer fail the sync with FreshBooks' words, and the
+/// previous data stays.
 #[tokio::test]
-async fn a_freshbooks_invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "freshbooks").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "already-used-elsewhere".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("FreshBooks") && message.contains("invalid_grant"),
-            "{message}"
-        );
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn freshbooks_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 43_200).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(500, "{}"));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(invoices(&app, company_id).await.len(), 18);
-        // Two failed attempts, then the three pages.
-        assert_eq!(fake.calls().len(), 5);
-
-        // A platform that keeps failing: the operation says what it answered.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner
-                    .scripted
-                    .push_back(Answer::json(502, "<html>Bad Gateway</html>"));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("FreshBooks answered 502 Bad Gateway"),
-            "{message}"
-        );
-        assert_eq!(invoices(&app, company_id).await.len(), 18);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_freshbooks_answer_fails_the_sync_and_keeps_the_previous_data() {
+async fn errors_in_a_freshbooks_200_answer_fail_the_sync_with_its_words() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
@@ -380,29 +335,6 @@ async fn a_malformed_freshbooks_answer_fails_the_sync_and_keeps_the_previous_dat
         let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
         assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
         let before = invoices(&app, company_id).await;
-        // Page 1 is fine, page 2 is cut off mid-way.
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("freshbooks/fixtures/invoices-1.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"response\": {\"result\": {\"invoices\": [{\"id\": 9, \"amount\": {\"amount\": \"12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(invoices(&app, company_id).await, before);
-
-        // Errors in a 200 answer fail the sync with FreshBooks' words.
         fake.with(|inner| {
             inner.scripted.push_back(Answer::json(
                 200,
@@ -418,89 +350,25 @@ async fn a_malformed_freshbooks_answer_fails_the_sync_and_keeps_the_previous_dat
     }
 }
 
+/// Verification accepts the token for either business the user belongs to.
 #[tokio::test]
-async fn an_unknown_freshbooks_account_fails_with_the_platforms_404() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let company_id = new_company(&app, "Nobody").await;
-        let connection_id = new_connection(&app, company_id, "freshbooks").await;
-        assert_eq!(
-            authorize(
-                &app,
-                company_id,
-                connection_id,
-                &body("nope42", 43_200),
-                false
-            )
-            .await
-            .status(),
-            200
-        );
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("FreshBooks answered 404 Not Found: The account could not be found."),
-            "{message}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn freshbooks_verification_accepts_a_members_token_and_rejects_others_storing_nothing() {
+async fn freshbooks_verification_accepts_every_business_the_user_belongs_to() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
         let company_id = new_company(&app, "Maple Leaf Foods").await;
-
-        // Rejected by FreshBooks: 422 with its reason, nothing stored.
-        let connection_id = new_connection(&app, company_id, "freshbooks").await;
-        let mut wrong = body(ACCOUNT, 43_200);
-        wrong["accessToken"] = json!("not-a-token-freshbooks-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("invalid or has expired"), "{message}");
-        assert!(!message.contains("not-a-token-freshbooks-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // A working token whose user is not a member of this account.
-        let other = body("zzz999", 43_200);
-        let response = authorize(&app, company_id, connection_id, &other, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("not a member of account zzz999"),
-            "{message}"
-        );
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // Accepted, for either business the user belongs to.
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(ACCOUNT, 43_200),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        assert_eq!(
-            fake.calls().last().map(|call| call.path.clone()).as_deref(),
-            Some("/auth/api/v1/users/me")
-        );
-        let second = new_connection(&app, company_id, "freshbooks").await;
-        let response = authorize(&app, company_id, second, &body("kQ3pZ", 43_200), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(stored(&app, second).await["accountId"], "kQ3pZ");
+        for account in [ACCOUNT, "kQ3pZ"] {
+            let connection_id = new_connection(&app, company_id, "freshbooks").await;
+            let response = authorize(
+                &app,
+                company_id,
+                connection_id,
+                &body(account, 43_200),
+                true,
+            )
+            .await;
+            assert_eq!(response.status(), 200);
+            assert_eq!(stored(&app, connection_id).await["accountId"], account);
+        }
     }
 }

@@ -5,9 +5,11 @@
 //! the company file list. Fixtures follow MYOB's documented shapes
 //! (`src/platforms/myob/NOTES.md`: invoices [M1][M8], customers
 //! [M16][M17], the file list [M15][M19], errors [M13]).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -15,9 +17,13 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, CLIENT_ID, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use crate::helpers::{TestApp, backends, json};
 
 pub const FILE: &str = "d5a1c2b3-4e5f-4a6b-8c7d-9e0f1a2b3c4d";
 const OTHER_FILE: &str = "11111111-2222-4333-8444-555555555555";
@@ -93,29 +99,7 @@ fn body(file: &str, expires_in: i64) -> Value {
 }
 
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Bondi Surf Supplies").await;
-    let connection_id = new_connection(app, company_id, "myob").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(FILE, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -124,6 +108,79 @@ fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
         .find(|invoice| invoice["invoiceNumber"] == number)
         .unwrap_or_else(|| panic!("invoice {number} synced"))
 }
+
+/// MYOB in the shared scenarios.
+static CASE: Case = Case {
+    key: "myob",
+    name: "MYOB Business",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: |expires_in| body(FILE, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 1200,
+    kept: &["companyFileId", "apiKey"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 6,
+        // The company file list and both pages.
+        calls: 3,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: include_str!("fixtures/rate-limit.json"),
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"Errors":[{"Name":"InternalError","Message":"An unexpected error occurred","Severity":"Error"}]}"#,
+        unavailable: (
+            503,
+            r#"{"Errors":[{"Name":"ServiceUnavailable","Message":"The service is temporarily unavailable","Severity":"Error"}]}"#,
+        ),
+        unavailable_says: "503 Service Unavailable",
+    },
+    pages: Pages {
+        prelude: |_| {
+            vec![Answer::json(
+                200,
+                fixture("myob/fixtures/company-files.json"),
+            )]
+        },
+        first: |fake| {
+            Answer::json(
+                200,
+                fixture("myob/fixtures/invoices-1.json").replace("{base}", &fake.url()),
+            )
+        },
+        cut: Cut::SecondPage,
+        truncated: r#"{"Items": [{"UID": "x", "TotalAmount": 12.5"#,
+        truncated_says: "",
+        records_at: "/Items",
+        id_at: "/UID",
+        field: "/TotalAmount",
+    },
+    refresh_with: Some(Refresh {
+        rejected_after: 2,
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["OAuthTokenIsInvalid"],
+        // A working token that does not reach this company file.
+        another_account: Some(Another {
+            authorization: || body(OTHER_FILE, 1200),
+            says: &["is not among the 2"],
+        }),
+        // The file list names the file.
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/accountright/")
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn myob_invoices_and_customers_sync_over_every_page_with_every_status() {
@@ -235,100 +292,16 @@ async fn myob_invoices_and_customers_sync_over_every_page_with_every_status() {
     }
 }
 
+/// MYOB's own rate limit is a 403: the sync fails with its words, the
+/// connection stays linked and the data stays.
 #[tokio::test]
-async fn myob_refreshes_a_rejected_token_and_stores_the_rotated_refresh_token_before_use() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "myob").await;
-        let (company_id, connection_id) = connected(&app, 1200).await;
-        // The file list and the first page work, then the token is rejected.
-        fake.with(|inner| {
-            inner.expire_after = Some(2);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(records(&app, company_id, "invoices").await.len(), 6);
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["companyFileId"], FILE);
-        assert_eq!(credentials["apiKey"], CLIENT_ID);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn myob_invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "myob").await;
-        let (company_id, connection_id) = connected(&app, 60).await;
-        fake.with(|inner| inner.refresh_token = "someone-else-used-it".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(fake.calls().is_empty());
-    }
-}
-
-#[tokio::test]
-async fn myob_retries_429_and_5xx_and_its_403_rate_limit_does_not_deauthorize() {
+async fn myobs_403_rate_limit_fails_the_sync_without_deauthorizing() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
         let (company_id, connection_id) = connected(&app, 1200).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: fixture("myob/fixtures/rate-limit.json"),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                r#"{"Errors":[{"Name":"InternalError","Message":"An unexpected error occurred","Severity":"Error"}]}"#,
-            ));
-        });
-        let started = std::time::Instant::now();
         let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(records(&app, company_id, "invoices").await.len(), 6);
-        // Two refused attempts, then the file list and both pages.
-        assert_eq!(fake.calls().len(), 5);
-
-        // MYOB's own rate limit is a 403: the sync fails, the connection stays.
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
         fake.with(|inner| {
             inner
                 .scripted
@@ -353,81 +326,17 @@ async fn myob_retries_429_and_5xx_and_its_403_rate_limit_does_not_deauthorize() 
     }
 }
 
+/// Without the API key MYOB cannot be called: verification says so and
+/// sends nothing. MYOB writes `expires_in` as a string: an expired token
+/// verified by a refresh stores the rotated refresh token and that expiry.
 #[tokio::test]
-async fn myob_a_malformed_page_fails_the_sync_and_keeps_the_previous_data() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 1200).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        let before = records(&app, company_id, "invoices").await;
-        // The file list and page 1 are fine, page 2 is cut off.
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("myob/fixtures/company-files.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("myob/fixtures/invoices-1.json").replace("{base}", &fake.url()),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                r#"{"Items": [{"UID": "x", "TotalAmount": 12.5"#,
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(records(&app, company_id, "invoices").await, before);
-    }
-}
-
-#[tokio::test]
-async fn myob_verification_accepts_working_tokens_and_rejects_others_storing_nothing() {
+async fn myob_verification_needs_the_api_key_and_reads_expires_in_as_a_string() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
         let company_id = new_company(&app, "Bondi Surf Supplies").await;
         let connection_id = new_connection(&app, company_id, "myob").await;
 
-        // A token MYOB does not know: 422 with MYOB's reason.
-        let mut wrong = body(FILE, 1200);
-        wrong["accessToken"] = json!("not-a-token-myob-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("OAuthTokenIsInvalid"), "{message}");
-        assert!(!message.contains("not-a-token-myob-knows"));
-
-        // A working token that does not reach this company file.
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(OTHER_FILE, 1200),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("is not among the 2"), "{message}");
-
-        // Without the API key MYOB cannot be called: said, nothing sent.
-        let calls = fake.calls().len();
         let mut keyless = body(FILE, 1200);
         keyless.as_object_mut().expect("an object").remove("apiKey");
         let response = authorize(&app, company_id, connection_id, &keyless, true).await;
@@ -438,20 +347,9 @@ async fn myob_verification_accepts_working_tokens_and_rejects_others_storing_not
                 .unwrap_or_default()
                 .contains("apiKey")
         );
-        assert_eq!(fake.calls().len(), calls);
+        assert!(fake.calls().is_empty());
         assert_eq!(count_rows(&app, "connection_credential").await, 0);
 
-        // Accepted: the file list names the file.
-        let response = authorize(&app, company_id, connection_id, &body(FILE, 1200), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        assert_eq!(
-            fake.calls().last().map(|call| call.path.clone()).as_deref(),
-            Some("/accountright/")
-        );
-
-        // Already expired: verified by a refresh. MYOB writes `expires_in`
-        // as a string; the rotated refresh token is what is stored.
         set_oauth_client(&app, "myob").await;
         fake.with(|inner| {
             inner.access_tokens.insert("at-myob-refreshed".to_owned());

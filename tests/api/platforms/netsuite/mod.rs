@@ -6,19 +6,24 @@
 //! The fixtures are SuiteQL answers shaped as NetSuite documents them (Collection
 //! Paging; every value a string, null columns left out; sources N1–N3 and the
 //! sample in `src/platforms/netsuite/NOTES.md`); the fake slices them as NetSuite pages.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
+};
+use super::{latest, options_for, set_oauth_client, stored, sync};
+use crate::helpers::{TestApp, backends};
 
 pub const ACCOUNT: &str = "1234567_SB1";
 const ACCESS: &str = "ns-access-token-0001";
@@ -140,29 +145,7 @@ fn body(access: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized NetSuite connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Wolfe Electronics").await;
-    let connection_id = new_connection(app, company_id, "netsuite").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(ACCESS, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -180,6 +163,67 @@ fn queries_of(calls: &[Call], table: &str) -> Vec<Call> {
         .cloned()
         .collect()
 }
+
+/// NetSuite in the shared scenarios.
+static CASE: Case = Case {
+    key: "netsuite",
+    name: "Oracle NetSuite",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: |expires_in| body(ACCESS, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["accountId"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 7,
+        // The invoices and their lines.
+        calls: 2,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"type":"https://www.rfc-editor.org/rfc/rfc6585.html#section-4","title":"Too Many Requests","status":429,"o:errorDetails":[{"detail":"Concurrent request limit exceeded. Request blocked.","o:errorCode":"CONCURRENCY_LIMIT_EXCEEDED"}]}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"title":"Internal Server Error","status":500,"o:errorDetails":[{"detail":"An unexpected error occurred.","o:errorCode":"UNEXPECTED_ERROR"}]}"#,
+        unavailable: (
+            503,
+            r#"{"title":"Service Unavailable","status":503,"o:errorDetails":[{"detail":"NetSuite is undergoing maintenance.","o:errorCode":"SERVICE_UNAVAILABLE"}]}"#,
+        ),
+        // The operation quotes its error detail.
+        unavailable_says: "SERVICE_UNAVAILABLE: NetSuite is undergoing maintenance.",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, page_of("invoices", |_| true, 1000, 0)),
+        cut: Cut::FirstPage,
+        truncated: r#"{"links": [], "count": 1, "hasMore": false, "items": [{"id": "101", "tranid": "#,
+        truncated_says: "",
+        records_at: "/items",
+        id_at: "/id",
+        field: "/foreigntotal",
+    },
+    refresh_with: Some(Refresh {
+        // What NetSuite answers once the refresh token has expired (N4).
+        invalid_grant: Some(r#"{"error":"invalid_grant"}"#),
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["INVALID_LOGIN: Invalid login attempt."],
+        another_account: None,
+        // One SuiteQL row.
+        verified_by: |calls| {
+            calls.last().is_some_and(|call| {
+                call.path == SUITEQL && call.query.get("limit").map(String::as_str) == Some("1")
+            })
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn netsuite_invoices_and_customers_sync_over_every_page_with_every_status() {
@@ -298,44 +342,6 @@ async fn netsuite_invoices_and_customers_sync_over_every_page_with_every_status(
 }
 
 #[tokio::test]
-async fn an_access_token_rejected_mid_sync_is_refreshed_and_a_new_refresh_token_is_stored_before_use()
- {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
-        set_oauth_client(&app, "netsuite").await;
-        let (company_id, connection_id) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 7);
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["accountId"], ACCOUNT);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
 async fn a_refresh_without_a_new_refresh_token_keeps_the_one_stored() {
     for backend in backends() {
         let fake = fake().await;
@@ -357,189 +363,6 @@ async fn a_refresh_without_a_new_refresh_token_keeps_the_one_stored() {
             fake.calls()
                 .iter()
                 .all(|call| call.token == "at-refreshed-1")
-        );
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "netsuite").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        // What NetSuite answers once the refresh token has expired (N4).
-        fake.with(|inner| {
-            inner.token_error = Some(Answer::json(400, "{\"error\":\"invalid_grant\"}"))
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let limited = json!({
-            "type": "https://www.rfc-editor.org/rfc/rfc6585.html#section-4",
-            "title": "Too Many Requests",
-            "status": 429,
-            "o:errorDetails": [{"detail": "Concurrent request limit exceeded. Request blocked.", "o:errorCode": "CONCURRENCY_LIMIT_EXCEEDED"}]
-        });
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: limited.to_string(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                json!({"title": "Internal Server Error", "status": 500, "o:errorDetails": [{"detail": "An unexpected error occurred.", "o:errorCode": "UNEXPECTED_ERROR"}]}).to_string(),
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 7);
-        // Two failed attempts, then the invoices and their lines.
-        assert_eq!(fake.calls().len(), 4);
-
-        // A platform that keeps failing: the operation quotes its error detail.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    json!({"title": "Service Unavailable", "status": 503, "o:errorDetails": [{"detail": "NetSuite is undergoing maintenance.", "o:errorCode": "SERVICE_UNAVAILABLE"}]}).to_string(),
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("SERVICE_UNAVAILABLE: NetSuite is undergoing maintenance."),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 7);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_answer_fails_the_sync_and_keeps_the_previous_data() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        assert_eq!(
-            latest(&operations, "customers").status,
-            PullStatus::Complete
-        );
-        let before = list(&app, company_id, "customers").await;
-        assert_eq!(before.len(), 5);
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"links\": [], \"count\": 1, \"hasMore\": false, \"items\": [{\"id\": \"201\", \"entityid\": ",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(list(&app, company_id, "customers").await, before);
-    }
-}
-
-#[tokio::test]
-async fn verification_at_migration_accepts_working_tokens_and_rejects_others_storing_nothing() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
-        let company_id = new_company(&app, "Wolfe Electronics").await;
-        let connection_id = new_connection(&app, company_id, "netsuite").await;
-
-        // Rejected by NetSuite: 422 with its reason, nothing stored.
-        let wrong = body("not-a-token-netsuite-knows", 3600);
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("INVALID_LOGIN: Invalid login attempt."),
-            "{message}"
-        );
-        assert!(!message.contains("not-a-token-netsuite-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
-
-        // Accepted: one SuiteQL row, then stored and linked.
-        let response = authorize(&app, company_id, connection_id, &body(ACCESS, 3600), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a call");
-        assert_eq!(last.path, SUITEQL);
-        assert_eq!(last.query.get("limit").map(String::as_str), Some("1"));
-        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
-
-        // Already expired, and the refresh is refused: 422, nothing stored.
-        set_oauth_client(&app, "netsuite").await;
-        let second = new_connection(&app, company_id, "netsuite").await;
-        let mut expired = body(ACCESS, 0);
-        expired
-            .as_object_mut()
-            .expect("an object")
-            .remove("expiresIn");
-        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
-        fake.with(|inner| inner.refresh_token = "another-one".to_owned());
-        let response = authorize(&app, company_id, second, &expired, true).await;
-        assert_eq!(response.status(), 422);
-        assert!(
-            json(response).await["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("invalid_grant")
-        );
-        assert!(
-            tributary::connections::open_credential(&app.db, &app.keyring, second)
-                .await
-                .expect("readable")
-                .is_none()
         );
     }
 }

@@ -5,19 +5,24 @@
 //! types PayPal lacks (customers among them), and verification. Fixtures
 //! follow PayPal's invoice samples (list and show invoice, Invoicing API v2;
 //! see `src/platforms/paypal/NOTES.md`).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 pub const PAYER: &str = "QUE6Y6N9W3ZXL";
 const ACCESS: &str = "paypal-access-token-0001";
@@ -25,6 +30,8 @@ const REFRESH: &str = "paypal-refresh-token-0001";
 /// Invoices per page in these tests.
 const PAGE: u64 = 3;
 const LIST: &str = "/v2/invoicing/invoices";
+/// The first invoice of the first list page.
+const FIRST: &str = "INV2-TEST-0001-Q52L-CPZ5";
 
 /// One invoice's detail, by id, from the fixture of all twelve.
 fn detail(id: &str) -> Option<Value> {
@@ -91,22 +98,11 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized PayPal connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Meyers Yoga").await;
-    let connection_id = new_connection(app, company_id, "paypal").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/invoices?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    records(app, company_id, "invoices").await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -115,6 +111,77 @@ fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
         .find(|invoice| invoice["invoiceNumber"] == number)
         .unwrap_or_else(|| panic!("invoice {number} synced"))
 }
+
+/// PayPal in the shared scenarios: its refresh answer carries no refresh token.
+static CASE: Case = Case {
+    key: "paypal",
+    name: "PayPal",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: body,
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["payerId", "environment"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 12,
+        // Four pages and twelve details.
+        calls: 4 + 12,
+    },
+    syncs: &["invoices"],
+    errors: Errors {
+        rate_limited: r#"{"name":"RATE_LIMIT_REACHED","message":"Too many requests. Blocked due to rate limiting."}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"name":"INTERNAL_SERVER_ERROR","message":"An internal server error occurred."}"#,
+        unavailable: (
+            503,
+            r#"{"name":"SERVICE_UNAVAILABLE","message":"Service Unavailable."}"#,
+        ),
+        unavailable_says: "PayPal answered 503 Service Unavailable: Service Unavailable.",
+    },
+    pages: Pages {
+        // The list summarises invoices by id; each invoice is read from its
+        // own detail, one a call: the first list page, then those details.
+        prelude: |_| {
+            vec![Answer::json(
+                200,
+                fixture("paypal/fixtures/invoices-1.json"),
+            )]
+        },
+        first: |_| {
+            let first = detail(FIRST).expect("the first invoice's detail");
+            Answer::json(200, first.to_string())
+        },
+        // The list's first page and the first detail are fine, the second
+        // detail is cut off.
+        cut: Cut::SecondPage,
+        truncated: r#"{"id": "INV2-TEST-0002-ABCD-EFGH", "amount": {"value": "12.5"#,
+        truncated_says: "",
+        records_at: "",
+        id_at: "/id",
+        field: "/status",
+    },
+    refresh_with: Some(Refresh {
+        rejected_after: 2,
+        invalid_grant_says: &["PayPal"],
+        ..Refresh::KEEPING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Authentication failed"],
+        another_account: None,
+        verified_by: |calls| {
+            calls.last().is_some_and(|call| {
+                call.path == LIST && call.query.get("page_size").map(String::as_str) == Some("1")
+            })
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn paypal_invoices_sync_over_every_page_with_every_status_and_exact_money() {
@@ -221,250 +288,5 @@ async fn paypal_invoices_sync_over_every_page_with_every_status_and_exact_money(
             0,
             "a token valid for an hour is not refreshed"
         );
-    }
-}
-
-#[tokio::test]
-async fn paypal_has_no_customers_orders_or_bank_data_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        for data_type in ["customers", "orders", "bankAccounts", "bankTransactions"] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            let operation = &queued[0];
-            assert_eq!(operation["status"], "NotSupported", "{queued}");
-            let message = operation["errorMessage"].as_str().unwrap_or_default();
-            assert!(
-                message.starts_with("PayPal has no ") && message.ends_with("; it syncs invoices."),
-                "{message}"
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of PayPal");
-        let integration = json(app.get("/integrations/paypal").await).await;
-        assert_eq!(
-            integration["dataTypes"],
-            json!(["invoices"]),
-            "{integration}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn a_paypal_token_about_to_expire_is_refreshed_first_with_http_basic_and_paypal_keeps_its_refresh_token()
- {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "paypal").await;
-        let (company_id, connection_id) = connected(&app, 60).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        // Refreshed before the first call (the fake only accepts HTTP Basic).
-        assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], REFRESH);
-        assert_eq!(credentials["payerId"], PAYER);
-        assert_eq!(credentials["environment"], "sandbox");
-    }
-}
-
-#[tokio::test]
-async fn a_paypal_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "paypal").await;
-        let (company_id, connection_id) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(2);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(invoices(&app, company_id).await.len(), 12);
-        assert_eq!(fake.token_calls(), 1);
-        // PayPal did not rotate it: the stored refresh token is still the first.
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some(REFRESH.to_owned())]
-        );
-        assert_eq!(
-            stored(&app, connection_id).await["accessToken"],
-            "at-refreshed-1"
-        );
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_paypal_invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "paypal").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "revoked-by-paypal".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("PayPal") && message.contains("invalid_grant"),
-            "{message}"
-        );
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn paypal_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"name\":\"RATE_LIMIT_REACHED\",\"message\":\"Too many requests. Blocked due to rate limiting.\"}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"name\":\"INTERNAL_SERVER_ERROR\",\"message\":\"An internal server error occurred.\"}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(invoices(&app, company_id).await.len(), 12);
-        // Two failed attempts, then four pages and twelve details.
-        assert_eq!(fake.calls().len(), 2 + 4 + 12);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"name\":\"SERVICE_UNAVAILABLE\",\"message\":\"Service Unavailable.\"}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("PayPal answered 503 Service Unavailable: Service Unavailable."),
-            "{message}"
-        );
-        assert_eq!(invoices(&app, company_id).await.len(), 12);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_paypal_answer_fails_the_sync_and_keeps_the_previous_data() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        let before = invoices(&app, company_id).await;
-        // The list's first page is fine, the first invoice's detail is cut off.
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("paypal/fixtures/invoices-1.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"id\": \"INV2-TEST-0001-Q52L-CPZ5\", \"amount\": {\"value\": \"12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(invoices(&app, company_id).await, before);
-    }
-}
-
-#[tokio::test]
-async fn paypal_verification_accepts_a_working_token_and_rejects_others_storing_nothing() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Meyers Yoga").await;
-        let connection_id = new_connection(&app, company_id, "paypal").await;
-
-        let mut wrong = body(3600);
-        wrong["accessToken"] = json!("not-a-token-paypal-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("Authentication failed"), "{message}");
-        assert!(!message.contains("not-a-token-paypal-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
-
-        let response = authorize(&app, company_id, connection_id, &body(3600), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a call");
-        assert_eq!(last.path, LIST);
-        assert_eq!(last.query.get("page_size").map(String::as_str), Some("1"));
-        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
     }
 }

@@ -5,9 +5,11 @@
 //! (the token does not expire); `ITEM_LOGIN_REQUIRED` deauthorizes; 429 with
 //! `Retry-After`, a 500, a mutation during pagination, a malformed page,
 //! data types Plaid lacks, and verification at migration.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -15,8 +17,12 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
+    connected as connected_as, platform_scenarios,
+};
 use super::{authorize, latest, options_for, sync};
-use crate::connections::{count_rows, new_company, new_connection};
+use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, backends, json};
 
 const ITEM: &str = "Ed6bjNrDLJfGvZWwnkQlfxwoNz54B5C97ejBr";
@@ -87,11 +93,7 @@ fn body() -> Value {
 
 /// A company with an authorized Plaid connection.
 async fn connected(app: &TestApp) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Platypus Savings Club").await;
-    let connection_id = new_connection(app, company_id, "plaid").await;
-    let response = authorize(app, company_id, connection_id, &body(), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(0)).await
 }
 
 async fn list(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Value {
@@ -125,6 +127,71 @@ async fn deauthorized(app: &TestApp, company_id: Uuid, connection_id: Uuid) -> b
         .into_inner();
     connection.status == ConnectionStatus::Deauthorized
 }
+
+/// Plaid in the shared scenarios: its access token never expires and there
+/// is nothing to refresh it with.
+static CASE: Case = Case {
+    key: "plaid",
+    name: "Plaid",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: |_| body(),
+    access: ACCESS,
+    refresh: "plaid-has-no-refresh-token",
+    lasting: 3600,
+    kept: &[],
+    sync: Synced {
+        data_type: "bankTransactions",
+        // Six added, one of them modified later, one removed.
+        records: 5,
+        calls: 3,
+    },
+    syncs: &["bankAccounts", "bankTransactions"],
+    errors: Errors {
+        rate_limited: include_str!("fixtures/rate-limit.json"),
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: include_str!("fixtures/internal-server-error.json"),
+        unavailable: (500, include_str!("fixtures/internal-server-error.json")),
+        unavailable_says: "Plaid answered 500 Internal Server Error: INTERNAL_SERVER_ERROR: an unexpected error occurred",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("plaid/fixtures/sync-first.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"added": [{"transaction_id": "x", "amount": 12.5"#,
+        truncated_says: "Plaid answered a page of transactions that tributary cannot read",
+        // The second: the first is modified readably on a later page.
+        records_at: "/added/1",
+        id_at: "/transaction_id",
+        field: "/amount",
+    },
+    refresh_with: None,
+    // Keys Plaid no longer accepts.
+    unrefreshable: Some(Unrefreshable {
+        authorization: body,
+        says: &["INVALID_API_KEYS"],
+    }),
+    verification: Verification {
+        rejected_says: &["INVALID_ACCESS_TOKEN"],
+        another_account: Some(Another {
+            authorization: || {
+                let mut other_item = body();
+                other_item["itemId"] = json!("someone-elses-item");
+                other_item
+            },
+            says: &["another Plaid Item"],
+        }),
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/accounts/get" && call.token == SECRET)
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, unrefreshable);
 
 #[tokio::test]
 async fn plaid_accounts_of_every_type_sync_with_balances_read_back_exactly() {
@@ -351,42 +418,6 @@ async fn plaid_transactions_sync_over_every_cursor_page_signed_and_read_back_exa
 }
 
 #[tokio::test]
-async fn plaid_has_no_invoices_customers_or_orders_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app).await;
-        for (data_type, noun) in [
-            ("invoices", "invoices"),
-            ("customers", "customers"),
-            ("orders", "orders"),
-        ] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
-            assert_eq!(
-                queued[0]["errorMessage"],
-                format!("Plaid has no {noun}; it syncs bankAccounts, bankTransactions.")
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of Plaid");
-        let integration = json(app.get("/integrations/plaid").await).await;
-        assert_eq!(
-            integration["dataTypes"],
-            json!(["bankAccounts", "bankTransactions"]),
-            "{integration}"
-        );
-    }
-}
-
-#[tokio::test]
 async fn item_login_required_deauthorizes_the_plaid_connection_with_a_clear_message() {
     for backend in backends() {
         let fake = fake().await;
@@ -467,59 +498,6 @@ async fn a_plaid_connection_without_keys_or_with_wrong_ones_is_deauthorized() {
 }
 
 #[tokio::test]
-async fn plaid_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: fixture("plaid/fixtures/rate-limit.json"),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                fixture("plaid/fixtures/internal-server-error.json"),
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        assert_eq!(
-            latest(&operations, "bankTransactions").status,
-            PullStatus::Complete
-        );
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(all(&app, company_id, "bankTransactions").await.len(), 5);
-        // Two failed attempts, then three pages.
-        assert_eq!(fake.calls().len(), 5);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    500,
-                    fixture("plaid/fixtures/internal-server-error.json"),
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        let operation = latest(&operations, "bankTransactions");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "Plaid answered 500 Internal Server Error: INTERNAL_SERVER_ERROR: an unexpected error occurred"
-            ),
-            "{message}"
-        );
-        assert_eq!(all(&app, company_id, "bankTransactions").await.len(), 5);
-    }
-}
-
-#[tokio::test]
 async fn a_plaid_update_that_changes_while_paged_is_restarted_from_the_start() {
     for backend in backends() {
         let fake = fake().await;
@@ -553,88 +531,5 @@ async fn a_plaid_update_that_changes_while_paged_is_restarted_from_the_start() {
                 json!(CURSOR_2)
             ]
         );
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_plaid_page_fails_the_sync_and_keeps_the_previous_transactions() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        assert_eq!(
-            latest(&operations, "bankTransactions").status,
-            PullStatus::Complete
-        );
-        let before = all(&app, company_id, "bankTransactions").await;
-        fake.with(|inner| {
-            inner
-                .scripted
-                .push_back(Answer::json(200, fixture("plaid/fixtures/sync-first.json")));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"added\": [{\"transaction_id\": \"x\", \"amount\": 12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        let operation = latest(&operations, "bankTransactions");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Plaid answered a page of transactions that tributary cannot read"),
-            "{message}"
-        );
-        assert_eq!(all(&app, company_id, "bankTransactions").await, before);
-    }
-}
-
-#[tokio::test]
-async fn plaid_verification_at_migration_accepts_working_keys_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Platypus Savings Club").await;
-        let connection_id = new_connection(&app, company_id, "plaid").await;
-
-        let mut wrong = body();
-        wrong["accessToken"] = json!("access-sandbox-not-one-plaid-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("INVALID_ACCESS_TOKEN"), "{message}");
-        assert!(!message.contains("access-sandbox-not-one-plaid-knows"));
-
-        let mut other_item = body();
-        other_item["itemId"] = json!("someone-elses-item");
-        let response = authorize(&app, company_id, connection_id, &other_item, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("another Plaid Item"), "{message}");
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let response = authorize(&app, company_id, connection_id, &body(), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a verification call");
-        assert_eq!(last.path, "/accounts/get");
-        assert_eq!(last.token, SECRET);
-
-        // Without verify nothing is called.
-        let calls = fake.calls().len();
-        let other = new_connection(&app, company_id, "plaid").await;
-        assert_eq!(
-            authorize(&app, company_id, other, &wrong, false)
-                .await
-                .status(),
-            200
-        );
-        assert_eq!(fake.calls().len(), calls);
     }
 }

@@ -1,6 +1,9 @@
 //! QuickBooks Online: the query endpoint paged by STARTPOSITION and
 //! MAXRESULTS, statuses from balance against total, refresh on a 401, and
 //! verification through `companyinfo`.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
 
@@ -9,7 +12,10 @@ use serde_json::{Value, json};
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use super::scenarios::{
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+};
+use super::{authorize, latest, options_for, sync};
 use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, backends, json};
 
@@ -97,9 +103,76 @@ pub(crate) async fn fake() -> Fake {
     .await
 }
 
-fn body(access: &str) -> Value {
-    json!({"realmId": REALM, "accessToken": access, "refreshToken": REFRESH, "expiresIn": 3600})
+fn body(access: &str, expires_in: i64) -> Value {
+    json!({"realmId": REALM, "accessToken": access, "refreshToken": REFRESH, "expiresIn": expires_in})
 }
+
+/// QuickBooks Online in the shared scenarios.
+static CASE: Case = Case {
+    key: "quickbooks-online",
+    name: "QuickBooks Online",
+    fake: || Box::pin(fake()),
+    page_size: Some(2),
+    authorization: |expires_in| body(ACCESS, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["realmId"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 5,
+        // Two, two and one.
+        calls: 3,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"Fault":{"Error":[{"Message":"message=ThrottleExceeded; errorCode=003001; statusCode=429","Detail":"The request limit was reached.","code":"3001"}],"type":"SERVICE"}}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"Fault":{"Error":[{"Message":"An application error has occurred while processing your request","Detail":"System Failure Error","code":"10000"}],"type":"SystemFault"}}"#,
+        unavailable: (
+            503,
+            r#"{"Fault":{"Error":[{"Message":"Service Unavailable","Detail":"QuickBooks Online is down for maintenance","code":"503"}],"type":"SystemFault"}}"#,
+        ),
+        unavailable_says: "503 Service Unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/invoices.json"),
+                    "Invoice",
+                    "select * from Invoice STARTPOSITION 1 MAXRESULTS 2",
+                ),
+            )
+        },
+        cut: Cut::SecondPage,
+        truncated: r#"{"QueryResponse": {"Invoice": [{"Id": "x", "TotalAmt": 12.5"#,
+        truncated_says: "",
+        records_at: "/QueryResponse/Invoice",
+        id_at: "/Id",
+        field: "/TotalAmt",
+    },
+    refresh_with: Some(Refresh {
+        rejected_after: 2,
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["AuthenticationFailed"],
+        another_account: None,
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path.ends_with(&format!("/companyinfo/{REALM}")))
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn quickbooks_invoices_and_customers_sync_page_by_page_with_statuses_from_balances() {
@@ -109,7 +182,7 @@ async fn quickbooks_invoices_and_customers_sync_page_by_page_with_statuses_from_
         let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
         let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
         assert_eq!(
-            authorize(&app, company_id, connection_id, &body(ACCESS), false)
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false)
                 .await
                 .status(),
             200
@@ -202,77 +275,6 @@ async fn quickbooks_invoices_and_customers_sync_page_by_page_with_statuses_from_
             fake.calls()
                 .iter()
                 .all(|call| call.query.contains_key("minorversion"))
-        );
-    }
-}
-
-#[tokio::test]
-async fn quickbooks_refreshes_on_a_401_and_stores_the_new_refresh_token_first() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(2), 1)).await;
-        set_oauth_client(&app, "quickbooks-online").await;
-        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
-        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
-        assert_eq!(
-            authorize(&app, company_id, connection_id, &body(ACCESS), false)
-                .await
-                .status(),
-            200
-        );
-        fake.with(|inner| {
-            inner.expire_after = Some(2);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        assert_eq!(
-            stored(&app, connection_id).await["refreshToken"],
-            "rt-rotated-1"
-        );
-        let page = json(
-            app.get(&format!(
-                "/companies/{company_id}/data/invoices?pageSize=100"
-            ))
-            .await,
-        )
-        .await;
-        assert_eq!(page["totalResults"], 5);
-    }
-}
-
-#[tokio::test]
-async fn quickbooks_verification_reads_company_info() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
-        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
-        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body("revoked-token"),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("AuthenticationFailed"), "{message}");
-        let response = authorize(&app, company_id, connection_id, &body(ACCESS), true).await;
-        assert_eq!(response.status(), 200);
-        assert!(
-            fake.calls()
-                .last()
-                .is_some_and(|call| call.path.ends_with(&format!("/companyinfo/{REALM}")))
         );
     }
 }

@@ -5,19 +5,24 @@
 //! 401 with the rotated refresh token stored before use, `invalid_grant`,
 //! 429, 5xx, garbage, an unknown business, and verification through
 //! `GET /businesses`. Fixtures follow the documented shapes (NOTES.md §6, §8).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 const KEY: &str = "sage-business-cloud";
 const BUSINESS: &str = "0d40342d0287cd6b13555c54afca6c90";
@@ -88,29 +93,7 @@ fn body(business: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized Sage connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Acme Garden Centre Ltd").await;
-    let connection_id = new_connection(app, company_id, KEY).await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(BUSINESS, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -120,18 +103,69 @@ fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
         .unwrap_or_else(|| panic!("invoice {number} synced"))
 }
 
-async fn connection_status(
-    app: &TestApp,
-    company_id: Uuid,
-    connection_id: Uuid,
-) -> ConnectionStatus {
-    app.client
-        .get_connection(&company_id, &connection_id)
-        .await
-        .expect("found")
-        .into_inner()
-        .status
-}
+/// Sage in the shared scenarios: its access tokens last five minutes.
+static CASE: Case = Case {
+    key: KEY,
+    name: "Sage Business Cloud Accounting",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: |expires_in| body(BUSINESS, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 1800,
+    kept: &["businessId"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 6,
+        calls: 2,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"[{"$severity":"error","$dataCode":"TooManyRequests","$message":"Rate limit exceeded","$source":""}]"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"[{"$severity":"error","$dataCode":"UnexpectedError","$message":"An unexpected error occurred.","$source":""}]"#,
+        unavailable: (
+            503,
+            r#"[{"$severity":"error","$dataCode":"ServiceUnavailable","$message":"Please try again later.","$source":""}]"#,
+        ),
+        unavailable_says: "Sage Business Cloud Accounting answered 503 Service Unavailable: ServiceUnavailable: Please try again later.",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| {
+            Answer::json(
+                200,
+                fixture("sage_business_cloud/fixtures/sales_invoices-1.json"),
+            )
+        },
+        cut: Cut::SecondPage,
+        truncated: r#"{"$total": 6, "$items": [{"id": "x", "total_amount": 12.5"#,
+        truncated_says: "",
+        records_at: "/$items",
+        id_at: "/id",
+        field: "/total_amount",
+    },
+    refresh_with: Some(Refresh::ROTATING),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["401 Unauthorized: AuthorizationFailure"],
+        // A token that works, but not for this business.
+        another_account: Some(Another {
+            authorization: || body(OTHER_BUSINESS, 1800),
+            says: &["business 11111111111111111111111111111111 is not among the 2"],
+        }),
+        verified_by: |calls| calls.last().is_some_and(|call| call.path == "/businesses"),
+    },
+    unknown_account: Some(Another {
+        authorization: || body(OTHER_BUSINESS, 1800),
+        says: &[
+            "Sage Business Cloud Accounting answered 404 Not Found: RecordNotFound: The business could not be found.",
+        ],
+    }),
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unknown_account);
 
 #[tokio::test]
 async fn sage_sales_invoices_and_customers_sync_over_every_page_with_every_status() {
@@ -224,303 +258,5 @@ async fn sage_sales_invoices_and_customers_sync_over_every_page_with_every_statu
                 .any(|call| call.query.get("page").map(String::as_str) == Some("3"))
         );
         assert_eq!(fake.token_calls(), 0);
-    }
-}
-
-#[tokio::test]
-async fn an_access_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_token_is_stored_before_use()
- {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, KEY).await;
-        let (company_id, connection_id) = connected(&app, 1800).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 6);
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["businessId"], BUSINESS);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_five_minute_token_is_refreshed_before_use_and_invalid_grant_deauthorizes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, KEY).await;
-        // Sage's access tokens last five minutes: refreshed before the first call.
-        let (company_id, connection_id) = connected(&app, 120).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        assert_eq!(
-            latest(&operations, "customers").status,
-            PullStatus::Complete
-        );
-        assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        assert_eq!(
-            stored(&app, connection_id).await["refreshToken"],
-            "rt-rotated-1"
-        );
-
-        // Another connection whose refresh token was already used elsewhere.
-        let second_company = new_company(&app, "Bramble Books").await;
-        let second = new_connection(&app, second_company, KEY).await;
-        assert_eq!(
-            authorize(&app, second_company, second, &body(BUSINESS, 120), false)
-                .await
-                .status(),
-            200
-        );
-        let operations = sync(&app, second_company, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        assert_eq!(
-            connection_status(&app, second_company, second).await,
-            ConnectionStatus::Deauthorized
-        );
-        // The first connection is untouched.
-        assert_eq!(
-            connection_status(&app, company_id, connection_id).await,
-            ConnectionStatus::Linked
-        );
-    }
-}
-
-#[tokio::test]
-async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 1800).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "[{\"$severity\":\"error\",\"$dataCode\":\"TooManyRequests\",\"$message\":\"Rate limit exceeded\",\"$source\":\"\"}]".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "[{\"$severity\":\"error\",\"$dataCode\":\"UnexpectedError\",\"$message\":\"An unexpected error occurred.\",\"$source\":\"\"}]",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 6);
-        // Two failed attempts, then both pages.
-        assert_eq!(fake.calls().len(), 4);
-
-        // A platform that keeps failing: the operation says what it answered.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "[{\"$severity\":\"error\",\"$dataCode\":\"ServiceUnavailable\",\"$message\":\"Please try again later.\",\"$source\":\"\"}]",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "Sage Business Cloud Accounting answered 503 Service Unavailable: ServiceUnavailable: Please try again later."
-            ),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 6);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_answer_fails_the_sync_and_keeps_the_previous_data() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 1800).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        let before = list(&app, company_id, "invoices").await;
-        // Page 1 is fine, page 2 is cut off mid-way.
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("sage_business_cloud/fixtures/sales_invoices-1.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"$total\": 6, \"$items\": [{\"id\": \"x\", \"total_amount\": 12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(list(&app, company_id, "invoices").await, before);
-    }
-}
-
-#[tokio::test]
-async fn an_unknown_business_fails_with_sages_404() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let company_id = new_company(&app, "Nobody").await;
-        let connection_id = new_connection(&app, company_id, KEY).await;
-        assert_eq!(
-            authorize(
-                &app,
-                company_id,
-                connection_id,
-                &body(OTHER_BUSINESS, 1800),
-                false
-            )
-            .await
-            .status(),
-            200
-        );
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "Sage Business Cloud Accounting answered 404 Not Found: RecordNotFound: The business could not be found."
-            ),
-            "{message}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn verification_at_migration_accepts_working_tokens_and_rejects_others_storing_nothing() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
-        let company_id = new_company(&app, "Acme Garden Centre Ltd").await;
-        let connection_id = new_connection(&app, company_id, KEY).await;
-
-        // Rejected by Sage: 422 with its reason, nothing stored.
-        let mut wrong = body(BUSINESS, 1800);
-        wrong["accessToken"] = json!("not-a-token-sage-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("401 Unauthorized: AuthorizationFailure"),
-            "{message}"
-        );
-        assert!(!message.contains("not-a-token-sage-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-        assert_eq!(
-            connection_status(&app, company_id, connection_id).await,
-            ConnectionStatus::PendingAuth
-        );
-
-        // A token that works, but not for this business.
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(OTHER_BUSINESS, 1800),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains(&format!("business {OTHER_BUSINESS} is not among the 2")),
-            "{message}"
-        );
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // Accepted: one call to GET /businesses, then stored and linked.
-        let response =
-            authorize(&app, company_id, connection_id, &body(BUSINESS, 1800), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        assert_eq!(
-            fake.calls().last().map(|call| call.path.clone()).as_deref(),
-            Some("/businesses")
-        );
-
-        // Already expired: verified by a refresh, whose rotated tokens are stored.
-        set_oauth_client(&app, KEY).await;
-        let second = new_connection(&app, company_id, KEY).await;
-        let mut expired = body(BUSINESS, 0);
-        expired
-            .as_object_mut()
-            .expect("an object")
-            .remove("expiresIn");
-        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
-        let response = authorize(&app, company_id, second, &expired, true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, second).await;
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-
-        // An expired token whose refresh is refused: 422, nothing stored.
-        let third = new_connection(&app, company_id, KEY).await;
-        let response = authorize(&app, company_id, third, &expired, true).await;
-        assert_eq!(response.status(), 422);
-        assert!(
-            json(response).await["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("invalid_grant")
-        );
-        assert!(
-            tributary::connections::open_credential(&app.db, &app.keyring, third)
-                .await
-                .expect("readable")
-                .is_none()
-        );
     }
 }

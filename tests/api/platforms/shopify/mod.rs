@@ -5,6 +5,9 @@
 //! `invalid_grant`, a THROTTLED answer, 429 with `Retry-After`, a 500, a
 //! malformed page, the data type Shopify lacks, and verification at
 //! migration.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
 use std::time::Duration;
@@ -12,12 +15,15 @@ use std::time::Duration;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
+    connected as connected_as, platform_scenarios, records as list,
+};
+use super::{latest, options_for, stored, sync};
+use crate::helpers::{TestApp, backends};
 
 pub(crate) const SHOP: &str = "maple-goods.myshopify.com";
 const ACCESS: &str = "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";
@@ -95,26 +101,7 @@ fn legacy_body() -> Value {
 
 /// A company with an authorized Shopify connection.
 async fn connected(app: &TestApp, body: &Value) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maple Goods").await;
-    let connection_id = new_connection(app, company_id, "shopify").await;
-    let response = authorize(app, company_id, connection_id, body, false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list_page(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Value {
-    json(
-        app.get(&format!("/companies/{company_id}/data/{data_type}?{query}"))
-            .await,
-    )
-    .await
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    list_page(app, company_id, data_type, "pageSize=100").await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    connected_as(app, &CASE, body).await
 }
 
 fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
@@ -123,6 +110,69 @@ fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
         .find(|order| order["orderNumber"] == number)
         .unwrap_or_else(|| panic!("order {number} synced"))
 }
+
+/// Shopify in the shared scenarios: an expiring offline token refreshes and
+/// rotates; a legacy token never expires and cannot be refreshed.
+static CASE: Case = Case {
+    key: "shopify",
+    name: "Shopify",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: body,
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["shopDomain"],
+    sync: Synced {
+        data_type: "orders",
+        records: 13,
+        calls: 3,
+    },
+    syncs: &["customers", "orders"],
+    errors: Errors {
+        rate_limited: r#"{"errors":"Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service."}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"errors":[{"message":"Internal error. Looks like something went wrong on our end."}]}"#,
+        unavailable: (503, r#"{"errors":[{"message":"Service unavailable"}]}"#),
+        unavailable_says: "Shopify answered 503 Service Unavailable: Service unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("shopify/fixtures/orders-1.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"data": {"orders": {"nodes": [{"id": "gid://shopify/Order/1", "totalPriceSet": {"shopMoney": {"amount": "12.5"#,
+        truncated_says: "Shopify answered a page of orders that tributary cannot read",
+        records_at: "/data/orders/nodes",
+        id_at: "/id",
+        field: "/createdAt",
+    },
+    refresh_with: Some(Refresh::ROTATING),
+    unrefreshable: Some(Unrefreshable {
+        authorization: legacy_body,
+        says: &["Shopify answered 401"],
+    }),
+    verification: Verification {
+        rejected_says: &["Shopify answered 401"],
+        // A working token, but for another shop.
+        another_account: Some(Another {
+            authorization: || {
+                let mut elsewhere = legacy_body();
+                elsewhere["shopDomain"] = json!("other-shop.myshopify.com");
+                elsewhere
+            },
+            says: &["another shop"],
+        }),
+        verified_by: |calls| {
+            calls.last().is_some_and(|call| {
+                call.path == GRAPHQL_PATH && request(call).0.contains("myshopifyDomain")
+            })
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unrefreshable);
 
 #[tokio::test]
 async fn shopify_orders_sync_over_every_cursor_page_with_every_status_and_read_back_exactly() {
@@ -226,7 +276,9 @@ async fn shopify_customers_sync_over_cursor_pages() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, &legacy_body()).await;
+        let (company_id, connection_id) = connected(&app, &legacy_body()).await;
+        // A legacy token never expires: no expiry is stored for it.
+        assert_eq!(stored(&app, connection_id).await.get("expiresAt"), None);
         let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
         let operation = latest(&operations, "customers");
         assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
@@ -251,168 +303,20 @@ async fn shopify_customers_sync_over_cursor_pages() {
     }
 }
 
+/// A 200 answer that says THROTTLED is waited out (its refill at the
+/// restore rate); throttled on every attempt, the sync ends saying so and
+/// the orders stay.
 #[tokio::test]
-async fn shopify_has_no_invoices_and_says_so() {
+async fn shopify_throttling_is_waited_out_and_reported_when_it_persists() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
         let (company_id, _) = connected(&app, &body(3600)).await;
-        let queued = app
-            .post_json(
-                &format!("/companies/{company_id}/data/queue/invoices"),
-                &json!(null),
-            )
-            .await;
-        assert_eq!(queued.status(), 202);
-        let queued = json(queued).await;
-        assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
-        assert_eq!(
-            queued[0]["errorMessage"],
-            "Shopify has no invoices; it syncs customers, orders."
-        );
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of Shopify");
-        let integration = json(app.get("/integrations/shopify").await).await;
-        assert_eq!(
-            integration["dataTypes"],
-            json!(["customers", "orders"]),
-            "{integration}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn an_expiring_offline_token_is_refreshed_first_and_the_rotated_refresh_token_stored() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "shopify").await;
-        let (company_id, connection_id) = connected(&app, &body(60)).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        // The refresh grant, the app's credentials in the form body.
-        let form = fake.with(|inner| inner.token_forms[0].clone());
-        assert_eq!(
-            form.get("grant_type").map(String::as_str),
-            Some("refresh_token")
-        );
-        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
-        assert_eq!(
-            form.get("client_secret").map(String::as_str),
-            Some(super::fake::CLIENT_SECRET)
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["shopDomain"], SHOP);
-    }
-}
-
-#[tokio::test]
-async fn an_access_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "shopify").await;
-        let (company_id, connection_id) = connected(&app, &body(3600)).await;
-        fake.with(|inner| inner.expire_after = Some(1));
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "orders").await.len(), 13);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_rejected_legacy_token_is_never_refreshed() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "shopify").await;
-        let (company_id, connection_id) = connected(&app, &legacy_body()).await;
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials.get("expiresAt"), None);
-        fake.with(|inner| inner.access_tokens.clear());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_ne!(operation.status, PullStatus::Complete, "{operation:?}");
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("Shopify answered 401"), "{message}");
-        assert_eq!(
-            fake.token_calls(),
-            0,
-            "a legacy token has nothing to refresh with"
-        );
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_deauthorizes_the_shopify_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "shopify").await;
-        let (company_id, connection_id) = connected(&app, &body(120)).await;
-        fake.with(|inner| inner.refresh_token = "replaced-by-another-install".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn shopify_throttling_rate_limits_and_server_errors_are_waited_out() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, &body(3600)).await;
+        // 200 with THROTTLED: 50 points missing at 100 a second.
         fake.with(|inner| {
-            // 200 with THROTTLED: 50 points missing at 100 a second.
-            inner
-                .scripted
-                .push_back(Answer::json(200, fixture("shopify/fixtures/throttled.json")));
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"errors\":\"Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service.\"}".to_owned(),
-            });
             inner.scripted.push_back(Answer::json(
-                500,
-                "{\"errors\":[{\"message\":\"Internal error. Looks like something went wrong on our end.\"}]}",
+                200,
+                fixture("shopify/fixtures/throttled.json"),
             ));
         });
         let started = std::time::Instant::now();
@@ -420,32 +324,13 @@ async fn shopify_throttling_rate_limits_and_server_errors_are_waited_out() {
         let operation = latest(&operations, "orders");
         assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
         assert!(
-            started.elapsed() >= Duration::from_millis(1500),
-            "the throttle's refill and Retry-After were honoured"
+            started.elapsed() >= Duration::from_millis(500),
+            "the throttle's refill was honoured"
         );
         assert_eq!(list(&app, company_id, "orders").await.len(), 13);
-        // Three failed attempts, then three pages.
-        assert_eq!(fake.calls().len(), 6);
+        // One throttled attempt, then three pages.
+        assert_eq!(fake.calls().len(), 4);
 
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"errors\":[{\"message\":\"Service unavailable\"}]}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Shopify answered 503 Service Unavailable: Service unavailable"),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "orders").await.len(), 13);
-
-        // Throttled on every attempt: the sync ends, saying so.
         fake.with(|inner| {
             for _ in 0..4 {
                 inner.scripted.push_back(Answer::json(
@@ -463,9 +348,10 @@ async fn shopify_throttling_rate_limits_and_server_errors_are_waited_out() {
     }
 }
 
+/// GraphQL errors in a 200 answer fail the sync with Shopify's words, and
+/// the orders stay.
 #[tokio::test]
-async fn a_malformed_shopify_page_or_a_graphql_error_fails_the_sync_and_keeps_the_previous_orders()
-{
+async fn a_shopify_graphql_error_fails_the_sync_and_keeps_the_previous_orders() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
@@ -473,26 +359,6 @@ async fn a_malformed_shopify_page_or_a_graphql_error_fails_the_sync_and_keeps_th
         let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
         assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
         let before = list(&app, company_id, "orders").await;
-        fake.with(|inner| {
-            inner
-                .scripted
-                .push_back(Answer::json(200, fixture("shopify/fixtures/orders-1.json")));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"data\": {\"orders\": {\"nodes\": [{\"id\": \"gid://shopify/Order/1\", \"totalPriceSet\": {\"shopMoney\": {\"amount\": \"12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("Shopify answered a page of orders that tributary cannot read")
-        );
-        assert_eq!(list(&app, company_id, "orders").await, before);
-
         fake.with(|inner| {
             inner.scripted.push_back(Answer::json(
                 200,
@@ -508,56 +374,5 @@ async fn a_malformed_shopify_page_or_a_graphql_error_fails_the_sync_and_keeps_th
             "{message}"
         );
         assert_eq!(list(&app, company_id, "orders").await, before);
-    }
-}
-
-#[tokio::test]
-async fn shopify_verification_at_migration_accepts_the_shops_token_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Maple Goods").await;
-        let connection_id = new_connection(&app, company_id, "shopify").await;
-
-        let mut wrong = legacy_body();
-        wrong["accessToken"] = json!("shpat_not_a_token_shopify_knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("Shopify answered 401"), "{message}");
-        assert!(!message.contains("shpat_not_a_token_shopify_knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // A working token, but for another shop.
-        let mut elsewhere = legacy_body();
-        elsewhere["shopDomain"] = json!("other-shop.myshopify.com");
-        let response = authorize(&app, company_id, connection_id, &elsewhere, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("another shop"), "{message}");
-
-        let response = authorize(&app, company_id, connection_id, &legacy_body(), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a verification call");
-        assert_eq!(last.path, GRAPHQL_PATH);
-        assert!(request(&last).0.contains("myshopifyDomain"));
-
-        // Without verify nothing is called.
-        let calls = fake.calls().len();
-        let other = new_connection(&app, company_id, "shopify").await;
-        assert_eq!(
-            authorize(&app, company_id, other, &wrong, false)
-                .await
-                .status(),
-            200
-        );
-        assert_eq!(fake.calls().len(), calls);
     }
 }

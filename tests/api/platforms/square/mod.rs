@@ -6,19 +6,24 @@
 //! refresh token stored, `invalid_grant`, 429 with `Retry-After`, a 500, a
 //! malformed page, the data types Square lacks, and verification at
 //! migration (the locations must be the merchant's).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
+};
+use super::{latest, options_for, set_oauth_client, stored, sync};
+use crate::helpers::{TestApp, backends};
 
 pub(crate) const MERCHANT: &str = "MLR6ZX4A6KXS2";
 const ACCESS: &str = "EAAAEsquare-access-token-0001";
@@ -114,24 +119,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized Square connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Harbor Coffee").await;
-    let connection_id = new_connection(app, company_id, "square").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {
@@ -140,6 +128,72 @@ fn by<'a>(records: &'a [Value], field: &str, value: &str) -> &'a Value {
         .find(|record| record[field] == value)
         .unwrap_or_else(|| panic!("{field} {value} synced"))
 }
+
+/// Square in the shared scenarios.
+static CASE: Case = Case {
+    key: "square",
+    name: "Square",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: body,
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 7 * 86_400,
+    kept: &["merchantId", "environment"],
+    sync: Synced {
+        data_type: "orders",
+        records: 6,
+        // The locations, then two searches of the first ten and one of the eleventh.
+        calls: 4,
+    },
+    syncs: &["invoices", "customers", "orders"],
+    errors: Errors {
+        rate_limited: r#"{"errors":[{"category":"RATE_LIMIT_ERROR","code":"RATE_LIMITED"}]}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"errors":[{"category":"API_ERROR","code":"INTERNAL_SERVER_ERROR"}]}"#,
+        unavailable: (
+            503,
+            r#"{"errors":[{"category":"API_ERROR","code":"SERVICE_UNAVAILABLE"}]}"#,
+        ),
+        unavailable_says: "Square answered 503 Service Unavailable",
+    },
+    pages: Pages {
+        prelude: |_| vec![Answer::json(200, fixture("square/fixtures/locations.json"))],
+        first: |_| Answer::json(200, fixture("square/fixtures/orders-1.json")),
+        cut: Cut::FirstPage,
+        truncated: r#"{"orders": [{"id": "x", "total_money": {"amount": 12"#,
+        truncated_says: "Square answered a page of orders that tributary cannot read",
+        records_at: "/orders",
+        id_at: "/id",
+        field: "/created_at",
+    },
+    refresh_with: Some(Refresh {
+        rejected_after: 2,
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Square answered 401"],
+        // A token for another seller: its locations name another merchant.
+        another_account: Some(Another {
+            authorization: || {
+                let mut other_seller = body(7 * 86_400);
+                other_seller["merchantId"] = json!("ML0THERSELLER");
+                other_seller
+            },
+            says: &["another seller than merchant ML0THERSELLER"],
+        }),
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/v2/locations" && call.token == ACCESS)
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn square_invoices_sync_location_by_location_with_every_status_and_exact_money() {
@@ -372,44 +426,10 @@ async fn square_orders_are_searched_ten_locations_at_a_time_with_every_state() {
     }
 }
 
+/// Square takes its refresh grant as one JSON object, and answers the
+/// expiry as a moment (`expires_at`), which becomes the stored expiry.
 #[tokio::test]
-async fn square_has_no_bank_data_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7 * 86_400).await;
-        for (data_type, noun) in [
-            ("bankAccounts", "bank accounts"),
-            ("bankTransactions", "bank transactions"),
-        ] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            let operation = &queued[0];
-            assert_eq!(operation["status"], "NotSupported", "{queued}");
-            assert_eq!(
-                operation["errorMessage"],
-                format!("Square has no {noun}; it syncs invoices, customers, orders.")
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of Square");
-        let integration = json(app.get("/integrations/square").await).await;
-        assert_eq!(
-            integration["dataTypes"],
-            json!(["invoices", "customers", "orders"]),
-            "{integration}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn a_token_about_to_expire_is_refreshed_first_with_a_json_grant_and_square_expiry() {
+async fn a_square_refresh_is_a_json_grant_whose_expiry_is_a_moment() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
@@ -421,41 +441,13 @@ async fn a_token_about_to_expire_is_refreshed_first_with_a_json_grant_and_square
             PullStatus::Complete
         );
         assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        // The refresh grant as one JSON object with the client's credentials.
-        let (form, content_type) = fake.with(|inner| {
-            (
-                inner.token_forms[0].clone(),
-                inner.token_content_types[0].clone(),
-            )
-        });
+        let content_type = fake.with(|inner| inner.token_content_types[0].clone());
         assert!(
             content_type.starts_with("application/json"),
             "{content_type}"
         );
-        assert_eq!(
-            form.get("grant_type").map(String::as_str),
-            Some("refresh_token")
-        );
-        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
-        assert_eq!(
-            form.get("client_id").map(String::as_str),
-            Some(super::fake::CLIENT_ID)
-        );
-        assert_eq!(
-            form.get("client_secret").map(String::as_str),
-            Some(super::fake::CLIENT_SECRET)
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        // A PKCE client's refresh token rotates: the new one is kept.
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["merchantId"], MERCHANT);
         // `expires_at`, thirty days out, became the stored expiry.
+        let credentials = stored(&app, connection_id).await;
         let expires = chrono::DateTime::parse_from_rfc3339(
             credentials["expiresAt"].as_str().expect("an expiry"),
         )
@@ -465,147 +457,6 @@ async fn a_token_about_to_expire_is_refreshed_first_with_a_json_grant_and_square
             left > chrono::Duration::days(29) && left <= chrono::Duration::days(30),
             "{left}"
         );
-    }
-}
-
-#[tokio::test]
-async fn an_access_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "square").await;
-        let (company_id, connection_id) = connected(&app, 7 * 86_400).await;
-        fake.with(|inner| inner.expire_after = Some(2));
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_deauthorizes_the_square_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "square").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "revoked-in-the-dashboard".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn square_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7 * 86_400).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body:
-                    "{\"errors\":[{\"category\":\"RATE_LIMIT_ERROR\",\"code\":\"RATE_LIMITED\"}]}"
-                        .to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"errors\":[{\"category\":\"API_ERROR\",\"code\":\"INTERNAL_SERVER_ERROR\"}]}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        assert_eq!(
-            latest(&operations, "customers").status,
-            PullStatus::Complete
-        );
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(list(&app, company_id, "customers").await.len(), 3);
-        // Two failed attempts, then two pages.
-        assert_eq!(fake.calls().len(), 4);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"errors\":[{\"category\":\"API_ERROR\",\"code\":\"SERVICE_UNAVAILABLE\"}]}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Square answered 503 Service Unavailable"),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "customers").await.len(), 3);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_square_page_fails_the_sync_and_keeps_the_previous_orders() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7 * 86_400).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        let before = list(&app, company_id, "orders").await;
-        assert_eq!(before.len(), 6);
-        fake.with(|inner| {
-            inner
-                .scripted
-                .push_back(Answer::json(200, fixture("square/fixtures/locations.json")));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"orders\": [{\"id\": \"x\", \"total_money\": {\"amount\": 12",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Square answered a page of orders that tributary cannot read"),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "orders").await, before);
     }
 }
 
@@ -647,60 +498,5 @@ async fn square_invoices_and_orders_whose_lists_are_null_read_as_none() {
         assert_eq!(orders.len(), 6);
         let completed = by(&orders, "orderId", "CAISEM82RcpmcFBM0TfOyiHV3es");
         assert_eq!(completed["lineItems"], json!([]));
-    }
-}
-
-#[tokio::test]
-async fn square_verification_at_migration_accepts_the_merchants_tokens_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Harbor Coffee").await;
-        let connection_id = new_connection(&app, company_id, "square").await;
-
-        let mut wrong = body(7 * 86_400);
-        wrong["accessToken"] = json!("not-a-token-square-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("Square answered 401"), "{message}");
-        assert!(!message.contains("not-a-token-square-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // A token for another seller: its locations name another merchant.
-        let mut other_seller = body(7 * 86_400);
-        other_seller["merchantId"] = json!("ML0THERSELLER");
-        let response = authorize(&app, company_id, connection_id, &other_seller, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("another seller than merchant ML0THERSELLER"),
-            "{message}"
-        );
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let response = authorize(&app, company_id, connection_id, &body(7 * 86_400), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a verification call");
-        assert_eq!(last.path, "/v2/locations");
-        assert_eq!(last.token, ACCESS);
-
-        // Without verify nothing is called.
-        let calls = fake.calls().len();
-        let other = new_connection(&app, company_id, "square").await;
-        assert_eq!(
-            authorize(&app, company_id, other, &wrong, false)
-                .await
-                .status(),
-            200
-        );
-        assert_eq!(fake.calls().len(), calls);
     }
 }

@@ -8,19 +8,25 @@
 //! https://docs.stripe.com/api/invoices/object,
 //! https://docs.stripe.com/api/customers/object and
 //! https://docs.stripe.com/api/accounts/retrieve (see `src/platforms/stripe/NOTES.md`).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
+    platform_scenarios, records,
+};
+use super::{authorize, latest, options_for, sync};
+use crate::connections::{new_company, new_connection};
+use crate::helpers::{TestApp, backends};
 
 pub(crate) const ACCOUNT: &str = "acct_1Nv0FGQ9RKHgCVdK";
 const ACCESS: &str = "sk_test_stripe-connect-access-0001";
@@ -102,23 +108,79 @@ async fn connected(app: &TestApp, refresh: Option<&str>) -> (Uuid, Uuid) {
     (company_id, connection_id)
 }
 
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
-}
-
 fn by_id<'a>(records: &'a [Value], field: &str, id: &str) -> &'a Value {
     records
         .iter()
         .find(|record| record[field] == id)
         .unwrap_or_else(|| panic!("{id} synced"))
 }
+
+/// Stripe in the shared scenarios: Connect tokens carry no expiry, so they
+/// are refreshed only after a 401, and only with a refresh token.
+static CASE: Case = Case {
+    key: "stripe",
+    name: "Stripe",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: |_| body(ACCOUNT, Some(REFRESH)),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["stripeUserId"],
+    sync: Synced {
+        data_type: "customers",
+        records: 4,
+        calls: 2,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"error":{"code":"rate_limit","message":"Too many requests hit the API too quickly.","type":"invalid_request_error"}}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"error":{"message":"An unknown error occurred","type":"api_error"}}"#,
+        unavailable: (
+            503,
+            r#"{"error":{"message":"Stripe is temporarily unavailable","type":"api_error"}}"#,
+        ),
+        unavailable_says: "Stripe answered 503 Service Unavailable: Stripe is temporarily unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("stripe/fixtures/customers-1.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"object": "list", "data": [{"id": "cus_9", "email": "x"#,
+        truncated_says: "",
+        records_at: "/data",
+        id_at: "/id",
+        field: "/email",
+    },
+    refresh_with: Some(Refresh {
+        before_expiry: false,
+        invalid_grant_says: &["Stripe"],
+        ..Refresh::ROTATING
+    }),
+    // A revoked token without a refresh token.
+    unrefreshable: Some(Unrefreshable {
+        authorization: || body(ACCOUNT, None),
+        says: &["Stripe answered 401", "Invalid API Key"],
+    }),
+    verification: Verification {
+        rejected_says: &["Invalid API Key provided"],
+        // A working token, but for another connected account.
+        another_account: Some(Another {
+            authorization: || body("acct_someoneElse42", None),
+            says: &["acct_someoneElse42", ACCOUNT],
+        }),
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/v1/account" && call.token == ACCESS)
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, unrefreshable);
 
 #[tokio::test]
 async fn stripe_invoices_and_customers_sync_over_every_page_with_every_status_and_exact_minor_units()
@@ -280,235 +342,6 @@ async fn stripe_invoices_and_customers_sync_over_every_page_with_every_status_an
     }
 }
 
-#[tokio::test]
-async fn stripe_has_no_orders_or_bank_data_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, None).await;
-        for data_type in ["orders", "bankAccounts", "bankTransactions"] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            let operation = &queued[0];
-            assert_eq!(operation["status"], "NotSupported", "{queued}");
-            let message = operation["errorMessage"].as_str().unwrap_or_default();
-            assert!(
-                message.starts_with("Stripe has no ")
-                    && message.ends_with("; it syncs invoices, customers."),
-                "{message}"
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of Stripe");
-        let integration = json(app.get("/integrations/stripe").await).await;
-        assert_eq!(
-            integration["dataTypes"],
-            json!(["invoices", "customers"]),
-            "{integration}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn a_stripe_token_rejected_mid_sync_is_refreshed_with_the_platform_key_and_the_rotated_refresh_token_is_stored_before_use()
- {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "stripe").await;
-        let (company_id, connection_id) = connected(&app, Some(REFRESH)).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(records(&app, company_id, "invoices").await.len(), 7);
-        // One refresh: the refresh-token grant, the platform's key in the form.
-        assert_eq!(fake.token_calls(), 1);
-        let form = fake.with(|inner| inner.token_forms[0].clone());
-        assert_eq!(
-            form.get("grant_type").map(String::as_str),
-            Some("refresh_token")
-        );
-        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
-        assert_eq!(
-            form.get("client_secret").map(String::as_str),
-            Some(super::fake::CLIENT_SECRET)
-        );
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["stripeUserId"], ACCOUNT);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn a_revoked_stripe_token_without_a_refresh_token_deauthorizes_without_a_refresh() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "stripe").await;
-        let (company_id, connection_id) = connected(&app, None).await;
-        fake.with(|inner| inner.access_tokens.clear());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Stripe answered 401") && message.contains("Invalid API Key"),
-            "{message}"
-        );
-        assert_eq!(fake.token_calls(), 0);
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-    }
-}
-
-#[tokio::test]
-async fn a_stripe_invalid_grant_deauthorizes_the_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "stripe").await;
-        let (company_id, connection_id) = connected(&app, Some(REFRESH)).await;
-        fake.with(|inner| {
-            inner.access_tokens.clear();
-            inner.refresh_token = "revoked-by-stripe".to_owned();
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Stripe") && message.contains("invalid_grant"),
-            "{message}"
-        );
-        assert!(!message.contains(REFRESH));
-        assert_eq!(fake.token_calls(), 1);
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-    }
-}
-
-#[tokio::test]
-async fn stripe_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, None).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"error\":{\"code\":\"rate_limit\",\"message\":\"Too many requests hit the API too quickly.\",\"type\":\"invalid_request_error\"}}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"error\":{\"message\":\"An unknown error occurred\",\"type\":\"api_error\"}}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        assert_eq!(
-            latest(&operations, "customers").status,
-            PullStatus::Complete
-        );
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(records(&app, company_id, "customers").await.len(), 4);
-        // Two failed attempts, then both pages.
-        assert_eq!(fake.calls().len(), 4);
-
-        // A platform that keeps failing: the operation says what it answered.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"error\":{\"message\":\"Stripe is temporarily unavailable\",\"type\":\"api_error\"}}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operation = latest(&operations, "customers");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "Stripe answered 503 Service Unavailable: Stripe is temporarily unavailable"
-            ),
-            "{message}"
-        );
-        assert_eq!(records(&app, company_id, "customers").await.len(), 4);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_stripe_answer_fails_the_sync_and_keeps_the_previous_data() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, None).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        let before = records(&app, company_id, "invoices").await;
-        // Page 1 is fine, page 2 is cut off mid-way.
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("stripe/fixtures/invoices-1.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"object\": \"list\", \"data\": [{\"id\": \"in_9\", \"total\": 12",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(records(&app, company_id, "invoices").await, before);
-    }
-}
-
 /// Stripe's schema makes a line's `discount_amounts` and `tax_amounts`
 /// nullable: `null` reads as none, and the rest of the page and the sync
 /// are stored (it used to fail the whole invoices sync, keeping old data).
@@ -537,66 +370,5 @@ async fn stripe_lines_whose_amount_lists_are_null_read_as_none() {
         let open = &by_id(&invoices, "invoiceId", "in_2Open")["lineItems"][0];
         assert_eq!(open["discountAmount"], "0.00");
         assert_eq!(open["taxAmount"], "187.97");
-    }
-}
-
-#[tokio::test]
-async fn stripe_verification_accepts_the_accounts_token_and_rejects_others_storing_nothing() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Acme Supplies").await;
-
-        // Rejected by Stripe: 422 with its reason, nothing stored.
-        let connection_id = new_connection(&app, company_id, "stripe").await;
-        let mut wrong = body(ACCOUNT, None);
-        wrong["accessToken"] = json!("sk_test_not-a-token-stripe-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("Invalid API Key provided"), "{message}");
-        assert!(!message.contains("not-a-token-stripe-knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // A working token, but for another connected account.
-        let other = body("acct_someoneElse42", None);
-        let response = authorize(&app, company_id, connection_id, &other, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("acct_someoneElse42") && message.contains(ACCOUNT),
-            "{message}"
-        );
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::PendingAuth);
-
-        // Accepted: one call to GET /v1/account, then stored and linked.
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(ACCOUNT, Some(REFRESH)),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a call");
-        assert_eq!(last.path, "/v1/account");
-        assert_eq!(last.token, ACCESS);
-        assert_eq!(stored(&app, connection_id).await["accessToken"], ACCESS);
-        assert_eq!(fake.token_calls(), 0);
     }
 }

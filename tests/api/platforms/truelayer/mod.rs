@@ -5,9 +5,11 @@
 //! rotated refresh token stored), `invalid_grant` after the 90-day consent,
 //! `access_denied` and `sca_exceeded`, 429 with `Retry-After`, a 500, a
 //! malformed page, data types TrueLayer lacks, and verification at migration.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use chrono::{NaiveDateTime, Utc};
 use serde_json::{Value, json};
@@ -16,9 +18,12 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends, json};
 
 pub(crate) const CREDENTIALS: &str = "6L7ZvLhhzN7Dg2fIMeqJsU1gdZcJKwFvXpFGAtbeLHE=";
 const ACCESS: &str = "eyJhbGciOiJSUzI1NiIsImtpZCI6IjE0NTk4OUIwNTdDOUMzMzg0MDc4MDBBOEJBNkNCOUZGQjc0RERBN0IiLCJ0eXAiOiJKV1QifQ.truelayer-access";
@@ -113,11 +118,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized TrueLayer connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Lloyd's Bakery").await;
-    let connection_id = new_connection(app, company_id, "truelayer").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 async fn list(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> Vec<Value> {
@@ -132,7 +133,7 @@ async fn list(app: &TestApp, company_id: Uuid, data_type: &str, query: &str) -> 
 }
 
 async fn transactions(app: &TestApp, company_id: Uuid) -> Vec<Value> {
-    list(app, company_id, "bankTransactions", "pageSize=100").await
+    records(app, company_id, "bankTransactions").await
 }
 
 fn by<'a>(records: &'a [Value], field: &str, id: &str) -> &'a Value {
@@ -151,6 +152,73 @@ async fn deauthorized(app: &TestApp, company_id: Uuid, connection_id: Uuid) -> b
         .into_inner();
     connection.status == ConnectionStatus::Deauthorized
 }
+
+/// TrueLayer in the shared scenarios.
+static CASE: Case = Case {
+    key: "truelayer",
+    name: "TrueLayer",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: body,
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["credentialsId", "environment"],
+    sync: Synced {
+        data_type: "bankTransactions",
+        records: 6,
+        // The accounts and eight transaction calls.
+        calls: 9,
+    },
+    syncs: &["bankAccounts", "bankTransactions"],
+    errors: Errors {
+        rate_limited: include_str!("fixtures/rate-limited.json"),
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: include_str!("fixtures/internal-server-error.json"),
+        unavailable: (500, include_str!("fixtures/internal-server-error.json")),
+        unavailable_says: "TrueLayer answered 500 Internal Server Error: Internal server error.",
+    },
+    pages: Pages {
+        prelude: |_| {
+            vec![Answer::json(
+                200,
+                fixture("truelayer/fixtures/accounts.json"),
+            )]
+        },
+        first: |_| Answer::json(200, fixture("truelayer/fixtures/transactions-current.json")),
+        cut: Cut::FirstPage,
+        truncated: r#"{"results": [{"transaction_id": "x", "amount": 12.5"#,
+        truncated_says: "TrueLayer answered an account's transactions that tributary cannot read",
+        records_at: "/results",
+        id_at: "/transaction_id",
+        field: "/amount",
+    },
+    refresh_with: Some(Refresh {
+        rejected_after: 3,
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["The credentials or token are no longer valid"],
+        another_account: Some(Another {
+            authorization: || {
+                let mut other = body(3600);
+                other["credentialsId"] = json!("someone-elses-credentials");
+                other
+            },
+            says: &["another TrueLayer connection"],
+        }),
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/data/v1/me" && call.token == ACCESS)
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn truelayer_accounts_of_every_type_sync_with_balances_and_masked_numbers() {
@@ -366,126 +434,6 @@ async fn truelayer_transactions_sync_one_account_per_page_signed_posted_and_pend
 }
 
 #[tokio::test]
-async fn truelayer_has_no_invoices_customers_or_orders_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        for data_type in ["invoices", "customers", "orders"] {
-            let queued = app
-                .post_json(
-                    &format!("/companies/{company_id}/data/queue/{data_type}"),
-                    &json!(null),
-                )
-                .await;
-            assert_eq!(queued.status(), 202);
-            let queued = json(queued).await;
-            assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
-            assert_eq!(
-                queued[0]["errorMessage"],
-                format!("TrueLayer has no {data_type}; it syncs bankAccounts, bankTransactions.")
-            );
-        }
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of TrueLayer");
-        let integration = json(app.get("/integrations/truelayer").await).await;
-        assert_eq!(
-            integration["dataTypes"],
-            json!(["bankAccounts", "bankTransactions"]),
-            "{integration}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn a_truelayer_token_about_to_expire_is_refreshed_first_and_the_new_refresh_token_kept() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "truelayer").await;
-        let (company_id, connection_id) = connected(&app, 60).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankAccounts).await;
-        assert_eq!(
-            latest(&operations, "bankAccounts").status,
-            PullStatus::Complete
-        );
-        assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        // The refresh grant, client credentials in the form (checked by the fake).
-        let form = fake.with(|inner| inner.token_forms[0].clone());
-        assert_eq!(
-            form.get("grant_type").map(String::as_str),
-            Some("refresh_token")
-        );
-        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
-        assert_eq!(
-            form.get("client_id").map(String::as_str),
-            Some(super::fake::CLIENT_ID)
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["credentialsId"], CREDENTIALS);
-        assert_eq!(credentials["environment"], "sandbox");
-    }
-}
-
-#[tokio::test]
-async fn a_truelayer_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "truelayer").await;
-        let (company_id, connection_id) = connected(&app, 3600).await;
-        fake.with(|inner| inner.expire_after = Some(3));
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        let operation = latest(&operations, "bankTransactions");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(transactions(&app, company_id).await.len(), 6);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_after_the_consent_lapsed_deauthorizes_the_truelayer_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "truelayer").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "consent-expired-after-90-days".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankAccounts).await;
-        let operation = latest(&operations, "bankAccounts");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        assert!(deauthorized(&app, company_id, connection_id).await);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
 async fn access_denied_and_sca_exceeded_deauthorize_with_a_clear_message() {
     for backend in backends() {
         for (fixture_name, words) in [
@@ -521,150 +469,6 @@ async fn access_denied_and_sca_exceeded_deauthorize_with_a_clear_message() {
             assert!(deauthorized(&app, company_id, connection_id).await);
             assert_eq!(fake.token_calls(), 0, "a 403 is not cured by a refresh");
         }
-    }
-}
-
-#[tokio::test]
-async fn truelayer_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: fixture("truelayer/fixtures/rate-limited.json"),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                fixture("truelayer/fixtures/internal-server-error.json"),
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        assert_eq!(
-            latest(&operations, "bankTransactions").status,
-            PullStatus::Complete
-        );
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(transactions(&app, company_id).await.len(), 6);
-        // Two failed attempts, then the accounts and eight transaction calls.
-        assert_eq!(fake.calls().len(), 11);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    500,
-                    fixture("truelayer/fixtures/internal-server-error.json"),
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        let operation = latest(&operations, "bankTransactions");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message
-                .contains("TrueLayer answered 500 Internal Server Error: Internal server error."),
-            "{message}"
-        );
-        assert_eq!(transactions(&app, company_id).await.len(), 6);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_truelayer_page_fails_the_sync_and_keeps_the_previous_transactions() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        assert_eq!(
-            latest(&operations, "bankTransactions").status,
-            PullStatus::Complete
-        );
-        let before = transactions(&app, company_id).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("truelayer/fixtures/accounts.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"results\": [{\"transaction_id\": \"x\", \"amount\": 12.5",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::BankTransactions).await;
-        let operation = latest(&operations, "bankTransactions");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "TrueLayer answered an account's transactions that tributary cannot read"
-            ),
-            "{message}"
-        );
-        assert_eq!(transactions(&app, company_id).await, before);
-    }
-}
-
-#[tokio::test]
-async fn truelayer_verification_at_migration_accepts_working_tokens_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
-        let company_id = new_company(&app, "Lloyd's Bakery").await;
-        let connection_id = new_connection(&app, company_id, "truelayer").await;
-
-        let mut wrong = body(3600);
-        wrong["accessToken"] = json!("not-a-token-truelayer-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("The credentials or token are no longer valid"),
-            "{message}"
-        );
-        assert!(!message.contains("not-a-token-truelayer-knows"));
-
-        let mut other = body(3600);
-        other["credentialsId"] = json!("someone-elses-credentials");
-        let response = authorize(&app, company_id, connection_id, &other, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("another TrueLayer connection"),
-            "{message}"
-        );
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let response = authorize(&app, company_id, connection_id, &body(3600), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a verification call");
-        assert_eq!(last.path, "/data/v1/me");
-        assert_eq!(last.token, ACCESS);
-
-        // Without verify nothing is called.
-        let calls = fake.calls().len();
-        let second = new_connection(&app, company_id, "truelayer").await;
-        assert_eq!(
-            authorize(&app, company_id, second, &wrong, false)
-                .await
-                .status(),
-            200
-        );
-        assert_eq!(fake.calls().len(), calls);
     }
 }
 

@@ -4,9 +4,11 @@
 //! error in a 200 answer, with the rotated refresh token stored before use;
 //! `invalid_grant`, 429, 5xx, garbage, an unknown business, and verification
 //! at migration. Fixtures follow the documented query shapes (NOTES.md §6, §8).
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -14,9 +16,13 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, stored_refresh_token, sync};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
+};
+use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use crate::helpers::{TestApp, backends};
 
 pub const BUSINESS: &str = "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw";
 pub const OTHER_BUSINESS: &str = "QnVzaW5lc3M6MDAwMDAwMDAtMDAwMC00MDAwLTgwMDAtMDAwMDAwMDBmYTRl";
@@ -86,29 +92,7 @@ fn body(business: &str, expires_in: i64) -> Value {
 
 /// A company with an authorized Wave connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Maritime Supplies").await;
-    let connection_id = new_connection(app, company_id, "wave").await;
-    let response = authorize(
-        app,
-        company_id,
-        connection_id,
-        &body(BUSINESS, expires_in),
-        false,
-    )
-    .await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    let page = json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await;
-    page["results"].as_array().cloned().unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(invoices: &'a [Value], number: &str) -> &'a Value {
@@ -130,6 +114,71 @@ async fn connection_status(
         .into_inner()
         .status
 }
+
+/// Wave in the shared scenarios.
+static CASE: Case = Case {
+    key: "wave",
+    name: "Wave",
+    fake: || Box::pin(fake()),
+    page_size: None,
+    authorization: |expires_in| body(BUSINESS, expires_in),
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 1800,
+    kept: &["businessId"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 10,
+        calls: 2,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"errors":[{"message":"Too many requests"}]}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"errors":[{"message":"Internal server error"}]}"#,
+        unavailable: (
+            503,
+            r#"{"errors":[{"message":"Wave is down for maintenance"}]}"#,
+        ),
+        unavailable_says: "Wave answered 503 Service Unavailable: Wave is down for maintenance",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("wave/fixtures/invoices-1.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"data": {"business": {"invoices": {"edges": [{"node": {"id": "x""#,
+        truncated_says: "",
+        records_at: "/data/business/invoices/edges",
+        id_at: "/node/id",
+        field: "/node/invoiceDate",
+    },
+    refresh_with: Some(Refresh {
+        invalid_grant_says: &["already used"],
+        ..Refresh::ROTATING
+    }),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Wave answered 401 Unauthorized: The access token is invalid"],
+        // A token that works, but not for this business.
+        another_account: Some(Another {
+            authorization: || body(OTHER_BUSINESS, 1800),
+            says: &["Business not found."],
+        }),
+        // One business(id:) query.
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| graphql(call).0.contains("query WaveBusiness"))
+        },
+    },
+    unknown_account: Some(Another {
+        authorization: || body(OTHER_BUSINESS, 1800),
+        says: &["Wave answered a page of invoices with errors: Business not found. (NOT_FOUND"],
+    }),
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unknown_account);
 
 #[tokio::test]
 async fn wave_invoices_and_customers_sync_over_every_page_with_every_status() {
@@ -237,44 +286,6 @@ async fn wave_invoices_and_customers_sync_over_every_page_with_every_status() {
 }
 
 #[tokio::test]
-async fn an_access_token_rejected_mid_sync_is_refreshed_and_the_rotated_refresh_token_is_stored_before_use()
- {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "wave").await;
-        let (company_id, connection_id) = connected(&app, 1800).await;
-        fake.with(|inner| {
-            inner.expire_after = Some(1);
-            inner.on_new_token = Some(stored_refresh_token(&app, connection_id));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
-        assert_eq!(fake.token_calls(), 1);
-        assert_eq!(
-            fake.with(|inner| inner.stored_at_first_use.clone()),
-            [Some("rt-rotated-1".to_owned())]
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["businessId"], BUSINESS);
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            "rt-rotated-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
 async fn an_unauthenticated_error_in_a_200_answer_is_refreshed_like_a_401() {
     for backend in backends() {
         let fake = fake().await;
@@ -324,86 +335,10 @@ async fn an_unauthenticated_error_in_a_200_answer_is_refreshed_like_a_401() {
     }
 }
 
+/// A 200 whose `errors` say the query failed: Wave's words, with the id its
+/// support asks for; the previous data stays and the connection stays linked.
 #[tokio::test]
-async fn invalid_grant_deauthorizes_the_connection_with_the_platforms_message() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        set_oauth_client(&app, "wave").await;
-        // Expiring within five minutes: refreshed before the first call.
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "someone-else-used-it".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("invalid_grant") && message.contains("already used"),
-            "{message}"
-        );
-        assert!(!message.contains(REFRESH));
-        assert_eq!(
-            connection_status(&app, company_id, connection_id).await,
-            ConnectionStatus::Deauthorized
-        );
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 1800).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"errors\":[{\"message\":\"Too many requests\"}]}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"errors\":[{\"message\":\"Internal server error\"}]}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
-        // Two failed attempts, then both pages.
-        assert_eq!(fake.calls().len(), 4);
-
-        // A platform that keeps failing: the operation says what it answered.
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"errors\":[{\"message\":\"Wave is down for maintenance\"}]}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Wave answered 503 Service Unavailable: Wave is down for maintenance"),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "invoices").await.len(), 10);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_answer_or_graphql_errors_fail_the_sync_and_keep_the_previous_data() {
+async fn graphql_errors_in_a_wave_200_answer_fail_the_sync_with_its_words() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
@@ -411,29 +346,6 @@ async fn a_malformed_answer_or_graphql_errors_fail_the_sync_and_keep_the_previou
         let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
         assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
         let before = list(&app, company_id, "invoices").await;
-        // Page 1 is fine, page 2 is cut off mid-way.
-        fake.with(|inner| {
-            inner
-                .scripted
-                .push_back(Answer::json(200, fixture("wave/fixtures/invoices-1.json")));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"data\": {\"business\": {\"invoices\": {\"edges\": [{\"node\": {\"id\": \"x\"",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("cannot read")
-        );
-        assert_eq!(list(&app, company_id, "invoices").await, before);
-
-        // A 200 whose `errors` say the query failed: Wave's words, with the
-        // id its support asks for.
         fake.with(|inner| {
             inner.scripted.push_back(Answer::json(
                 200,
@@ -458,47 +370,15 @@ async fn a_malformed_answer_or_graphql_errors_fail_the_sync_and_keep_the_previou
     }
 }
 
+/// The body is Wave's own: unknown fields and a malformed business id are
+/// refused before anything is asked of Wave.
 #[tokio::test]
-async fn an_unknown_business_fails_with_waves_error() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let company_id = new_company(&app, "Nobody").await;
-        let connection_id = new_connection(&app, company_id, "wave").await;
-        assert_eq!(
-            authorize(
-                &app,
-                company_id,
-                connection_id,
-                &body(OTHER_BUSINESS, 1800),
-                false
-            )
-            .await
-            .status(),
-            200
-        );
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let operation = latest(&operations, "invoices");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains(
-                "Wave answered a page of invoices with errors: Business not found. (NOT_FOUND"
-            ),
-            "{message}"
-        );
-    }
-}
-
-#[tokio::test]
-async fn verification_at_migration_accepts_working_tokens_and_rejects_others_storing_nothing() {
+async fn a_wave_body_with_unknown_fields_or_a_malformed_business_id_is_refused() {
     for backend in backends() {
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
         let company_id = new_company(&app, "Maritime Supplies").await;
         let connection_id = new_connection(&app, company_id, "wave").await;
-
-        // The body is Wave's own: unknown fields and a malformed business id are refused.
         let mut extra = body(BUSINESS, 1800);
         extra["scope"] = json!("business:read");
         assert_eq!(
@@ -514,84 +394,7 @@ async fn verification_at_migration_accepts_working_tokens_and_rejects_others_sto
                 .status(),
             400
         );
-
-        // Rejected by Wave: 422 with its reason, nothing stored.
-        let mut wrong = body(BUSINESS, 1800);
-        wrong["accessToken"] = json!("not-a-token-wave-knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(
-            message.contains("Wave answered 401 Unauthorized: The access token is invalid"),
-            "{message}"
-        );
-        assert!(!message.contains("not-a-token-wave-knows"));
         assert_eq!(count_rows(&app, "connection_credential").await, 0);
-        assert_eq!(
-            connection_status(&app, company_id, connection_id).await,
-            ConnectionStatus::PendingAuth
-        );
-
-        // A token that works, but not for this business.
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(OTHER_BUSINESS, 1800),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 422);
-        assert!(
-            json(response).await["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("Business not found.")
-        );
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        // Accepted: one business(id:) query, then stored and linked.
-        let response =
-            authorize(&app, company_id, connection_id, &body(BUSINESS, 1800), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a call");
-        assert!(graphql(&last).0.contains("query WaveBusiness"));
-
-        // Already expired: verified by a refresh, whose rotated tokens are stored.
-        set_oauth_client(&app, "wave").await;
-        let second = new_connection(&app, company_id, "wave").await;
-        let mut expired = body(BUSINESS, 0);
-        expired
-            .as_object_mut()
-            .expect("an object")
-            .remove("expiresIn");
-        expired["expiresAt"] = json!("2026-01-01T00:00:00Z");
-        let response = authorize(&app, company_id, second, &expired, true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, second).await;
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-
-        // An expired token whose refresh is refused: 422, nothing stored.
-        let third = new_connection(&app, company_id, "wave").await;
-        let response = authorize(&app, company_id, third, &expired, true).await;
-        assert_eq!(response.status(), 422);
-        assert!(
-            json(response).await["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("invalid_grant")
-        );
-        assert!(
-            tributary::connections::open_credential(&app.db, &app.keyring, third)
-                .await
-                .expect("readable")
-                .is_none()
-        );
+        assert!(fake.calls().is_empty());
     }
 }

@@ -5,19 +5,24 @@
 //! and on a 401 (client credentials in the form, the rotated refresh token
 //! stored), `invalid_grant`, 429 with `Retry-After`, a 500, a malformed
 //! page, the data type Zettle lacks, and verification at migration.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
-use std::time::Duration;
 
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
-use crate::connections::{count_rows, new_company, new_connection};
-use crate::helpers::{TestApp, backends, captured_logs, json};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    platform_scenarios, records as list,
+};
+use super::{latest, options_for, sync};
+use crate::helpers::{TestApp, backends};
 
 pub(crate) const ORGANIZATION: &str = "ab305d54-75b4-431b-adb2-eb6b9e546013";
 const ACCESS: &str = "eyJraWQiOiIxNDQ0NzI3MTY0Njk4IiwidHlwIjoiSldUIn0.zettle-access";
@@ -89,24 +94,7 @@ fn body(expires_in: i64) -> Value {
 
 /// A company with an authorized Zettle connection.
 async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
-    let company_id = new_company(app, "Kafé Sven").await;
-    let connection_id = new_connection(app, company_id, "zettle").await;
-    let response = authorize(app, company_id, connection_id, &body(expires_in), false).await;
-    assert_eq!(response.status(), 200);
-    (company_id, connection_id)
-}
-
-async fn list(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
+    connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
 fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
@@ -115,6 +103,62 @@ fn by_number<'a>(orders: &'a [Value], number: &str) -> &'a Value {
         .find(|order| order["orderNumber"] == number)
         .unwrap_or_else(|| panic!("order {number} synced"))
 }
+
+/// Zettle in the shared scenarios.
+static CASE: Case = Case {
+    key: "zettle",
+    name: "Zettle by PayPal",
+    fake: || Box::pin(fake()),
+    page_size: Some(PAGE),
+    authorization: body,
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["organizationUuid"],
+    sync: Synced {
+        data_type: "orders",
+        records: 6,
+        // Four pages and the refund purchase.
+        calls: 5,
+    },
+    syncs: &["orders"],
+    errors: Errors {
+        rate_limited: r#"{"developerMessage":"Too many requests"}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"developerMessage":"Internal error"}"#,
+        unavailable: (503, r#"{"developerMessage":"Service unavailable"}"#),
+        unavailable_says: "Zettle answered 503 Service Unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("zettle/fixtures/purchases-1.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"purchases": [{"purchaseUUID1": "x", "amount": 12"#,
+        truncated_says: "Zettle answered a page of purchases that tributary cannot read",
+        // The second: the first is a refund purchase, not an order.
+        records_at: "/purchases/1",
+        id_at: "/purchaseUUID1",
+        field: "/timestamp",
+    },
+    refresh_with: Some(Refresh::ROTATING),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["Zettle answered 401"],
+        another_account: Some(Another {
+            authorization: || {
+                let mut elsewhere = body(3600);
+                elsewhere["organizationUuid"] = json!("00000000-0000-4000-8000-000000000000");
+                elsewhere
+            },
+            says: &["another organization"],
+        }),
+        verified_by: |calls| calls.last().is_some_and(|call| call.path == "/users/self"),
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn zettle_purchases_sync_over_every_hash_page_with_refunds_and_read_back_exactly() {
@@ -250,236 +294,5 @@ async fn zettle_purchases_sync_over_every_hash_page_with_refunds_and_read_back_e
             0,
             "a token valid for an hour is not refreshed"
         );
-    }
-}
-
-#[tokio::test]
-async fn zettle_has_no_customers_and_says_so() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let queued = app
-            .post_json(
-                &format!("/companies/{company_id}/data/queue/customers"),
-                &json!(null),
-            )
-            .await;
-        assert_eq!(queued.status(), 202);
-        let queued = json(queued).await;
-        assert_eq!(queued[0]["status"], "NotSupported", "{queued}");
-        assert_eq!(
-            queued[0]["errorMessage"],
-            "Zettle by PayPal has no customers; it syncs orders."
-        );
-        crate::sync::settled(&app.client, company_id).await;
-        assert!(fake.calls().is_empty(), "nothing asked of Zettle");
-    }
-}
-
-#[tokio::test]
-async fn a_zettle_token_about_to_expire_is_refreshed_first_and_the_rotated_refresh_token_stored() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "zettle").await;
-        let (company_id, connection_id) = connected(&app, 60).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        assert_eq!(fake.token_calls(), 1);
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| call.token == "at-refreshed-1")
-        );
-        // The refresh grant, client credentials in the form body (checked by the fake).
-        let form = fake.with(|inner| inner.token_forms[0].clone());
-        assert_eq!(
-            form.get("grant_type").map(String::as_str),
-            Some("refresh_token")
-        );
-        assert_eq!(form.get("refresh_token").map(String::as_str), Some(REFRESH));
-        assert_eq!(
-            form.get("client_id").map(String::as_str),
-            Some(super::fake::CLIENT_ID)
-        );
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        assert_eq!(credentials["organizationUuid"], ORGANIZATION);
-    }
-}
-
-#[tokio::test]
-async fn a_zettle_token_rejected_mid_sync_is_refreshed_once_and_the_sync_completes() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "zettle").await;
-        let (company_id, connection_id) = connected(&app, 3600).await;
-        fake.with(|inner| inner.expire_after = Some(1));
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-        assert_eq!(list(&app, company_id, "orders").await.len(), 6);
-        assert_eq!(fake.token_calls(), 1);
-        let credentials = stored(&app, connection_id).await;
-        assert_eq!(credentials["accessToken"], "at-refreshed-1");
-        assert_eq!(credentials["refreshToken"], "rt-rotated-1");
-        let logs = captured_logs();
-        for secret in [
-            ACCESS,
-            REFRESH,
-            "at-refreshed-1",
-            super::fake::CLIENT_SECRET,
-        ] {
-            assert!(!logs.contains(secret), "a secret reached the logs");
-        }
-    }
-}
-
-#[tokio::test]
-async fn invalid_grant_deauthorizes_the_zettle_connection() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        set_oauth_client(&app, "zettle").await;
-        let (company_id, connection_id) = connected(&app, 120).await;
-        fake.with(|inner| inner.refresh_token = "revoked-in-my-zettle".to_owned());
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::AuthError);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(message.contains("invalid_grant"), "{message}");
-        assert!(!message.contains(REFRESH));
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
-        assert!(
-            fake.calls().is_empty(),
-            "no API call with an expiring token"
-        );
-    }
-}
-
-#[tokio::test]
-async fn zettle_rate_limits_wait_for_retry_after_and_server_errors_are_retried() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer {
-                status: 429,
-                headers: vec![("Retry-After".to_owned(), "1".to_owned())],
-                body: "{\"developerMessage\":\"Too many requests\"}".to_owned(),
-            });
-            inner.scripted.push_back(Answer::json(
-                500,
-                "{\"developerMessage\":\"Internal error\"}",
-            ));
-        });
-        let started = std::time::Instant::now();
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        assert!(
-            started.elapsed() >= Duration::from_secs(1),
-            "Retry-After was honoured"
-        );
-        assert_eq!(list(&app, company_id, "orders").await.len(), 6);
-        // Two failed attempts, then four pages and one refund purchase.
-        assert_eq!(fake.calls().len(), 7);
-
-        fake.with(|inner| {
-            for _ in 0..4 {
-                inner.scripted.push_back(Answer::json(
-                    503,
-                    "{\"developerMessage\":\"Service unavailable\"}",
-                ));
-            }
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        let message = operation.error_message.unwrap_or_default();
-        assert!(
-            message.contains("Zettle answered 503 Service Unavailable"),
-            "{message}"
-        );
-        assert_eq!(list(&app, company_id, "orders").await.len(), 6);
-    }
-}
-
-#[tokio::test]
-async fn a_malformed_zettle_page_fails_the_sync_and_keeps_the_previous_orders() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        assert_eq!(latest(&operations, "orders").status, PullStatus::Complete);
-        let before = list(&app, company_id, "orders").await;
-        fake.with(|inner| {
-            inner.scripted.push_back(Answer::json(
-                200,
-                fixture("zettle/fixtures/purchases-1.json"),
-            ));
-            inner.scripted.push_back(Answer::json(
-                200,
-                "{\"purchases\": [{\"purchaseUUID1\": \"x\", \"amount\": 12",
-            ));
-        });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let operation = latest(&operations, "orders");
-        assert_eq!(operation.status, PullStatus::Failed);
-        assert!(
-            operation
-                .error_message
-                .unwrap_or_default()
-                .contains("Zettle answered a page of purchases that tributary cannot read")
-        );
-        assert_eq!(list(&app, company_id, "orders").await, before);
-    }
-}
-
-#[tokio::test]
-async fn zettle_verification_at_migration_accepts_the_organizations_token_and_rejects_others() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 0)).await;
-        let company_id = new_company(&app, "Lego Cars").await;
-        let connection_id = new_connection(&app, company_id, "zettle").await;
-
-        let mut wrong = body(3600);
-        wrong["accessToken"] = json!("access_not_a_token_zettle_knows");
-        let response = authorize(&app, company_id, connection_id, &wrong, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("Zettle answered 401"), "{message}");
-        assert!(!message.contains("access_not_a_token_zettle_knows"));
-        assert_eq!(count_rows(&app, "connection_credential").await, 0);
-
-        let mut elsewhere = body(3600);
-        elsewhere["organizationUuid"] = json!("0a3c3c1e-2f4b-4d5e-9a8b-7c6d5e4f3a21");
-        let response = authorize(&app, company_id, connection_id, &elsewhere, true).await;
-        assert_eq!(response.status(), 422);
-        let message = json(response).await["error"]
-            .as_str()
-            .unwrap_or_default()
-            .to_owned();
-        assert!(message.contains("another organization"), "{message}");
-
-        let response = authorize(&app, company_id, connection_id, &body(3600), true).await;
-        assert_eq!(response.status(), 200);
-        assert_eq!(json(response).await["status"], "Linked");
-        let last = fake.calls().last().cloned().expect("a verification call");
-        assert_eq!(last.path, "/users/self");
     }
 }

@@ -1,6 +1,9 @@
 //! Zoho Books: `page`/`per_page` paging with `page_context.has_more_page`,
 //! the status vocabulary, a refresh whose `api_domain` moves the API, and
 //! verification through `organizations`.
+//!
+//! The scenarios every platform shares (`super::scenarios`) run from its
+//! `CASE`; the tests here are its own.
 
 use std::sync::Arc;
 
@@ -9,6 +12,9 @@ use serde_json::{Value, json};
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::{
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+};
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, backends, json};
@@ -72,6 +78,67 @@ fn body(access: &str, organization: &str, expires_at: Option<&str>) -> Value {
     }
     body
 }
+
+/// Zoho Books in the shared scenarios: Zoho does not rotate refresh tokens.
+static CASE: Case = Case {
+    key: "zoho-books",
+    name: "Zoho Books",
+    fake: || Box::pin(fake()),
+    page_size: Some(4),
+    authorization: |expires_in| {
+        let mut body = body(ACCESS, ORGANIZATION, None);
+        body["expiresIn"] = json!(expires_in);
+        body
+    },
+    access: ACCESS,
+    refresh: REFRESH,
+    lasting: 3600,
+    kept: &["organizationId", "dataCenter"],
+    sync: Synced {
+        data_type: "invoices",
+        records: 7,
+        calls: 2,
+    },
+    syncs: &["invoices", "customers"],
+    errors: Errors {
+        rate_limited: r#"{"code":44,"message":"You have made too many requests. Please try after some time."}"#,
+        rate_limit_headers: &[],
+        rate_limited_says: "",
+        server_error: r#"{"code":1,"message":"Internal error"}"#,
+        unavailable: (
+            503,
+            r#"{"code":1,"message":"Zoho Books is under maintenance"}"#,
+        ),
+        unavailable_says: "503 Service Unavailable",
+    },
+    pages: Pages {
+        prelude: |_| Vec::new(),
+        first: |_| Answer::json(200, fixture("zoho_books/fixtures/invoices-1.json")),
+        cut: Cut::SecondPage,
+        truncated: r#"{"code": 0, "invoices": [{"invoice_id": "x", "total": 12"#,
+        truncated_says: "",
+        records_at: "/invoices",
+        id_at: "/invoice_id",
+        field: "/total",
+    },
+    refresh_with: Some(Refresh::KEEPING),
+    unrefreshable: None,
+    verification: Verification {
+        rejected_says: &["You are not authorized"],
+        another_account: Some(Another {
+            authorization: || body(ACCESS, "99999", None),
+            says: &["organization 99999"],
+        }),
+        verified_by: |calls| {
+            calls
+                .last()
+                .is_some_and(|call| call.path == "/books/v3/organizations")
+        },
+    },
+    unknown_account: None,
+};
+
+platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
 
 #[tokio::test]
 async fn zoho_syncs_every_page_and_a_refresh_moves_the_api_to_its_api_domain() {
@@ -186,55 +253,6 @@ async fn zoho_syncs_every_page_and_a_refresh_moves_the_api_to_its_api_domain() {
         assert!(calls.iter().any(|call| call.path == "/books/v3/invoices"
             && call.query.get("page").map(String::as_str) == Some("2")
             && call.query.get("per_page").map(String::as_str) == Some("4")));
-    }
-}
-
-#[tokio::test]
-async fn zoho_verification_checks_the_organization() {
-    for backend in backends() {
-        let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 0)).await;
-        let company_id = new_company(&app, "Bowman and Co").await;
-        let connection_id = new_connection(&app, company_id, "zoho-books").await;
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(ACCESS, "99999", None),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 422);
-        assert!(
-            json(response).await["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("organization 99999")
-        );
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body("1000.wrong", ORGANIZATION, None),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 422);
-        assert!(
-            json(response).await["error"]
-                .as_str()
-                .unwrap_or_default()
-                .contains("You are not authorized")
-        );
-        let response = authorize(
-            &app,
-            company_id,
-            connection_id,
-            &body(ACCESS, ORGANIZATION, None),
-            true,
-        )
-        .await;
-        assert_eq!(response.status(), 200);
     }
 }
 
