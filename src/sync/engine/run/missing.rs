@@ -1,0 +1,146 @@
+//! What a run stages besides the records the platform sent readable: the
+//! previous copies of the records it could not read (kept as they were),
+//! and, after the platform's whole list, the records it no longer sends
+//! (flagged deleted, or kept as they were when a record that could not be
+//! read had no id and so may be any of them).
+
+use super::{Run, RunError};
+use crate::data::records::{self, Row};
+use crate::store::{self, Staging};
+use crate::sync::operations::issues::Issues;
+use crate::timestamp::Timestamp;
+
+/// What becomes of the records a whole-list sync did not bring back.
+#[derive(Debug, Clone, Copy)]
+enum Missing {
+    /// The platform deleted them: flagged `isDeleted`.
+    FlagDeleted,
+    /// They may be records the run could not read: kept as they were.
+    Keep,
+}
+
+impl Run<'_> {
+    /// Stages what the platform did not send readable ([`Run::keep_unreadable`],
+    /// and after a whole list [`Run::stage_missing`]).
+    pub(super) async fn stage_unsent(
+        &self,
+        staging: Staging,
+        issues: &Issues,
+        fetched: i64,
+        whole_list: bool,
+    ) -> Result<(), RunError> {
+        self.keep_unreadable(staging, issues.ids(), fetched).await?;
+        if !whole_list {
+            return Ok(());
+        }
+        // A record that could not be read nor named may be any of those
+        // missing: then every missing record keeps its copy, unflagged,
+        // until a sync that reads them all.
+        let missing = if issues.all_named() {
+            Missing::FlagDeleted
+        } else {
+            tracing::warn!(
+                pull_operation_id = %self.operation.id,
+                "a record that could not be read had no readable id: records missing this sync keep their copies"
+            );
+            Missing::Keep
+        };
+        self.stage_missing(staging, fetched, missing).await
+    }
+
+    /// Stages again the records of the previous generation that this run
+    /// did not bring back, a batch per fenced transaction; only after
+    /// fetching the platform's whole list (`Syncs::WHOLE_LIST`), where a
+    /// record missing is one it deleted: flagged deleted (or dropped once
+    /// flagged for longer than
+    /// [`crate::data::records::DELETED_RETENTION_DAYS`]), or kept as they
+    /// were when the run cannot tell them from records it could not read.
+    async fn stage_missing(
+        &self,
+        staging: Staging,
+        fetched: i64,
+        missing: Missing,
+    ) -> Result<(), RunError> {
+        let Some(previous) = staging.previous else {
+            return Ok(());
+        };
+        let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
+        let found_gone = Timestamp(staging.modified);
+        let mut after: Option<String> = None;
+        loop {
+            let rows = store::deletions::missing(
+                &self.engine.db,
+                staging.connection_id,
+                self.data_type,
+                previous,
+                staging.generation,
+                after.as_deref(),
+            )
+            .await?;
+            let Some(last) = rows.last() else {
+                return Ok(());
+            };
+            if self.engine.stopping() {
+                return Err(RunError::Interrupted);
+            }
+            after = Some(last.id.clone());
+            let mut flagged = Vec::with_capacity(rows.len());
+            for row in rows {
+                let body = match missing {
+                    Missing::FlagDeleted => {
+                        records::deleted(&row.body, found_gone).map_err(internal)?
+                    }
+                    Missing::Keep => Some(row.body.clone()),
+                };
+                if let Some(body) = body {
+                    let body = records::without_modified_date(body);
+                    flagged.push(Row { body, ..row });
+                }
+            }
+            let txn = self.fenced(fetched, 99).await?;
+            store::stage(&txn, staging, self.data_type, &flagged)
+                .await
+                .map_err(|error| RunError::Internal(error.to_string()))?;
+            txn.commit().await?;
+        }
+    }
+
+    /// Stages again, as they were, the previous copies of the records this
+    /// run could not read (`ids`), so that each keeps its copy rather than
+    /// leaving the list or being flagged deleted.
+    async fn keep_unreadable(
+        &self,
+        staging: Staging,
+        ids: &[String],
+        fetched: i64,
+    ) -> Result<(), RunError> {
+        let Some(previous) = staging.previous else {
+            return Ok(());
+        };
+        if ids.is_empty() {
+            return Ok(());
+        }
+        let kept = store::deletions::unreadable(
+            &self.engine.db,
+            staging.connection_id,
+            self.data_type,
+            previous,
+            staging.generation,
+            ids,
+        )
+        .await?;
+        let kept: Vec<Row> = kept
+            .into_iter()
+            .map(|row| Row {
+                body: records::without_modified_date(row.body),
+                ..row
+            })
+            .collect();
+        let txn = self.fenced(fetched, 99).await?;
+        store::stage(&txn, staging, self.data_type, &kept)
+            .await
+            .map_err(|error| RunError::Internal(error.to_string()))?;
+        txn.commit().await?;
+        Ok(())
+    }
+}
