@@ -76,6 +76,20 @@ pub fn minor_digits(currency: &str) -> u32 {
     }
 }
 
+/// Why an amount cannot be read when it is finer than its currency's
+/// minor unit (the record names no value).
+pub const FINER_THAN_CURRENCY: &str = "an amount has more decimals than its currency has";
+
+/// Whether `amount` has no more decimals than `currency`'s minor unit (two
+/// for most, none for JPY, three for KWD): what platforms whose money pairs a
+/// decimal string with its currency promise (PayPal's `money`, Mollie's
+/// amount). An amount finer than that is not one the platform sends: its
+/// record cannot be read ([`FINER_THAN_CURRENCY`]).
+pub fn within_minor_unit(amount: Money, currency: &str) -> bool {
+    let step = 10_i64.pow(Money::SCALE.saturating_sub(minor_digits(currency)));
+    amount.0 % step == 0
+}
+
 /// An integer `amount` of a minor unit with `digits` decimal places as
 /// exact money; `None` when it does not fit.
 pub fn from_minor(amount: i64, digits: u32) -> Option<Money> {

@@ -106,11 +106,37 @@ pub(super) struct Organization {
     pub(super) name: Option<String>,
 }
 
-/// Mollie's amount object: a decimal string and its currency.
+/// Mollie's amount object: a decimal string in its currency's own decimals
+/// ("you must send the correct number of decimals", NOTES.md) and the
+/// currency; a finer amount cannot be read.
 #[derive(Deserialize)]
+#[serde(try_from = "SentAmount")]
 pub(super) struct MollieAmount {
     value: Amount,
     currency: Option<String>,
+}
+
+/// Mollie's amount object as sent, before its decimals are checked.
+#[derive(Deserialize)]
+struct SentAmount {
+    value: Amount,
+    currency: Option<String>,
+}
+
+impl TryFrom<SentAmount> for MollieAmount {
+    type Error = &'static str;
+
+    fn try_from(sent: SentAmount) -> Result<Self, Self::Error> {
+        if let Some(currency) = &sent.currency
+            && !json::within_minor_unit(sent.value.money(), currency)
+        {
+            return Err(json::FINER_THAN_CURRENCY);
+        }
+        Ok(Self {
+            value: sent.value,
+            currency: sent.currency,
+        })
+    }
 }
 
 fn value(amount: Option<&MollieAmount>) -> Money {
@@ -266,6 +292,37 @@ impl MollieCustomer {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_amount_finer_than_its_currency_costs_its_order_naming_the_field() {
+        let page = r#"{"orders": [
+            {"id": "ord_1", "createdAt": "2026-10-03T10:00:00+00:00",
+             "amount": {"currency": "EUR", "value": "10.00"},
+             "lines": [{"unitPrice": {"currency": "EUR", "value": "5.005"}}]},
+            {"id": "ord_2", "createdAt": "2026-10-03T10:00:00+00:00",
+             "amount": {"currency": "JPY", "value": "1000"}},
+            {"id": "ord_3", "createdAt": "2026-10-03T10:00:00+00:00",
+             "amount": {"currency": "KWD", "value": "1.005"}},
+            {"id": "ord_4", "createdAt": "2026-10-03T10:00:00+00:00",
+             "amount": {"currency": "JPY", "value": "1000.5"}}
+        ]}"#;
+        let embedded: EmbeddedOrders = serde_json::from_str(page).expect("the page reads");
+        let read = embedded.orders.read(|order| order.into_record().map(Some));
+        let ids: Vec<&str> = read.records.iter().map(|order| order.order_id.as_str()).collect();
+        assert_eq!(ids, ["ord_2", "ord_3"]);
+        let issues: Vec<(Option<&str>, Option<&str>, &str)> = read
+            .issues
+            .iter()
+            .map(|issue| (issue.record_id.as_deref(), issue.field.as_deref(), issue.reason.as_str()))
+            .collect();
+        assert_eq!(
+            issues,
+            [
+                (Some("ord_1"), Some("lines[0].unitPrice"), json::FINER_THAN_CURRENCY),
+                (Some("ord_4"), Some("amount"), json::FINER_THAN_CURRENCY),
+            ]
+        );
+    }
 
     #[test]
     fn refunds_decide_for_orders_money_was_taken_for() {

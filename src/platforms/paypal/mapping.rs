@@ -6,6 +6,7 @@
 
 use serde::Deserialize;
 
+use crate::platforms::kit::records;
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
@@ -61,10 +62,40 @@ impl Keyed for PayPalInvoice {
     const ID: &'static str = "/id";
 }
 
-/// PayPal money: a currency code and a decimal string.
+/// PayPal money: a currency code and a decimal string in the currency's
+/// own decimals ("For the required number of decimal places for a currency
+/// code, see Currency Codes", its `money` schema): a finer amount cannot be
+/// read.
 #[derive(Deserialize)]
+#[serde(try_from = "SentMoney")]
 struct PayPalMoney {
     value: Option<Amount>,
+}
+
+/// PayPal money as sent, before its decimals are checked.
+#[derive(Deserialize)]
+struct SentMoney {
+    currency_code: Option<String>,
+    value: Option<Amount>,
+}
+
+impl TryFrom<SentMoney> for PayPalMoney {
+    type Error = &'static str;
+
+    fn try_from(sent: SentMoney) -> Result<Self, Self::Error> {
+        check_decimals(sent.currency_code.as_deref(), sent.value)?;
+        Ok(Self { value: sent.value })
+    }
+}
+
+/// Refuses an amount finer than its currency's minor unit.
+fn check_decimals(currency: Option<&str>, value: Option<Amount>) -> Result<(), &'static str> {
+    match (currency, value) {
+        (Some(currency), Some(value)) if !json::within_minor_unit(value.money(), currency) => {
+            Err(json::FINER_THAN_CURRENCY)
+        }
+        _ => Ok(()),
+    }
 }
 
 /// Optional money as ours; zero when absent.
@@ -142,11 +173,33 @@ impl Name {
     }
 }
 
-/// The invoice total and its breakdown.
+/// The invoice total (in its currency's own decimals, as [`PayPalMoney`])
+/// and its breakdown.
 #[derive(Deserialize)]
+#[serde(try_from = "SentSummary")]
 struct AmountSummary {
     value: Option<Amount>,
     breakdown: Option<Breakdown>,
+}
+
+/// The invoice total as sent, before its decimals are checked.
+#[derive(Deserialize)]
+struct SentSummary {
+    currency_code: Option<String>,
+    value: Option<Amount>,
+    breakdown: Option<Breakdown>,
+}
+
+impl TryFrom<SentSummary> for AmountSummary {
+    type Error = &'static str;
+
+    fn try_from(sent: SentSummary) -> Result<Self, Self::Error> {
+        check_decimals(sent.currency_code.as_deref(), sent.value)?;
+        Ok(Self {
+            value: sent.value,
+            breakdown: sent.breakdown,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -306,6 +359,37 @@ impl PayPalInvoice {
 mod tests {
     use super::*;
     use rust_decimal::Decimal;
+
+    #[test]
+    fn an_amount_finer_than_its_currency_costs_its_invoice_naming_the_field() {
+        let invoice = |id: &str, currency: &str, total: &str, unit: &str| {
+            format!(
+                r#"{{"id": "{id}", "detail": {{"invoice_date": "2026-10-03", "currency_code": "{currency}"}},
+                    "amount": {{"currency_code": "{currency}", "value": "{total}"}},
+                    "items": [{{"name": "Tea", "quantity": "1",
+                               "unit_amount": {{"currency_code": "{currency}", "value": "{unit}"}}}}]}}"#
+            )
+        };
+        for (text, finer) in [
+            (invoice("INV2-1", "USD", "10.00", "10.00"), None),
+            (invoice("INV2-2", "JPY", "1000", "1000"), None),
+            (invoice("INV2-3", "TND", "1.005", "1.005"), None),
+            (invoice("INV2-4", "USD", "10.005", "10.00"), Some("amount")),
+            (invoice("INV2-5", "JPY", "1000", "999.5"), Some("items[0].unit_amount")),
+        ] {
+            let raw = serde_json::value::RawValue::from_string(text).expect("JSON");
+            match (records::single::<PayPalInvoice>(&raw), finer) {
+                (Ok((invoice, _)), None) => {
+                    invoice.into_record().expect("an invoice");
+                }
+                (Err(issue), Some(field)) => {
+                    assert_eq!(issue.field.as_deref(), Some(field));
+                    assert_eq!(issue.reason, json::FINER_THAN_CURRENCY);
+                }
+                (outcome, expected) => panic!("{expected:?}: {:?}", outcome.err()),
+            }
+        }
+    }
 
     #[test]
     fn every_documented_status_maps_and_others_are_unknown() {
