@@ -6,7 +6,6 @@
 
 use serde::Deserialize;
 
-use crate::platforms::kit::records;
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
@@ -358,6 +357,7 @@ impl PayPalInvoice {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::platforms::kit::records;
     use rust_decimal::Decimal;
 
     #[test]
