@@ -18,7 +18,7 @@ use crate::db::{self, DEFAULT_DATABASE_URL};
 use crate::managed_migrations::MigrationConfig;
 use crate::platforms::connector::Connectors;
 use crate::rate_limits::{self, RateLimitConfig};
-use crate::sync::engine::EngineConfig;
+use crate::sync::engine::{self, EngineConfig};
 use crate::sync::list_orders;
 use crate::telemetry::{self, LogFormat};
 use crate::webhooks::deliverer::WebhookConfig;
@@ -88,6 +88,16 @@ struct ServeOptions {
         default_value_t = 2
     )]
     sync_workers: usize,
+    /// Hours after a data type's last full fetch before a sync fetches the
+    /// platform's whole list again, finding the records it deleted, where
+    /// the platform's changes do not say (0: every sync fetches whole).
+    #[arg(
+        long,
+        global = true,
+        env = "TRIBUTARY_FULL_FETCH_EVERY_HOURS",
+        default_value_t = engine::DEFAULT_FULL_FETCH_EVERY.as_secs() / 3600
+    )]
+    full_fetch_every_hours: u64,
     /// Whether this process delivers webhooks (`false`: another process
     /// on the same database does; events are recorded either way).
     #[arg(
@@ -316,6 +326,7 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
         },
         engine: EngineConfig {
             workers: options.sync_workers,
+            full_fetch_every: Duration::from_secs(options.full_fetch_every_hours * 3600),
             ..EngineConfig::default()
         },
         webhooks: WebhookConfig {

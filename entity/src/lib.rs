@@ -25,6 +25,7 @@ pub mod retained_generation;
 pub mod server_instance;
 pub mod sync_request;
 pub mod sync_request_operation;
+pub mod sync_watermark;
 pub mod webhook_attempt;
 pub mod webhook_delivery;
 pub mod webhook_endpoint;

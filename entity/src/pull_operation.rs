@@ -44,6 +44,38 @@ pub struct Model {
     pub record_issues: Option<String>,
     /// How many records the connector could not read, in all.
     pub record_issue_count: i64,
+    /// How the run fetched: the platform's whole list or what changed
+    /// since the last published fetch; null until a worker decides.
+    pub fetch_mode: Option<FetchMode>,
+    /// Whether a full fetch was asked for (`?full=true`).
+    pub full_requested: bool,
+}
+
+/// How a pull operation fetched its data type.
+#[derive(
+    Debug,
+    Clone,
+    Copy,
+    PartialEq,
+    Eq,
+    Hash,
+    EnumIter,
+    DeriveActiveEnum,
+    Serialize,
+    Deserialize,
+    schemars::JsonSchema,
+)]
+#[sea_orm(rs_type = "String", db_type = "String(StringLen::None)")]
+pub enum FetchMode {
+    /// The platform's whole list: records it no longer lists are flagged
+    /// deleted. The first sync of a data type, a reconciliation (due a set
+    /// time after the last one) and `?full=true` fetch so.
+    #[sea_orm(string_value = "Full")]
+    Full,
+    /// Only what the platform says changed since the last published fetch
+    /// (less an overlap); every other record keeps its copy.
+    #[sea_orm(string_value = "Incremental")]
+    Incremental,
 }
 
 /// Where a pull operation stands.

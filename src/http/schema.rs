@@ -129,6 +129,7 @@ pub fn components() -> Map<String, Value> {
 fn add_vocabularies(generator: &mut SchemaGenerator) {
     generator.subschema_for::<ConnectionStatus>();
     generator.subschema_for::<PullStatus>();
+    generator.subschema_for::<crate::sync::operations::FetchMode>();
     generator.subschema_for::<SourceType>();
     generator.subschema_for::<DataType>();
     generator.subschema_for::<EventType>();

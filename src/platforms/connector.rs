@@ -8,7 +8,9 @@
 use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
 use std::sync::Arc;
+use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use futures_util::future::BoxFuture;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -186,6 +188,45 @@ pub trait Connector: Send + Sync + Sized + 'static {
     }
 }
 
+/// How a connector asks its platform for what changed in a data type since
+/// a time ([`Syncs::changed_page`]), where the platform documents a filter.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Changes {
+    /// How much earlier than the watermark (the platform's time when the last
+    /// published fetch began) the next fetch asks from: records written as
+    /// that fetch began, a filter's inclusive or exclusive bound and clock
+    /// differences between the platform's servers are asked for again, and
+    /// upserted by id.
+    pub overlap: Duration,
+    /// Whether what changed includes what the platform deleted.
+    pub deletions: Deletions,
+}
+
+/// Whether a platform's changes carry its deletions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Deletions {
+    /// A deleted record comes back changed (a `DELETED` or `VOIDED` status,
+    /// a tombstone), and its mapping flags it: no reconciliation is needed,
+    /// though `?full=true` still runs one.
+    InChanges,
+    /// A deleted record just stops being listed: only a full fetch finds it
+    /// (the engine runs one a set time after the last).
+    OnlyByFullFetch,
+}
+
+impl Changes {
+    /// The overlap most platforms get: five minutes.
+    pub const OVERLAP: Duration = Duration::from_secs(5 * 60);
+
+    /// Changes with the usual overlap, whose `deletions` are as said.
+    pub const fn with(deletions: Deletions) -> Self {
+        Self {
+            overlap: Self::OVERLAP,
+            deletions,
+        }
+    }
+}
+
 /// A data type a connector fetches.
 pub trait Syncs<D: Definition>: Connector {
     /// Whether a sync fetches the platform's whole list of `D`: only then is
@@ -195,19 +236,37 @@ pub trait Syncs<D: Definition>: Connector {
     /// leaves the list, unflagged.
     const WHOLE_LIST: bool = true;
 
+    /// How the platform says what changed in `D` since a time; `None` (the
+    /// default) when it cannot, and every sync fetches the whole list.
+    const CHANGES: Option<Changes> = None;
+
     /// The page of `D`'s records starting at `cursor` (`None` for the first).
     fn page(
         &self,
         credentials: &Self::Credentials,
         cursor: Option<String>,
     ) -> impl Future<Output = Result<Fetched<D::Record>, ConnectorError>> + Send;
+
+    /// The page starting at `cursor` of `D`'s records that changed at the
+    /// platform since `since` (already less [`Changes::overlap`]), by the
+    /// platform's filter; only called when [`Syncs::CHANGES`] is `Some`.
+    fn changed_page(
+        &self,
+        credentials: &Self::Credentials,
+        since: DateTime<Utc>,
+        cursor: Option<String>,
+    ) -> impl Future<Output = Result<Fetched<D::Record>, ConnectorError>> + Send {
+        let _ = since;
+        self.page(credentials, cursor)
+    }
 }
 
-/// A page function of connector `C`: its credentials and a cursor in, a
-/// page of records out.
+/// A page function of connector `C`: its credentials, the time changes are
+/// asked since (`None`: the whole list) and a cursor in, a page of records out.
 type FetchPage<C> = for<'a> fn(
     &'a C,
     &'a <C as Connector>::Credentials,
+    Option<DateTime<Utc>>,
     Option<String>,
 ) -> BoxFuture<'a, Result<Page, ConnectorError>>;
 
@@ -215,6 +274,8 @@ type FetchPage<C> = for<'a> fn(
 pub struct Fetcher<C: Connector> {
     /// The data type.
     pub data_type: DataType,
+    /// How the platform says what changed in it, where it can.
+    pub changes: Option<Changes>,
     fetch: FetchPage<C>,
 }
 
@@ -226,6 +287,7 @@ impl<C: Connector> Fetcher<C> {
     {
         Self {
             data_type: DataType::of::<D>(),
+            changes: <C as Syncs<D>>::CHANGES,
             fetch: fetch_page::<C, D>,
         }
     }
@@ -234,15 +296,25 @@ impl<C: Connector> Fetcher<C> {
 fn fetch_page<'a, C: Syncs<D>, D: Definition>(
     connector: &'a C,
     credentials: &'a C::Credentials,
+    since: Option<DateTime<Utc>>,
     cursor: Option<String>,
 ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
     Box::pin(async move {
-        let fetched = <C as Syncs<D>>::page(connector, credentials, cursor).await?;
+        let (fetched, whole_list) = match (since, <C as Syncs<D>>::CHANGES) {
+            (Some(since), Some(_)) => (
+                <C as Syncs<D>>::changed_page(connector, credentials, since, cursor).await?,
+                false,
+            ),
+            _ => (
+                <C as Syncs<D>>::page(connector, credentials, cursor).await?,
+                <C as Syncs<D>>::WHOLE_LIST,
+            ),
+        };
         Ok(Page {
             records: Records::of::<D>(fetched.records),
             next: fetched.next,
             total: fetched.total,
-            whole_list: <C as Syncs<D>>::WHOLE_LIST,
+            whole_list,
             issues: fetched.issues,
         })
     })
@@ -280,13 +352,22 @@ pub fn require_reach<'a>(
 /// JSON body), any data type. Every [`Connector`] is one; tests implement it
 /// directly to stand in for a platform.
 pub trait AnyConnector: Send + Sync {
-    /// The page of `data_type` starting at `cursor` (`None` for the first).
+    /// The page of `data_type` starting at `cursor` (`None` for the first):
+    /// of the whole list, or of what changed since `since` where
+    /// [`AnyConnector::changes`] says the platform can tell.
     fn fetch<'a>(
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>>;
+
+    /// How the platform says what changed in `data_type`; `None` when it
+    /// cannot (every sync fetches the whole list).
+    fn changes(&self, _data_type: DataType) -> Option<Changes> {
+        None
+    }
 
     /// Where and how this connection's tokens are refreshed; `None` when
     /// they are not.
@@ -355,6 +436,7 @@ impl<C: Connector> AnyConnector for C {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -368,8 +450,15 @@ impl<C: Connector> AnyConnector for C {
                     C::PLATFORM
                 )));
             };
-            (fetcher.fetch)(self, &credentials, cursor).await
+            (fetcher.fetch)(self, &credentials, since, cursor).await
         })
+    }
+
+    fn changes(&self, data_type: DataType) -> Option<Changes> {
+        C::syncs()
+            .into_iter()
+            .find(|fetcher| fetcher.data_type == data_type)
+            .and_then(|fetcher| fetcher.changes)
     }
 
     fn token_endpoint(&self, credentials: &Value) -> Option<TokenEndpoint> {

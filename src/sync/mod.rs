@@ -8,9 +8,11 @@
 //! - [`reads`]: a company's synced data, page by page.
 //! - [`list_orders`]: the orders of queried and merged lists, read once per
 //!   snapshot.
+//! - [`watermarks`]: where each data type's next incremental fetch starts.
 
 pub mod engine;
 pub mod list_orders;
 pub mod operations;
 pub mod reads;
 pub mod refresh;
+pub mod watermarks;

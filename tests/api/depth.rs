@@ -204,7 +204,10 @@ async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
         .await;
         let company_id = new_company(&app, "Depth").await;
         let first = sandbox_connection(&app, company_id, 1234, 7).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
         staging_is_cleared(&app).await;
         let mut sources = vec![(first, Dataset::invoices_only(7, 1234))];
@@ -213,7 +216,10 @@ async fn every_page_is_its_slice_of_the_list_with_one_or_several_connections() {
 
         // A second connection: pages merge both lists in the same order.
         let second = sandbox_connection(&app, company_id, 777, 8).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
         sources.push((second, Dataset::invoices_only(8, 777)));
         assert_pages_are_slices(&app, company_id, &expected_invoices(&sources)).await;
@@ -234,6 +240,7 @@ impl AnyConnector for RepeatingPlatform {
         &'a self,
         _credentials: &'a Value,
         data_type: DataType,
+        _since: Option<chrono::DateTime<chrono::Utc>>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -275,7 +282,10 @@ async fn a_record_the_platform_sends_twice_is_listed_once_as_last_sent() {
         let app = TestApp::spawn_with(backend, AppOptions::with_sandbox(Arc::new(platform))).await;
         let company_id = new_company(&app, "Repeats").await;
         sandbox_connection(&app, company_id, 30, 3).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         let done = settled(&app.client, company_id).await;
         assert!(
             done.iter()
@@ -311,7 +321,10 @@ async fn the_ordinals_migration_numbers_rows_synced_before_it() {
         let company_id = new_company(&app, "Upgraded").await;
         let first = sandbox_connection(&app, company_id, 450, 11).await;
         let second = sandbox_connection(&app, company_id, 120, 12).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
 
         // Back to the schema before the ordinals (the data stays), then up again.
@@ -362,7 +375,10 @@ async fn the_naive_build_answers_every_page_as_the_ordinals_do() {
         let app = TestApp::spawn_with(backend, AppOptions::working(2)).await;
         let company_id = new_company(&app, "Naive").await;
         let first = sandbox_connection(&app, company_id, 321, 5).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
         let naive = app
             .another_instance(AppOptions {
@@ -405,6 +421,7 @@ impl AnyConnector for InvoicesForEverything {
         &'a self,
         _credentials: &'a Value,
         _data_type: DataType,
+        _since: Option<chrono::DateTime<chrono::Utc>>,
         _cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -432,7 +449,10 @@ async fn a_page_of_another_data_type_fails_its_sync_and_touches_no_other_data_ty
         .await;
         let company_id = new_company(&app, "Mixed up").await;
         sandbox_connection(&app, company_id, 30, 3).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         let done = settled(&app.client, company_id).await;
         for operation in &done {
             let expected = if operation.data_type == client::types::DataType::Invoices {
@@ -468,7 +488,10 @@ async fn synced_sandbox(app: &TestApp, name: &str, counts: Value) -> Uuid {
         body.extend(counts.clone());
     }
     authorized_sandbox(app, company_id, authorization).await;
-    app.client.sync_all_data(&company_id).await.expect("queued");
+    app.client
+        .sync_all_data(&company_id, None)
+        .await
+        .expect("queued");
     settled(&app.client, company_id).await;
     company_id
 }
@@ -730,7 +753,7 @@ async fn a_list_moved_in_halves_is_numbered_as_one_sorted_move_numbers_it() {
             ("invoices", first_synced("invoices").await),
             ("orders", first_synced("orders").await),
         ];
-        app.client.sync_all_data(&shop).await.expect("queued");
+        app.client.sync_all_data(&shop, None).await.expect("queued");
         settled(&app.client, shop).await;
         for (list, stamp) in stamps {
             for query in [format!("modifiedDate>{stamp}"), "isDeleted=true".to_owned()] {

@@ -15,6 +15,7 @@ mod connections;
 mod data_types;
 mod depth;
 mod faults;
+mod fetch_modes;
 mod incremental;
 mod integrations;
 mod links;

@@ -131,7 +131,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         assert_eq!(status, 409);
         assert!(error.error.contains("POST /companies/"), "{}", error.error);
 
-        let queued = app.client.sync_all_data(&company_id).await.expect("queued");
+        let queued = app.client.sync_all_data(&company_id, None).await.expect("queued");
         assert_eq!(queued.status(), 202);
         let queued = queued.into_inner();
         // The sandbox has every data type: one operation each.
@@ -258,7 +258,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             .await
             .expect("answered");
         assert_eq!(response.status(), 200);
-        app.client.queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices).await.expect("queued");
+        app.client.queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices, None).await.expect("queued");
         settled(&app.client, company_id).await;
         // Records that disappeared from the platform stay, flagged deleted.
         let all_of_them = json(
@@ -299,7 +299,7 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
 
         let first: Vec<Uuid> = app
             .client
-            .sync_all_data(&company_id)
+            .sync_all_data(&company_id, None)
             .await
             .expect("queued")
             .into_inner()
@@ -308,7 +308,7 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             .collect();
         let second: Vec<Uuid> = app
             .client
-            .sync_all_data(&company_id)
+            .sync_all_data(&company_id, None)
             .await
             .expect("queued")
             .into_inner()
@@ -318,7 +318,11 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
         assert_eq!(first, second);
         let one = app
             .client
-            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
+            .queue_data_type(
+                &company_id,
+                client::types::QueueDataTypeDataType::Invoices,
+                None,
+            )
             .await
             .expect("queued")
             .into_inner();
@@ -345,9 +349,15 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             "dataType"
         );
         let unknown = Uuid::now_v7();
-        assert_eq!(error_of(app.client.sync_all_data(&unknown).await).0, 404);
+        assert_eq!(
+            error_of(app.client.sync_all_data(&unknown, None).await).0,
+            404
+        );
         let (_, other) = app.other_tenant("other-client").await;
-        assert_eq!(error_of(other.sync_all_data(&company_id).await).0, 404);
+        assert_eq!(
+            error_of(other.sync_all_data(&company_id, None).await).0,
+            404
+        );
         assert_eq!(
             error_of(
                 other
@@ -358,7 +368,7 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             404
         );
         let lonely = new_company(&app, "No connections").await;
-        let (status, error) = error_of(app.client.sync_all_data(&lonely).await);
+        let (status, error) = error_of(app.client.sync_all_data(&lonely, None).await);
         assert_eq!(status, 409);
         assert!(
             error.error.contains("no Linked connection"),
@@ -415,6 +425,7 @@ impl AnyConnector for Flaky {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
+        _since: Option<chrono::DateTime<chrono::Utc>>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -432,7 +443,9 @@ impl AnyConnector for Flaky {
                     )
                 });
             }
-            SandboxConnector.fetch(credentials, data_type, cursor).await
+            SandboxConnector
+                .fetch(credentials, data_type, None, cursor)
+                .await
         })
     }
 }
@@ -451,7 +464,10 @@ async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
         .await;
         let company_id = new_company(&app, "Acme").await;
         let connection_id = sandbox_connection(&app, company_id, 2500, 3).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
         let before = json(
             app.get(&format!(
@@ -464,7 +480,11 @@ async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
 
         fail.store(true, Ordering::SeqCst);
         app.client
-            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
+            .queue_data_type(
+                &company_id,
+                client::types::QueueDataTypeDataType::Invoices,
+                None,
+            )
             .await
             .expect("queued");
         let after_ops = settled(&app.client, company_id).await;
@@ -518,7 +538,11 @@ async fn rejected_tokens_end_in_auth_error_and_deauthorize_the_connection() {
         let company_id = new_company(&app, "Acme").await;
         let connection_id = sandbox_connection(&app, company_id, 1500, 3).await;
         app.client
-            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
+            .queue_data_type(
+                &company_id,
+                client::types::QueueDataTypeDataType::Invoices,
+                None,
+            )
             .await
             .expect("queued");
         let ops = settled(&app.client, company_id).await;
@@ -562,6 +586,7 @@ impl AnyConnector for Counting {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
+        _since: Option<chrono::DateTime<chrono::Utc>>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -575,7 +600,9 @@ impl AnyConnector for Counting {
                 }
                 tokio::time::sleep(Duration::from_millis(20)).await;
             }
-            SandboxConnector.fetch(credentials, data_type, cursor).await
+            SandboxConnector
+                .fetch(credentials, data_type, None, cursor)
+                .await
         })
     }
 }
@@ -624,7 +651,10 @@ async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
             } else {
                 &second_client
             };
-            trigger.sync_all_data(&company_id).await.expect("queued");
+            trigger
+                .sync_all_data(&company_id, None)
+                .await
+                .expect("queued");
             companies.push(company_id);
         }
         for company_id in &companies {
@@ -667,7 +697,7 @@ async fn an_operation_whose_worker_died_is_taken_over_or_failed_after_its_lease(
         sandbox_connection(&app, company_id, 300, 9).await;
         let queued = app
             .client
-            .sync_all_data(&company_id)
+            .sync_all_data(&company_id, None)
             .await
             .expect("queued")
             .into_inner();
@@ -722,7 +752,10 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
         // record tables have no foreign key: the deletes name their rows).
         let other_id = new_company(app, "Other").await;
         sandbox_connection(app, other_id, 300, 9).await;
-        app.client.sync_all_data(&other_id).await.expect("queued");
+        app.client
+            .sync_all_data(&other_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, other_id).await;
         // The run clears its staging after its operation completes: wait for
         // it, so that the counts below are the other company's for good.
@@ -749,7 +782,10 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
 
         let company_id = new_company(app, "Acme").await;
         let connection_id = sandbox_connection(app, company_id, 1200, 5).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
         assert_eq!(
             count_rows(app, "record WHERE data_type = 'invoices'").await,
@@ -775,7 +811,10 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
 
         sandbox_connection(app, company_id, 100, 5).await;
         sandbox_connection(app, company_id, 50, 6).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
         app.client
             .delete_company(&company_id)
@@ -800,7 +839,10 @@ async fn readers_never_see_half_a_sync() {
     for_each_database(async |app| {
         let company_id = new_company(app, "Acme").await;
         sandbox_connection(app, company_id, 3000, 11).await;
-        app.client.sync_all_data(&company_id).await.expect("queued");
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
         settled(&app.client, company_id).await;
 
         let stop = Arc::new(AtomicBool::new(false));
@@ -834,7 +876,11 @@ async fn readers_never_see_half_a_sync() {
         };
         for _ in 0..5 {
             app.client
-                .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
+                .queue_data_type(
+                    &company_id,
+                    client::types::QueueDataTypeDataType::Invoices,
+                    None,
+                )
                 .await
                 .expect("queued");
             settled(&app.client, company_id).await;
@@ -854,11 +900,14 @@ impl AnyConnector for Slow {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
+        _since: Option<chrono::DateTime<chrono::Utc>>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
             tokio::time::sleep(Duration::from_millis(150)).await;
-            SandboxConnector.fetch(credentials, data_type, cursor).await
+            SandboxConnector
+                .fetch(credentials, data_type, None, cursor)
+                .await
         })
     }
 }
@@ -872,7 +921,11 @@ async fn shutting_down_puts_a_running_sync_back_in_the_queue() {
         let connection_id = sandbox_connection(&app, company_id, 8000, 2).await;
         let queued = app
             .client
-            .queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices)
+            .queue_data_type(
+                &company_id,
+                client::types::QueueDataTypeDataType::Invoices,
+                None,
+            )
             .await
             .expect("queued")
             .into_inner();
@@ -936,7 +989,7 @@ async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
         let company_id = new_company(&app, "Acme").await;
         let connection_id = sandbox_connection(&app, company_id, 50, 2).await;
         // Concurrent triggers still queue one operation per data type.
-        let triggers = (0..8).map(|_| app.client.sync_all_data(&company_id));
+        let triggers = (0..8).map(|_| app.client.sync_all_data(&company_id, None));
         let answers = futures::future::join_all(triggers).await;
         assert!(
             answers

@@ -55,11 +55,14 @@ impl AnyConnector for Garbling {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
+        _since: Option<chrono::DateTime<chrono::Utc>>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
             if data_type != DataType::INVOICES {
-                return SandboxConnector.fetch(credentials, data_type, cursor).await;
+                return SandboxConnector
+                    .fetch(credentials, data_type, None, cursor)
+                    .await;
             }
             let authorization: SandboxAuthorization =
                 serde_json::from_value(credentials.clone()).expect("a sandbox body");

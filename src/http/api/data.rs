@@ -23,7 +23,7 @@ use crate::http::state::AppState;
 use crate::http::types::{Nullable, Timestamp};
 use crate::paging::{self, PageRequest};
 use crate::platforms::connector;
-use crate::sync::operations::{self, HistoryFilter, PullStatus};
+use crate::sync::operations::{self, Fetch, FetchMode, HistoryFilter, PullStatus};
 use crate::tenant::Tenant;
 
 /// Data endpoints.
@@ -58,6 +58,10 @@ pub struct PullOperation {
     pub issues: Vec<RecordIssue>,
     /// How many more records could not be read than `issues` lists.
     pub issues_not_shown: i64,
+    /// How it fetches: `Full` (the platform's whole list; records it no longer lists are flagged `isDeleted`) or
+    /// `Incremental` (only what the platform says changed since the last sync; the other records keep their copies).
+    /// Null until a worker starts it, and for operations that fetch nothing (`NotSupported`).
+    pub fetch_mode: Nullable<Described<FetchMode>>,
     /// Why it failed or fetched nothing, in words to act on; null unless `Failed`, `AuthError`, `Cancelled` or `NotSupported`.
     pub error_message: Nullable<String>,
     /// While `Fetching`: when the worker's lease on it lapses. A working worker renews it every few seconds, so a time
@@ -114,6 +118,7 @@ impl TryFrom<pull_operation::Model> for PullOperation {
             records_fetched: row.records_fetched,
             issues: issues.into_iter().map(RecordIssue::from).collect(),
             issues_not_shown: not_shown as i64,
+            fetch_mode: row.fetch_mode.map(Described::from).into(),
             error_message: row
                 .error_message
                 .map(|message| {
@@ -130,6 +135,15 @@ impl TryFrom<pull_operation::Model> for PullOperation {
                 .map(Timestamp)
                 .into(),
         })
+    }
+}
+
+/// What `?full=` asks a queued sync to fetch.
+fn fetch_asked(full: Option<bool>) -> Fetch {
+    if full == Some(true) {
+        Fetch::Full
+    } else {
+        Fetch::Due
     }
 }
 
@@ -214,6 +228,14 @@ impl DataApi {
     /// returned. Nothing syncs unless you call this (or `queueDataType`);
     /// in particular, not after a token migration. 409 when the company has
     /// no `Linked` connection.
+    ///
+    /// After a data type's first complete sync, each sync fetches only what
+    /// the platform says changed since the last one, where the platform can
+    /// say (`fetchMode: Incremental`; `GET /integrations/{platformKey}`
+    /// does not yet say which can). Where its changes do not carry what it
+    /// deleted, the first sync a day after the last full fetch fetches the
+    /// whole list again, flagging what it no longer lists (`Full`);
+    /// `full=true` asks for the whole list now.
     #[oai(
         path = "/companies/:companyId/data/all",
         method = "post",
@@ -226,8 +248,14 @@ impl DataApi {
         /// The company's id.
         #[oai(name = "companyId")]
         company_id: Path<Uuid>,
+        /// `true`: fetch every data type's whole list from the platform, not
+        /// only what changed since the last sync (a reconciliation: records the
+        /// platform deleted are flagged `isDeleted`). An operation already
+        /// running keeps the fetch it started with.
+        full: Query<Option<bool>>,
     ) -> Result<Queued, TriggerErrors> {
-        let queued = operations::queue_all(&state.db, tenant, company_id.0).await?;
+        let fetch = fetch_asked(full.0);
+        let queued = operations::queue_all(&state.db, tenant, company_id.0, fetch).await?;
         state.sync_wake.notify_waiters();
         Ok(Queued::Accepted(Json(operations_of(queued)?)))
     }
@@ -239,6 +267,7 @@ impl DataApi {
     /// does not have it (a bank has no invoices), the answer holds an
     /// operation that ended `NotSupported` at once, saying which data types
     /// that platform has (`GET /integrations/{platformKey}` lists them).
+    /// `full=true` fetches the whole list, as for `syncAllData`.
     #[oai(
         path = "/companies/:companyId/data/queue/:dataType",
         method = "post",
@@ -254,9 +283,16 @@ impl DataApi {
         /// The data type: `invoices`, `customers`, `orders`, `bankAccounts` or `bankTransactions`.
         #[oai(name = "dataType")]
         data_type: Path<String>,
+        /// `true`: fetch the platform's whole list, not only what changed since
+        /// the last sync (a reconciliation: records the platform deleted are
+        /// flagged `isDeleted`). An operation already running keeps the fetch
+        /// it started with.
+        full: Query<Option<bool>>,
     ) -> Result<Queued, TriggerErrors> {
         let data_type = operations::requested_data_type("dataType", &data_type.0)?;
-        let queued = operations::queue_one(&state.db, tenant, company_id.0, data_type).await?;
+        let fetch = fetch_asked(full.0);
+        let queued =
+            operations::queue_one(&state.db, tenant, company_id.0, data_type, fetch).await?;
         state.sync_wake.notify_waiters();
         Ok(Queued::Accepted(Json(operations_of(queued)?)))
     }

@@ -30,6 +30,9 @@ pub use responses::{ErrorResponses, status};
 /// What a path id must look like.
 pub const UUID_RULE: &str = "must be a UUID such as 0192f0c1-9b6e-7c53-a5c8-2f0e4b5d6a71";
 
+/// What a boolean query parameter (`full`, `verify`) must be.
+pub const BOOLEAN_RULE: &str = "must be `true` or `false`";
+
 /// What a body poem could not read is told (every body is read by
 /// `json_body` first, which names its fields; this is the fallback).
 pub const BODY_NOT_READ: &str = "could not be read as the expected JSON";
@@ -171,6 +174,7 @@ impl ApiError {
             let message = match paging::parameter_rule(&name) {
                 Some(rule) => rule.to_owned(),
                 None if name.ends_with("Id") => UUID_RULE.to_owned(),
+                None if reason.contains("\"boolean\"") => BOOLEAN_RULE.to_owned(),
                 None => reason.to_owned(),
             };
             return Self::validation(vec![FieldError::new(name, message)]);

@@ -3,17 +3,59 @@
 //! exponentially with jitter on 5xx and connection failures, and failures
 //! described by the platform's own answer (status and message, never a
 //! token). A connector describes a request as a [`Call`] (where, which
-//! query, how the token goes) and gets typed JSON back.
+//! query, how the token goes) and gets typed JSON back. [`platform_time`]
+//! tells the platform's time when a run's fetch began, from its first
+//! answer's `Date` header.
 
+use std::cell::Cell;
+use std::future::Future;
 use std::time::Duration;
 
+use chrono::{DateTime, Utc};
 use rand::Rng;
 use reqwest::StatusCode;
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::{DATE, HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
 use crate::platforms::connector::ConnectorError;
 pub use crate::platforms::kit::errors::{describe, platform_message, scrub};
+
+tokio::task_local! {
+    /// The `Date` of the first answer a platform gave within [`platform_time`].
+    static FIRST_ANSWERED: Cell<Option<DateTime<Utc>>>;
+}
+
+/// Runs `work` (a run's fetch), and tells the platform's time when it
+/// began: the `Date` header of the first answer any call of `work` got,
+/// whatever its status; `None` when no answer carried one (or none came).
+/// Incremental fetches ask for what changed since then, on the platform's
+/// clock rather than tributary's.
+pub async fn platform_time<F: Future>(work: F) -> (F::Output, Option<DateTime<Utc>>) {
+    FIRST_ANSWERED
+        .scope(Cell::new(None), async move {
+            let output = work.await;
+            let began = FIRST_ANSWERED.with(Cell::get);
+            (output, began)
+        })
+        .await
+}
+
+/// Notes an answer's `Date` as the platform's time, unless an earlier
+/// answer within [`platform_time`] did (outside it, nothing).
+fn note_platform_time(headers: &HeaderMap) {
+    let _ = FIRST_ANSWERED.try_with(|first| {
+        if first.get().is_some() {
+            return;
+        }
+        let date = headers
+            .get(DATE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| DateTime::parse_from_rfc2822(value).ok());
+        if let Some(date) = date {
+            first.set(Some(date.with_timezone(&Utc)));
+        }
+    });
+}
 
 /// How calls to a platform are retried.
 #[derive(Debug, Clone)]
@@ -266,6 +308,7 @@ impl PlatformHttp {
                 Ok(response) => {
                     let status = response.status();
                     let headers = response.headers().clone();
+                    note_platform_time(&headers);
                     let retry_after = retry_after(&headers);
                     let Ok(body) = response.bytes().await else {
                         let failure = format!("{platform} broke off the answer");

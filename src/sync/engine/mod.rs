@@ -71,7 +71,16 @@ pub struct EngineConfig {
     /// How long a generation a newer sync replaced stays readable through
     /// the pinned links of pages read from it ([`SNAPSHOT_RETENTION`]).
     pub snapshot_retention: Duration,
+    /// How long after a data type's last full fetch a sync fetches the
+    /// platform's whole list again, where the platform's changes do not
+    /// carry its deletions ([`DEFAULT_FULL_FETCH_EVERY`]; zero: always).
+    pub full_fetch_every: Duration,
 }
+
+/// How long, by default, after a data type's last full fetch its next sync
+/// fetches whole again (a reconciliation) where the platform's changes do
+/// not carry deletions: a day.
+pub const DEFAULT_FULL_FETCH_EVERY: Duration = Duration::from_secs(24 * 60 * 60);
 
 /// How long, by default, a replaced generation stays readable for clients
 /// paging through it (unless a second newer sync completes first: a list
@@ -88,6 +97,7 @@ impl Default for EngineConfig {
             poll: Duration::from_secs(2),
             max_attempts: 3,
             snapshot_retention: SNAPSHOT_RETENTION,
+            full_fetch_every: DEFAULT_FULL_FETCH_EVERY,
         }
     }
 }

@@ -1,9 +1,11 @@
 //! One pull operation's run, step by step: [`Run::prepare`] (the
-//! connection, its connector, fresh tokens), [`Run::stage`] (every page,
+//! connection, its connector, fresh tokens), [`Run::fetch_mode`] (the whole
+//! list or what changed, [`fetch_mode`]), [`Run::stage`] (every page,
 //! each in a fenced transaction; then what the platform did not send
 //! readable, [`missing`]), [`Run::publish`] (the swap) and
 //! [`Run::clean_up`] (what readers no longer see).
 
+mod fetch_mode;
 mod missing;
 
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -24,11 +26,14 @@ use crate::data::records::Row;
 use crate::error::Problem;
 use crate::platforms;
 use crate::platforms::connector::Page;
+use crate::platforms::kit::http::platform_time;
 use crate::store::{self, Copied, Generations, Part, Publishing, Staging};
 use crate::sync::operations::issues::{self, Issues};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::refresh;
+use crate::sync::watermarks::{self, Published};
 use crate::timestamp::Timestamp;
+use fetch_mode::Mode;
 
 /// A batch of pages fetched and turned into rows ([`Run::fill`]).
 struct Filled {
@@ -81,16 +86,23 @@ impl Run<'_> {
             .ok_or_else(|| RunError::Cancelled("The connection was deleted.".to_owned()))?;
         let mut prepared = self.prepare(&connection).await?;
         *staged = Some(prepared.staging.generation);
+        let mode = self.fetch_mode(&prepared.tokens, prepared.staging).await?;
         let mut timings = Timings::default();
         let started = Instant::now();
-        let (fetched, whole_list) = self.stage(&mut prepared, &mut timings).await?;
+        let began = Timestamp::now();
+        let (staged_pages, platform_began) =
+            platform_time(self.stage(&mut prepared, mode, &mut timings)).await;
+        let (fetched, whole_list) = staged_pages?;
         let issues = self.issues();
         issues.check(fetched as u64).map_err(RunError::Failed)?;
-        self.stage_unsent(prepared.staging, &issues, fetched, whole_list)
+        self.stage_unsent(prepared.staging, &issues, fetched, whole_list, mode)
             .await?;
         timings.staging = started.elapsed();
         let started = Instant::now();
-        let published = self.publish(prepared.staging, &issues).await?;
+        let fetch_began = platform_began.unwrap_or(began);
+        let published = self
+            .publish(prepared.staging, &issues, fetch_began, mode)
+            .await?;
         *staged = None;
         timings.publishing = started.elapsed();
         let started = Instant::now();
@@ -99,6 +111,7 @@ impl Run<'_> {
             pull_operation_id = %self.operation.id,
             data_type = self.data_type.name(),
             records = published,
+            fetch_mode = ?mode.recorded(),
             unreadable = issues.count(),
             fetch_ms = timings.fetching.as_millis() as u64,
             staging_ms = timings.staging.as_millis() as u64,
@@ -212,13 +225,15 @@ impl Run<'_> {
     async fn stage(
         &self,
         prepared: &mut Prepared<'_>,
+        mode: Mode,
         timings: &mut Timings,
     ) -> Result<(i64, bool), RunError> {
         let staging = prepared.staging;
+        let since = mode.since();
         let mut fetched: i64 = 0;
         let idle = AtomicBool::new(true);
         let mut filled = self
-            .fill(&mut prepared.tokens, staging, None, &idle, timings)
+            .fill(&mut prepared.tokens, staging, since, None, &idle, timings)
             .await?;
         loop {
             fetched += filled.records;
@@ -243,6 +258,7 @@ impl Run<'_> {
                 self.fill(
                     &mut prepared.tokens,
                     staging,
+                    since,
                     Some(cursor),
                     &idle,
                     &mut fetching
@@ -254,13 +270,15 @@ impl Run<'_> {
         }
     }
 
-    /// Fetches pages from `cursor` (the first page when `None`) and turns
-    /// them into staged rows, until the list ends, or the writer is `idle`
-    /// (its batch written), or they hold [`store::STAGE_BATCH_ROWS`] rows.
+    /// Fetches pages from `cursor` (the first page when `None`; of what
+    /// changed since `since` when given) and turns them into staged rows,
+    /// until the list ends, or the writer is `idle` (its batch written), or
+    /// they hold [`store::STAGE_BATCH_ROWS`] rows.
     async fn fill(
         &self,
         tokens: &mut Tokens<'_>,
         staging: Staging,
+        since: Option<DateTime<Utc>>,
         mut cursor: Option<String>,
         idle: &AtomicBool,
         timings: &mut Timings,
@@ -275,7 +293,7 @@ impl Run<'_> {
                 total,
                 whole_list,
                 issues,
-            } = self.fetch(tokens, cursor, timings).await?;
+            } = self.fetch(tokens, since, cursor, timings).await?;
             if !issues.is_empty() {
                 self.issues
                     .lock()
@@ -405,6 +423,7 @@ impl Run<'_> {
     async fn fetch(
         &self,
         tokens: &mut Tokens<'_>,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
         timings: &mut Timings,
     ) -> Result<Page, RunError> {
@@ -415,7 +434,9 @@ impl Run<'_> {
             return Err(RunError::Interrupted);
         }
         let started = Instant::now();
-        let page = tokens.fetch(self.engine, self.data_type, cursor).await?;
+        let page = tokens
+            .fetch(self.engine, self.data_type, since, cursor)
+            .await?;
         timings.fetching += started.elapsed();
         Ok(page)
     }
@@ -423,13 +444,20 @@ impl Run<'_> {
     /// The swap, in one transaction: numbers the staged rows into the
     /// readable table (unless [`Run::move_in_halves`] did), completes the
     /// operation (only while this worker holds it), points readers at the
-    /// new generation and records the sync on the connection and company.
-    /// Returns the rows published.
+    /// new generation, moves the data type's watermark to `fetch_began` (the
+    /// platform's time when this run's fetch began) and records the sync on
+    /// the connection and company. Returns the rows published.
     ///
     /// The completion time is taken before the rows move: it is every
     /// changed record's `modifiedDate`, so the records of the next sync,
     /// which starts after this one commits, are stamped later.
-    async fn publish(&self, staging: Staging, issues: &Issues) -> Result<u64, RunError> {
+    async fn publish(
+        &self,
+        staging: Staging,
+        issues: &Issues,
+        fetch_began: DateTime<Utc>,
+        mode: Mode,
+    ) -> Result<u64, RunError> {
         let completed: DateTime<Utc> = Timestamp::now();
         let list = Publishing {
             connection_id: staging.connection_id,
@@ -468,6 +496,11 @@ impl Run<'_> {
             completed,
         )
         .await?;
+        let watermark = Published {
+            fetch_began,
+            full_at: (mode == Mode::Full).then_some(completed),
+        };
+        watermarks::advance(&txn, staging.connection_id, self.data_type, watermark).await?;
         connections::record_sync(&txn, staging.connection_id, completed).await?;
         companies::record_sync(&txn, staging.company_id, completed).await?;
         super::ending::announce_end(&txn, self.operation, None, false).await?;

@@ -4,12 +4,13 @@
 
 use std::sync::Arc;
 
+use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::Engine;
 use super::ending::RunError;
 use crate::data::DataType;
-use crate::platforms::connector::{AnyConnector, ConnectorError, Page};
+use crate::platforms::connector::{AnyConnector, Changes, ConnectorError, Page};
 use crate::platforms::kit::oauth::{self, TokenEndpoint};
 use crate::sync::refresh::{self, RefreshFailure};
 
@@ -71,16 +72,22 @@ impl<'a> Tokens<'a> {
         Ok(())
     }
 
-    /// One page; a rejected access token is refreshed once and the page asked again.
+    /// The connector's way of asking for what changed in `data_type`, if any.
+    pub fn changes(&self, data_type: DataType) -> Option<Changes> {
+        self.connector.changes(data_type)
+    }
+
+    /// One page (of what changed since `since`, when given); a rejected access token is refreshed once and the page asked again.
     pub async fn fetch(
         &mut self,
         engine: &Engine,
         data_type: DataType,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Page, RunError> {
         let connector = Arc::clone(&self.connector);
         match connector
-            .fetch(&self.credentials, data_type, cursor.clone())
+            .fetch(&self.credentials, data_type, since, cursor.clone())
             .await
         {
             Err(ConnectorError::Expired(_)) if self.endpoint.is_some() => {
@@ -91,7 +98,7 @@ impl<'a> Tokens<'a> {
                 self.refresh(engine, refresh::Need::Rejected(&rejected))
                     .await?;
                 connector
-                    .fetch(&self.credentials, data_type, cursor)
+                    .fetch(&self.credentials, data_type, since, cursor)
                     .await
                     .map_err(RunError::from)
             }

@@ -11,7 +11,9 @@
 
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
-use sea_orm::{ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement};
+use sea_orm::{
+    ActiveEnum, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement,
+};
 use uuid::Uuid;
 
 use entity::pull_operation::{self, PullStatus};
@@ -76,6 +78,27 @@ pub async fn renew(
 /// a run.
 const HOLD: &str = "UPDATE pull_operation SET records_fetched = $1, progress = $2 \
                     WHERE id = $3 AND lease_owner = $4 AND status = 'Fetching'";
+
+/// Records how `worker`'s run of `id` fetches (`Full`, `Incremental`);
+/// `false` when `worker` no longer holds the operation.
+pub async fn record_fetch_mode(
+    db: &impl ConnectionTrait,
+    id: Uuid,
+    worker: &str,
+    mode: super::FetchMode,
+) -> Result<bool, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let values = [mode.to_value().into(), id.into(), worker.into()];
+    let recorded = db
+        .execute_raw(Statement::from_sql_and_values(
+            backend,
+            "UPDATE pull_operation SET fetch_mode = $1 \
+             WHERE id = $2 AND lease_owner = $3 AND status = 'Fetching'",
+            values,
+        ))
+        .await?;
+    Ok(recorded.rows_affected() == 1)
+}
 
 /// Records progress, first thing in a transaction of the run: the fence
 /// that makes the rest of the transaction apply only while `worker` holds

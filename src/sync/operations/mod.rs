@@ -9,6 +9,7 @@ pub mod lease;
 pub mod requests;
 
 use sea_orm::Iterable;
+use sea_orm::sea_query::Expr;
 use sea_orm::{
     ActiveEnum, ActiveModelTrait, ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait,
     PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, QueryTrait, Set,
@@ -26,7 +27,7 @@ use crate::platforms;
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 
-pub use entity::pull_operation::PullStatus;
+pub use entity::pull_operation::{FetchMode, PullStatus};
 
 /// Every pull status's name, in documentation order.
 pub fn pull_status_names() -> Vec<String> {
@@ -55,8 +56,9 @@ pub async fn queue_all(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
+    fetch: Fetch,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    let operations = queue(db, tenant, company_id, None, None).await?;
+    let operations = queue(db, tenant, company_id, None, None, fetch).await?;
     requests::record(db, tenant, company_id, &operations).await?;
     Ok(operations)
 }
@@ -68,8 +70,9 @@ pub async fn queue_one(
     tenant: Tenant,
     company_id: Uuid,
     data_type: DataType,
+    fetch: Fetch,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    let operations = queue(db, tenant, company_id, Some(data_type), None).await?;
+    let operations = queue(db, tenant, company_id, Some(data_type), None, fetch).await?;
     requests::record(db, tenant, company_id, &operations).await?;
     Ok(operations)
 }
@@ -83,7 +86,15 @@ pub async fn queue_connection(
     company_id: Uuid,
     connection_id: Uuid,
 ) -> Result<Uuid, Error> {
-    let operations = queue(db, tenant, company_id, None, Some(connection_id)).await?;
+    let operations = queue(
+        db,
+        tenant,
+        company_id,
+        None,
+        Some(connection_id),
+        Fetch::Due,
+    )
+    .await?;
     requests::record(db, tenant, company_id, &operations).await
 }
 
@@ -106,6 +117,7 @@ pub async fn queue_first_link(
                 company_id,
                 Some(*data_type),
                 Some(connection_id),
+                Fetch::Due,
             )
             .await?,
         );
@@ -124,6 +136,7 @@ async fn queue(
     company_id: Uuid,
     only: Option<DataType>,
     connection_id: Option<Uuid>,
+    fetch: Fetch,
 ) -> Result<Vec<pull_operation::Model>, Error> {
     companies::find(db, tenant, company_id).await?;
     let linked = connection::Entity::find()
@@ -168,7 +181,7 @@ async fn queue(
     }
     let mut operations = Vec::with_capacity(targets.len() + unsupported.len());
     for (connection_id, data_type) in targets {
-        operations.push(queue_target(db, company_id, connection_id, data_type).await?);
+        operations.push(queue_target(db, company_id, connection_id, data_type, fetch).await?);
     }
     for (connection_id, data_type, platform) in unsupported {
         operations.push(not_supported(db, company_id, connection_id, data_type, platform).await?);
@@ -219,6 +232,8 @@ async fn not_supported(
         attempts: Set(0),
         record_issues: Set(None),
         record_issue_count: Set(0),
+        fetch_mode: Set(None),
+        full_requested: Set(false),
     }
     .insert(db)
     .await?)
@@ -261,9 +276,10 @@ async fn queue_target(
     company_id: Uuid,
     connection_id: Uuid,
     data_type: DataType,
+    fetch: Fetch,
 ) -> Result<pull_operation::Model, Error> {
     if let Some(existing) = active_operation(db, connection_id, data_type).await? {
-        return Ok(existing);
+        return ask_full(db, existing, fetch).await;
     }
     let inserted = pull_operation::ActiveModel {
         id: Set(Uuid::now_v7()),
@@ -283,6 +299,8 @@ async fn queue_target(
         attempts: Set(0),
         record_issues: Set(None),
         record_issue_count: Set(0),
+        fetch_mode: Set(None),
+        full_requested: Set(fetch == Fetch::Full),
     }
     .insert(db)
     .await;
@@ -294,12 +312,46 @@ async fn queue_target(
                 Some(sea_orm::SqlErr::UniqueConstraintViolation(_))
             ) =>
         {
-            active_operation(db, connection_id, data_type)
+            let existing = active_operation(db, connection_id, data_type)
                 .await?
-                .ok_or_else(|| Error::internal(error))
+                .ok_or_else(|| Error::internal(error))?;
+            ask_full(db, existing, fetch).await
         }
         Err(error) => Err(error.into()),
     }
+}
+
+/// What a queued sync fetches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Fetch {
+    /// What the engine decides: what changed since the last published fetch
+    /// where the connector can ask for it, else the whole list.
+    Due,
+    /// The platform's whole list (`?full=true`): a reconciliation.
+    Full,
+}
+
+/// An operation already queued or running, which a request for a full fetch
+/// joins: still queued, it will fetch whole; already running, it fetches
+/// as it decided when it started (the operation's `fetchMode` says).
+async fn ask_full(
+    db: &impl ConnectionTrait,
+    existing: pull_operation::Model,
+    fetch: Fetch,
+) -> Result<pull_operation::Model, Error> {
+    if fetch != Fetch::Full || existing.full_requested || existing.status != PullStatus::Queued {
+        return Ok(existing);
+    }
+    pull_operation::Entity::update_many()
+        .col_expr(pull_operation::Column::FullRequested, Expr::value(true))
+        .filter(pull_operation::Column::Id.eq(existing.id))
+        .filter(pull_operation::Column::Status.eq(PullStatus::Queued))
+        .exec(db)
+        .await?;
+    Ok(pull_operation::Entity::find_by_id(existing.id)
+        .one(db)
+        .await?
+        .unwrap_or(existing))
 }
 
 /// The sync queue as the metrics show it.

@@ -126,7 +126,7 @@ pub async fn sync(
     data_type: QueueDataTypeDataType,
 ) -> Vec<PullOperation> {
     app.client
-        .queue_data_type(&company_id, data_type)
+        .queue_data_type(&company_id, data_type, None)
         .await
         .expect("queued");
     crate::sync::settled(&app.client, company_id).await

@@ -2,9 +2,10 @@
 //! previous copies of the records it could not read (kept as they were),
 //! and, after the platform's whole list, the records it no longer sends
 //! (flagged deleted, or kept as they were when a record that could not be
-//! read had no id and so may be any of them).
+//! read had no id and so may be any of them). After an incremental fetch
+//! every record it did not bring is kept as it was.
 
-use super::{Run, RunError};
+use super::{Mode, Run, RunError};
 use crate::data::records::{self, Row};
 use crate::store::{self, Staging};
 use crate::sync::operations::issues::Issues;
@@ -21,14 +22,20 @@ enum Missing {
 
 impl Run<'_> {
     /// Stages what the platform did not send readable ([`Run::keep_unreadable`],
-    /// and after a whole list [`Run::stage_missing`]).
+    /// and after a whole list [`Run::stage_missing`]); after an incremental
+    /// fetch, every record of the previous generation it did not bring
+    /// (unchanged at the platform, or unreadable) as it was.
     pub(super) async fn stage_unsent(
         &self,
         staging: Staging,
         issues: &Issues,
         fetched: i64,
         whole_list: bool,
+        mode: Mode,
     ) -> Result<(), RunError> {
+        if let Mode::Incremental { .. } = mode {
+            return self.stage_missing(staging, fetched, Missing::Keep).await;
+        }
         self.keep_unreadable(staging, issues.ids(), fetched).await?;
         if !whole_list {
             return Ok(());
@@ -49,7 +56,8 @@ impl Run<'_> {
     }
 
     /// Stages again the records of the previous generation that this run
-    /// did not bring back, a batch per fenced transaction; only after
+    /// did not bring back, a batch per fenced transaction: after an
+    /// incremental fetch, kept as they were; else only after
     /// fetching the platform's whole list (`Syncs::WHOLE_LIST`), where a
     /// record missing is one it deleted: flagged deleted (or dropped once
     /// flagged for longer than
