@@ -21,6 +21,9 @@ pub struct Model {
     /// When the last full fetch was published (tributary's clock): a
     /// reconciling full fetch is due a set time after it.
     pub full_fetched: DateTimeUtc,
+    /// The platform's own cursor the last published fetch ended with, where
+    /// it keeps one (Plaid's `next_cursor`): the next fetch resumes there.
+    pub cursor: Option<String>,
 }
 
 /// Tables a watermark refers to.

@@ -1,6 +1,7 @@
 //! Incremental fetches: `sync_watermark` keeps, per connection and data
 //! type, the platform's time at the start of the last published fetch (what
-//! the next one asks for changes since) and when the last full fetch was
+//! the next one asks for changes since), the platform's own cursor where it
+//! keeps one (Plaid's `next_cursor`) and when the last full fetch was
 //! published (when a reconciling full fetch is due); a pull operation says
 //! how it fetched (`fetch_mode`: `Full` or `Incremental`) and whether a full
 //! fetch was asked for (`full_requested`).
@@ -24,6 +25,7 @@ impl MigrationTrait for Migration {
                     .col(string_len(SyncWatermark::DataType, 32))
                     .col(timestamp_with_time_zone(SyncWatermark::ChangesSince))
                     .col(timestamp_with_time_zone(SyncWatermark::FullFetched))
+                    .col(text_null(SyncWatermark::Cursor))
                     .primary_key(
                         Index::create()
                             .col(SyncWatermark::ConnectionId)
@@ -81,6 +83,7 @@ enum SyncWatermark {
     DataType,
     ChangesSince,
     FullFetched,
+    Cursor,
 }
 
 #[derive(DeriveIden)]

@@ -35,6 +35,20 @@ pub struct Page {
     pub whole_list: bool,
     /// The records of the page the connector could not read.
     pub issues: Vec<RecordIssue>,
+    /// On the last page, where the platform resumes its changes next time,
+    /// when it keeps a cursor of its own for that (Plaid's `next_cursor`).
+    pub resume: Option<String>,
+}
+
+/// Where a fetch of what changed starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Since {
+    /// The watermark less the connector's overlap: the platform's time when
+    /// the last published fetch began, less [`Changes::overlap`].
+    pub time: DateTime<Utc>,
+    /// The platform's own cursor the last published fetch ended with, where
+    /// the platform keeps one ([`Fetched::resume`]).
+    pub cursor: Option<String>,
 }
 
 /// A page of one data type's records, as a connector returns it.
@@ -49,6 +63,10 @@ pub struct Fetched<R> {
     pub next: Option<String>,
     /// How many records the whole data type holds, when the platform says.
     pub total: Option<u64>,
+    /// On the last page: the platform's own cursor to resume its changes
+    /// from next time, where it keeps one (Plaid's `next_cursor`); the engine
+    /// keeps it with the watermark and hands it back in [`Since::cursor`].
+    pub resume: Option<String>,
 }
 
 impl<R> Fetched<R> {
@@ -59,6 +77,7 @@ impl<R> Fetched<R> {
             issues: Vec::new(),
             next,
             total: None,
+            resume: None,
         }
     }
 
@@ -69,12 +88,18 @@ impl<R> Fetched<R> {
             issues: read.issues,
             next,
             total: None,
+            resume: None,
         }
     }
 
     /// The same page, saying the platform's list holds `total` records.
     pub fn of_total(self, total: Option<u64>) -> Self {
         Self { total, ..self }
+    }
+
+    /// The same page, saying where the platform resumes its changes next time.
+    pub fn resuming(self, resume: Option<String>) -> Self {
+        Self { resume, ..self }
     }
 }
 
@@ -248,12 +273,12 @@ pub trait Syncs<D: Definition>: Connector {
     ) -> impl Future<Output = Result<Fetched<D::Record>, ConnectorError>> + Send;
 
     /// The page starting at `cursor` of `D`'s records that changed at the
-    /// platform since `since` (already less [`Changes::overlap`]), by the
-    /// platform's filter; only called when [`Syncs::CHANGES`] is `Some`.
+    /// platform since `since` (its time already less [`Changes::overlap`]),
+    /// by the platform's filter; only called when [`Syncs::CHANGES`] is `Some`.
     fn changed_page(
         &self,
         credentials: &Self::Credentials,
-        since: DateTime<Utc>,
+        since: Since,
         cursor: Option<String>,
     ) -> impl Future<Output = Result<Fetched<D::Record>, ConnectorError>> + Send {
         let _ = since;
@@ -261,12 +286,12 @@ pub trait Syncs<D: Definition>: Connector {
     }
 }
 
-/// A page function of connector `C`: its credentials, the time changes are
+/// A page function of connector `C`: its credentials, where changes are
 /// asked since (`None`: the whole list) and a cursor in, a page of records out.
 type FetchPage<C> = for<'a> fn(
     &'a C,
     &'a <C as Connector>::Credentials,
-    Option<DateTime<Utc>>,
+    Option<Since>,
     Option<String>,
 ) -> BoxFuture<'a, Result<Page, ConnectorError>>;
 
@@ -296,7 +321,7 @@ impl<C: Connector> Fetcher<C> {
 fn fetch_page<'a, C: Syncs<D>, D: Definition>(
     connector: &'a C,
     credentials: &'a C::Credentials,
-    since: Option<DateTime<Utc>>,
+    since: Option<Since>,
     cursor: Option<String>,
 ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
     Box::pin(async move {
@@ -316,6 +341,7 @@ fn fetch_page<'a, C: Syncs<D>, D: Definition>(
             total: fetched.total,
             whole_list,
             issues: fetched.issues,
+            resume: fetched.resume,
         })
     })
 }
@@ -359,7 +385,7 @@ pub trait AnyConnector: Send + Sync {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
-        since: Option<DateTime<Utc>>,
+        since: Option<Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>>;
 
@@ -436,7 +462,7 @@ impl<C: Connector> AnyConnector for C {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
-        since: Option<DateTime<Utc>>,
+        since: Option<Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {

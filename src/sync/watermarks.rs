@@ -17,21 +17,25 @@ use entity::sync_watermark;
 use crate::data::DataType;
 
 /// A data type's watermark.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Watermark {
     /// The platform's time when the last published fetch began.
     pub changes_since: DateTime<Utc>,
     /// When the last full fetch was published.
     pub full_fetched: DateTime<Utc>,
+    /// The platform's own cursor the last published fetch ended with.
+    pub cursor: Option<String>,
 }
 
 /// How a sync being published fetched, for [`advance`].
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Published {
     /// The platform's time when the sync's fetch began.
     pub fetch_began: DateTime<Utc>,
     /// When it was a full fetch, the time it is published at.
     pub full_at: Option<DateTime<Utc>>,
+    /// The platform's own cursor its last page ended with, if any.
+    pub cursor: Option<String>,
 }
 
 /// The watermark of the connection's `data_type`, if a sync published one.
@@ -46,6 +50,7 @@ pub async fn find(
     Ok(row.map(|row| Watermark {
         changes_since: row.changes_since,
         full_fetched: row.full_fetched,
+        cursor: row.cursor,
     }))
 }
 
@@ -60,7 +65,7 @@ pub async fn advance(
     published: Published,
 ) -> Result<(), sea_orm::DbErr> {
     let existing = find(db, connection_id, data_type).await?;
-    let full_fetched = match (published.full_at, existing) {
+    let full_fetched = match (published.full_at, &existing) {
         (Some(full_at), _) => full_at,
         (None, Some(existing)) => existing.full_fetched,
         // An incremental sync with no watermark cannot happen; were it to,
@@ -72,6 +77,7 @@ pub async fn advance(
         data_type: Set(data_type.name().to_owned()),
         changes_since: Set(published.fetch_began),
         full_fetched: Set(full_fetched),
+        cursor: Set(published.cursor),
     };
     sync_watermark::Entity::insert(row)
         .on_conflict(
@@ -82,6 +88,7 @@ pub async fn advance(
             .update_columns([
                 sync_watermark::Column::ChangesSince,
                 sync_watermark::Column::FullFetched,
+                sync_watermark::Column::Cursor,
             ])
             .to_owned(),
         )

@@ -240,7 +240,7 @@ impl AnyConnector for RepeatingPlatform {
         &'a self,
         _credentials: &'a Value,
         data_type: DataType,
-        _since: Option<chrono::DateTime<chrono::Utc>>,
+        _since: Option<tributary::platforms::connector::Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -270,6 +270,7 @@ impl AnyConnector for RepeatingPlatform {
                 total: Some(first_page + 11),
                 whole_list: true,
                 issues: Vec::new(),
+                resume: None,
             })
         })
     }
@@ -421,7 +422,7 @@ impl AnyConnector for InvoicesForEverything {
         &'a self,
         _credentials: &'a Value,
         _data_type: DataType,
-        _since: Option<chrono::DateTime<chrono::Utc>>,
+        _since: Option<tributary::platforms::connector::Since>,
         _cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -434,6 +435,7 @@ impl AnyConnector for InvoicesForEverything {
                 total: Some(30),
                 whole_list: true,
                 issues: Vec::new(),
+                resume: None,
             })
         })
     }

@@ -20,7 +20,9 @@ use client::types::{FetchMode, PullOperation, PullStatus, QueueDataTypeDataType}
 use tributary::data::DataType;
 use tributary::data::Records;
 use tributary::data::invoices::{Invoice, Invoices};
-use tributary::platforms::connector::{AnyConnector, Changes, ConnectorError, Deletions, Page};
+use tributary::platforms::connector::{
+    AnyConnector, Changes, ConnectorError, Deletions, Page, Since,
+};
 use tributary::platforms::sandbox::SandboxAuthorization;
 use tributary::platforms::sandbox::connector::SandboxConnector;
 use tributary::platforms::sandbox::dataset::Dataset;
@@ -74,7 +76,7 @@ impl AnyConnector for Changing {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
-        since: Option<DateTime<Utc>>,
+        since: Option<Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -85,7 +87,7 @@ impl AnyConnector for Changing {
             }
             if let Some(since) = since {
                 let changed = self.with(|platform| {
-                    platform.asked_since.push(since);
+                    platform.asked_since.push(since.time);
                     (!platform.failing).then(|| platform.changed.clone())
                 });
                 let changed = changed.ok_or_else(|| {
@@ -97,6 +99,7 @@ impl AnyConnector for Changing {
                     total: None,
                     whole_list: false,
                     issues: Vec::new(),
+                    resume: None,
                 });
             }
             let authorization: SandboxAuthorization =
@@ -144,6 +147,7 @@ impl AnyConnector for Changing {
                 total: page.total,
                 whole_list: true,
                 issues: Vec::new(),
+                resume: None,
             })
         })
     }

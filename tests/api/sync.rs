@@ -425,7 +425,7 @@ impl AnyConnector for Flaky {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
-        _since: Option<chrono::DateTime<chrono::Utc>>,
+        _since: Option<tributary::platforms::connector::Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -586,7 +586,7 @@ impl AnyConnector for Counting {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
-        _since: Option<chrono::DateTime<chrono::Utc>>,
+        _since: Option<tributary::platforms::connector::Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -900,7 +900,7 @@ impl AnyConnector for Slow {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
-        _since: Option<chrono::DateTime<chrono::Utc>>,
+        _since: Option<tributary::platforms::connector::Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {

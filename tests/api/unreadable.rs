@@ -55,7 +55,7 @@ impl AnyConnector for Garbling {
         &'a self,
         credentials: &'a Value,
         data_type: DataType,
-        _since: Option<chrono::DateTime<chrono::Utc>>,
+        _since: Option<tributary::platforms::connector::Since>,
         cursor: Option<String>,
     ) -> BoxFuture<'a, Result<Page, ConnectorError>> {
         Box::pin(async move {
@@ -99,6 +99,7 @@ impl AnyConnector for Garbling {
                 total: page.total,
                 whole_list: true,
                 issues,
+                resume: None,
             })
         })
     }

@@ -283,6 +283,7 @@ impl Syncs<BankTransactions> for PlaidConnector {
             total: Some(total),
             records,
             next: None,
+            resume: None,
         })
     }
 }

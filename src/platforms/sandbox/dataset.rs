@@ -347,6 +347,7 @@ impl Dataset {
                 total: page.total,
                 whole_list: true,
                 issues: page.issues,
+                resume: None,
             }
         }
         match data_type.name() {

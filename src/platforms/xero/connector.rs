@@ -13,8 +13,8 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Syncs,
-    require_reach, syncs,
+    Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
+    Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -194,10 +194,10 @@ impl Syncs<Invoices> for XeroConnector {
     async fn changed_page(
         &self,
         credentials: &XeroAuthorization,
-        since: DateTime<Utc>,
+        since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<Invoice>, ConnectorError> {
-        self.invoices(credentials, Some(since), cursor).await
+        self.invoices(credentials, Some(since.time), cursor).await
     }
 }
 
@@ -215,9 +215,9 @@ impl Syncs<Customers> for XeroConnector {
     async fn changed_page(
         &self,
         credentials: &XeroAuthorization,
-        since: DateTime<Utc>,
+        since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
-        self.contacts(credentials, Some(since), cursor).await
+        self.contacts(credentials, Some(since.time), cursor).await
     }
 }

@@ -25,7 +25,7 @@ use crate::data::DataType;
 use crate::data::records::Row;
 use crate::error::Problem;
 use crate::platforms;
-use crate::platforms::connector::Page;
+use crate::platforms::connector::{Page, Since};
 use crate::platforms::kit::http::platform_time;
 use crate::store::{self, Copied, Generations, Part, Publishing, Staging};
 use crate::sync::operations::issues::{self, Issues};
@@ -47,6 +47,18 @@ struct Filled {
     next: Option<String>,
     /// Whether the pages are the platform's whole list.
     whole_list: bool,
+    /// Where the platform resumes its changes, said by the last page.
+    resume: Option<String>,
+}
+
+/// What [`Run::stage`] fetched.
+struct Staged {
+    /// How many records the platform sent.
+    fetched: i64,
+    /// Whether they are its whole list.
+    whole_list: bool,
+    /// Where the platform resumes its changes next time, when it says.
+    resume: Option<String>,
 }
 
 /// A claimed operation being run by `worker`.
@@ -91,17 +103,25 @@ impl Run<'_> {
         let started = Instant::now();
         let began = Timestamp::now();
         let (staged_pages, platform_began) =
-            platform_time(self.stage(&mut prepared, mode, &mut timings)).await;
-        let (fetched, whole_list) = staged_pages?;
+            platform_time(self.stage(&mut prepared, &mode, &mut timings)).await;
+        let Staged {
+            fetched,
+            whole_list,
+            resume,
+        } = staged_pages?;
         let issues = self.issues();
         issues.check(fetched as u64).map_err(RunError::Failed)?;
-        self.stage_unsent(prepared.staging, &issues, fetched, whole_list, mode)
+        self.stage_unsent(prepared.staging, &issues, fetched, whole_list, &mode)
             .await?;
         timings.staging = started.elapsed();
         let started = Instant::now();
-        let fetch_began = platform_began.unwrap_or(began);
+        let watermark = Published {
+            fetch_began: platform_began.unwrap_or(began),
+            full_at: None,
+            cursor: resume,
+        };
         let published = self
-            .publish(prepared.staging, &issues, fetch_began, mode)
+            .publish(prepared.staging, &issues, watermark, &mode)
             .await?;
         *staged = None;
         timings.publishing = started.elapsed();
@@ -225,15 +245,22 @@ impl Run<'_> {
     async fn stage(
         &self,
         prepared: &mut Prepared<'_>,
-        mode: Mode,
+        mode: &Mode,
         timings: &mut Timings,
-    ) -> Result<(i64, bool), RunError> {
+    ) -> Result<Staged, RunError> {
         let staging = prepared.staging;
         let since = mode.since();
         let mut fetched: i64 = 0;
         let idle = AtomicBool::new(true);
         let mut filled = self
-            .fill(&mut prepared.tokens, staging, since, None, &idle, timings)
+            .fill(
+                &mut prepared.tokens,
+                staging,
+                since.clone(),
+                None,
+                &idle,
+                timings,
+            )
             .await?;
         loop {
             fetched += filled.records;
@@ -250,7 +277,11 @@ impl Run<'_> {
             };
             let Some(cursor) = filled.next else {
                 timings.writing += write.await?;
-                return Ok((fetched, filled.whole_list));
+                return Ok(Staged {
+                    fetched,
+                    whole_list: filled.whole_list,
+                    resume: filled.resume,
+                });
             };
             let mut fetching = Timings::default();
             let (written, next) = tokio::join!(
@@ -258,7 +289,7 @@ impl Run<'_> {
                 self.fill(
                     &mut prepared.tokens,
                     staging,
-                    since,
+                    since.clone(),
                     Some(cursor),
                     &idle,
                     &mut fetching
@@ -278,7 +309,7 @@ impl Run<'_> {
         &self,
         tokens: &mut Tokens<'_>,
         staging: Staging,
-        since: Option<DateTime<Utc>>,
+        since: Option<Since>,
         mut cursor: Option<String>,
         idle: &AtomicBool,
         timings: &mut Timings,
@@ -293,7 +324,8 @@ impl Run<'_> {
                 total,
                 whole_list,
                 issues,
-            } = self.fetch(tokens, since, cursor, timings).await?;
+                resume,
+            } = self.fetch(tokens, since.clone(), cursor, timings).await?;
             if !issues.is_empty() {
                 self.issues
                     .lock()
@@ -330,6 +362,7 @@ impl Run<'_> {
                     total,
                     next,
                     whole_list,
+                    resume,
                 });
             }
             cursor = next;
@@ -423,7 +456,7 @@ impl Run<'_> {
     async fn fetch(
         &self,
         tokens: &mut Tokens<'_>,
-        since: Option<DateTime<Utc>>,
+        since: Option<Since>,
         cursor: Option<String>,
         timings: &mut Timings,
     ) -> Result<Page, RunError> {
@@ -444,9 +477,10 @@ impl Run<'_> {
     /// The swap, in one transaction: numbers the staged rows into the
     /// readable table (unless [`Run::move_in_halves`] did), completes the
     /// operation (only while this worker holds it), points readers at the
-    /// new generation, moves the data type's watermark to `fetch_began` (the
-    /// platform's time when this run's fetch began) and records the sync on
-    /// the connection and company. Returns the rows published.
+    /// new generation, moves the data type's watermark to `watermark` (the
+    /// platform's time when this run's fetch began, and its cursor) and
+    /// records the sync on the connection and company. Returns the rows
+    /// published.
     ///
     /// The completion time is taken before the rows move: it is every
     /// changed record's `modifiedDate`, so the records of the next sync,
@@ -455,8 +489,8 @@ impl Run<'_> {
         &self,
         staging: Staging,
         issues: &Issues,
-        fetch_began: DateTime<Utc>,
-        mode: Mode,
+        watermark: Published,
+        mode: &Mode,
     ) -> Result<u64, RunError> {
         let completed: DateTime<Utc> = Timestamp::now();
         let list = Publishing {
@@ -497,8 +531,8 @@ impl Run<'_> {
         )
         .await?;
         let watermark = Published {
-            fetch_began,
-            full_at: (mode == Mode::Full).then_some(completed),
+            full_at: (*mode == Mode::Full).then_some(completed),
+            ..watermark
         };
         watermarks::advance(&txn, staging.connection_id, self.data_type, watermark).await?;
         connections::record_sync(&txn, staging.connection_id, completed).await?;

@@ -4,13 +4,12 @@
 
 use std::sync::Arc;
 
-use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::Engine;
 use super::ending::RunError;
 use crate::data::DataType;
-use crate::platforms::connector::{AnyConnector, Changes, ConnectorError, Page};
+use crate::platforms::connector::{AnyConnector, Changes, ConnectorError, Page, Since};
 use crate::platforms::kit::oauth::{self, TokenEndpoint};
 use crate::sync::refresh::{self, RefreshFailure};
 
@@ -82,12 +81,12 @@ impl<'a> Tokens<'a> {
         &mut self,
         engine: &Engine,
         data_type: DataType,
-        since: Option<DateTime<Utc>>,
+        since: Option<Since>,
         cursor: Option<String>,
     ) -> Result<Page, RunError> {
         let connector = Arc::clone(&self.connector);
         match connector
-            .fetch(&self.credentials, data_type, since, cursor.clone())
+            .fetch(&self.credentials, data_type, since.clone(), cursor.clone())
             .await
         {
             Err(ConnectorError::Expired(_)) if self.endpoint.is_some() => {

@@ -8,7 +8,7 @@
 use chrono::{DateTime, Utc};
 
 use super::{Run, RunError};
-use crate::platforms::connector::{Changes, Deletions};
+use crate::platforms::connector::{Changes, Deletions, Since};
 use crate::store::Staging;
 use crate::sync::engine::tokens::Tokens;
 use crate::sync::operations::FetchMode;
@@ -17,25 +17,26 @@ use crate::sync::watermarks::{self, Watermark};
 use crate::timestamp::Timestamp;
 
 /// How a run fetches.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub(super) enum Mode {
     /// The whole list.
     Full,
-    /// What changed since `since` (the watermark less the overlap).
-    Incremental { since: DateTime<Utc> },
+    /// What changed since `since` (the watermark less the overlap, and the
+    /// platform's own cursor where it keeps one).
+    Incremental { since: Since },
 }
 
 impl Mode {
-    /// The time changes are asked since; `None` for the whole list.
-    pub fn since(self) -> Option<DateTime<Utc>> {
+    /// Where changes are asked since; `None` for the whole list.
+    pub fn since(&self) -> Option<Since> {
         match self {
             Self::Full => None,
-            Self::Incremental { since } => Some(since),
+            Self::Incremental { since } => Some(since.clone()),
         }
     }
 
     /// As the operation records it.
-    pub fn recorded(self) -> FetchMode {
+    pub fn recorded(&self) -> FetchMode {
         match self {
             Self::Full => FetchMode::Full,
             Self::Incremental { .. } => FetchMode::Incremental,
@@ -95,7 +96,10 @@ fn decide(
     }
     let overlap = chrono::Duration::from_std(changes.overlap).unwrap_or(chrono::Duration::zero());
     Mode::Incremental {
-        since: watermark.changes_since - overlap,
+        since: Since {
+            time: watermark.changes_since - overlap,
+            cursor: watermark.cursor,
+        },
     }
 }
 
@@ -117,17 +121,21 @@ mod tests {
         Some(Watermark {
             changes_since: at(changes_since),
             full_fetched: at(full_fetched),
+            cursor: Some("c-1".to_owned()),
         })
     }
 
     #[test]
-    fn changes_since_the_watermark_less_the_overlap() {
+    fn changes_since_the_watermark_less_the_overlap_and_from_the_platforms_cursor() {
         let changes = Some(Changes::with(Deletions::OnlyByFullFetch));
         let mode = decide(changes, false, watermark(12, 1), DAY, at(13));
         assert_eq!(
             mode,
             Mode::Incremental {
-                since: at(12) - chrono::Duration::minutes(5)
+                since: Since {
+                    time: at(12) - chrono::Duration::minutes(5),
+                    cursor: Some("c-1".to_owned()),
+                }
             }
         );
     }

@@ -31,7 +31,7 @@ impl Run<'_> {
         issues: &Issues,
         fetched: i64,
         whole_list: bool,
-        mode: Mode,
+        mode: &Mode,
     ) -> Result<(), RunError> {
         if let Mode::Incremental { .. } = mode {
             return self.stage_missing(staging, fetched, Missing::Keep).await;
