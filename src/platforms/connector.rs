@@ -38,6 +38,9 @@ pub struct Page {
     /// On the last page, where the platform resumes its changes next time,
     /// when it keeps a cursor of its own for that (Plaid's `next_cursor`).
     pub resume: Option<String>,
+    /// The ids of records the platform says it deleted since the fetch's
+    /// start (Plaid's `removed`): flagged `isDeleted` at once.
+    pub removed: Vec<String>,
 }
 
 /// Where a fetch of what changed starts.
@@ -67,6 +70,9 @@ pub struct Fetched<R> {
     /// from next time, where it keeps one (Plaid's `next_cursor`); the engine
     /// keeps it with the watermark and hands it back in [`Since::cursor`].
     pub resume: Option<String>,
+    /// The ids of records the platform says it deleted since [`Since`]
+    /// (Plaid's `removed`): each is flagged `isDeleted` at once.
+    pub removed: Vec<String>,
 }
 
 impl<R> Fetched<R> {
@@ -78,6 +84,7 @@ impl<R> Fetched<R> {
             next,
             total: None,
             resume: None,
+            removed: Vec::new(),
         }
     }
 
@@ -89,6 +96,7 @@ impl<R> Fetched<R> {
             next,
             total: None,
             resume: None,
+            removed: Vec::new(),
         }
     }
 
@@ -100,6 +108,11 @@ impl<R> Fetched<R> {
     /// The same page, saying where the platform resumes its changes next time.
     pub fn resuming(self, resume: Option<String>) -> Self {
         Self { resume, ..self }
+    }
+
+    /// The same page, naming the records the platform deleted.
+    pub fn removing(self, removed: Vec<String>) -> Self {
+        Self { removed, ..self }
     }
 }
 
@@ -342,6 +355,7 @@ fn fetch_page<'a, C: Syncs<D>, D: Definition>(
             whole_list,
             issues: fetched.issues,
             resume: fetched.resume,
+            removed: fetched.removed,
         })
     })
 }

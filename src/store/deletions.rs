@@ -1,7 +1,8 @@
 //! Records the platform deleted: those of the previous generation that a
 //! sync did not bring back, read in batches so that the run can stage them
-//! again, flagged (`data::records::deleted`). And records the sync could
-//! not read ([`unreadable`]), whose previous copies it stages as they were.
+//! again, flagged (`data::records::deleted`). And the previous copies of
+//! named records ([`previous_copies`]): those the sync could not read, which
+//! it stages as they were, and those the platform said it deleted.
 //!
 //! Each batch walks the previous generation by record id from where the
 //! last one ended and probes the staged rows by primary key, one lookup per
@@ -95,13 +96,14 @@ pub async fn missing(
     rows.iter().map(row_of).collect()
 }
 
-/// How many ids one read of [`unreadable`] binds.
+/// How many ids one read of [`previous_copies`] binds.
 const IDS_PER_READ: usize = 500;
 
 /// The records of the connection's `previous` generation of `data_type`
-/// among `ids` (records this sync could not read) that generation `staged`
-/// has not staged: their previous copies, which the sync keeps.
-pub async fn unreadable(
+/// among `ids` that generation `staged` has not staged: the previous copies
+/// of records a sync could not read (which it keeps) or that the platform
+/// said it deleted (which it flags).
+pub async fn previous_copies(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,

@@ -271,6 +271,7 @@ impl AnyConnector for RepeatingPlatform {
                 whole_list: true,
                 issues: Vec::new(),
                 resume: None,
+                removed: Vec::new(),
             })
         })
     }
@@ -436,6 +437,7 @@ impl AnyConnector for InvoicesForEverything {
                 whole_list: true,
                 issues: Vec::new(),
                 resume: None,
+                removed: Vec::new(),
             })
         })
     }

@@ -100,6 +100,7 @@ impl AnyConnector for Changing {
                     whole_list: false,
                     issues: Vec::new(),
                     resume: None,
+                    removed: Vec::new(),
                 });
             }
             let authorization: SandboxAuthorization =
@@ -148,6 +149,7 @@ impl AnyConnector for Changing {
                 whole_list: true,
                 issues: Vec::new(),
                 resume: None,
+                removed: Vec::new(),
             })
         })
     }

@@ -100,6 +100,7 @@ impl AnyConnector for Garbling {
                 whole_list: true,
                 issues,
                 resume: None,
+                removed: Vec::new(),
             })
         })
     }

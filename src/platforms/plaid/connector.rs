@@ -8,7 +8,7 @@
 //! refreshed, and an Item that needs its user again (`ITEM_LOGIN_REQUIRED`
 //! and its kin) deauthorizes the connection. Sources: `NOTES.md`.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -22,8 +22,8 @@ use crate::data::bank_transactions::{BankTransaction, BankTransactions};
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
-    syncs,
+    Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
+    Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 
@@ -129,22 +129,26 @@ impl PlaidConnector {
             .await
     }
 
-    /// Every transaction of the Item: the whole history as one update, from
-    /// no cursor, following `next_cursor` while `has_more`. Modified
-    /// transactions replace what an earlier page gave and removed ones go;
-    /// an update Plaid changes while it is paged restarts from the start,
-    /// as Plaid asks. A transaction that cannot be read is an issue until a
-    /// later page modifies it readably or removes it.
+    /// The Item's transactions as one update from `start` (the whole
+    /// history from none; what changed since the sync that ended there from
+    /// a cursor), following `next_cursor` while `has_more`. Modified
+    /// transactions replace what an earlier page gave and removed ones go
+    /// (named in [`Update::removed`] unless added back later in the same
+    /// update); an update Plaid changes while it is paged restarts from
+    /// `start`, as Plaid asks. A transaction that cannot be read is an issue
+    /// until a later page modifies it readably or removes it.
     async fn transactions(
         &self,
         credentials: &PlaidAuthorization,
-    ) -> Result<Read<PlaidTransaction>, ConnectorError> {
+        start: Option<String>,
+    ) -> Result<Update, ConnectorError> {
         let mut restarts = 0;
         'update: loop {
             let mut by_id: BTreeMap<String, PlaidTransaction> = BTreeMap::new();
             let mut unreadable: BTreeMap<String, RecordIssue> = BTreeMap::new();
             let mut unnamed: Vec<RecordIssue> = Vec::new();
-            let mut cursor: Option<String> = None;
+            let mut removed: BTreeSet<String> = BTreeSet::new();
+            let mut cursor: Option<String> = start.clone();
             for _ in 0..MAX_CALLS {
                 let mut body = json!({"count": self.page_size});
                 if let Some(cursor) = &cursor {
@@ -168,6 +172,7 @@ impl PlaidConnector {
                     match entry {
                         Ok((transaction, _)) => {
                             unreadable.remove(&transaction.transaction_id);
+                            removed.remove(&transaction.transaction_id);
                             by_id.insert(transaction.transaction_id.clone(), transaction);
                         }
                         Err(issue) => match issue.record_id.clone() {
@@ -179,14 +184,21 @@ impl PlaidConnector {
                         },
                     }
                 }
-                for removed in page.removed {
-                    by_id.remove(&removed.transaction_id);
-                    unreadable.remove(&removed.transaction_id);
+                for gone in page.removed {
+                    by_id.remove(&gone.transaction_id);
+                    unreadable.remove(&gone.transaction_id);
+                    removed.insert(gone.transaction_id);
                 }
                 if !page.has_more {
-                    return Ok(Read {
-                        records: by_id.into_values().collect(),
-                        issues: unreadable.into_values().chain(unnamed).collect(),
+                    // An empty cursor: Plaid has no transactions for the Item yet.
+                    let resume = Some(page.next_cursor).filter(|cursor| !cursor.is_empty());
+                    return Ok(Update {
+                        read: Read {
+                            records: by_id.into_values().collect(),
+                            issues: unreadable.into_values().chain(unnamed).collect(),
+                        },
+                        removed: removed.into_iter().collect(),
+                        resume,
                     });
                 }
                 if page.next_cursor.is_empty() || cursor.as_deref() == Some(&page.next_cursor) {
@@ -265,25 +277,70 @@ impl Syncs<BankAccounts> for PlaidConnector {
     }
 }
 
-impl Syncs<BankTransactions> for PlaidConnector {
-    async fn page(
-        &self,
-        credentials: &PlaidAuthorization,
-        _cursor: Option<String>,
-    ) -> Result<Fetched<BankTransaction>, ConnectorError> {
-        let read = self.transactions(credentials).await?;
+/// One `/transactions/sync` update, gathered.
+struct Update {
+    /// The transactions added or modified, and those that could not be read.
+    read: Read<PlaidTransaction>,
+    /// The ids of transactions removed (and not added back).
+    removed: Vec<String>,
+    /// The `next_cursor` of its last page: where the next update starts.
+    resume: Option<String>,
+}
+
+impl Update {
+    /// As one page of bank transactions, saying where the next update resumes.
+    fn into_fetched(self) -> Fetched<BankTransaction> {
+        let Update {
+            read,
+            removed,
+            resume,
+        } = self;
         let total = (read.records.len() + read.issues.len()) as u64;
         let records: Vec<BankTransaction> = read
             .records
             .into_iter()
             .map(PlaidTransaction::into_record)
             .collect();
-        Ok(Fetched {
-            issues: read.issues,
-            total: Some(total),
-            records,
-            next: None,
-            resume: None,
-        })
+        Fetched::read(
+            Read {
+                records,
+                issues: read.issues,
+            },
+            None,
+        )
+        .of_total(Some(total))
+        .resuming(resume)
+        .removing(removed)
+    }
+}
+
+/// Plaid's changes are an update from the cursor the last sync ended with,
+/// removals included (`removed`): no reconciliation is needed.
+const TRANSACTION_CHANGES: Option<Changes> = Some(Changes::with(Deletions::InChanges));
+
+impl Syncs<BankTransactions> for PlaidConnector {
+    const CHANGES: Option<Changes> = TRANSACTION_CHANGES;
+
+    /// The whole history, from no cursor; its last `next_cursor` is kept.
+    async fn page(
+        &self,
+        credentials: &PlaidAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<BankTransaction>, ConnectorError> {
+        let update = self.transactions(credentials, None).await?;
+        Ok(update.into_fetched())
+    }
+
+    /// What changed since the cursor the last published sync ended with
+    /// (Plaid's own watermark: no clock, so `since.time` is not used). Without
+    /// one (Plaid had no transactions for the Item then) the whole history.
+    async fn changed_page(
+        &self,
+        credentials: &PlaidAuthorization,
+        since: Since,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<BankTransaction>, ConnectorError> {
+        let update = self.transactions(credentials, since.cursor).await?;
+        Ok(update.into_fetched())
     }
 }

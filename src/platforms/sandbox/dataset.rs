@@ -348,6 +348,7 @@ impl Dataset {
                 whole_list: true,
                 issues: page.issues,
                 resume: None,
+                removed: Vec::new(),
             }
         }
         match data_type.name() {

@@ -49,6 +49,8 @@ struct Filled {
     whole_list: bool,
     /// Where the platform resumes its changes, said by the last page.
     resume: Option<String>,
+    /// Records the pages say the platform deleted.
+    removed: Vec<String>,
 }
 
 /// What [`Run::stage`] fetched.
@@ -59,6 +61,8 @@ struct Staged {
     whole_list: bool,
     /// Where the platform resumes its changes next time, when it says.
     resume: Option<String>,
+    /// Records the platform says it deleted.
+    removed: Vec<String>,
 }
 
 /// A claimed operation being run by `worker`.
@@ -108,9 +112,12 @@ impl Run<'_> {
             fetched,
             whole_list,
             resume,
+            removed,
         } = staged_pages?;
         let issues = self.issues();
         issues.check(fetched as u64).map_err(RunError::Failed)?;
+        self.flag_removed(prepared.staging, &removed, fetched)
+            .await?;
         self.stage_unsent(prepared.staging, &issues, fetched, whole_list, &mode)
             .await?;
         timings.staging = started.elapsed();
@@ -251,6 +258,7 @@ impl Run<'_> {
         let staging = prepared.staging;
         let since = mode.since();
         let mut fetched: i64 = 0;
+        let mut removed = Vec::new();
         let idle = AtomicBool::new(true);
         let mut filled = self
             .fill(
@@ -264,6 +272,7 @@ impl Run<'_> {
             .await?;
         loop {
             fetched += filled.records;
+            removed.append(&mut filled.removed);
             let progress = match filled.total {
                 Some(total) if total > 0 => ((fetched as u64 * 100) / total).min(99) as i32,
                 _ => 0,
@@ -281,6 +290,7 @@ impl Run<'_> {
                     fetched,
                     whole_list: filled.whole_list,
                     resume: filled.resume,
+                    removed,
                 });
             };
             let mut fetching = Timings::default();
@@ -317,6 +327,7 @@ impl Run<'_> {
         let internal = |error: crate::error::Error| RunError::Internal(error.to_string());
         let mut batch = store::Batch::default();
         let mut records = 0;
+        let mut removed_so_far = Vec::new();
         loop {
             let Page {
                 records: page,
@@ -325,7 +336,9 @@ impl Run<'_> {
                 whole_list,
                 issues,
                 resume,
+                mut removed,
             } = self.fetch(tokens, since.clone(), cursor, timings).await?;
+            removed_so_far.append(&mut removed);
             if !issues.is_empty() {
                 self.issues
                     .lock()
@@ -363,6 +376,7 @@ impl Run<'_> {
                     next,
                     whole_list,
                     resume,
+                    removed: removed_so_far,
                 });
             }
             cursor = next;

@@ -3,7 +3,8 @@
 //! and, after the platform's whole list, the records it no longer sends
 //! (flagged deleted, or kept as they were when a record that could not be
 //! read had no id and so may be any of them). After an incremental fetch
-//! every record it did not bring is kept as it was.
+//! every record it did not bring is kept as it was, but those the platform
+//! said it deleted, flagged at once.
 
 use super::{Mode, Run, RunError};
 use crate::data::records::{self, Row};
@@ -113,6 +114,47 @@ impl Run<'_> {
         }
     }
 
+    /// Stages the previous copies of the records the platform says it
+    /// deleted (`removed`, Plaid's `removed`), flagged deleted, unless this
+    /// run staged them again since (deleted, then added back).
+    pub(super) async fn flag_removed(
+        &self,
+        staging: Staging,
+        removed: &[String],
+        fetched: i64,
+    ) -> Result<(), RunError> {
+        let Some(previous) = staging.previous else {
+            return Ok(());
+        };
+        if removed.is_empty() {
+            return Ok(());
+        }
+        let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
+        let found_gone = Timestamp(staging.modified);
+        let previous_copies = store::deletions::previous_copies(
+            &self.engine.db,
+            staging.connection_id,
+            self.data_type,
+            previous,
+            staging.generation,
+            removed,
+        )
+        .await?;
+        let mut flagged = Vec::with_capacity(previous_copies.len());
+        for row in previous_copies {
+            if let Some(body) = records::deleted(&row.body, found_gone).map_err(internal)? {
+                let body = records::without_modified_date(body);
+                flagged.push(Row { body, ..row });
+            }
+        }
+        let txn = self.fenced(fetched, 99).await?;
+        store::stage(&txn, staging, self.data_type, &flagged)
+            .await
+            .map_err(|error| RunError::Internal(error.to_string()))?;
+        txn.commit().await?;
+        Ok(())
+    }
+
     /// Stages again, as they were, the previous copies of the records this
     /// run could not read (`ids`), so that each keeps its copy rather than
     /// leaving the list or being flagged deleted.
@@ -128,7 +170,7 @@ impl Run<'_> {
         if ids.is_empty() {
             return Ok(());
         }
-        let kept = store::deletions::unreadable(
+        let kept = store::deletions::previous_copies(
             &self.engine.db,
             staging.connection_id,
             self.data_type,

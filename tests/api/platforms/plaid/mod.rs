@@ -34,12 +34,18 @@ const PAGE: u64 = 3;
 /// The `next_cursor` of the first and of the second page.
 const CURSOR_1: &str = "tVUUL15lYQN5rBnfDIc1I8xudpGdIlw9nsgeXWvhOfkECvUeR663i3Dt1uf/94S8ASkitgLcIiOSqNwzzp+bh89kirazha5vuZHBb2ZA5NtCDkkV";
 const CURSOR_2: &str = "uWVVM26mZRO6sCogEJd2J9yvefHeJmx0otfhfYXwiPglDwVfS774j4Eu2vg/05T9BTljuhMdJjPTrOx00q+ci90ljbsaib6wvaICc3aB6OuDElmW";
+/// The `next_cursor` of the history's last page: where the next update starts.
+const CURSOR_3: &str = "vXWWN37naSP7tDphFKe3K0zwfgIfKny1pugigZYxjQhmEwWgT885k5Fv3wh/16U0CUmkviNeKkQUsPy11r+dj01mkctbjc7xwbJDd4bC7PvEFmnX";
+/// The `next_cursor` of the update after it (`sync-changes.json`).
+const CURSOR_4: &str = "wYXXO48obTQ8uEqiGLf4L1axhgJgLoz2qvhjhaZykRinFxXhU996l6Gw4xi/27V1DVnlwjOfLlRVtQz22s+ek12nldudkd8yxcKEe5cD8QwGnoY";
 
 fn body_of(call: &Call) -> Value {
     serde_json::from_str(&call.body).unwrap_or(Value::Null)
 }
 
-/// Serves the Plaid fixtures: the accounts, and three sync pages by cursor.
+/// Serves the Plaid fixtures: the accounts, three sync pages of the history
+/// by cursor, then from the history's last cursor one update (a transaction
+/// modified, one added, one removed) and from its cursor nothing new.
 /// The keys come in the headers (the secret is the fake's "token"), the
 /// access token in the body.
 fn router() -> super::fake::Router {
@@ -58,6 +64,8 @@ fn router() -> super::fake::Router {
                     None => "first",
                     Some(CURSOR_1) => "second",
                     Some(CURSOR_2) => "last",
+                    Some(CURSOR_3) => "changes",
+                    Some(CURSOR_4) => "nothing-new",
                     Some(_) => {
                         return Answer::json(
                             400,
@@ -531,5 +539,79 @@ async fn a_plaid_update_that_changes_while_paged_is_restarted_from_the_start() {
                 json!(CURSOR_2)
             ]
         );
+    }
+}
+
+#[tokio::test]
+async fn a_plaid_resync_resumes_from_the_cursor_the_last_one_ended_with_and_flags_removals_at_once()
+{
+    const MODIFIED: &str = "no86Eox18VHMvaOVL7gPUM9ap3aR1LsAVZ5nc";
+    const REMOVED: &str = "4uGzFJzRk8HmgoLtXr9AfPLJDkRMbqHPdMZ0D";
+    const ADDED: &str = "Wm3bQ7kLp2XzR9vN4cTy8HdJf6GsA1eUoK5Bi";
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        let transactions = QueueDataTypeDataType::BankTransactions;
+        let first = latest(
+            &sync(&app, company_id, transactions).await,
+            "bankTransactions",
+        );
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        let before = all(&app, company_id, "bankTransactions").await;
+        assert_eq!(before.len(), 5);
+        let calls_before = fake.calls().len();
+
+        let second = latest(
+            &sync(&app, company_id, transactions).await,
+            "bankTransactions",
+        );
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let cursors: Vec<Value> = fake.calls()[calls_before..]
+            .iter()
+            .filter(|call| call.path == "/transactions/sync")
+            .map(|call| body_of(call)["cursor"].clone())
+            .collect();
+        assert_eq!(
+            cursors,
+            [json!(CURSOR_3)],
+            "one call, from the history's last cursor"
+        );
+
+        let after = all(&app, company_id, "bankTransactions").await;
+        assert_eq!(after.len(), 6, "one added; the removed one stays, flagged");
+        let removed = by(&after, "transactionId", REMOVED);
+        assert_eq!(
+            removed["isDeleted"], true,
+            "Plaid's `removed` is flagged at once"
+        );
+        assert_eq!(
+            removed["amount"],
+            by(&before, "transactionId", REMOVED)["amount"]
+        );
+        let modified = by(&after, "transactionId", MODIFIED);
+        assert_eq!(modified["amount"], "-4.75");
+        assert_eq!(modified["isDeleted"], false);
+        assert_eq!(by(&after, "transactionId", ADDED)["amount"], "-12.50");
+        for was in &before {
+            let id = was["transactionId"].as_str().expect("an id");
+            if id != MODIFIED && id != REMOVED {
+                assert_eq!(by(&after, "transactionId", id), was, "kept as it was");
+            }
+        }
+
+        // Nothing new since: from the update's own cursor, nothing moves.
+        let third = latest(
+            &sync(&app, company_id, transactions).await,
+            "bankTransactions",
+        );
+        assert_eq!(third.status, PullStatus::Complete, "{third:?}");
+        let last_call = fake.calls().last().map(body_of).expect("a call");
+        assert_eq!(last_call["cursor"], CURSOR_4);
+        assert_eq!(all(&app, company_id, "bankTransactions").await, after);
     }
 }
