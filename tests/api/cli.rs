@@ -865,7 +865,10 @@ async fn killed_mid_import_and_resumed(dir: &Path, database_url: &str, keys: Opt
         let send = &send;
         let batch_path = batch_path.clone();
         async move {
-            for _ in 0..1200 {
+            // Generous (four minutes): it catches a hang, and 3,000 rows on
+            // PostgreSQL took over a minute on two cores busy with the rest of
+            // the suite.
+            for _ in 0..4800 {
                 let (_, batch) = send(reqwest::Method::GET, &batch_path, None).await;
                 if batch["state"] == wanted {
                     return batch;
@@ -1104,4 +1107,224 @@ async fn migration_import_validates_a_json_lines_file_whole_and_stores_it_once()
         2,
         "one batch of two rows"
     );
+}
+
+/// Xero's changes since the first sync, on two pages (`If-Modified-Since`
+/// page 1: INV-0003 paid; page 2: the new INV-0009), from the changes fixture.
+fn xero_changes_page(page: usize) -> String {
+    let mut changes: serde_json::Value = serde_json::from_str(&crate::platforms::fake::fixture(
+        "xero/fixtures/invoices-changed.json",
+    ))
+    .expect("JSON");
+    let invoices = changes["Invoices"].as_array().cloned().unwrap_or_default();
+    changes["Invoices"] = serde_json::Value::Array(vec![invoices[page - 1].clone()]);
+    changes["pagination"]["page"] = page.into();
+    changes["pagination"]["pageCount"] = 2.into();
+    changes.to_string()
+}
+
+#[tokio::test]
+async fn a_server_killed_mid_incremental_sync_loses_no_change_the_next_one_asks_from_the_same_watermark()
+ {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    use crate::platforms::fake::{Answer, Call, Fake, Scheme, fixture};
+
+    let stalled = Arc::new(AtomicBool::new(true));
+    let whole = crate::platforms::xero::router();
+    let router_stalled = Arc::clone(&stalled);
+    let fake = Fake::start(
+        "xero",
+        Scheme::Bearer,
+        "xero-access-token-0001",
+        "xero-refresh-token-0001",
+        fixture("xero/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let changes = call.headers.contains_key("if-modified-since");
+            if !changes || call.path != "/api.xro/2.0/Invoices" {
+                return whole(call);
+            }
+            let page = call.query.get("page").map(String::as_str);
+            if page == Some("2") && router_stalled.load(Ordering::SeqCst) {
+                // Xero's minute limit, with a wait long enough to kill the server in.
+                let mut answer = Answer::json(429, "{\"Message\":\"Rate limit exceeded\"}");
+                answer
+                    .headers
+                    .push(("retry-after".to_owned(), "50".to_owned()));
+                return answer;
+            }
+            let page: usize = if page == Some("2") { 2 } else { 1 };
+            Answer::json(200, xero_changes_page(page))
+        }),
+    )
+    .await;
+
+    let dir = tempfile::tempdir().expect("a directory");
+    let key = "incremental-crash-key-123";
+    let start = |port: u16| {
+        let mut command = tributary(dir.path());
+        command
+            .env("TRIBUTARY_BIND", format!("127.0.0.1:{port}"))
+            .env("TRIBUTARY_BOOTSTRAP_API_KEY", key)
+            .env("TRIBUTARY_XERO_API_BASE", fake.url())
+            .env("TRIBUTARY_XERO_TOKEN_URL", fake.token_url());
+        Running::start(command)
+    };
+    let port = free_port();
+    let mut server = start(port);
+    server.until(is_listening).await;
+    let http = crate::helpers::http_client();
+    let send =
+        |port: u16, method: reqwest::Method, path: String, body: Option<serde_json::Value>| {
+            let request = http
+                .request(method, format!("http://127.0.0.1:{port}{path}"))
+                .header("authorization", crate::helpers::basic(key));
+            let request = match body {
+                Some(body) => request.json(&body),
+                None => request,
+            };
+            async move {
+                let response = request.send().await.expect("the server answers");
+                assert!(response.status().is_success(), "{}", response.status());
+                crate::helpers::json(response).await
+            }
+        };
+    let company = send(
+        port,
+        reqwest::Method::POST,
+        "/companies".to_owned(),
+        Some(serde_json::json!({"name": "Crash"})),
+    )
+    .await["companyId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let connection = send(
+        port,
+        reqwest::Method::POST,
+        format!("/companies/{company}/connections"),
+        Some(serde_json::json!({"platformKey": "xero"})),
+    )
+    .await["connectionId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    send(
+        port,
+        reqwest::Method::PUT,
+        format!("/companies/{company}/connections/{connection}/authorization"),
+        Some(serde_json::json!({
+            "tenantId": "70784a63-d24b-46a9-a4db-0e70a274b056",
+            "accessToken": "xero-access-token-0001",
+            "refreshToken": "xero-refresh-token-0001",
+            "expiresIn": 1800
+        })),
+    )
+    .await;
+    let operation_of = |port: u16, id: String| {
+        let company = company.clone();
+        async move {
+            get_json(
+                port,
+                key,
+                &format!("/companies/{company}/data/history/{id}"),
+            )
+            .await
+        }
+    };
+    let queue = |port: u16| {
+        send(
+            port,
+            reqwest::Method::POST,
+            format!("/companies/{company}/data/queue/invoices"),
+            None,
+        )
+    };
+    let until_ended = |port: u16, id: String| async move {
+        let mut operation = serde_json::Value::Null;
+        for _ in 0..1800 {
+            operation = operation_of(port, id.clone()).await;
+            if operation["status"] != "Fetching" && operation["status"] != "Queued" {
+                break;
+            }
+            tokio::time::sleep(Duration::from_millis(100)).await;
+        }
+        operation
+    };
+    let first = queue(port).await[0]["pullOperationId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let first = until_ended(port, first).await;
+    assert_eq!(first["status"], "Complete", "{first}");
+    assert_eq!(first["fetchMode"], "Full");
+    let invoices_path = format!("/companies/{company}/data/invoices?pageSize=100");
+    let before = get_json(port, key, &invoices_path).await;
+    assert_eq!(before["totalResults"], 7);
+
+    // The resync asks for changes; Xero holds its second page back.
+    let second = queue(port).await[0]["pullOperationId"]
+        .as_str()
+        .expect("an id")
+        .to_owned();
+    let mut running = serde_json::Value::Null;
+    for _ in 0..1200 {
+        running = operation_of(port, second.clone()).await;
+        let asked_page_2 = fake.calls().iter().any(|call| {
+            call.headers.contains_key("if-modified-since")
+                && call.query.get("page").map(String::as_str) == Some("2")
+        });
+        if running["status"] == "Fetching" && asked_page_2 {
+            break;
+        }
+        tokio::time::sleep(Duration::from_millis(25)).await;
+    }
+    assert_eq!(running["fetchMode"], "Incremental", "{running}");
+    server.child.start_kill().expect("SIGKILL sent");
+    let _ = server.child.wait().await;
+    stalled.store(false, Ordering::SeqCst);
+
+    // A new process takes the operation over once the lease lapses, and asks
+    // from the same watermark: the change on the first page is not lost.
+    let port = free_port();
+    let mut restarted = start(port);
+    restarted.until(is_listening).await;
+    let during = get_json(port, key, &invoices_path).await;
+    assert_eq!(
+        during["results"], before["results"],
+        "the previous data, whole"
+    );
+    let ended = until_ended(port, second).await;
+    assert_eq!(ended["status"], "Complete", "{ended}");
+    assert_eq!(ended["fetchMode"], "Incremental", "{ended}");
+    let asked: Vec<String> = fake
+        .calls()
+        .iter()
+        .filter_map(|call| call.headers.get("if-modified-since").cloned())
+        .collect();
+    assert!(
+        asked.len() >= 3,
+        "two pages before the kill, the first again after: {asked:?}"
+    );
+    assert!(
+        asked.iter().all(|since| *since == asked[0]),
+        "every attempt asked from the last published watermark: {asked:?}"
+    );
+    let after = get_json(port, key, &invoices_path).await;
+    assert_eq!(after["totalResults"], 8, "the new invoice of page 2");
+    let paid = after["results"]
+        .as_array()
+        .and_then(|all| {
+            all.iter()
+                .find(|invoice| invoice["invoiceNumber"] == "INV-0003")
+        })
+        .cloned()
+        .expect("INV-0003");
+    assert_eq!(
+        paid["status"], "Paid",
+        "the change of page 1 survived the kill"
+    );
+    let (status, _) = restarted.terminate().await;
+    assert!(status.success());
 }
