@@ -409,5 +409,18 @@ async fn a_resync_sends_last_modified_time_from_the_first_fetch_and_stores_exact
                 assert_eq!(&by_number(&after, number), was, "kept as it was");
             }
         }
+
+        // Contacts have no such filter: a resync of customers fetches whole.
+        sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let customers = latest(&operations, "customers");
+        assert_eq!(customers.status, PullStatus::Complete, "{customers:?}");
+        assert_eq!(customers.fetch_mode, Some(client::types::FetchMode::Full));
+        assert!(
+            fake.calls()
+                .iter()
+                .filter(|call| call.path == "/books/v3/contacts")
+                .all(|call| !call.query.contains_key("last_modified_time"))
+        );
     }
 }
