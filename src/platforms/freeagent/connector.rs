@@ -3,9 +3,11 @@
 //! /v2/contacts?view=clients`), `page`/`per_page` paged while the `Link`
 //! header names a `rel="next"` page, on the production or sandbox host as the
 //! authorization says; tokens refresh at that host's token endpoint (HTTP
-//! Basic) and the refresh token each answer carries is kept. Sources:
+//! Basic) and the refresh token each answer carries is kept. After a first
+//! sync, only what changed is asked for (`updated_since`). Sources:
 //! `NOTES.md`.
 
+use chrono::{DateTime, Utc};
 use reqwest::header::HeaderMap;
 
 use super::FreeAgentAuthorization;
@@ -15,7 +17,8 @@ use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
+    Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
+    Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -82,24 +85,75 @@ impl FreeAgentConnector {
         format!("{base}/v2/{path}")
     }
 
-    /// One page of a list.
+    /// One page of a list; of what was updated since `since`, when given
+    /// (`updated_since`).
     fn list<'a>(
         &self,
         credentials: &'a FreeAgentAuthorization,
         path: &str,
         what: &'static str,
         page: PageNumber,
+        since: Option<DateTime<Utc>>,
     ) -> Call<'a> {
-        Call::get(
+        let call = Call::get(
             Self::PLATFORM,
             what,
             self.url(credentials, path),
             Auth::bearer(&credentials.tokens),
         )
         .query("page", page.0)
-        .query("per_page", self.page_size)
+        .query("per_page", self.page_size);
+        match since {
+            Some(since) => call.query("updated_since", updated_since(since)),
+            None => call,
+        }
+    }
+
+    /// A page of invoices with their items (updated since `since`, when given).
+    async fn invoices(
+        &self,
+        credentials: &FreeAgentAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "invoices", "a page of invoices", page, since)
+            .query("view", "all")
+            .query("nested_invoice_items", "true");
+        let (body, headers): (InvoicesPage, _) = self.http.json_with_headers(&call).await?;
+        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
+        Ok(Fetched::read(read, next_page(page, &headers)))
+    }
+
+    /// A page of client contacts (updated since `since`, when given).
+    async fn contacts(
+        &self,
+        credentials: &FreeAgentAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "contacts", "a page of contacts", page, since)
+            .query("view", "clients");
+        let (body, headers): (ContactsPage, _) = self.http.json_with_headers(&call).await?;
+        let read = body.contacts.read(|contact| Ok(contact.into_record()));
+        Ok(Fetched::read(read, next_page(page, &headers)))
     }
 }
+
+/// `updated_since` as FreeAgent's document writes it
+/// (`2017-05-22T09:00:00.000Z`: UTC, to the millisecond).
+pub fn updated_since(since: DateTime<Utc>) -> String {
+    since.format("%Y-%m-%dT%H:%M:%S%.3fZ").to_string()
+}
+
+/// What FreeAgent's changes say of deletions: a cancelled, refunded or
+/// written-off invoice is updated and comes back, but a deleted invoice or
+/// contact just stops being listed (no tombstone, no deleted-since filter:
+/// `NOTES.md`), so a daily full fetch reconciles.
+const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
 
 /// The page after `page`, when the `Link` header names a next one: the
 /// `page` it asks for, else the following number.
@@ -191,35 +245,44 @@ impl Connector for FreeAgentConnector {
 }
 
 impl Syncs<Invoices> for FreeAgentConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &FreeAgentAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Invoice>, ConnectorError> {
-        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self
-            .list(credentials, "invoices", "a page of invoices", page)
-            .query("view", "all")
-            .query("nested_invoice_items", "true");
-        let (body, headers): (InvoicesPage, _) = self.http.json_with_headers(&call).await?;
-        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
-        Ok(Fetched::read(read, next_page(page, &headers)))
+        self.invoices(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &FreeAgentAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        self.invoices(credentials, Some(since.time), cursor).await
     }
 }
 
 impl Syncs<Customers> for FreeAgentConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &FreeAgentAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
-        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self
-            .list(credentials, "contacts", "a page of contacts", page)
-            .query("view", "clients");
-        let (body, headers): (ContactsPage, _) = self.http.json_with_headers(&call).await?;
-        let read = body.contacts.read(|contact| Ok(contact.into_record()));
-        Ok(Fetched::read(read, next_page(page, &headers)))
+        self.contacts(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &FreeAgentAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        self.contacts(credentials, Some(since.time), cursor).await
     }
 }
 

@@ -6,6 +6,7 @@
 //! `current/Me` and the division. Fixtures follow the shapes in
 //! `src/platforms/exact_online/NOTES.md` (SalesInvoice [E1][E2], Account
 //! [E5], Me [E6], paging [E13]).
+//! A resync asks only for what changed (`Modified ge datetime'…'`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
 //! `CASE`; the tests here are its own.
@@ -353,5 +354,109 @@ async fn an_expired_exact_token_is_verified_by_a_refresh_whose_expiry_is_a_strin
         let expires = credentials["expiresAt"].as_str().expect("an expiry");
         let expires = chrono::DateTime::parse_from_rfc3339(expires).expect("RFC 3339");
         assert!(expires > chrono::Utc::now() + chrono::Duration::minutes(8));
+    }
+}
+
+/// The `Date` Exact's answers carry in [`fake_with_changes`]: its clock,
+/// hours behind the test's, so that a watermark taken from tributary's clock
+/// shows.
+const EXACT_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
+
+/// Exact as it answers `$filter=Modified ge datetime'…'` on sales invoices:
+/// the invoices modified since (one processed since the first sync, one
+/// new), on one page (no `__next`); lines must still be asked for, as for a
+/// whole list. Every answer dated [`EXACT_DATE`].
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    let fake = Fake::start(
+        "exact-online",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("exact_online/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let invoices = format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices");
+            let changes = call.path == invoices && call.query.contains_key("$filter");
+            let mut answer = match whole(call) {
+                ok if ok.status == 200 && changes => {
+                    Answer::json(200, linked(call, "invoices-changed.json"))
+                }
+                answer => answer,
+            };
+            answer
+                .headers
+                .push(("date".to_owned(), EXACT_DATE.to_owned()));
+            answer
+        }),
+    )
+    .await;
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+#[tokio::test]
+async fn a_resync_filters_on_modified_from_the_first_fetch_less_twelve_hours_and_stores_exactly_the_changes()
+ {
+    for backend in backends() {
+        let fake = fake_with_changes().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let first = latest(&operations, "invoices");
+        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        let invoices_path = format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices");
+        let calls = fake.calls();
+        let whole_first = calls
+            .iter()
+            .find(|call| call.path == invoices_path && !call.query.contains_key("$top"))
+            .map(|call| call.query.clone())
+            .expect("invoices asked for");
+        assert!(
+            !whole_first.contains_key("$filter"),
+            "a first sync fetches whole"
+        );
+        let before = records(&app, company_id, "invoices").await;
+        let calls_before = calls.len();
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let second = latest(&operations, "invoices");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let calls = fake.calls();
+        let asked: Vec<&Call> = calls[calls_before..]
+            .iter()
+            .filter(|call| call.path == invoices_path && !call.query.contains_key("$top"))
+            .collect();
+        assert_eq!(asked.len(), 1, "one page of changes, one call");
+        let mut query = asked[0].query.clone();
+        assert_eq!(
+            query.remove("$filter").as_deref(),
+            Some("Modified ge datetime'2026-11-26T21:00:00'"),
+            "Exact's own time when the first fetch began, less the twelve hours' overlap, \
+             as UTC's wall clock in an OData datetime literal"
+        );
+        assert_eq!(query, whole_first, "the same fields and lines");
+
+        let after = records(&app, company_id, "invoices").await;
+        assert_eq!(after.len(), 6, "five kept or changed, one new");
+        let processed = by_id(&after, &invoice_id(3));
+        assert_eq!(processed["status"], "Submitted");
+        assert!(
+            processed["modifiedDate"].as_str()
+                > by_id(&before, &invoice_id(3))["modifiedDate"].as_str()
+        );
+        let new = by_id(&after, &invoice_id(7));
+        assert_eq!(new["status"], "Submitted");
+        assert_eq!(new["invoiceNumber"], "26100007");
+        for was in &before {
+            if was["invoiceId"] != invoice_id(3) {
+                let id = was["invoiceId"].as_str().expect("an id");
+                assert_eq!(by_id(&after, id), was, "kept as it was");
+            }
+        }
     }
 }

@@ -5,6 +5,7 @@
 //! the examples of https://dev.freeagent.com/docs/invoices,
 //! https://dev.freeagent.com/docs/contacts and
 //! https://dev.freeagent.com/docs/company (see `src/platforms/freeagent/NOTES.md`).
+//! A resync asks only for what changed (`updated_since`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
 //! `CASE`; the tests here are its own.
@@ -279,5 +280,105 @@ async fn freeagent_invoices_and_contacts_sync_over_every_page_with_every_status(
             0,
             "a token valid for an hour is not refreshed"
         );
+    }
+}
+
+/// The `Date` FreeAgent's answers carry in [`fake_with_changes`]: its clock,
+/// hours behind the test's, so that a watermark taken from tributary's clock
+/// shows.
+const FREEAGENT_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
+
+/// FreeAgent as it answers `updated_since`: the invoices updated since (one
+/// paid since the first sync, one new), on one page (no `Link` to another);
+/// every answer dated [`FREEAGENT_DATE`].
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    Fake::start(
+        "freeagent",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("freeagent/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let changes = call.query.contains_key("updated_since");
+            let mut answer = if changes && call.path == "/v2/invoices" {
+                Answer::json(200, fixture("freeagent/fixtures/invoices-changed.json"))
+            } else {
+                whole(call)
+            };
+            answer
+                .headers
+                .push(("date".to_owned(), FREEAGENT_DATE.to_owned()));
+            answer
+        }),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_resync_sends_updated_since_from_the_first_fetch_and_stores_exactly_the_changes() {
+    for backend in backends() {
+        let fake = fake_with_changes().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let first = latest(&operations, "invoices");
+        assert_eq!(first.status, PullStatus::Complete);
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        let calls = fake.calls();
+        assert!(
+            calls
+                .iter()
+                .all(|call| !call.query.contains_key("updated_since")),
+            "a first sync fetches whole"
+        );
+        let whole_first = calls
+            .iter()
+            .find(|call| call.path == "/v2/invoices")
+            .map(|call| call.query.clone())
+            .expect("invoices asked for");
+        let before = invoices(&app, company_id).await;
+        let calls_before = calls.len();
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let second = latest(&operations, "invoices");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let calls = fake.calls();
+        let asked: Vec<&Call> = calls[calls_before..]
+            .iter()
+            .filter(|call| call.path == "/v2/invoices")
+            .collect();
+        assert_eq!(asked.len(), 1, "one page of changes, one call");
+        let mut query = asked[0].query.clone();
+        assert_eq!(
+            query.remove("updated_since").as_deref(),
+            Some("2026-11-27T08:55:00.000Z"),
+            "FreeAgent's own time when the first fetch began, less five minutes, in UTC"
+        );
+        assert_eq!(
+            query, whole_first,
+            "the same page, page size, view and nested items"
+        );
+
+        let after = invoices(&app, company_id).await;
+        assert_eq!(after.len(), 13, "twelve kept or changed, one new");
+        let paid = by_number(&after, "004");
+        assert_eq!(paid["status"], "Paid");
+        assert_eq!(paid["amountDue"], "0.00");
+        assert_eq!(paid["paidOnDate"], "2026-11-27");
+        assert!(paid["modifiedDate"].as_str() > by_number(&before, "004")["modifiedDate"].as_str());
+        let new = by_number(&after, "013");
+        assert_eq!(new["status"], "Submitted");
+        assert_eq!(new["totalAmount"], "60.00");
+        for was in &before {
+            if was["invoiceNumber"] != "004" {
+                let number = was["invoiceNumber"].as_str().expect("a number");
+                assert_eq!(by_number(&after, number), was, "kept as it was");
+            }
+        }
     }
 }

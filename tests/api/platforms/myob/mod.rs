@@ -5,6 +5,7 @@
 //! the company file list. Fixtures follow MYOB's documented shapes
 //! (`src/platforms/myob/NOTES.md`: invoices [M1][M8], customers
 //! [M16][M17], the file list [M15][M19], errors [M13]).
+//! A resync asks only for what changed (`LastModified gt datetime'…'`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
 //! `CASE`; the tests here are its own.
@@ -373,5 +374,109 @@ async fn myob_verification_needs_the_api_key_and_reads_expires_in_as_a_string() 
         let expires = credentials["expiresAt"].as_str().expect("an expiry");
         let expires = chrono::DateTime::parse_from_rfc3339(expires).expect("RFC 3339");
         assert!(expires > chrono::Utc::now() + chrono::Duration::minutes(15));
+    }
+}
+
+/// The `Date` MYOB's answers carry in [`fake_with_changes`]: its clock,
+/// hours behind the test's, so that a watermark taken from tributary's clock
+/// shows.
+const MYOB_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
+
+/// MYOB as it answers `$filter=LastModified gt datetime'…'` on sale
+/// invoices: the invoices modified since (one paid since the first sync,
+/// one new), on one page (no `NextPageLink`); MYOB's headers are checked as
+/// for a whole list. Every answer dated [`MYOB_DATE`].
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    let fake = Fake::start(
+        "myob",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("myob/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let invoices = format!("/accountright/{FILE}/Sale/Invoice");
+            let changes = call.path == invoices && call.query.contains_key("$filter");
+            let mut answer = match whole(call) {
+                ok if ok.status == 200 && changes => {
+                    Answer::json(200, linked(call, "invoices-changed.json"))
+                }
+                answer => answer,
+            };
+            answer
+                .headers
+                .push(("date".to_owned(), MYOB_DATE.to_owned()));
+            answer
+        }),
+    )
+    .await;
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+#[tokio::test]
+async fn a_resync_filters_on_last_modified_from_the_first_fetch_less_fourteen_hours_and_stores_exactly_the_changes()
+ {
+    for backend in backends() {
+        let fake = fake_with_changes().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 1200).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let first = latest(&operations, "invoices");
+        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        let invoices_path = format!("/accountright/{FILE}/Sale/Invoice");
+        let calls = fake.calls();
+        let whole_first = calls
+            .iter()
+            .find(|call| call.path == invoices_path)
+            .map(|call| call.query.clone())
+            .expect("invoices asked for");
+        assert!(
+            !whole_first.contains_key("$filter"),
+            "a first sync fetches whole"
+        );
+        let before = records(&app, company_id, "invoices").await;
+        let calls_before = calls.len();
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let second = latest(&operations, "invoices");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let calls = fake.calls();
+        let asked: Vec<&Call> = calls[calls_before..]
+            .iter()
+            .filter(|call| call.path == invoices_path)
+            .collect();
+        assert_eq!(asked.len(), 1, "one page of changes, one call");
+        let mut query = asked[0].query.clone();
+        assert_eq!(
+            query.remove("$filter").as_deref(),
+            Some("LastModified gt datetime'2026-11-26T19:00:00'"),
+            "MYOB's own time when the first fetch began, less the fourteen hours' overlap, \
+             as UTC's wall clock in an OData datetime literal"
+        );
+        assert_eq!(query, whole_first, "the same page size");
+
+        let after = records(&app, company_id, "invoices").await;
+        assert_eq!(after.len(), 7, "six kept or changed, one new");
+        let paid = by_number(&after, "00000101");
+        assert_eq!(paid["status"], "Paid");
+        assert_eq!(paid["amountDue"], "0.00");
+        assert!(
+            paid["modifiedDate"].as_str() > by_number(&before, "00000101")["modifiedDate"].as_str()
+        );
+        let new = by_number(&after, "00000108");
+        assert_eq!(new["status"], "Submitted");
+        assert_eq!(new["totalAmount"], "1234.56");
+        for was in &before {
+            if was["invoiceNumber"] != "00000101" {
+                let number = was["invoiceNumber"].as_str().expect("a number");
+                assert_eq!(by_number(&after, number), was, "kept as it was");
+            }
+        }
     }
 }
