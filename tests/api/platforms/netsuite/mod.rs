@@ -390,9 +390,14 @@ async fn fake_with_changes() -> Fake {
                 && query.contains("t.type = 'CustInvc'")
                 && query.contains("lastmodifieddate >");
             let mut answer = if changes {
+                let number = |name: &str| call.query.get(name).and_then(|n| n.parse().ok());
+                let (limit, offset) = (
+                    number("limit").unwrap_or(1000),
+                    number("offset").unwrap_or(0),
+                );
                 let after = number_after(query, "t.id >").unwrap_or(0);
                 let keep = move |row: &Value| id_of(row, "id") > after;
-                Answer::json(200, page_of("invoices-changed", keep, 3, 0))
+                Answer::json(200, page_of("invoices-changed", keep, limit, offset))
             } else {
                 whole(call)
             };
