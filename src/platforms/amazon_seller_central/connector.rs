@@ -5,11 +5,13 @@
 //! connection's region, with the Login with Amazon access token in
 //! `x-amz-access-token`. Tokens refresh at `api.amazon.com` (client
 //! credentials in the form body). Amazon has no list of customers (buyer
-//! data is restricted): orders only. Sources: `NOTES.md`.
+//! data is restricted): orders only. After a first sync, only what changed
+//! is asked for: `LastUpdatedAfter` instead of `CreatedAfter`. Sources:
+//! `NOTES.md`.
 
 use std::collections::BTreeMap;
 
-use chrono::{Duration, SecondsFormat, Utc};
+use chrono::{DateTime, Duration, SecondsFormat, Utc};
 use serde::{Deserialize, Serialize};
 
 use super::mapping::{AmazonItem, ItemsAnswer, OrdersAnswer, ParticipationsAnswer};
@@ -17,7 +19,8 @@ use super::{AmazonRegion, AmazonSellerCentralAuthorization};
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
+    Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
+    Syncs, syncs,
 };
 use crate::platforms::kit::records::{Read, Unreadable};
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
@@ -81,7 +84,12 @@ impl Configured for AmazonSellerCentralConnector {
 struct OrdersCursor {
     marketplace_ids: Vec<String>,
     currencies: BTreeMap<String, String>,
+    /// The start of a full fetch's window (`CreatedAfter`).
     created_after: String,
+    /// What changed is asked for since then (`LastUpdatedAfter`, which
+    /// Amazon does not take with `CreatedAfter`); `None` for a full fetch.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    last_updated_after: Option<String>,
     next_token: Option<String>,
 }
 
@@ -175,19 +183,42 @@ fn unreadable_cursor() -> ConnectorError {
     ConnectorError::Failed("invalid Amazon cursor".to_owned())
 }
 
+/// What Amazon's changes say of deletions: orders are not deleted, and "an
+/// update is defined as any change in order status" (`getOrders`'
+/// `LastUpdatedAfter`), so a cancelled order comes back `Canceled`, which
+/// its mapping reads as cancelled (`NOTES.md`).
+const CHANGES: Option<Changes> = Some(Changes::with(Deletions::InChanges));
+
 impl Syncs<Orders> for AmazonSellerCentralConnector {
     /// Orders created in the last [`HISTORY_DAYS`] only.
     const WHOLE_LIST: bool = false;
+    const CHANGES: Option<Changes> = CHANGES;
 
     async fn page(
         &self,
         credentials: &AmazonSellerCentralAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Order>, ConnectorError> {
-        self.orders_page(credentials, cursor)
+        self.orders_page(credentials, None, cursor)
             .await
             .map_err(forbidden_may_be_expired)
     }
+
+    async fn changed_page(
+        &self,
+        credentials: &AmazonSellerCentralAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
+        self.orders_page(credentials, Some(since.time), cursor)
+            .await
+            .map_err(forbidden_may_be_expired)
+    }
+}
+
+/// A time as `getOrders` takes it: ISO 8601, UTC (`Z`), to the second.
+fn iso_8601(time: DateTime<Utc>) -> String {
+    time.to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
 /// The Selling Partner API answers an expired access token with 403, not
@@ -204,10 +235,13 @@ fn forbidden_may_be_expired(error: ConnectorError) -> ConnectorError {
 }
 
 impl AmazonSellerCentralConnector {
-    /// A page of orders, each with its items.
+    /// A page of orders, each with its items: created in the last
+    /// [`HISTORY_DAYS`], or updated since `since` when given (the first
+    /// page's choice, carried in the cursor).
     async fn orders_page(
         &self,
         credentials: &AmazonSellerCentralAuthorization,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Order>, ConnectorError> {
         let cursor = match cursor {
@@ -221,8 +255,7 @@ impl AmazonSellerCentralConnector {
                     .into_iter()
                     .filter(|participation| participation.active())
                     .collect();
-                let created_after = (Utc::now() - Duration::days(HISTORY_DAYS))
-                    .to_rfc3339_opts(SecondsFormat::Secs, true);
+                let created_after = iso_8601(Utc::now() - Duration::days(HISTORY_DAYS));
                 OrdersCursor {
                     marketplace_ids: active.iter().map(|p| p.marketplace.id.clone()).collect(),
                     currencies: active
@@ -233,6 +266,7 @@ impl AmazonSellerCentralConnector {
                         })
                         .collect(),
                     created_after,
+                    last_updated_after: since.map(iso_8601),
                     next_token: None,
                 }
             }
@@ -249,11 +283,14 @@ impl AmazonSellerCentralConnector {
             .cloned()
             .collect::<Vec<_>>()
             .join(",");
-        let mut call = self
+        let call = self
             .get(credentials, "a page of orders", "/orders/v0/orders")
-            .query("MarketplaceIds", marketplaces)
-            .query("CreatedAfter", &cursor.created_after)
-            .query("MaxResultsPerPage", self.page_size);
+            .query("MarketplaceIds", marketplaces);
+        let mut call = match &cursor.last_updated_after {
+            Some(since) => call.query("LastUpdatedAfter", since),
+            None => call.query("CreatedAfter", &cursor.created_after),
+        }
+        .query("MaxResultsPerPage", self.page_size);
         if let Some(token) = &cursor.next_token {
             call = call.query("NextToken", token);
         }

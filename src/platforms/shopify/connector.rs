@@ -6,8 +6,11 @@
 //! throttled query is asked again once the cost bucket has refilled.
 //! Expiring offline tokens refresh at the shop's token endpoint (client
 //! credentials in the form body) and rotate; legacy offline tokens never
-//! expire and are not refreshed. Sources: `NOTES.md`.
+//! expire and are not refreshed. After a first sync, only what changed is
+//! asked for: the same queries with the search filter `updated_at:>'<time>'`
+//! and sorted by `UPDATED_AT`. Sources: `NOTES.md`.
 
+use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
 
@@ -17,8 +20,8 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
-    syncs,
+    Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
+    Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -40,9 +43,11 @@ const LINES_PER_ORDER: u64 = 250;
 /// The shop, proving the token reaches it.
 const SHOP_QUERY: &str = "query TributaryShop { shop { id name myshopifyDomain } }";
 
-/// A page of the shop's orders with their lines.
-const ORDERS_QUERY: &str = "query TributaryOrders($first: Int!, $after: String, $lines: Int!) {
-  orders(first: $first, after: $after) {
+/// A page of the shop's orders with their lines; of those a search
+/// `$query` finds, in `$sortKey` order, when given (neither is for a full
+/// fetch, which keeps Shopify's default order by id).
+const ORDERS_QUERY: &str = "query TributaryOrders($first: Int!, $after: String, $lines: Int!, $query: String, $sortKey: OrderSortKeys) {
+  orders(first: $first, after: $after, query: $query, sortKey: $sortKey) {
     pageInfo { hasNextPage endCursor }
     nodes {
       id name createdAt updatedAt closedAt cancelledAt currencyCode
@@ -65,9 +70,10 @@ const ORDERS_QUERY: &str = "query TributaryOrders($first: Int!, $after: String, 
   }
 }";
 
-/// A page of the shop's customers.
-const CUSTOMERS_QUERY: &str = "query TributaryCustomers($first: Int!, $after: String) {
-  customers(first: $first, after: $after) {
+/// A page of the shop's customers; of those a search `$query` finds, in
+/// `$sortKey` order, when given (as [`ORDERS_QUERY`]).
+const CUSTOMERS_QUERY: &str = "query TributaryCustomers($first: Int!, $after: String, $query: String, $sortKey: CustomerSortKeys) {
+  customers(first: $first, after: $after, query: $query, sortKey: $sortKey) {
     pageInfo { hasNextPage endCursor }
     nodes {
       id displayName firstName lastName updatedAt
@@ -196,6 +202,73 @@ fn page_variables(page_size: u64, cursor: Option<String>, mut variables: Value) 
     variables
 }
 
+/// A page's variables for what changed since `since`, when given: the
+/// search filter `updated_at:>'<since>'` and the matching sort key
+/// (Shopify advises sorting by the field searched on); none for a full fetch.
+fn changed_variables(since: Option<DateTime<Utc>>, mut variables: Value) -> Value {
+    if let Some(since) = since {
+        variables["query"] = json!(updated_since(since));
+        variables["sortKey"] = json!("UPDATED_AT");
+    }
+    variables
+}
+
+/// Shopify's search term for what was updated after `since`: ISO 8601 in
+/// UTC to the second, in single quotes (Shopify's search syntax).
+pub fn updated_since(since: DateTime<Utc>) -> String {
+    format!("updated_at:>'{}'", since.format("%Y-%m-%dT%H:%M:%SZ"))
+}
+
+/// What Shopify's changes say of deletions: a cancelled order stays, with
+/// `cancelledAt`, and is updated; but a deleted order or customer just stops
+/// being listed, and no deletion feed was confirmed (`NOTES.md`), so a daily
+/// full fetch reconciles.
+const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+
+impl ShopifyConnector {
+    /// A page of orders with their lines (changed since `since`, when given).
+    async fn orders(
+        &self,
+        credentials: &ShopifyAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
+        let (orders, next) = self
+            .list(
+                credentials,
+                "a page of orders",
+                ORDERS_QUERY,
+                cursor,
+                changed_variables(since, json!({"lines": LINES_PER_ORDER})),
+                |data: OrdersData| data.orders,
+            )
+            .await?;
+        let read = orders.read(|order| order.into_record().map(Some));
+        Ok(Fetched::read(read, next))
+    }
+
+    /// A page of customers (changed since `since`, when given).
+    async fn customers(
+        &self,
+        credentials: &ShopifyAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let (customers, next) = self
+            .list(
+                credentials,
+                "a page of customers",
+                CUSTOMERS_QUERY,
+                cursor,
+                changed_variables(since, json!({})),
+                |data: CustomersData| data.customers,
+            )
+            .await?;
+        let read = customers.read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, next))
+    }
+}
+
 impl Connector for ShopifyConnector {
     type Credentials = ShopifyAuthorization;
     const PLATFORM: &'static str = "Shopify";
@@ -280,44 +353,44 @@ impl Connector for ShopifyConnector {
 }
 
 impl Syncs<Orders> for ShopifyConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &ShopifyAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Order>, ConnectorError> {
-        let (orders, next) = self
-            .list(
-                credentials,
-                "a page of orders",
-                ORDERS_QUERY,
-                cursor,
-                json!({"lines": LINES_PER_ORDER}),
-                |data: OrdersData| data.orders,
-            )
-            .await?;
-        let read = orders.read(|order| order.into_record().map(Some));
-        Ok(Fetched::read(read, next))
+        self.orders(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &ShopifyAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Order>, ConnectorError> {
+        self.orders(credentials, Some(since.time), cursor).await
     }
 }
 
 impl Syncs<Customers> for ShopifyConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &ShopifyAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
-        let (customers, next) = self
-            .list(
-                credentials,
-                "a page of customers",
-                CUSTOMERS_QUERY,
-                cursor,
-                json!({}),
-                |data: CustomersData| data.customers,
-            )
-            .await?;
-        let read = customers.read(|customer| Ok(Some(customer.into_record())));
-        Ok(Fetched::read(read, next))
+        self.customers(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &ShopifyAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        self.customers(credentials, Some(since.time), cursor).await
     }
 }
 
@@ -387,6 +460,10 @@ mod tests {
     fn every_query_is_valid_against_shopifys_schema_with_the_variables_it_is_sent() {
         let schema = schema();
         let orders = json!({"lines": LINES_PER_ORDER});
+        let orders_changed = orders.clone();
+        let since = DateTime::parse_from_rfc3339("2026-11-27T08:55:00Z")
+            .map(|since| since.with_timezone(&Utc))
+            .unwrap_or_else(|error| panic!("{error}"));
         for (name, query, variables) in [
             ("SHOP_QUERY", SHOP_QUERY, json!({})),
             ("ORDERS_QUERY", ORDERS_QUERY, page_variables(PAGE_SIZE, None, orders.clone())),
@@ -396,11 +473,32 @@ mod tests {
                 page_variables(PAGE_SIZE, Some("eyJsYXN0X2lkIjo0fQ==".into()), orders),
             ),
             ("CUSTOMERS_QUERY", CUSTOMERS_QUERY, page_variables(1, None, json!({}))),
+            (
+                "ORDERS_QUERY",
+                ORDERS_QUERY,
+                page_variables(PAGE_SIZE, None, changed_variables(Some(since), orders_changed)),
+            ),
+            (
+                "CUSTOMERS_QUERY",
+                CUSTOMERS_QUERY,
+                page_variables(1, None, changed_variables(Some(since), json!({}))),
+            ),
         ] {
             let document = valid(&schema, name, query);
             contract::coerce_variables(&schema, &document, &variables)
                 .unwrap_or_else(|error| panic!("{name} with {variables}: {error}"));
         }
+    }
+
+    #[test]
+    fn changes_are_searched_by_updated_at_in_utc_and_sorted_the_same_way() {
+        let since = DateTime::parse_from_rfc3339("2026-11-27T09:55:00+01:00")
+            .map(|since| since.with_timezone(&Utc))
+            .unwrap_or_else(|error| panic!("{error}"));
+        let variables = changed_variables(Some(since), json!({"lines": 1}));
+        assert_eq!(variables["query"], "updated_at:>'2026-11-27T08:55:00Z'");
+        assert_eq!(variables["sortKey"], "UPDATED_AT");
+        assert_eq!(changed_variables(None, json!({})), json!({}), "a full fetch: neither");
     }
 
     #[test]

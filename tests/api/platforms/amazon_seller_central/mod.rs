@@ -319,3 +319,117 @@ async fn amazon_orders_sync_over_every_page_with_every_status_and_read_back_exac
         );
     }
 }
+
+/// The `Date` Amazon's answers carry in [`fake_with_changes`]: its clock,
+/// hours behind the test's, so that a watermark taken from tributary's clock
+/// shows.
+const AMAZON_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
+
+/// Amazon as it answers `LastUpdatedAfter` (and refuses it with
+/// `CreatedAfter`, as `getOrders` says): the orders updated since (the first
+/// shipped since the first sync, one new), on one page; every answer dated
+/// [`AMAZON_DATE`].
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    let fake = Fake::start(
+        "amazon-seller-central",
+        Scheme::Header("x-amz-access-token"),
+        ACCESS,
+        REFRESH,
+        fixture("amazon_seller_central/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let changes = call.query.contains_key("LastUpdatedAfter");
+            let mut answer = if changes && call.path == "/orders/v0/orders" {
+                if call.query.contains_key("CreatedAfter") {
+                    Answer::json(
+                        400,
+                        fixture("amazon_seller_central/fixtures/invalid-input.json"),
+                    )
+                } else {
+                    Answer::json(
+                        200,
+                        fixture("amazon_seller_central/fixtures/orders-changed.json"),
+                    )
+                }
+            } else {
+                whole(call)
+            };
+            answer
+                .headers
+                .push(("date".to_owned(), AMAZON_DATE.to_owned()));
+            answer
+        }),
+    )
+    .await;
+    fake.with(|inner| {
+        inner.client_in_body = true;
+        inner.rotate = false;
+        inner.rejected_status = 403;
+    });
+    fake
+}
+
+#[tokio::test]
+async fn a_resync_asks_for_orders_last_updated_since_the_first_fetch_and_stores_exactly_the_changes()
+ {
+    for backend in backends() {
+        let fake = fake_with_changes().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let first = latest(&operations, "orders");
+        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        assert!(
+            order_calls(&fake)
+                .iter()
+                .all(|call| !call.query.contains_key("LastUpdatedAfter")),
+            "a first sync fetches whole"
+        );
+        let before = orders(&app, company_id).await;
+        let asked_before = order_calls(&fake).len();
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let second = latest(&operations, "orders");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let calls = order_calls(&fake);
+        let asked = &calls[asked_before..];
+        assert_eq!(asked.len(), 1, "one page of changes, one call");
+        assert_eq!(
+            asked[0].query.get("LastUpdatedAfter").map(String::as_str),
+            Some("2026-11-27T08:55:00Z"),
+            "Amazon's own time when the first fetch began, less five minutes, in UTC"
+        );
+        assert_eq!(asked[0].query.get("CreatedAfter"), None);
+        assert_eq!(
+            asked[0].query.get("MarketplaceIds").map(String::as_str),
+            Some("ATVPDKIKX0DER,A2EUQ1WTGCTBG2"),
+            "still the seller's marketplaces"
+        );
+
+        let after = orders(&app, company_id).await;
+        assert_eq!(after.len(), 10, "eight kept, one changed, one new");
+        let shipped = by_id(&after, FIRST);
+        assert_eq!(shipped["status"], "Completed");
+        assert_eq!(shipped["sourceModifiedDate"], "2026-11-27T08:57:12.000000Z");
+        assert!(shipped["modifiedDate"].as_str() > by_id(&before, FIRST)["modifiedDate"].as_str());
+        assert_eq!(
+            shipped["lineItems"],
+            by_id(&before, FIRST)["lineItems"],
+            "its items asked for again, unchanged"
+        );
+        let new = by_id(&after, "902-3159896-1390925");
+        assert_eq!(new["orderNumber"], "MAPLE-1010");
+        assert_eq!(new["status"], "Open");
+        for was in &before {
+            if was["orderId"] != FIRST {
+                let id = was["orderId"].as_str().expect("an id");
+                assert_eq!(by_id(&after, id), was, "kept as it was");
+            }
+        }
+    }
+}

@@ -366,3 +366,119 @@ async fn a_refresh_without_a_new_refresh_token_keeps_the_one_stored() {
         );
     }
 }
+
+/// The `Date` NetSuite's answers carry in [`fake_with_changes`]: its clock,
+/// hours behind the test's, so that a watermark taken from tributary's clock
+/// shows.
+const NETSUITE_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
+
+/// NetSuite as it answers the invoice query with a `lastmodifieddate`
+/// condition: the invoices changed since (INV10001 paid since the first
+/// sync, INV10008 new); every answer dated [`NETSUITE_DATE`].
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    Fake::start(
+        "netsuite",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        error("unauthorized"),
+        Arc::new(move |call: &Call| {
+            let body: Value = serde_json::from_str(&call.body).unwrap_or_default();
+            let query = body["q"].as_str().unwrap_or_default();
+            let changes = query.contains("FROM transaction t")
+                && query.contains("t.type = 'CustInvc'")
+                && query.contains("lastmodifieddate >");
+            let mut answer = if changes {
+                let number = |name: &str| call.query.get(name).and_then(|n| n.parse().ok());
+                let (limit, offset) = (
+                    number("limit").unwrap_or(1000),
+                    number("offset").unwrap_or(0),
+                );
+                let after = number_after(query, "t.id >").unwrap_or(0);
+                let keep = move |row: &Value| id_of(row, "id") > after;
+                Answer::json(200, page_of("invoices-changed", keep, limit, offset))
+            } else {
+                whole(call)
+            };
+            answer
+                .headers
+                .push(("date".to_owned(), NETSUITE_DATE.to_owned()));
+            answer
+        }),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_resync_queries_invoices_modified_since_a_day_before_the_first_fetch_and_stores_exactly_the_changes()
+ {
+    for backend in backends() {
+        let fake = fake_with_changes().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let first = latest(&operations, "invoices");
+        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        let queries = |calls: &[Call]| -> Vec<String> {
+            calls
+                .iter()
+                .map(|call| {
+                    let body: Value = serde_json::from_str(&call.body).unwrap_or_default();
+                    body["q"].as_str().unwrap_or_default().to_owned()
+                })
+                .filter(|query| query.contains("FROM transaction t"))
+                .collect()
+        };
+        assert!(
+            queries(&fake.calls())
+                .iter()
+                .all(|query| !query.contains("lastmodifieddate >")),
+            "a first sync fetches whole"
+        );
+        let before = list(&app, company_id, "invoices").await;
+        let calls_before = fake.calls().len();
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let second = latest(&operations, "invoices");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let asked = queries(&fake.calls()[calls_before..]);
+        assert_eq!(asked.len(), 1, "one page of changes, one query: {asked:#?}");
+        assert!(
+            asked[0].contains(
+                "WHERE t.type = 'CustInvc' AND t.lastmodifieddate > \
+                 TO_TIMESTAMP('2026-11-26 09:00:00', 'YYYY-MM-DD HH24:MI:SS') AND t.id > 0 \
+                 ORDER BY t.id"
+            ),
+            "NetSuite's own time when the first fetch began, less a day (the literal is read \
+             in the account's time zone), in TO_TIMESTAMP's explicit format: {}",
+            asked[0]
+        );
+
+        let after = list(&app, company_id, "invoices").await;
+        assert_eq!(after.len(), 8, "six kept, one changed, one new");
+        let paid = by_number(&after, "INV10001");
+        assert_eq!(paid["status"], "Paid");
+        assert_eq!(paid["amountDue"], "0.00");
+        assert!(
+            paid["modifiedDate"].as_str() > by_number(&before, "INV10001")["modifiedDate"].as_str()
+        );
+        assert_eq!(by_number(&after, "INV10008")["invoiceId"], "130");
+        assert_eq!(
+            by_number(&after, "INV10001")["lineItems"],
+            by_number(&before, "INV10001")["lineItems"],
+            "its lines asked for again, unchanged"
+        );
+        for was in &before {
+            if was["invoiceNumber"] != "INV10001" {
+                let number = was["invoiceNumber"].as_str().expect("a number");
+                assert_eq!(by_number(&after, number), was, "kept as it was");
+            }
+        }
+    }
+}

@@ -42,7 +42,8 @@ fn not_found() -> Answer {
 }
 
 /// Serves the Square fixtures: eleven locations, invoices in the first
-/// (two pages) and the last, two pages of customers, and orders in two
+/// (two pages) and the last, two pages of customers (listed, or searched
+/// for what changed), and orders in two
 /// searches (the first ten locations over two pages, then the eleventh).
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
@@ -75,6 +76,18 @@ fn router() -> super::fake::Router {
                 }
                 Some(_) => not_found(),
             },
+            // What changed, after a first sync: the same pages, by the
+            // search's cursor.
+            ("POST", "/v2/customers/search") => {
+                let search: Value = serde_json::from_str(&call.body).unwrap_or_default();
+                match search["cursor"].as_str() {
+                    None => Answer::json(200, fixture("square/fixtures/customers-1.json")),
+                    Some("cust-cursor-2") => {
+                        Answer::json(200, fixture("square/fixtures/customers-2.json"))
+                    }
+                    Some(_) => not_found(),
+                }
+            }
             ("POST", "/v2/orders/search") => {
                 let search: Value = serde_json::from_str(&call.body).unwrap_or_default();
                 let first = search["location_ids"][0].as_str();
@@ -498,5 +511,174 @@ async fn square_invoices_and_orders_whose_lists_are_null_read_as_none() {
         assert_eq!(orders.len(), 6);
         let completed = by(&orders, "orderId", "CAISEM82RcpmcFBM0TfOyiHV3es");
         assert_eq!(completed["lineItems"], json!([]));
+    }
+}
+
+/// The `Date` Square's answers carry in [`fake_with_changes`]: its clock,
+/// hours behind the test's, so that a watermark taken from tributary's clock
+/// shows.
+const SQUARE_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
+
+/// Square as it answers searches filtered on `updated_at`: the orders
+/// updated since (WEB-1001 completed since the first sync, WEB-1007 new) in
+/// the first ten locations, none in the eleventh; the customers updated
+/// since (Blue Finch's new e-mail address); every answer dated
+/// [`SQUARE_DATE`].
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    let fake = Fake::start(
+        "square",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("square/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let search: Value = serde_json::from_str(&call.body).unwrap_or_default();
+            let changes = !search["query"]["filter"]["date_time_filter"]["updated_at"].is_null();
+            let changed_customers = !search["query"]["filter"]["updated_at"].is_null();
+            let mut answer = if changed_customers && call.path == "/v2/customers/search" {
+                Answer::json(200, fixture("square/fixtures/customers-changed.json"))
+            } else if changes && call.path == "/v2/orders/search" {
+                match search["location_ids"][0].as_str() {
+                    Some(FIRST) => {
+                        Answer::json(200, fixture("square/fixtures/orders-changed.json"))
+                    }
+                    _ => Answer::json(200, fixture("square/fixtures/empty.json")),
+                }
+            } else {
+                whole(call)
+            };
+            answer
+                .headers
+                .push(("date".to_owned(), SQUARE_DATE.to_owned()));
+            answer
+        }),
+    )
+    .await;
+    fake.with(|inner| {
+        inner.client_in_body = true;
+        inner.expires_at = true;
+    });
+    fake
+}
+
+#[tokio::test]
+async fn a_resync_searches_orders_updated_since_the_first_fetch_and_stores_exactly_the_changes() {
+    for backend in backends() {
+        let fake = fake_with_changes().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let first = latest(&operations, "orders");
+        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        let before = list(&app, company_id, "orders").await;
+        let calls_before = fake.calls().len();
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
+        let second = latest(&operations, "orders");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let searches: Vec<Value> = fake.calls()[calls_before..]
+            .iter()
+            .filter(|call| call.path == "/v2/orders/search")
+            .map(|call| serde_json::from_str(&call.body).expect("a JSON search"))
+            .collect();
+        assert_eq!(searches.len(), 2, "one search a group of locations");
+        for search in &searches {
+            assert_eq!(
+                search["query"],
+                json!({
+                    "filter": {"date_time_filter": {"updated_at": {"start_at": "2026-11-27T08:55:00Z"}}},
+                    "sort": {"sort_field": "UPDATED_AT", "sort_order": "ASC"},
+                }),
+                "Square's own time when the first fetch began, less five minutes, in UTC; \
+                 sorted by UPDATED_AT as Square requires with that filter"
+            );
+        }
+        let first_ten: Vec<String> = (1..=10).map(|n| format!("L{n:02}WQ7K")).collect();
+        assert_eq!(searches[0]["location_ids"], json!(first_ten));
+        assert_eq!(searches[1]["location_ids"], json!([LAST]));
+
+        let after = list(&app, company_id, "orders").await;
+        assert_eq!(after.len(), 7, "five kept, one changed, one new");
+        let completed = by(&after, "orderId", "CAISENgvlJ6jLWAzERDzjyHVybY");
+        assert_eq!(completed["status"], "Completed");
+        assert_eq!(completed["closedDate"], "2026-11-27T08:57:12.000000Z");
+        assert_eq!(
+            completed["sourceModifiedDate"],
+            "2026-11-27T08:57:12.000000Z"
+        );
+        let was = by(&before, "orderId", "CAISENgvlJ6jLWAzERDzjyHVybY");
+        assert!(completed["modifiedDate"].as_str() > was["modifiedDate"].as_str());
+        let new = by(&after, "orderId", "CAISENEWmcWAzERDOyiWS7uc");
+        assert_eq!(new["orderNumber"], "WEB-1007");
+        assert_eq!(new["status"], "Open");
+        for was in &before {
+            if was["orderId"] != "CAISENgvlJ6jLWAzERDzjyHVybY" {
+                let id = was["orderId"].as_str().expect("an id");
+                assert_eq!(by(&after, "orderId", id), was, "kept as it was");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_resync_of_customers_searches_those_updated_since_the_first_fetch() {
+    for backend in backends() {
+        let fake = fake_with_changes().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 7 * 86_400).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let first = latest(&operations, "customers");
+        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
+        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
+        assert!(
+            fake.calls()
+                .iter()
+                .all(|call| call.path == "/v2/customers" && call.method == "GET"),
+            "a first sync lists them whole"
+        );
+        let before = list(&app, company_id, "customers").await;
+        let calls_before = fake.calls().len();
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let second = latest(&operations, "customers");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let calls = fake.calls();
+        let asked = &calls[calls_before..];
+        assert_eq!(asked.len(), 1, "one page of changes, one call");
+        assert_eq!(
+            (asked[0].method.as_str(), asked[0].path.as_str()),
+            ("POST", "/v2/customers/search")
+        );
+        let search: Value = serde_json::from_str(&asked[0].body).expect("a JSON search");
+        assert_eq!(
+            search,
+            json!({
+                "limit": 2,
+                "query": {"filter": {"updated_at": {"start_at": "2026-11-27T08:55:00Z"}}},
+            }),
+            "Square's own time when the first fetch began, less five minutes, in UTC"
+        );
+
+        let after = list(&app, company_id, "customers").await;
+        assert_eq!(after.len(), 3, "two kept, one changed");
+        let changed = by(&after, "customerId", "CUST-B");
+        assert_eq!(changed["emailAddress"], "accounts@bluefinch.example");
+        assert_eq!(changed["sourceModifiedDate"], "2026-11-27T08:57:12.000000Z");
+        for was in &before {
+            if was["customerId"] != "CUST-B" {
+                let id = was["customerId"].as_str().expect("an id");
+                assert_eq!(by(&after, "customerId", id), was, "kept as it was");
+            }
+        }
     }
 }
