@@ -553,6 +553,7 @@ impl<C: Connector> AnyConnector for C {
 pub struct ConnectorKind {
     build: fn(&PlatformConfig, PlatformHttp) -> Arc<dyn AnyConnector>,
     data_types: fn() -> Vec<DataType>,
+    incremental: fn() -> Vec<DataType>,
     /// Where its API is when nothing is configured.
     pub api_base: Endpoint,
     /// Where its token endpoint is when nothing is configured.
@@ -603,6 +604,7 @@ impl ConnectorKind {
         Self {
             build: build::<C>,
             data_types: data_types::<C>,
+            incremental: incremental::<C>,
             api_base: C::API_BASE,
             token_url: C::TOKEN_URL,
         }
@@ -611,6 +613,11 @@ impl ConnectorKind {
     /// The data types it fetches.
     pub fn data_types(&self) -> Vec<DataType> {
         (self.data_types)()
+    }
+
+    /// The data types whose syncs after the first ask only for what changed.
+    pub fn incremental(&self) -> Vec<DataType> {
+        (self.incremental)()
     }
 }
 
@@ -621,6 +628,14 @@ fn build<C: Configured>(config: &PlatformConfig, http: PlatformHttp) -> Arc<dyn 
 fn data_types<C: Connector>() -> Vec<DataType> {
     C::syncs()
         .into_iter()
+        .map(|fetcher| fetcher.data_type)
+        .collect()
+}
+
+fn incremental<C: Connector>() -> Vec<DataType> {
+    C::syncs()
+        .into_iter()
+        .filter(|fetcher| fetcher.changes.is_some())
         .map(|fetcher| fetcher.data_type)
         .collect()
 }

@@ -255,3 +255,34 @@ where
 {
     "xero".parse().expect("xero takes OAuth clients")
 }
+
+#[tokio::test]
+async fn an_integration_names_the_data_types_it_syncs_incrementally() {
+    for_each_database(async |app| {
+        for (platform_key, incremental) in [
+            ("xero", json!(["invoices", "customers"])),
+            ("plaid", json!(["bankTransactions"])),
+            ("zoho-books", json!(["invoices"])),
+            ("stripe", json!([])),
+            ("sandbox", json!([])),
+            ("gocardless-bank-account-data", json!([])),
+        ] {
+            let integration = json(app.get(&format!("/integrations/{platform_key}")).await).await;
+            assert_eq!(
+                integration["incrementalDataTypes"], incremental,
+                "{platform_key}"
+            );
+            let data_types = integration["dataTypes"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default();
+            for data_type in incremental.as_array().into_iter().flatten() {
+                assert!(
+                    data_types.contains(data_type),
+                    "{platform_key}: {data_type}"
+                );
+            }
+        }
+    })
+    .await;
+}

@@ -232,7 +232,7 @@ impl DataApi {
     /// After a data type's first complete sync, each sync fetches only what
     /// the platform says changed since the last one, where the platform can
     /// say (`fetchMode: Incremental`; `GET /integrations/{platformKey}`
-    /// does not yet say which can). Where its changes do not carry what it
+    /// lists them in `incrementalDataTypes`). Where its changes do not carry what it
     /// deleted, the first sync a day after the last full fetch fetches the
     /// whole list again, flagging what it no longer lists (`Full`);
     /// `full=true` asks for the whole list now.

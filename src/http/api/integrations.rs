@@ -40,6 +40,10 @@ pub struct Integration {
     pub managed_migration: bool,
     /// The data types a sync of a connection to it fetches.
     pub data_types: Vec<Described<DataType>>,
+    /// Those of `dataTypes` whose syncs, after a connection's first, ask the platform only for what changed since the
+    /// last one (`fetchMode: Incremental`), by the filter the platform documents; the others fetch its whole list
+    /// every sync. Each platform's notes in the repository name the filter.
+    pub incremental_data_types: Vec<Described<DataType>>,
     /// The name of its authorization body's schema in `openapi.yaml` (e.g. `XeroAuthorization`); null without self-service migration.
     pub authorization_schema_name: Nullable<String>,
 }
@@ -75,6 +79,13 @@ impl From<&platforms::Platform> for Integration {
                 .data_types
                 .iter()
                 .copied()
+                .map(Described)
+                .collect(),
+            incremental_data_types: integration
+                .connector
+                .map(|connector| connector.incremental())
+                .unwrap_or_default()
+                .into_iter()
                 .map(Described)
                 .collect(),
             authorization_schema_name: integration
