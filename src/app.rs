@@ -158,6 +158,11 @@ impl Application {
         let address = listener.local_addr()?;
         let sync_wake = Arc::new(Notify::new());
         let metrics = Metrics::new();
+        if let Some(http) = connectors.http() {
+            // The first application built over these connectors counts their
+            // calls; another built over the same ones does not.
+            http.observe(metrics.clone());
+        }
         let metrics_address = match &config.metrics_bind {
             Some(bind) => {
                 Some(crate::http::metrics::serve(bind, metrics.clone(), db.clone()).await?)

@@ -2,7 +2,8 @@
 //! operation and status with latency histograms, pull operations by
 //! platform, data type and outcome with durations, the sync queue's depth
 //! and oldest age, token refreshes and webhook attempts by outcome,
-//! rate-limit rejections, and records a connector could not read.
+//! rate-limit rejections, records a connector could not read, and the calls
+//! made to each platform with the waits between them.
 //!
 //! Each application has its own recorder (none is installed globally), so
 //! several instances in one process (the tests) each count only their own.
@@ -10,8 +11,11 @@
 //! words: never an id, a key or a token.
 
 use std::sync::Arc;
+use std::time::Duration;
 
 use metrics::{Key, Label, Level, Metadata, Recorder, SharedString, Unit};
+
+use crate::platforms::kit::http::CallObserver;
 use metrics_exporter_prometheus::{
     Matcher, PrometheusBuilder, PrometheusHandle, PrometheusRecorder,
 };
@@ -49,7 +53,15 @@ pub mod names {
     /// Records a platform sent that its connector could not read, by
     /// `platform` and `data_type`.
     pub const UNREADABLE_RECORDS: &str = "tributary_unreadable_records_total";
+    /// Calls made to the platforms' APIs, by `platform` and `status` (its
+    /// class, `429`, or `none` when it did not answer).
+    pub const PLATFORM_CALLS: &str = "tributary_platform_calls_total";
+    /// Waits before a platform call is made again, by `platform`.
+    pub const PLATFORM_WAIT_SECONDS: &str = "tributary_platform_call_wait_seconds";
 }
+
+/// Platform wait buckets, in seconds (a backoff, a `Retry-After`).
+const WAIT_BUCKETS: [f64; 9] = [0.1, 0.5, 1.0, 2.0, 5.0, 10.0, 30.0, 60.0, 120.0];
 
 /// One application's metrics.
 pub struct Metrics {
@@ -85,6 +97,12 @@ impl Metrics {
                     &PULL_BUCKETS,
                 )
             })
+            .and_then(|builder| {
+                builder.set_buckets_for_metric(
+                    Matcher::Full(names::PLATFORM_WAIT_SECONDS.to_owned()),
+                    &WAIT_BUCKETS,
+                )
+            })
             .unwrap_or_else(|_| unreachable!("the bucket lists are not empty"));
         let recorder = builder.build_recorder();
         let describe = |name: &'static str, unit: Unit, text: &'static str| {
@@ -114,6 +132,18 @@ impl Metrics {
             names::UNREADABLE_RECORDS,
             Unit::Count,
             "Records a platform sent that its connector could not read (each reported on its pull operation), by platform and data type.",
+        );
+        describe(
+            names::PLATFORM_CALLS,
+            Unit::Count,
+            "Calls made to the platforms' APIs (each retry one more), by platform and status class (2xx, 4xx, 429, 5xx; none when it did not answer).",
+        );
+        recorder.describe_histogram(
+            names::PLATFORM_WAIT_SECONDS.into(),
+            Some(Unit::Seconds),
+            SharedString::const_str(
+                "Waits before a platform call is made again (a 429's Retry-After, a backoff after a failure), by platform.",
+            ),
         );
         describe(
             names::RATE_LIMITED,
@@ -217,6 +247,12 @@ impl Metrics {
             .increment(1);
     }
 
+    /// The platform key of the connector named `connector_name`, for labels.
+    fn platform_label(connector_name: &str) -> &str {
+        crate::platforms::of_connector(connector_name)
+            .map_or(connector_name, |platform| platform.platform_key)
+    }
+
     /// A request was refused by the rate limit `limit`.
     pub fn rate_limited(&self, limit: &str) {
         self.recorder
@@ -237,6 +273,43 @@ impl Metrics {
     /// Everything, in the Prometheus text format (version 0.0.4).
     pub fn render(&self) -> String {
         self.handle.render()
+    }
+}
+
+impl CallObserver for Metrics {
+    fn answered(&self, platform: &str, status: Option<u16>) {
+        let status = match status {
+            None => "none",
+            Some(429) => "429",
+            Some(code) if code >= 500 => "5xx",
+            Some(code) if code >= 400 => "4xx",
+            Some(code) if code >= 300 => "3xx",
+            Some(_) => "2xx",
+        };
+        self.recorder
+            .register_counter(
+                &key(
+                    names::PLATFORM_CALLS,
+                    &[
+                        ("platform", Self::platform_label(platform)),
+                        ("status", status),
+                    ],
+                ),
+                &METADATA,
+            )
+            .increment(1);
+    }
+
+    fn waits(&self, platform: &str, wait: Duration) {
+        self.recorder
+            .register_histogram(
+                &key(
+                    names::PLATFORM_WAIT_SECONDS,
+                    &[("platform", Self::platform_label(platform))],
+                ),
+                &METADATA,
+            )
+            .record(wait.as_secs_f64());
     }
 }
 

@@ -554,6 +554,9 @@ pub struct ConnectorKind {
     build: fn(&PlatformConfig, PlatformHttp) -> Arc<dyn AnyConnector>,
     data_types: fn() -> Vec<DataType>,
     incremental: fn() -> Vec<DataType>,
+    /// The name its connector gives the platform in messages and to
+    /// [`super::kit::http::CallObserver`] (`Connector::PLATFORM`).
+    pub connector_name: &'static str,
     /// Where its API is when nothing is configured.
     pub api_base: Endpoint,
     /// Where its token endpoint is when nothing is configured.
@@ -605,6 +608,7 @@ impl ConnectorKind {
             build: build::<C>,
             data_types: data_types::<C>,
             incremental: incremental::<C>,
+            connector_name: C::PLATFORM,
             api_base: C::API_BASE,
             token_url: C::TOKEN_URL,
         }

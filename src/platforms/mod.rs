@@ -138,6 +138,16 @@ pub fn all() -> &'static [&'static Platform] {
     ALL
 }
 
+/// The platform whose connector calls itself `connector_name`
+/// (`Connector::PLATFORM`, as HTTP calls name their platform).
+pub fn of_connector(connector_name: &str) -> Option<&'static Platform> {
+    all().iter().copied().find(|platform| {
+        platform
+            .connector
+            .is_some_and(|connector| connector.connector_name == connector_name)
+    })
+}
+
 /// The platform with `platform_key`, if any.
 pub fn find(platform_key: &str) -> Option<&'static Platform> {
     ALL.iter()
@@ -176,6 +186,22 @@ mod tests {
                 .map_or_else(Vec::new, |connector| connector.data_types());
             assert_eq!(listed, synced, "{}", platform.platform_key);
         }
+    }
+
+    #[test]
+    fn each_connector_name_leads_back_to_its_own_platform() {
+        for platform in all() {
+            if let Some(connector) = platform.connector {
+                let found = of_connector(connector.connector_name).map(|p| p.platform_key);
+                assert_eq!(
+                    found,
+                    Some(platform.platform_key),
+                    "{}",
+                    connector.connector_name
+                );
+            }
+        }
+        assert!(of_connector("Nobody").is_none());
     }
 
     #[test]

@@ -187,3 +187,63 @@ async fn the_queue_shows_waiting_operations_and_their_age() {
         assert!((1.0..60.0).contains(&age), "{age}");
     }
 }
+
+#[tokio::test]
+async fn every_call_to_a_platform_and_every_wait_before_one_is_counted_by_platform() {
+    use crate::platforms::fake::Answer;
+    use crate::platforms::{options_for, xero};
+    use client::types::QueueDataTypeDataType;
+
+    for backend in backends() {
+        let fake = xero::fake().await;
+        let options = AppOptions {
+            metrics: true,
+            ..options_for(&fake, None, 1)
+        };
+        let app = TestApp::spawn_with(backend, options).await;
+        let (company_id, _) = xero::connected(&app, 1800).await;
+        // Xero's minute limit once: one second's wait, then the call again.
+        let mut limited = Answer::json(429, "{\"Message\":\"Rate limit exceeded\"}");
+        limited
+            .headers
+            .push(("retry-after".to_owned(), "1".to_owned()));
+        fake.with(|inner| inner.scripted.push_back(limited));
+        crate::platforms::sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+
+        let text = scrape(&app).await;
+        let answered = fake.calls().len() as f64;
+        assert_eq!(
+            sample(
+                &text,
+                "tributary_platform_calls_total{platform=\"xero\",status=\"2xx\"}"
+            ),
+            Some(answered - 1.0),
+            "{text}"
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "tributary_platform_calls_total{platform=\"xero\",status=\"429\"}"
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "tributary_platform_call_wait_seconds_sum{platform=\"xero\"}"
+            ),
+            Some(1.0)
+        );
+        assert_eq!(
+            sample(
+                &text,
+                "tributary_platform_call_wait_seconds_count{platform=\"xero\"}"
+            ),
+            Some(1.0)
+        );
+        assert!(
+            !text.contains("xero-access-token"),
+            "no token in the metrics"
+        );
+    }
+}

@@ -9,6 +9,7 @@
 
 use std::cell::Cell;
 use std::future::Future;
+use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -255,12 +256,37 @@ impl CallError {
     }
 }
 
+/// What counts the calls made to the platforms (the application's metrics).
+pub trait CallObserver: Send + Sync {
+    /// `platform` (its name, as connectors give it) answered a call with
+    /// `status`, or did not answer at all (`None`).
+    fn answered(&self, platform: &str, status: Option<u16>);
+    /// A call to `platform` waits `wait` before it is made again (a 429's
+    /// `Retry-After`, or the backoff after a failure).
+    fn waits(&self, platform: &str, wait: Duration);
+}
+
+/// Where [`PlatformHttp`] reports its calls, once an application says.
+#[derive(Clone, Default)]
+struct Observer(Arc<OnceLock<Arc<dyn CallObserver>>>);
+
+impl std::fmt::Debug for Observer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.get().is_some() {
+            "Observer(set)"
+        } else {
+            "Observer(none)"
+        })
+    }
+}
+
 /// The HTTP client every connector shares.
 #[derive(Debug, Clone)]
 pub struct PlatformHttp {
     client: reqwest::Client,
     /// How calls are retried.
     pub retry: RetryPolicy,
+    observer: Observer,
 }
 
 impl PlatformHttp {
@@ -274,7 +300,29 @@ impl PlatformHttp {
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .user_agent(concat!("tributary/", env!("CARGO_PKG_VERSION")))
             .build()?;
-        Ok(Self { client, retry })
+        Ok(Self {
+            client,
+            retry,
+            observer: Observer::default(),
+        })
+    }
+
+    /// Reports every call of this client and its clones to `observer`;
+    /// `false` (nothing changes) when an observer was already set.
+    pub fn observe(&self, observer: Arc<dyn CallObserver>) -> bool {
+        self.observer.0.set(observer).is_ok()
+    }
+
+    fn answered(&self, platform: &str, status: Option<u16>) {
+        if let Some(observer) = self.observer.0.get() {
+            observer.answered(platform, status);
+        }
+    }
+
+    fn waits(&self, platform: &str, wait: Duration) {
+        if let Some(observer) = self.observer.0.get() {
+            observer.waits(platform, wait);
+        }
     }
 
     /// The underlying client (for the OAuth token endpoint).
@@ -294,6 +342,13 @@ impl PlatformHttp {
         let mut retry = 0;
         loop {
             let outcome = build(&self.client).send().await;
+            self.answered(
+                platform,
+                outcome
+                    .as_ref()
+                    .ok()
+                    .map(|response| response.status().as_u16()),
+            );
             let (failure, wait) = match outcome {
                 Err(error) => {
                     let what = if error.is_timeout() {
@@ -315,7 +370,9 @@ impl PlatformHttp {
                         if retry >= self.retry.retries {
                             return Err(CallError::Unavailable(failure));
                         }
-                        tokio::time::sleep(self.retry.backoff(retry)).await;
+                        let wait = self.retry.backoff(retry);
+                        self.waits(platform, wait);
+                        tokio::time::sleep(wait).await;
                         retry += 1;
                         continue;
                     };
@@ -357,6 +414,7 @@ impl PlatformHttp {
                 failure,
                 "retrying a platform call"
             );
+            self.waits(platform, wait);
             tokio::time::sleep(wait).await;
             retry += 1;
         }
