@@ -17,6 +17,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -320,15 +321,10 @@ async fn amazon_orders_sync_over_every_page_with_every_status_and_read_back_exac
     }
 }
 
-/// The `Date` Amazon's answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const AMAZON_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Amazon as it answers `LastUpdatedAfter` (and refuses it with
 /// `CreatedAfter`, as `getOrders` says): the orders updated since (the first
 /// shipped since the first sync, one new), on one page; every answer dated
-/// [`AMAZON_DATE`].
+/// [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -356,7 +352,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), AMAZON_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -369,67 +365,15 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_asks_for_orders_last_updated_since_the_first_fetch_and_stores_exactly_the_changes()
- {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let first = latest(&operations, "orders");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        assert!(
-            order_calls(&fake)
-                .iter()
-                .all(|call| !call.query.contains_key("LastUpdatedAfter")),
-            "a first sync fetches whole"
-        );
-        let before = orders(&app, company_id).await;
-        let asked_before = order_calls(&fake).len();
+/// Amazon asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "orders",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.query.get("LastUpdatedAfter").cloned(),
+    since: "2026-11-27T08:55:00Z",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let second = latest(&operations, "orders");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = order_calls(&fake);
-        let asked = &calls[asked_before..];
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        assert_eq!(
-            asked[0].query.get("LastUpdatedAfter").map(String::as_str),
-            Some("2026-11-27T08:55:00Z"),
-            "Amazon's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(asked[0].query.get("CreatedAfter"), None);
-        assert_eq!(
-            asked[0].query.get("MarketplaceIds").map(String::as_str),
-            Some("ATVPDKIKX0DER,A2EUQ1WTGCTBG2"),
-            "still the seller's marketplaces"
-        );
-
-        let after = orders(&app, company_id).await;
-        assert_eq!(after.len(), 10, "eight kept, one changed, one new");
-        let shipped = by_id(&after, FIRST);
-        assert_eq!(shipped["status"], "Completed");
-        assert_eq!(shipped["sourceModifiedDate"], "2026-11-27T08:57:12.000000Z");
-        assert!(shipped["modifiedDate"].as_str() > by_id(&before, FIRST)["modifiedDate"].as_str());
-        assert_eq!(
-            shipped["lineItems"],
-            by_id(&before, FIRST)["lineItems"],
-            "its items asked for again, unchanged"
-        );
-        let new = by_id(&after, "902-3159896-1390925");
-        assert_eq!(new["orderNumber"], "MAPLE-1010");
-        assert_eq!(new["status"], "Open");
-        for was in &before {
-            if was["orderId"] != FIRST {
-                let id = was["orderId"].as_str().expect("an id");
-                assert_eq!(by_id(&after, id), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

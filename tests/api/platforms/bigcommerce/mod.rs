@@ -16,6 +16,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -306,14 +307,9 @@ async fn bigcommerce_customers_sync_until_the_last_page_the_meta_names() {
     }
 }
 
-/// The `Date` BigCommerce's answers carry in [`fake_with_changes`]: its
-/// clock, hours behind the test's, so that a watermark taken from
-/// tributary's clock shows.
-const BIGCOMMERCE_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// BigCommerce as it answers `min_date_modified`: the orders modified since
 /// (102 shipped since the first sync, 117 new), on one short page; every
-/// answer dated [`BIGCOMMERCE_DATE`].
+/// answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -336,84 +332,22 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), BIGCOMMERCE_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
     .await
 }
 
-#[tokio::test]
-async fn a_resync_asks_for_orders_modified_since_the_first_fetch_and_stores_exactly_the_changes() {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let first = latest(&operations, "orders");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| !call.query.contains_key("min_date_modified")),
-            "a first sync fetches whole"
-        );
-        let before = list(&app, company_id, "orders").await;
-        let calls_before = fake.calls().len();
+/// BigCommerce asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "orders",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.query.get("min_date_modified").cloned(),
+    since: "2026-11-27T08:55:00.000+00:00",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let second = latest(&operations, "orders");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path.ends_with("/v2/orders"))
-            .collect();
-        assert_eq!(asked.len(), 1, "one short page of changes, one call");
-        assert_eq!(
-            asked[0].query.get("min_date_modified").map(String::as_str),
-            Some("2026-11-27T08:55:00.000+00:00"),
-            "BigCommerce's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(asked[0].query.get("page").map(String::as_str), Some("1"));
-        assert_eq!(asked[0].query.get("limit").map(String::as_str), Some("4"));
-        let products: Vec<&str> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path.ends_with("/products"))
-            .map(|call| call.path.as_str())
-            .collect();
-        assert_eq!(
-            products,
-            [
-                format!("/stores/{STORE}/v2/orders/102/products"),
-                format!("/stores/{STORE}/v2/orders/117/products")
-            ],
-            "the products of the changed orders only"
-        );
-
-        let after = list(&app, company_id, "orders").await;
-        assert_eq!(after.len(), 17, "fifteen kept, one changed, one new");
-        let shipped = by(&after, "orderId", "102");
-        assert_eq!(shipped["status"], "Completed");
-        assert_eq!(shipped["closedDate"], "2026-11-27T08:57:12.000000Z");
-        assert_eq!(shipped["sourceModifiedDate"], "2026-11-27T08:57:12.000000Z");
-        assert!(
-            shipped["modifiedDate"].as_str()
-                > by(&before, "orderId", "102")["modifiedDate"].as_str()
-        );
-        let new = by(&after, "orderId", "117");
-        assert_eq!(new["status"], "Open");
-        assert_eq!(new["createdDate"], "2026-11-27T08:58:40.000000Z");
-        for was in &before {
-            if was["orderId"] != "102" {
-                let id = was["orderId"].as_str().expect("an id");
-                assert_eq!(by(&after, "orderId", id), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -18,6 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records as list,
@@ -323,14 +324,9 @@ async fn a_next_link_to_another_host_is_not_followed_and_keeps_the_previous_data
     }
 }
 
-/// The `Date` Business Central's answers carry in [`fake_with_changes`]: its
-/// clock, hours behind the test's, so that a watermark taken from
-/// tributary's clock shows.
-const BUSINESS_CENTRAL_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Business Central as it answers `$filter=lastModifiedDateTime gt …`: the
 /// sales invoices modified since (103003 paid since the first sync, 103009
-/// new), on one page; every answer dated [`BUSINESS_CENTRAL_DATE`].
+/// new), on one page; every answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -350,7 +346,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), BUSINESS_CENTRAL_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -359,66 +355,20 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_filters_on_last_modified_since_the_first_fetch_and_stores_exactly_the_changes() {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| !call.query.contains_key("$filter")),
-            "a first sync fetches whole"
-        );
-        let before = list(&app, company_id, "invoices").await;
-        let calls_before = fake.calls().len();
+/// Business Central asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        call.query
+            .get("$filter")
+            .filter(|filter| filter.contains("lastModifiedDateTime"))
+            .cloned()
+    },
+    since: "lastModifiedDateTime gt 2026-11-27T08:55:00Z",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path.ends_with("/salesInvoices"))
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        assert_eq!(
-            asked[0].query.get("$filter").map(String::as_str),
-            Some("lastModifiedDateTime gt 2026-11-27T08:55:00Z"),
-            "Business Central's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(
-            asked[0].query.get("$expand").map(String::as_str),
-            Some("salesInvoiceLines"),
-            "still with their lines"
-        );
-
-        let after = list(&app, company_id, "invoices").await;
-        assert_eq!(after.len(), 9, "seven kept, one changed, one new");
-        let paid = by_number(&after, "103003");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert_eq!(paid["sourceModifiedDate"], "2026-11-27T08:57:12.337000Z");
-        assert!(
-            paid["modifiedDate"].as_str() > by_number(&before, "103003")["modifiedDate"].as_str()
-        );
-        let new = by_number(&after, "103009");
-        assert_eq!(new["status"], "Draft");
-        assert_eq!(new["issueDate"], "2026-11-27");
-        for was in &before {
-            if was["invoiceNumber"] != "103003" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -15,6 +15,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -234,13 +235,9 @@ async fn ebay_orders_sync_over_every_page_with_every_status_and_read_back_exactl
     }
 }
 
-/// The `Date` eBay's answers carry in [`fake_with_changes`]: its clock, hours
-/// behind the test's, so that a watermark taken from tributary's clock shows.
-const EBAY_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// eBay as it answers `filter=lastmodifieddate:[…]`: the orders modified
 /// since (1001 fulfilled since the first sync, 1010 new), on one page;
-/// every answer dated [`EBAY_DATE`].
+/// every answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -258,7 +255,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), EBAY_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -267,63 +264,20 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_filters_on_lastmodifieddate_since_the_first_fetch_and_stores_exactly_the_changes()
-{
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7200).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let first = latest(&operations, "orders");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| !call.query.contains_key("filter")),
-            "a first sync fetches whole"
-        );
-        let before = orders(&app, company_id).await;
-        let calls_before = fake.calls().len();
+/// eBay asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "orders",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        call.query
+            .get("filter")
+            .filter(|filter| filter.starts_with("lastmodifieddate"))
+            .cloned()
+    },
+    since: "lastmodifieddate:[2026-11-27T08:55:00.000Z..]",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let second = latest(&operations, "orders");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked = &calls[calls_before..];
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        assert_eq!(
-            asked[0].query.get("filter").map(String::as_str),
-            Some("lastmodifieddate:[2026-11-27T08:55:00.000Z..]"),
-            "eBay's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(asked[0].query.get("offset").map(String::as_str), Some("0"));
-
-        let after = orders(&app, company_id).await;
-        assert_eq!(after.len(), 10, "eight kept, one changed, one new");
-        let fulfilled = by_number(&after, "1001");
-        assert_eq!(fulfilled["status"], "Completed");
-        assert_eq!(
-            fulfilled["sourceModifiedDate"],
-            "2026-11-27T08:57:12.000000Z"
-        );
-        assert!(
-            fulfilled["modifiedDate"].as_str()
-                > by_number(&before, "1001")["modifiedDate"].as_str()
-        );
-        let new = by_number(&after, "1010");
-        assert_eq!(new["orderId"], "10-10010-20010");
-        assert_eq!(new["status"], "Open");
-        for was in &before {
-            if was["orderNumber"] != "1001" {
-                let number = was["orderNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -19,6 +19,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -357,15 +358,10 @@ async fn an_expired_exact_token_is_verified_by_a_refresh_whose_expiry_is_a_strin
     }
 }
 
-/// The `Date` Exact's answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const EXACT_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Exact as it answers `$filter=Modified ge datetime'…'` on sales invoices:
 /// the invoices modified since (one processed since the first sync, one
 /// new), on one page (no `__next`); lines must still be asked for, as for a
-/// whole list. Every answer dated [`EXACT_DATE`].
+/// whole list. Every answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -385,7 +381,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), EXACT_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -394,69 +390,20 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_filters_on_modified_from_the_first_fetch_less_twelve_hours_and_stores_exactly_the_changes()
- {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        let invoices_path = format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices");
-        let calls = fake.calls();
-        let whole_first = calls
-            .iter()
-            .find(|call| call.path == invoices_path && !call.query.contains_key("$top"))
-            .map(|call| call.query.clone())
-            .expect("invoices asked for");
-        assert!(
-            !whole_first.contains_key("$filter"),
-            "a first sync fetches whole"
-        );
-        let before = records(&app, company_id, "invoices").await;
-        let calls_before = calls.len();
+/// Exact Online asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        call.query
+            .get("$filter")
+            .filter(|filter| filter.contains("Modified ge"))
+            .cloned()
+    },
+    since: "Modified ge datetime'2026-11-26T21:00:00'",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path == invoices_path && !call.query.contains_key("$top"))
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        let mut query = asked[0].query.clone();
-        assert_eq!(
-            query.remove("$filter").as_deref(),
-            Some("Modified ge datetime'2026-11-26T21:00:00'"),
-            "Exact's own time when the first fetch began, less the twelve hours' overlap, \
-             as UTC's wall clock in an OData datetime literal"
-        );
-        assert_eq!(query, whole_first, "the same fields and lines");
-
-        let after = records(&app, company_id, "invoices").await;
-        assert_eq!(after.len(), 6, "five kept or changed, one new");
-        let processed = by_id(&after, &invoice_id(3));
-        assert_eq!(processed["status"], "Submitted");
-        assert!(
-            processed["modifiedDate"].as_str()
-                > by_id(&before, &invoice_id(3))["modifiedDate"].as_str()
-        );
-        let new = by_id(&after, &invoice_id(7));
-        assert_eq!(new["status"], "Submitted");
-        assert_eq!(new["invoiceNumber"], "26100007");
-        for was in &before {
-            if was["invoiceId"] != invoice_id(3) {
-                let id = was["invoiceId"].as_str().expect("an id");
-                assert_eq!(by_id(&after, id), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

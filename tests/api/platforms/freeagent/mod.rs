@@ -18,6 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -283,14 +284,9 @@ async fn freeagent_invoices_and_contacts_sync_over_every_page_with_every_status(
     }
 }
 
-/// The `Date` FreeAgent's answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const FREEAGENT_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// FreeAgent as it answers `updated_since`: the invoices updated since (one
 /// paid since the first sync, one new), on one page (no `Link` to another);
-/// every answer dated [`FREEAGENT_DATE`].
+/// every answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -308,77 +304,22 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), FREEAGENT_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
     .await
 }
 
-#[tokio::test]
-async fn a_resync_sends_updated_since_from_the_first_fetch_and_stores_exactly_the_changes() {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete);
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        let calls = fake.calls();
-        assert!(
-            calls
-                .iter()
-                .all(|call| !call.query.contains_key("updated_since")),
-            "a first sync fetches whole"
-        );
-        let whole_first = calls
-            .iter()
-            .find(|call| call.path == "/v2/invoices")
-            .map(|call| call.query.clone())
-            .expect("invoices asked for");
-        let before = invoices(&app, company_id).await;
-        let calls_before = calls.len();
+/// FreeAgent asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.query.get("updated_since").cloned(),
+    since: "2026-11-27T08:55:00.000Z",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path == "/v2/invoices")
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        let mut query = asked[0].query.clone();
-        assert_eq!(
-            query.remove("updated_since").as_deref(),
-            Some("2026-11-27T08:55:00.000Z"),
-            "FreeAgent's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(
-            query, whole_first,
-            "the same page, page size, view and nested items"
-        );
-
-        let after = invoices(&app, company_id).await;
-        assert_eq!(after.len(), 13, "twelve kept or changed, one new");
-        let paid = by_number(&after, "004");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert_eq!(paid["paidOnDate"], "2026-11-27");
-        assert!(paid["modifiedDate"].as_str() > by_number(&before, "004")["modifiedDate"].as_str());
-        let new = by_number(&after, "013");
-        assert_eq!(new["status"], "Submitted");
-        assert_eq!(new["totalAmount"], "60.00");
-        for was in &before {
-            if was["invoiceNumber"] != "004" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -18,6 +18,7 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, CLIENT_ID, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -377,15 +378,10 @@ async fn myob_verification_needs_the_api_key_and_reads_expires_in_as_a_string() 
     }
 }
 
-/// The `Date` MYOB's answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const MYOB_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// MYOB as it answers `$filter=LastModified gt datetime'…'` on sale
 /// invoices: the invoices modified since (one paid since the first sync,
 /// one new), on one page (no `NextPageLink`); MYOB's headers are checked as
-/// for a whole list. Every answer dated [`MYOB_DATE`].
+/// for a whole list. Every answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -405,7 +401,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), MYOB_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -414,69 +410,20 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_filters_on_last_modified_from_the_first_fetch_less_fourteen_hours_and_stores_exactly_the_changes()
- {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 1200).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        let invoices_path = format!("/accountright/{FILE}/Sale/Invoice");
-        let calls = fake.calls();
-        let whole_first = calls
-            .iter()
-            .find(|call| call.path == invoices_path)
-            .map(|call| call.query.clone())
-            .expect("invoices asked for");
-        assert!(
-            !whole_first.contains_key("$filter"),
-            "a first sync fetches whole"
-        );
-        let before = records(&app, company_id, "invoices").await;
-        let calls_before = calls.len();
+/// MYOB asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        call.query
+            .get("$filter")
+            .filter(|filter| filter.contains("LastModified"))
+            .cloned()
+    },
+    since: "LastModified gt datetime'2026-11-26T19:00:00'",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path == invoices_path)
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        let mut query = asked[0].query.clone();
-        assert_eq!(
-            query.remove("$filter").as_deref(),
-            Some("LastModified gt datetime'2026-11-26T19:00:00'"),
-            "MYOB's own time when the first fetch began, less the fourteen hours' overlap, \
-             as UTC's wall clock in an OData datetime literal"
-        );
-        assert_eq!(query, whole_first, "the same page size");
-
-        let after = records(&app, company_id, "invoices").await;
-        assert_eq!(after.len(), 7, "six kept or changed, one new");
-        let paid = by_number(&after, "00000101");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert!(
-            paid["modifiedDate"].as_str() > by_number(&before, "00000101")["modifiedDate"].as_str()
-        );
-        let new = by_number(&after, "00000108");
-        assert_eq!(new["status"], "Submitted");
-        assert_eq!(new["totalAmount"], "1234.56");
-        for was in &before {
-            if was["invoiceNumber"] != "00000101" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

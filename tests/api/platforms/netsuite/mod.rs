@@ -18,6 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records as list,
@@ -367,14 +368,9 @@ async fn a_refresh_without_a_new_refresh_token_keeps_the_one_stored() {
     }
 }
 
-/// The `Date` NetSuite's answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const NETSUITE_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// NetSuite as it answers the invoice query with a `lastmodifieddate`
 /// condition: the invoices changed since (INV10001 paid since the first
-/// sync, INV10008 new); every answer dated [`NETSUITE_DATE`].
+/// sync, INV10008 new); every answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -403,82 +399,27 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), NETSUITE_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
     .await
 }
 
-#[tokio::test]
-async fn a_resync_queries_invoices_modified_since_a_day_before_the_first_fetch_and_stores_exactly_the_changes()
- {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(3), 1)).await;
-        let (company_id, _) = connected(&app, 3600).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        let queries = |calls: &[Call]| -> Vec<String> {
-            calls
-                .iter()
-                .map(|call| {
-                    let body: Value = serde_json::from_str(&call.body).unwrap_or_default();
-                    body["q"].as_str().unwrap_or_default().to_owned()
-                })
-                .filter(|query| query.contains("FROM transaction t"))
-                .collect()
-        };
-        assert!(
-            queries(&fake.calls())
-                .iter()
-                .all(|query| !query.contains("lastmodifieddate >")),
-            "a first sync fetches whole"
-        );
-        let before = list(&app, company_id, "invoices").await;
-        let calls_before = fake.calls().len();
+/// NetSuite asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        let start = call.body.find("t.lastmodifieddate > ")?;
+        let rest = &call.body[start..];
+        let end = rest.find("')")?;
+        Some(rest[..end + 2].to_owned())
+    },
+    since: "t.lastmodifieddate > TO_TIMESTAMP('2026-11-26 09:00:00', 'YYYY-MM-DD HH24:MI:SS')",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let asked = queries(&fake.calls()[calls_before..]);
-        assert_eq!(asked.len(), 1, "one page of changes, one query: {asked:#?}");
-        assert!(
-            asked[0].contains(
-                "WHERE t.type = 'CustInvc' AND t.lastmodifieddate > \
-                 TO_TIMESTAMP('2026-11-26 09:00:00', 'YYYY-MM-DD HH24:MI:SS') AND t.id > 0 \
-                 ORDER BY t.id"
-            ),
-            "NetSuite's own time when the first fetch began, less a day (the literal is read \
-             in the account's time zone), in TO_TIMESTAMP's explicit format: {}",
-            asked[0]
-        );
-
-        let after = list(&app, company_id, "invoices").await;
-        assert_eq!(after.len(), 8, "six kept, one changed, one new");
-        let paid = by_number(&after, "INV10001");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert!(
-            paid["modifiedDate"].as_str() > by_number(&before, "INV10001")["modifiedDate"].as_str()
-        );
-        assert_eq!(by_number(&after, "INV10008")["invoiceId"], "130");
-        assert_eq!(
-            by_number(&after, "INV10001")["lineItems"],
-            by_number(&before, "INV10001")["lineItems"],
-            "its lines asked for again, unchanged"
-        );
-        for was in &before {
-            if was["invoiceNumber"] != "INV10001" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -13,8 +13,9 @@ use serde_json::{Value, json};
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios, records,
+    Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
 };
 use super::{authorize, latest, options_for, sync};
 use crate::connections::{new_company, new_connection};
@@ -280,11 +281,6 @@ async fn quickbooks_invoices_and_customers_sync_page_by_page_with_statuses_from_
     }
 }
 
-/// The `Date` QuickBooks' answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const QBO_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// The filter a resync adds: QuickBooks' time when the first fetch began,
 /// less five minutes, as Intuit's query example writes a time.
 const CHANGED_SINCE: &str = "Metadata.LastUpdatedTime > '2026-11-27T08:55:00+0000'";
@@ -292,7 +288,7 @@ const CHANGED_SINCE: &str = "Metadata.LastUpdatedTime > '2026-11-27T08:55:00+000
 /// QuickBooks as it answers a query filtered by `Metadata.LastUpdatedTime`:
 /// the invoices changed since (one paid since the first sync, one new),
 /// paged as any query; a filter on anything but that time, or with another
-/// time, is a parse error. Every answer is dated [`QBO_DATE`].
+/// time, is a parse error. Every answer is dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -321,94 +317,28 @@ async fn fake_with_changes() -> Fake {
             } else {
                 whole(call)
             };
-            answer.headers.push(("date".to_owned(), QBO_DATE.to_owned()));
+            answer.headers.push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
     .await
 }
 
-/// The queries of invoices the fake was sent from call `from` on.
-fn invoice_queries(fake: &Fake, from: usize) -> Vec<String> {
-    fake.calls()[from..]
-        .iter()
-        .filter_map(|call| call.query.get("query").cloned())
-        .filter(|query| query.contains("from Invoice"))
-        .collect()
-}
+/// QuickBooks Online asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        call.query
+            .get("query")
+            .filter(|query| query.contains(CHANGED_SINCE))
+            .map(|_| CHANGED_SINCE.to_owned())
+    },
+    since: CHANGED_SINCE,
+    // Two records fill a page of the case's size: an empty page follows.
+    calls: 2,
+    changed: 1,
+    added: 1,
+};
 
-#[tokio::test]
-async fn a_resync_filters_the_query_by_last_updated_time_from_the_first_fetch_and_stores_exactly_the_changes()
- {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
-        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
-        assert_eq!(
-            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false)
-                .await
-                .status(),
-            200
-        );
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete);
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        assert_eq!(
-            invoice_queries(&fake, 0),
-            ["select * from Invoice STARTPOSITION 1 MAXRESULTS 100"],
-            "a first sync fetches whole"
-        );
-        let before = records(&app, company_id, "invoices").await;
-        let calls_before = fake.calls().len();
-
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        assert_eq!(
-            invoice_queries(&fake, calls_before),
-            [format!(
-                "select * from Invoice where {CHANGED_SINCE} STARTPOSITION 1 MAXRESULTS 100"
-            )],
-            "QuickBooks' own time when the first fetch began, less five minutes; the same paging"
-        );
-        assert!(
-            fake.calls()[calls_before..].iter().all(|call| call
-                .query
-                .get("minorversion")
-                .map(String::as_str)
-                == Some("75")),
-            "the same minor version"
-        );
-
-        let after = records(&app, company_id, "invoices").await;
-        assert_eq!(after.len(), 6, "five kept or changed, one new");
-        let by_number = |invoices: &[Value], number: &str| {
-            invoices
-                .iter()
-                .find(|invoice| invoice["invoiceNumber"] == number)
-                .cloned()
-                .unwrap_or_else(|| panic!("invoice {number} synced"))
-        };
-        let paid = by_number(&after, "1002");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert!(
-            paid["modifiedDate"].as_str() > by_number(&before, "1002")["modifiedDate"].as_str()
-        );
-        let new = by_number(&after, "1006");
-        assert_eq!(new["status"], "Submitted");
-        assert_eq!(new["totalAmount"], "210.00");
-        for was in &before {
-            if was["invoiceNumber"] != "1002" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(&by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -18,6 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records as list,
@@ -262,13 +263,9 @@ async fn sage_sales_invoices_and_customers_sync_over_every_page_with_every_statu
     }
 }
 
-/// The `Date` Sage's answers carry in [`fake_with_changes`]: its clock, hours
-/// behind the test's, so that a watermark taken from tributary's clock shows.
-const SAGE_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Sage as it answers `updated_or_created_since`: the sales invoices updated
 /// or created since (one paid since the first sync, one new), on one page
-/// (`$next` null); every answer dated [`SAGE_DATE`]. The business, the
+/// (`$next` null); every answer dated [`PLATFORM_DATE`]. The business, the
 /// attributes and the page size are checked as for a whole list.
 async fn fake_with_changes() -> Fake {
     let whole = router();
@@ -291,7 +288,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), SAGE_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -300,76 +297,15 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_sends_updated_or_created_since_from_the_first_fetch_and_stores_exactly_the_changes()
- {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 1800).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete);
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        let calls = fake.calls();
-        assert!(
-            calls
-                .iter()
-                .all(|call| !call.query.contains_key("updated_or_created_since")),
-            "a first sync fetches whole"
-        );
-        let whole_first = calls
-            .iter()
-            .find(|call| call.path == "/sales_invoices")
-            .map(|call| call.query.clone())
-            .expect("sales invoices asked for");
-        let before = list(&app, company_id, "invoices").await;
-        let calls_before = calls.len();
+/// Sage asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.query.get("updated_or_created_since").cloned(),
+    since: "2026-11-27T08:55:00Z",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path == "/sales_invoices")
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        let mut query = asked[0].query.clone();
-        assert_eq!(
-            query.remove("updated_or_created_since").as_deref(),
-            Some("2026-11-27T08:55:00Z"),
-            "Sage's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(
-            query, whole_first,
-            "the same page, page size and attributes"
-        );
-        assert_eq!(
-            asked[0].headers.get("x-business").map(String::as_str),
-            Some(BUSINESS)
-        );
-
-        let after = list(&app, company_id, "invoices").await;
-        assert_eq!(after.len(), 7, "six kept or changed, one new");
-        let paid = by_number(&after, "SI-3");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert!(
-            paid["modifiedDate"].as_str() > by_number(&before, "SI-3")["modifiedDate"].as_str()
-        );
-        let new = by_number(&after, "SI-7");
-        assert_eq!(new["status"], "Submitted");
-        assert_eq!(new["totalAmount"], "1234.56");
-        for was in &before {
-            if was["invoiceNumber"] != "SI-3" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -11,6 +11,7 @@
 //! `platforms::<platform>::scenarios::<scenario>`, each run on SQLite and
 //! PostgreSQL. A platform's own quirks stay as tests in its module.
 
+pub mod changes;
 mod records;
 mod tokens;
 mod verification;

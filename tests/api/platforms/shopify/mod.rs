@@ -18,6 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -377,14 +378,9 @@ async fn a_shopify_graphql_error_fails_the_sync_and_keeps_the_previous_orders() 
     }
 }
 
-/// The `Date` Shopify's answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const SHOPIFY_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Shopify as it answers an orders query searching `updated_at`: the orders
 /// changed since (#1001 fulfilled and closed since the first sync, #1014
-/// new), on one page; every answer dated [`SHOPIFY_DATE`].
+/// new), on one page; every answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -403,7 +399,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), SHOPIFY_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -412,68 +408,19 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_searches_orders_updated_since_the_first_fetch_and_stores_exactly_the_changes() {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, &body(3600)).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let first = latest(&operations, "orders");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        assert!(
-            fake.calls().iter().all(|call| {
-                let variables = request(call).1;
-                variables.get("query").is_none() && variables.get("sortKey").is_none()
-            }),
-            "a first sync fetches whole, in Shopify's default order"
-        );
-        let before = list(&app, company_id, "orders").await;
-        let calls_before = fake.calls().len();
+/// Shopify asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "orders",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        serde_json::from_str::<Value>(&call.body)
+            .ok()
+            .and_then(|body| body["variables"]["query"].as_str().map(str::to_owned))
+    },
+    since: "updated_at:>'2026-11-27T08:55:00Z'",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let second = latest(&operations, "orders");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<Value> = calls[calls_before..]
-            .iter()
-            .map(|call| request(call).1)
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        assert_eq!(
-            asked[0]["query"], "updated_at:>'2026-11-27T08:55:00Z'",
-            "Shopify's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(asked[0]["sortKey"], "UPDATED_AT");
-        assert_eq!(asked[0]["after"], Value::Null);
-        assert_eq!(asked[0]["first"], PAGE);
-
-        let after = list(&app, company_id, "orders").await;
-        assert_eq!(after.len(), 14, "twelve kept, one changed, one new");
-        let fulfilled = by_number(&after, "#1001");
-        assert_eq!(fulfilled["status"], "Completed");
-        assert_eq!(fulfilled["closedDate"], "2026-11-27T08:57:12.000000Z");
-        assert_eq!(
-            fulfilled["sourceModifiedDate"],
-            "2026-11-27T08:57:12.000000Z"
-        );
-        assert!(
-            fulfilled["modifiedDate"].as_str()
-                > by_number(&before, "#1001")["modifiedDate"].as_str()
-        );
-        let new = by_number(&after, "#1014");
-        assert_eq!(new["orderId"], "gid://shopify/Order/5014");
-        assert_eq!(new["status"], "Open");
-        for was in &before {
-            if was["orderNumber"] != "#1001" {
-                let number = was["orderNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -18,6 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records as list,
@@ -514,16 +515,11 @@ async fn square_invoices_and_orders_whose_lists_are_null_read_as_none() {
     }
 }
 
-/// The `Date` Square's answers carry in [`fake_with_changes`]: its clock,
-/// hours behind the test's, so that a watermark taken from tributary's clock
-/// shows.
-const SQUARE_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Square as it answers searches filtered on `updated_at`: the orders
 /// updated since (WEB-1001 completed since the first sync, WEB-1007 new) in
 /// the first ten locations, none in the eleventh; the customers updated
 /// since (Blue Finch's new e-mail address); every answer dated
-/// [`SQUARE_DATE`].
+/// [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -550,7 +546,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), SQUARE_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -560,70 +556,6 @@ async fn fake_with_changes() -> Fake {
         inner.expires_at = true;
     });
     fake
-}
-
-#[tokio::test]
-async fn a_resync_searches_orders_updated_since_the_first_fetch_and_stores_exactly_the_changes() {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
-        let (company_id, _) = connected(&app, 7 * 86_400).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let first = latest(&operations, "orders");
-        assert_eq!(first.status, PullStatus::Complete, "{first:?}");
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        let before = list(&app, company_id, "orders").await;
-        let calls_before = fake.calls().len();
-
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Orders).await;
-        let second = latest(&operations, "orders");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let searches: Vec<Value> = fake.calls()[calls_before..]
-            .iter()
-            .filter(|call| call.path == "/v2/orders/search")
-            .map(|call| serde_json::from_str(&call.body).expect("a JSON search"))
-            .collect();
-        assert_eq!(searches.len(), 2, "one search a group of locations");
-        for search in &searches {
-            assert_eq!(
-                search["query"],
-                json!({
-                    "filter": {"date_time_filter": {"updated_at": {"start_at": "2026-11-27T08:55:00Z"}}},
-                    "sort": {"sort_field": "UPDATED_AT", "sort_order": "ASC"},
-                }),
-                "Square's own time when the first fetch began, less five minutes, in UTC; \
-                 sorted by UPDATED_AT as Square requires with that filter"
-            );
-        }
-        let first_ten: Vec<String> = (1..=10).map(|n| format!("L{n:02}WQ7K")).collect();
-        assert_eq!(searches[0]["location_ids"], json!(first_ten));
-        assert_eq!(searches[1]["location_ids"], json!([LAST]));
-
-        let after = list(&app, company_id, "orders").await;
-        assert_eq!(after.len(), 7, "five kept, one changed, one new");
-        let completed = by(&after, "orderId", "CAISENgvlJ6jLWAzERDzjyHVybY");
-        assert_eq!(completed["status"], "Completed");
-        assert_eq!(completed["closedDate"], "2026-11-27T08:57:12.000000Z");
-        assert_eq!(
-            completed["sourceModifiedDate"],
-            "2026-11-27T08:57:12.000000Z"
-        );
-        let was = by(&before, "orderId", "CAISENgvlJ6jLWAzERDzjyHVybY");
-        assert!(completed["modifiedDate"].as_str() > was["modifiedDate"].as_str());
-        let new = by(&after, "orderId", "CAISENEWmcWAzERDOyiWS7uc");
-        assert_eq!(new["orderNumber"], "WEB-1007");
-        assert_eq!(new["status"], "Open");
-        for was in &before {
-            if was["orderId"] != "CAISENgvlJ6jLWAzERDzjyHVybY" {
-                let id = was["orderId"].as_str().expect("an id");
-                assert_eq!(by(&after, "orderId", id), was, "kept as it was");
-            }
-        }
-    }
 }
 
 #[tokio::test]
@@ -682,3 +614,25 @@ async fn a_resync_of_customers_searches_those_updated_since_the_first_fetch() {
         }
     }
 }
+
+/// Square asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "orders",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| {
+        serde_json::from_str::<Value>(&call.body)
+            .ok()
+            .and_then(|body| {
+                body["query"]["filter"]["date_time_filter"]["updated_at"]["start_at"]
+                    .as_str()
+                    .map(str::to_owned)
+            })
+    },
+    since: "2026-11-27T08:55:00Z",
+    // Two records fill a page of the case's size: an empty page follows.
+    calls: 2,
+    changed: 1,
+    added: 1,
+};
+
+changes_scenario!(CASE, CHANGES);

@@ -14,6 +14,7 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -315,13 +316,9 @@ async fn two_syncs_needing_a_refresh_at_once_make_exactly_one_refresh_call() {
     }
 }
 
-/// The `Date` Xero's answers carry in [`fake_with_changes`]: its clock, hours
-/// behind the test's, so that a watermark taken from tributary's clock shows.
-const XERO_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Xero as it answers `If-Modified-Since`: the invoices changed since
 /// (one paid since the first sync, one new), on one page; every answer
-/// dated [`XERO_DATE`].
+/// dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -339,69 +336,22 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), XERO_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
     .await
 }
 
-#[tokio::test]
-async fn a_resync_sends_if_modified_since_from_the_first_fetch_and_stores_exactly_the_changes() {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, 1800).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete);
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        assert!(
-            fake.calls()
-                .iter()
-                .all(|call| !call.headers.contains_key("if-modified-since")),
-            "a first sync fetches whole"
-        );
-        let before = invoices(&app, company_id).await;
-        let calls_before = fake.calls().len();
+/// Xero asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.headers.get("if-modified-since").cloned(),
+    since: "2026-11-27T08:55:00Z",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path == "/api.xro/2.0/Invoices")
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        assert_eq!(
-            asked[0].headers["if-modified-since"], "2026-11-27T08:55:00Z",
-            "Xero's own time when the first fetch began, less five minutes, in UTC"
-        );
-        assert_eq!(
-            asked[0].query.get("where").map(String::as_str),
-            Some("Type==\"ACCREC\""),
-            "still sales invoices only"
-        );
-
-        let after = invoices(&app, company_id).await;
-        assert_eq!(after.len(), 8, "seven kept or changed, one new");
-        let paid = by_number(&after, "INV-0003");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert!(
-            paid["modifiedDate"].as_str() > by_number(&before, "INV-0003")["modifiedDate"].as_str()
-        );
-        assert_eq!(by_number(&after, "INV-0009")["status"], "Submitted");
-        for was in &before {
-            if was["invoiceNumber"] != "INV-0003" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(by_number(&after, number), was, "kept as it was");
-            }
-        }
-    }
-}
+changes_scenario!(CASE, CHANGES);

@@ -13,9 +13,9 @@ use serde_json::{Value, json};
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected,
-    platform_scenarios, records,
+    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
 };
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{new_company, new_connection};
@@ -299,13 +299,9 @@ async fn zohos_invalid_code_answered_with_200_deauthorizes_the_connection() {
     }
 }
 
-/// The `Date` Zoho's answers carry in [`fake_with_changes`]: its clock, hours
-/// behind the test's, so that a watermark taken from tributary's clock shows.
-const ZOHO_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
-
 /// Zoho Books as it answers `last_modified_time`: the invoices modified
 /// after it (one paid since the first sync, one new), on one page; every
-/// answer dated [`ZOHO_DATE`].
+/// answer dated [`PLATFORM_DATE`].
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -323,7 +319,7 @@ async fn fake_with_changes() -> Fake {
             };
             answer
                 .headers
-                .push(("date".to_owned(), ZOHO_DATE.to_owned()));
+                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
             answer
         }),
     )
@@ -335,92 +331,15 @@ async fn fake_with_changes() -> Fake {
     fake
 }
 
-#[tokio::test]
-async fn a_resync_sends_last_modified_time_from_the_first_fetch_and_stores_exactly_the_changes() {
-    for backend in backends() {
-        let fake = fake_with_changes().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
-        let (company_id, _) = connected(&app, &CASE, &(CASE.authorization)(3600)).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let first = latest(&operations, "invoices");
-        assert_eq!(first.status, PullStatus::Complete);
-        assert_eq!(first.fetch_mode, Some(client::types::FetchMode::Full));
-        let calls = fake.calls();
-        assert!(
-            calls
-                .iter()
-                .all(|call| !call.query.contains_key("last_modified_time")),
-            "a first sync fetches whole"
-        );
-        let whole_first = calls
-            .iter()
-            .find(|call| call.path == "/books/v3/invoices")
-            .map(|call| call.query.clone())
-            .expect("invoices asked for");
-        let before = records(&app, company_id, "invoices").await;
-        let calls_before = calls.len();
+/// Zoho Books asked for what changed, in the shared scenario (`scenarios::changes`).
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.query.get("last_modified_time").cloned(),
+    since: "2026-11-27T08:55:00+0000",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
 
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
-        let second = latest(&operations, "invoices");
-        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
-        assert_eq!(
-            second.fetch_mode,
-            Some(client::types::FetchMode::Incremental)
-        );
-        let calls = fake.calls();
-        let asked: Vec<&Call> = calls[calls_before..]
-            .iter()
-            .filter(|call| call.path == "/books/v3/invoices")
-            .collect();
-        assert_eq!(asked.len(), 1, "one page of changes, one call");
-        let mut query = asked[0].query.clone();
-        assert_eq!(
-            query.remove("last_modified_time").as_deref(),
-            Some("2026-11-27T08:55:00+0000"),
-            "Zoho's own time when the first fetch began, less five minutes, in its format"
-        );
-        assert_eq!(
-            query, whole_first,
-            "the same organization, page and page size"
-        );
-
-        let after = records(&app, company_id, "invoices").await;
-        assert_eq!(after.len(), 8, "seven kept or changed, one new");
-        let by_number = |invoices: &[Value], number: &str| {
-            invoices
-                .iter()
-                .find(|invoice| invoice["invoiceNumber"] == number)
-                .cloned()
-                .unwrap_or_else(|| panic!("invoice {number} synced"))
-        };
-        let paid = by_number(&after, "INV-000004");
-        assert_eq!(paid["status"], "Paid");
-        assert_eq!(paid["amountDue"], "0.00");
-        assert!(
-            paid["modifiedDate"].as_str()
-                > by_number(&before, "INV-000004")["modifiedDate"].as_str()
-        );
-        let new = by_number(&after, "INV-000008");
-        assert_eq!(new["status"], "Submitted");
-        assert_eq!(new["totalAmount"], "210.00");
-        for was in &before {
-            if was["invoiceNumber"] != "INV-000004" {
-                let number = was["invoiceNumber"].as_str().expect("a number");
-                assert_eq!(&by_number(&after, number), was, "kept as it was");
-            }
-        }
-
-        // Contacts have no such filter: a resync of customers fetches whole.
-        sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
-        let customers = latest(&operations, "customers");
-        assert_eq!(customers.status, PullStatus::Complete, "{customers:?}");
-        assert_eq!(customers.fetch_mode, Some(client::types::FetchMode::Full));
-        assert!(
-            fake.calls()
-                .iter()
-                .filter(|call| call.path == "/books/v3/contacts")
-                .all(|call| !call.query.contains_key("last_modified_time"))
-        );
-    }
-}
+changes_scenario!(CASE, CHANGES);
