@@ -110,6 +110,9 @@ pub struct Inner {
     pub calls: Vec<Call>,
     /// Answers served before the router, one per API call.
     pub scripted: VecDeque<Answer>,
+    /// The `Date` every API answer carries (the platform's clock) instead of
+    /// the server's own; `None`: the server's.
+    pub date: Option<String>,
     /// After this many served API calls, every access token stops working.
     pub expire_after: Option<usize>,
     pub served: usize,
@@ -196,6 +199,7 @@ impl Fake {
             api_domain: None,
             calls: Vec::new(),
             scripted: VecDeque::new(),
+            date: None,
             expire_after: None,
             served: 0,
             on_new_token: None,
@@ -386,18 +390,25 @@ async fn handle(
         inner.access_tokens.clear();
         inner.expire_after = None;
     }
+    let date = inner.date.clone();
+    let dated = |mut answer: Answer| {
+        if let Some(date) = &date {
+            answer.headers.push(("date".to_owned(), date.clone()));
+        }
+        respond(answer)
+    };
     if !inner.access_tokens.contains(&token) {
-        return respond(Answer::json(
+        return dated(Answer::json(
             inner.rejected_status,
             inner.unauthorized.clone(),
         ));
     }
     if let Some(answer) = inner.scripted.pop_front() {
-        return respond(answer);
+        return dated(answer);
     }
     inner.served += 1;
     drop(inner);
-    respond(router(&call))
+    dated(router(&call))
 }
 
 async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &str) -> Answer {

@@ -17,7 +17,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -324,7 +324,7 @@ async fn amazon_orders_sync_over_every_page_with_every_status_and_read_back_exac
 /// Amazon as it answers `LastUpdatedAfter` (and refuses it with
 /// `CreatedAfter`, as `getOrders` says): the orders updated since (the first
 /// shipped since the first sync, one new), on one page; every answer dated
-/// [`PLATFORM_DATE`].
+/// `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -335,7 +335,7 @@ async fn fake_with_changes() -> Fake {
         fixture("amazon_seller_central/fixtures/unauthorized.json"),
         Arc::new(move |call: &Call| {
             let changes = call.query.contains_key("LastUpdatedAfter");
-            let mut answer = if changes && call.path == "/orders/v0/orders" {
+            if changes && call.path == "/orders/v0/orders" {
                 if call.query.contains_key("CreatedAfter") {
                     Answer::json(
                         400,
@@ -349,11 +349,7 @@ async fn fake_with_changes() -> Fake {
                 }
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await;

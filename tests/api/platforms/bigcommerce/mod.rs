@@ -16,7 +16,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -309,7 +309,7 @@ async fn bigcommerce_customers_sync_until_the_last_page_the_meta_names() {
 
 /// BigCommerce as it answers `min_date_modified`: the orders modified since
 /// (102 shipped since the first sync, 117 new), on one short page; every
-/// answer dated [`PLATFORM_DATE`].
+/// answer dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -320,7 +320,7 @@ async fn fake_with_changes() -> Fake {
         fixture("bigcommerce/fixtures/unauthorized.json"),
         Arc::new(move |call: &Call| {
             let changes = call.query.contains_key("min_date_modified");
-            let mut answer = if changes && call.path == format!("/stores/{STORE}/v2/orders") {
+            if changes && call.path == format!("/stores/{STORE}/v2/orders") {
                 match call.query.get("page").map(String::as_str) {
                     Some("1") => {
                         Answer::json(200, fixture("bigcommerce/fixtures/orders-changed.json"))
@@ -329,11 +329,7 @@ async fn fake_with_changes() -> Fake {
                 }
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await

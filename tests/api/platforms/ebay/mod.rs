@@ -15,7 +15,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -237,7 +237,7 @@ async fn ebay_orders_sync_over_every_page_with_every_status_and_read_back_exactl
 
 /// eBay as it answers `filter=lastmodifieddate:[…]`: the orders modified
 /// since (1001 fulfilled since the first sync, 1010 new), on one page;
-/// every answer dated [`PLATFORM_DATE`].
+/// every answer dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -248,15 +248,11 @@ async fn fake_with_changes() -> Fake {
         fixture("ebay/fixtures/unauthorized.json"),
         Arc::new(move |call: &Call| {
             let changes = call.query.contains_key("filter");
-            let mut answer = if changes && call.path == "/sell/fulfillment/v1/order" {
+            if changes && call.path == "/sell/fulfillment/v1/order" {
                 Answer::json(200, fixture("ebay/fixtures/orders-changed.json"))
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await;

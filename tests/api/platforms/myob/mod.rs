@@ -18,7 +18,7 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, CLIENT_ID, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -381,7 +381,7 @@ async fn myob_verification_needs_the_api_key_and_reads_expires_in_as_a_string() 
 /// MYOB as it answers `$filter=LastModified gt datetime'…'` on sale
 /// invoices: the invoices modified since (one paid since the first sync,
 /// one new), on one page (no `NextPageLink`); MYOB's headers are checked as
-/// for a whole list. Every answer dated [`PLATFORM_DATE`].
+/// for a whole list. Every answer dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -393,16 +393,12 @@ async fn fake_with_changes() -> Fake {
         Arc::new(move |call: &Call| {
             let invoices = format!("/accountright/{FILE}/Sale/Invoice");
             let changes = call.path == invoices && call.query.contains_key("$filter");
-            let mut answer = match whole(call) {
+            match whole(call) {
                 ok if ok.status == 200 && changes => {
                     Answer::json(200, linked(call, "invoices-changed.json"))
                 }
                 answer => answer,
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await;

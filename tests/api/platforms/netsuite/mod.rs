@@ -18,7 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records as list,
@@ -370,7 +370,7 @@ async fn a_refresh_without_a_new_refresh_token_keeps_the_one_stored() {
 
 /// NetSuite as it answers the invoice query with a `lastmodifieddate`
 /// condition: the invoices changed since (INV10001 paid since the first
-/// sync, INV10008 new); every answer dated [`PLATFORM_DATE`].
+/// sync, INV10008 new); every answer dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -385,7 +385,7 @@ async fn fake_with_changes() -> Fake {
             let changes = query.contains("FROM transaction t")
                 && query.contains("t.type = 'CustInvc'")
                 && query.contains("lastmodifieddate >");
-            let mut answer = if changes {
+            if changes {
                 let number = |name: &str| call.query.get(name).and_then(|n| n.parse().ok());
                 let (limit, offset) = (
                     number("limit").unwrap_or(1000),
@@ -396,11 +396,7 @@ async fn fake_with_changes() -> Fake {
                 Answer::json(200, page_of("invoices-changed", keep, limit, offset))
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await

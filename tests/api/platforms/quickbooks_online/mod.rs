@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
 };
@@ -288,7 +288,7 @@ const CHANGED_SINCE: &str = "Metadata.LastUpdatedTime > '2026-11-27T08:55:00+000
 /// QuickBooks as it answers a query filtered by `Metadata.LastUpdatedTime`:
 /// the invoices changed since (one paid since the first sync, one new),
 /// paged as any query; a filter on anything but that time, or with another
-/// time, is a parse error. Every answer is dated [`PLATFORM_DATE`].
+/// time, is a parse error. Every answer is dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -300,7 +300,7 @@ async fn fake_with_changes() -> Fake {
         Arc::new(move |call: &Call| {
             let query = call.query.get("query").cloned().unwrap_or_default();
             let filter = format!("select * from Invoice where {CHANGED_SINCE} STARTPOSITION ");
-            let mut answer = if query.starts_with(&filter) {
+            if query.starts_with(&filter) {
                 Answer::json(
                     200,
                     page_of(
@@ -316,9 +316,7 @@ async fn fake_with_changes() -> Fake {
                 )
             } else {
                 whole(call)
-            };
-            answer.headers.push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await

@@ -18,7 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records as list,
@@ -265,7 +265,7 @@ async fn sage_sales_invoices_and_customers_sync_over_every_page_with_every_statu
 
 /// Sage as it answers `updated_or_created_since`: the sales invoices updated
 /// or created since (one paid since the first sync, one new), on one page
-/// (`$next` null); every answer dated [`PLATFORM_DATE`]. The business, the
+/// (`$next` null); every answer dated `PLATFORM_DATE` by the scenario. The business, the
 /// attributes and the page size are checked as for a whole list.
 async fn fake_with_changes() -> Fake {
     let whole = router();
@@ -277,7 +277,7 @@ async fn fake_with_changes() -> Fake {
         fixture("sage_business_cloud/fixtures/unauthorized.json"),
         Arc::new(move |call: &Call| {
             let changes = call.query.contains_key("updated_or_created_since");
-            let mut answer = match whole(call) {
+            match whole(call) {
                 ok if ok.status == 200 && changes && call.path == "/sales_invoices" => {
                     Answer::json(
                         200,
@@ -285,11 +285,7 @@ async fn fake_with_changes() -> Fake {
                     )
                 }
                 answer => answer,
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await;

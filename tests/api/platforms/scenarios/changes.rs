@@ -15,18 +15,18 @@ use super::{Case, assert_complete, connected, records, spawn, sync};
 use crate::helpers::backends;
 use crate::platforms::fake::{Call, Fake};
 
-/// The `Date` every answer of a [`Changed::fake`] carries: the platform's
-/// clock, hours behind the test's, so that a watermark taken from
-/// tributary's clock would show.
+/// The `Date` the scenario has every answer of a [`Changed::fake`] carry:
+/// the platform's clock, hours behind the test's, so that a watermark taken
+/// from tributary's clock would show.
 pub const PLATFORM_DATE: &str = "Fri, 27 Nov 2026 09:00:00 GMT";
 
 /// How a platform is asked for what changed, for the shared scenario.
 pub struct Changed {
     /// The data type asked (`invoices`, `orders`).
     pub data_type: &'static str,
-    /// The platform's fake: its whole lists as the case's, every answer dated
-    /// [`PLATFORM_DATE`], and a request carrying the filter answered with a
-    /// page of changes.
+    /// The platform's fake: its whole lists as the case's, and a request
+    /// carrying the filter answered with a page of changes (the scenario
+    /// dates every answer [`PLATFORM_DATE`]).
     pub fake: fn() -> BoxFuture<'static, Fake>,
     /// The filter a call carries, as sent (a header's or parameter's value,
     /// or the part of a query or body that holds it); `None` without one.
@@ -66,6 +66,7 @@ pub async fn a_resync_asks_only_for_what_changed(case: &Case, changed: &Changed)
     let data_type = changed.data_type;
     for backend in backends() {
         let fake = (changed.fake)().await;
+        fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
         let app = spawn(case, backend, &fake, 1).await;
         let (company_id, _) = connected(&app, case, &(case.authorization)(case.lasting)).await;
         let first = sync(&app, company_id, data_type).await;

@@ -18,7 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -380,7 +380,7 @@ async fn a_shopify_graphql_error_fails_the_sync_and_keeps_the_previous_orders() 
 
 /// Shopify as it answers an orders query searching `updated_at`: the orders
 /// changed since (#1001 fulfilled and closed since the first sync, #1014
-/// new), on one page; every answer dated [`PLATFORM_DATE`].
+/// new), on one page; every answer dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -392,15 +392,11 @@ async fn fake_with_changes() -> Fake {
         Arc::new(move |call: &Call| {
             let (query, variables) = request(call);
             let changes = variables["query"].is_string();
-            let mut answer = if changes && query.contains("orders(") {
+            if changes && query.contains("orders(") {
                 Answer::json(200, fixture("shopify/fixtures/orders-changed.json"))
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await;

@@ -519,7 +519,7 @@ async fn square_invoices_and_orders_whose_lists_are_null_read_as_none() {
 /// updated since (WEB-1001 completed since the first sync, WEB-1007 new) in
 /// the first ten locations, none in the eleventh; the customers updated
 /// since (Blue Finch's new e-mail address); every answer dated
-/// [`PLATFORM_DATE`].
+/// `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -532,7 +532,7 @@ async fn fake_with_changes() -> Fake {
             let search: Value = serde_json::from_str(&call.body).unwrap_or_default();
             let changes = !search["query"]["filter"]["date_time_filter"]["updated_at"].is_null();
             let changed_customers = !search["query"]["filter"]["updated_at"].is_null();
-            let mut answer = if changed_customers && call.path == "/v2/customers/search" {
+            if changed_customers && call.path == "/v2/customers/search" {
                 Answer::json(200, fixture("square/fixtures/customers-changed.json"))
             } else if changes && call.path == "/v2/orders/search" {
                 match search["location_ids"][0].as_str() {
@@ -543,11 +543,7 @@ async fn fake_with_changes() -> Fake {
                 }
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await;
@@ -562,6 +558,7 @@ async fn fake_with_changes() -> Fake {
 async fn a_resync_of_customers_searches_those_updated_since_the_first_fetch() {
     for backend in backends() {
         let fake = fake_with_changes().await;
+        fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
         let (company_id, _) = connected(&app, 7 * 86_400).await;
         let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;

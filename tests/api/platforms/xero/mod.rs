@@ -14,7 +14,7 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -318,7 +318,7 @@ async fn two_syncs_needing_a_refresh_at_once_make_exactly_one_refresh_call() {
 
 /// Xero as it answers `If-Modified-Since`: the invoices changed since
 /// (one paid since the first sync, one new), on one page; every answer
-/// dated [`PLATFORM_DATE`].
+/// dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     Fake::start(
@@ -329,15 +329,11 @@ async fn fake_with_changes() -> Fake {
         fixture("xero/fixtures/unauthorized.json"),
         Arc::new(move |call: &Call| {
             let changes = call.headers.contains_key("if-modified-since");
-            let mut answer = if changes && call.path == "/api.xro/2.0/Invoices" {
+            if changes && call.path == "/api.xro/2.0/Invoices" {
                 Answer::json(200, fixture("xero/fixtures/invoices-changed.json"))
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await

@@ -13,7 +13,7 @@ use serde_json::{Value, json};
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
 };
@@ -301,7 +301,7 @@ async fn zohos_invalid_code_answered_with_200_deauthorizes_the_connection() {
 
 /// Zoho Books as it answers `last_modified_time`: the invoices modified
 /// after it (one paid since the first sync, one new), on one page; every
-/// answer dated [`PLATFORM_DATE`].
+/// answer dated `PLATFORM_DATE` by the scenario.
 async fn fake_with_changes() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -312,15 +312,11 @@ async fn fake_with_changes() -> Fake {
         fixture("zoho_books/fixtures/unauthorized.json"),
         Arc::new(move |call: &Call| {
             let changes = call.query.contains_key("last_modified_time");
-            let mut answer = if changes && call.path == "/books/v3/invoices" {
+            if changes && call.path == "/books/v3/invoices" {
                 Answer::json(200, fixture("zoho_books/fixtures/invoices-changed.json"))
             } else {
                 whole(call)
-            };
-            answer
-                .headers
-                .push(("date".to_owned(), PLATFORM_DATE.to_owned()));
-            answer
+            }
         }),
     )
     .await;
