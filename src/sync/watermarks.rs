@@ -64,14 +64,10 @@ pub async fn advance(
     data_type: DataType,
     published: Published,
 ) -> Result<(), sea_orm::DbErr> {
-    let existing = find(db, connection_id, data_type).await?;
-    let full_fetched = match (published.full_at, &existing) {
-        (Some(full_at), _) => full_at,
-        (None, Some(existing)) => existing.full_fetched,
-        // An incremental sync with no watermark cannot happen; were it to,
-        // the next sync is due to fetch whole.
-        (None, None) => DateTime::<Utc>::UNIX_EPOCH,
-    };
+    // A sync that was not a full fetch leaves the last full fetch's time as
+    // it is; were there no row (an incremental sync needs one), the next
+    // sync is due to fetch whole.
+    let full_fetched = published.full_at.unwrap_or(DateTime::<Utc>::UNIX_EPOCH);
     let row = sync_watermark::ActiveModel {
         connection_id: Set(connection_id),
         data_type: Set(data_type.name().to_owned()),
@@ -79,17 +75,20 @@ pub async fn advance(
         full_fetched: Set(full_fetched),
         cursor: Set(published.cursor),
     };
+    let mut updated = vec![
+        sync_watermark::Column::ChangesSince,
+        sync_watermark::Column::Cursor,
+    ];
+    if published.full_at.is_some() {
+        updated.push(sync_watermark::Column::FullFetched);
+    }
     sync_watermark::Entity::insert(row)
         .on_conflict(
             OnConflict::columns([
                 sync_watermark::Column::ConnectionId,
                 sync_watermark::Column::DataType,
             ])
-            .update_columns([
-                sync_watermark::Column::ChangesSince,
-                sync_watermark::Column::FullFetched,
-                sync_watermark::Column::Cursor,
-            ])
+            .update_columns(updated)
             .to_owned(),
         )
         .exec(db)

@@ -170,6 +170,28 @@ async fn spawn(backend: Backend, platform: &Changing, full_fetch_every: Duration
     TestApp::spawn_with(backend, options).await
 }
 
+/// A company of a new app whose sandbox connection, behind a [`Changing`]
+/// platform whose changes carry `deletions`, has had its first (full) sync
+/// of invoices; reconciliations due every `full_fetch_every`.
+async fn synced_once(
+    backend: Backend,
+    deletions: Deletions,
+    full_fetch_every: Duration,
+) -> (Changing, TestApp, Uuid) {
+    let platform = Changing::new(deletions);
+    let app = spawn(backend, &platform, full_fetch_every).await;
+    let company_id = new_company(&app, "Acme").await;
+    sandbox_connection(&app, company_id, INVOICES, SEED).await;
+    let first = sync_invoices(&app, company_id, None).await;
+    assert_eq!(first.status, PullStatus::Complete, "{first:?}");
+    assert_eq!(
+        first.fetch_mode,
+        Some(FetchMode::Full),
+        "a first sync fetches whole"
+    );
+    (platform, app, company_id)
+}
+
 /// Queues the company's invoices (`full`: `?full=true`) and waits for the
 /// operation to end; returns it.
 async fn sync_invoices(app: &TestApp, company_id: Uuid, full: Option<bool>) -> PullOperation {
@@ -319,14 +341,12 @@ async fn a_resync_asks_only_for_what_changed_since_the_last_fetch_began_and_stor
 #[tokio::test]
 async fn a_sync_that_fails_midway_leaves_the_watermark_where_the_last_published_one_put_it() {
     for backend in backends() {
-        let platform = Changing::new(Deletions::OnlyByFullFetch);
-        let app = spawn(backend, &platform, EngineConfig::default().full_fetch_every).await;
-        let company_id = new_company(&app, "Acme").await;
-        sandbox_connection(&app, company_id, INVOICES, SEED).await;
-        assert_eq!(
-            sync_invoices(&app, company_id, None).await.status,
-            PullStatus::Complete
-        );
+        let (platform, app, company_id) = synced_once(
+            backend,
+            Deletions::OnlyByFullFetch,
+            EngineConfig::default().full_fetch_every,
+        )
+        .await;
         let before = invoices(&app, company_id).await;
 
         platform.with(|platform| {
@@ -363,14 +383,12 @@ async fn a_sync_that_fails_midway_leaves_the_watermark_where_the_last_published_
 #[tokio::test]
 async fn only_a_full_fetch_finds_what_the_platform_deleted_when_asked_for_or_due() {
     for backend in backends() {
-        let platform = Changing::new(Deletions::OnlyByFullFetch);
-        let app = spawn(backend, &platform, EngineConfig::default().full_fetch_every).await;
-        let company_id = new_company(&app, "Acme").await;
-        sandbox_connection(&app, company_id, INVOICES, SEED).await;
-        assert_eq!(
-            sync_invoices(&app, company_id, None).await.status,
-            PullStatus::Complete
-        );
+        let (platform, app, company_id) = synced_once(
+            backend,
+            Deletions::OnlyByFullFetch,
+            EngineConfig::default().full_fetch_every,
+        )
+        .await;
 
         let deleted_id = dataset().invoice(10).invoice_id;
         platform.with(|platform| platform.deleted = vec![10]);
@@ -395,14 +413,8 @@ async fn only_a_full_fetch_finds_what_the_platform_deleted_when_asked_for_or_due
 
     // A reconciliation due at every sync (the interval set to zero).
     for backend in backends() {
-        let platform = Changing::new(Deletions::OnlyByFullFetch);
-        let app = spawn(backend, &platform, Duration::ZERO).await;
-        let company_id = new_company(&app, "Acme").await;
-        sandbox_connection(&app, company_id, INVOICES, SEED).await;
-        assert_eq!(
-            sync_invoices(&app, company_id, None).await.status,
-            PullStatus::Complete
-        );
+        let (platform, app, company_id) =
+            synced_once(backend, Deletions::OnlyByFullFetch, Duration::ZERO).await;
         platform.with(|platform| platform.deleted = vec![10]);
         let due = sync_invoices(&app, company_id, None).await;
         assert_eq!(
@@ -419,14 +431,8 @@ async fn only_a_full_fetch_finds_what_the_platform_deleted_when_asked_for_or_due
 
     // A platform whose changes carry its deletions is not reconciled by schedule.
     for backend in backends() {
-        let platform = Changing::new(Deletions::InChanges);
-        let app = spawn(backend, &platform, Duration::ZERO).await;
-        let company_id = new_company(&app, "Acme").await;
-        sandbox_connection(&app, company_id, INVOICES, SEED).await;
-        assert_eq!(
-            sync_invoices(&app, company_id, None).await.status,
-            PullStatus::Complete
-        );
+        let (_platform, app, company_id) =
+            synced_once(backend, Deletions::InChanges, Duration::ZERO).await;
         let next = sync_invoices(&app, company_id, None).await;
         assert_eq!(next.fetch_mode, Some(FetchMode::Incremental));
     }
