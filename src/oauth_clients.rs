@@ -171,6 +171,21 @@ pub async fn open(
     }))
 }
 
+/// The client id of the OAuth application `tenant_client_id` stored for
+/// `platform_key`, if any (not secret: the secret is not read).
+pub async fn application_of(
+    db: &impl ConnectionTrait,
+    tenant_client_id: Uuid,
+    platform_key: &str,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    Ok(
+        oauth_client::Entity::find_by_id((tenant_client_id, platform_key.to_owned()))
+            .one(db)
+            .await?
+            .map(|row| row.oauth_client_id),
+    )
+}
+
 /// The key ids stored OAuth client secrets use.
 pub async fn key_ids(db: &impl ConnectionTrait) -> Result<Vec<String>, sea_orm::DbErr> {
     oauth_client::Entity::find()

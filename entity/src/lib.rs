@@ -17,6 +17,7 @@ pub mod migration_batch;
 pub mod migration_reference;
 pub mod migration_row;
 pub mod oauth_client;
+pub mod platform_pace;
 pub mod pull_operation;
 pub mod record;
 pub mod record_generation;

@@ -112,6 +112,12 @@ pub enum PullStatus {
     /// Stopped before it ran (its connection was unlinked or deauthorized).
     #[sea_orm(string_value = "Cancelled")]
     Cancelled,
+    /// The platform's call quota for the connection's organization is spent
+    /// (a daily limit): `errorMessage` says when the sync can continue. The
+    /// previous data stays readable, and the next sync fetches what changed
+    /// since the last completed one.
+    #[sea_orm(string_value = "RateLimitError")]
+    RateLimitError,
     /// The connection's platform does not have the data type asked for
     /// (`errorMessage` says which it has); nothing was fetched.
     #[sea_orm(string_value = "NotSupported")]

@@ -217,9 +217,11 @@ async fn verify_tokens(
     }
     let check = connector.verify(body).ok_or_else(cannot_verify)?;
     check.await.map_err(|error| match error {
-        ConnectorError::Unavailable(message) => Error::Unavailable(Problem::new(format!(
-            "{message}. Nothing was stored; try again."
-        ))),
+        ConnectorError::Unavailable(message) | ConnectorError::RateLimited(message) => {
+            Error::Unavailable(Problem::new(format!(
+                "{message}. Nothing was stored; try again."
+            )))
+        }
         ConnectorError::Auth(message)
         | ConnectorError::Expired(message)
         | ConnectorError::Failed(message) => Error::unprocessable(format!(

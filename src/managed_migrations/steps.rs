@@ -266,7 +266,9 @@ impl Runner {
             .map(|platform| platform.name)
             .unwrap_or("The platform");
         match error {
-            ConnectorError::Unavailable(message) => self.unavailable(claim, message).await,
+            ConnectorError::Unavailable(message) | ConnectorError::RateLimited(message) => {
+                self.unavailable(claim, message).await
+            }
             ConnectorError::Auth(message) | ConnectorError::Expired(message) => {
                 let hint = if refreshing {
                     " An `invalid_grant` on refresh usually means another application refreshed these tokens \

@@ -9,10 +9,13 @@
 //! - [`list_orders`]: the orders of queried and merged lists, read once per
 //!   snapshot.
 //! - [`watermarks`]: where each data type's next incremental fetch starts.
+//! - [`pacing`]: every sync's platform calls kept under the platform's
+//!   limits, across processes.
 
 pub mod engine;
 pub mod list_orders;
 pub mod operations;
+pub mod pacing;
 pub mod reads;
 pub mod refresh;
 pub mod watermarks;

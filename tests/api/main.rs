@@ -22,6 +22,7 @@ mod links;
 mod metrics;
 mod migrations;
 mod paging;
+mod platform_limits;
 mod platforms;
 mod queries;
 mod rate_limits;

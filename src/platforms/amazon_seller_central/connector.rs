@@ -9,6 +9,7 @@
 //! is asked for: `LastUpdatedAfter` instead of `CreatedAfter`. Sources:
 //! `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Duration, SecondsFormat, Utc};
@@ -156,6 +157,12 @@ impl AmazonSellerCentralConnector {
 impl Connector for AmazonSellerCentralConnector {
     type Credentials = AmazonSellerCentralAuthorization;
     const PLATFORM: &'static str = "Amazon";
+    /// One call every two seconds: `getOrderItems`' rate (0.5 a second,
+    /// burst 30), the call a sync makes most (one an order). `getOrders`'
+    /// own rate (0.0167 a second after a burst of 20) is kept by that pace
+    /// in practice (one a page of 100 orders); per-operation limits are not
+    /// declared yet (NOTES.md).
+    const LIMITS: Limits = Limits::per(1, std::time::Duration::from_secs(2));
     const LINK_UNAVAILABLE: &'static str =
         "Selling Partner API authorization starts in Seller Central (the website authorization workflow: `application_id`, then `spapi_oauth_code` and `selling_partner_id` on the callback) for one region chosen first; not built yet, so migrate tokens with PUT .../authorization";
 

@@ -8,6 +8,8 @@
 //! asked for: orders by `min_date_modified`, customers by
 //! `date_modified:min`. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::{Limits, Quota, Remaining};
+use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::BigCommerceAuthorization;
@@ -183,6 +185,15 @@ const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch))
 impl Connector for BigCommerceConnector {
     type Credentials = BigCommerceAuthorization;
     const PLATFORM: &'static str = "BigCommerce";
+    /// BigCommerce: 150 calls per 30 seconds per store on the Standard and Plus plans (more on Pro
+    /// and Enterprise), with what is left in `X-Rate-Limit-Requests-Left` (NOTES.md).
+    const LIMITS: Limits = Limits::per(150, Duration::from_secs(30))
+        .remaining(&[
+            Remaining {
+                header: "x-rate-limit-requests-left",
+                quota: Quota::Rate,
+            },
+        ]);
     const LINK_UNAVAILABLE: &'static str =
         "BigCommerce apps are installed from the store's control panel, which calls the app's Auth Callback URL with `code`, `context` and `scope` but no `state` tributary could bind to a session; tributary does not take app installs yet, so migrate tokens with PUT .../authorization";
 

@@ -19,6 +19,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
+pub use super::kit::limits::Limits;
 use super::kit::oauth::TokenEndpoint;
 use super::link::{Grant, LinkSpec, Organization};
 use crate::data::{DataType, Definition, Records};
@@ -147,6 +148,10 @@ pub enum ConnectorError {
     /// The platform could not be reached, or kept failing, through every retry.
     #[error("{0}")]
     Unavailable(String),
+    /// The platform's quota for this organization is spent (a daily limit),
+    /// and the message says when it can be called again.
+    #[error("{0}")]
+    RateLimited(String),
 }
 
 /// A platform's connector.
@@ -157,6 +162,11 @@ pub trait Connector: Send + Sync + Sized + 'static {
 
     /// The platform's name, for messages.
     const PLATFORM: &'static str;
+
+    /// The platform's documented call limits for one OAuth application and
+    /// organization (its `NOTES.md` cites them): every sync's calls are
+    /// paced under them, across processes.
+    const LIMITS: Limits;
 
     /// The data types it fetches: `syncs![Self: Invoices, Customers]`.
     fn syncs() -> Vec<Fetcher<Self>>;
@@ -410,6 +420,12 @@ pub trait AnyConnector: Send + Sync {
         None
     }
 
+    /// The platform's call limits ([`Connector::LIMITS`]); none for a
+    /// stand-in that calls no platform.
+    fn limits(&self) -> Limits {
+        Limits::NONE
+    }
+
     /// Where and how this connection's tokens are refreshed; `None` when
     /// they are not.
     fn token_endpoint(&self, _credentials: &Value) -> Option<TokenEndpoint> {
@@ -500,6 +516,10 @@ impl<C: Connector> AnyConnector for C {
             .into_iter()
             .find(|fetcher| fetcher.data_type == data_type)
             .and_then(|fetcher| fetcher.changes)
+    }
+
+    fn limits(&self) -> Limits {
+        C::LIMITS
     }
 
     fn token_endpoint(&self, credentials: &Value) -> Option<TokenEndpoint> {

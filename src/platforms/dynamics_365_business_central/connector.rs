@@ -7,6 +7,8 @@
 //! what changed is asked for: `$filter=lastModifiedDateTime gt <time>` on the first
 //! page (the next links carry it). Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
+use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::BusinessCentralAuthorization;
@@ -251,6 +253,8 @@ fn segment(text: &str) -> String {
 impl Connector for BusinessCentralConnector {
     type Credentials = BusinessCentralAuthorization;
     const PLATFORM: &'static str = "Business Central";
+    /// Business Central: 6,000 OData calls per 5 minutes and 5 at once per user (NOTES.md).
+    const LIMITS: Limits = Limits::per(6_000, Duration::from_secs(5 * 60)).concurrent(5);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

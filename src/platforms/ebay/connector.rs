@@ -6,6 +6,7 @@
 //! what changed is asked for (`filter=lastmodifieddate:[<time>..]`). Sources:
 //! `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 
 use super::EbayAuthorization;
@@ -104,6 +105,9 @@ const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch))
 impl Connector for EbayConnector {
     type Credentials = EbayAuthorization;
     const PLATFORM: &'static str = "eBay";
+    /// eBay's call limits are per application a day, per API (NOTES.md): none per seller to pace
+    /// here; its 429 is the safety net.
+    const LIMITS: Limits = Limits::NONE;
     const LINK_UNAVAILABLE: &'static str =
         "eBay's authorize step takes the application's RuName instead of a redirect URI, and the user id needs the `commerce.identity.readonly` scope; not built yet, so migrate tokens with PUT .../authorization";
 

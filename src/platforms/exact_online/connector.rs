@@ -6,6 +6,7 @@
 //! and rotate on every refresh. After a first sync, only what changed is
 //! asked for (`$filter=Modified ge datetime'…'`). Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::{Limits, Quota, Remaining};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -113,6 +114,20 @@ impl ExactOnlineConnector {
 impl Connector for ExactOnlineConnector {
     type Credentials = ExactOnlineAuthorization;
     const PLATFORM: &'static str = "Exact Online";
+    /// Exact Online: 60 calls a minute and 5,000 a day per company and application, with what is
+    /// left in `X-RateLimit-Minutely-Remaining` and `X-RateLimit-Remaining` (NOTES.md).
+    const LIMITS: Limits = Limits::per_minute(60)
+        .daily(5_000)
+        .remaining(&[
+            Remaining {
+                header: "x-ratelimit-minutely-remaining",
+                quota: Quota::Rate,
+            },
+            Remaining {
+                header: "x-ratelimit-remaining",
+                quota: Quota::Daily,
+            },
+        ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]
@@ -244,8 +259,8 @@ impl Connector for ExactOnlineConnector {
                 ConnectorError::Auth(message)
                 | ConnectorError::Expired(message)
                 | ConnectorError::Failed(message) => message,
-                ConnectorError::Unavailable(message) => {
-                    return ConnectorError::Unavailable(message);
+                unavailable @ (ConnectorError::Unavailable(_) | ConnectorError::RateLimited(_)) => {
+                    return unavailable;
                 }
             };
             ConnectorError::Auth(format!(

@@ -7,6 +7,8 @@
 //! sync, only what changed is asked for (`updated_since`). Sources:
 //! `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
+use std::time::Duration;
 use chrono::{DateTime, Utc};
 use reqwest::header::HeaderMap;
 
@@ -173,6 +175,9 @@ fn next_page(page: PageNumber, headers: &HeaderMap) -> Option<String> {
 impl Connector for FreeAgentConnector {
     type Credentials = FreeAgentAuthorization;
     const PLATFORM: &'static str = "FreeAgent";
+    /// FreeAgent: 120 calls a minute and 3,600 an hour per user (NOTES.md): kept as the hour's
+    /// rate, which keeps both.
+    const LIMITS: Limits = Limits::per(3_600, Duration::from_secs(60 * 60));
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -5,6 +5,7 @@
 //! credentials in the form body, and every refresh rotates the refresh token
 //! (single use). Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use serde::de::DeserializeOwned;
 
 use super::FreshBooksAuthorization;
@@ -94,6 +95,8 @@ fn more(page: PageNumber, pages: Option<u64>) -> bool {
 impl Connector for FreshBooksConnector {
     type Credentials = FreshBooksAuthorization;
     const PLATFORM: &'static str = "FreshBooks";
+    /// FreshBooks publishes no call numbers (NOTES.md): its 429 is the safety net.
+    const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

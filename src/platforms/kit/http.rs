@@ -5,7 +5,8 @@
 //! token). A connector describes a request as a [`Call`] (where, which
 //! query, how the token goes) and gets typed JSON back. [`platform_time`]
 //! tells the platform's time when a run's fetch began, from its first
-//! answer's `Date` header.
+//! answer's `Date` header; [`paced`] puts every call of a run through a
+//! [`CallGate`] first (the platform's limits, kept across processes).
 
 use std::cell::Cell;
 use std::future::Future;
@@ -13,6 +14,7 @@ use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
+use futures_util::future::BoxFuture;
 use rand::Rng;
 use reqwest::StatusCode;
 use reqwest::header::{DATE, HeaderMap, RETRY_AFTER};
@@ -24,6 +26,35 @@ pub use crate::platforms::kit::errors::{describe, platform_message, scrub};
 tokio::task_local! {
     /// The `Date` of the first answer a platform gave within [`platform_time`].
     static FIRST_ANSWERED: Cell<Option<DateTime<Utc>>>;
+    /// What every call within [`paced`] goes through first.
+    static GATE: Arc<dyn CallGate>;
+}
+
+/// What a run's calls to a platform go through: its limits for the
+/// connection's OAuth application and organization.
+pub trait CallGate: Send + Sync {
+    /// The call's turn: how long it waits first (the caller sleeps, and
+    /// counts the wait), or why it may not go at all (a daily quota spent,
+    /// in words that say when the sync can continue).
+    fn admit(&self) -> BoxFuture<'_, Result<Turn, String>>;
+    /// What an answer (its status and headers) says of the quota left:
+    /// remaining-quota headers, a 429's `Retry-After`.
+    fn answered<'a>(&'a self, status: u16, headers: &'a HeaderMap) -> BoxFuture<'a, ()>;
+}
+
+/// A call's turn under a [`CallGate`].
+#[derive(Debug, Default)]
+pub struct Turn {
+    /// How long the call waits before it goes.
+    pub wait: Duration,
+    /// Held while the call is made (a concurrency limit's slot).
+    pub slot: Option<tokio::sync::OwnedSemaphorePermit>,
+}
+
+/// Runs `work` (a run's fetch) with every platform call it makes admitted by
+/// `gate` first.
+pub async fn paced<F: Future>(gate: Arc<dyn CallGate>, work: F) -> F::Output {
+    GATE.scope(gate, work).await
 }
 
 /// Runs `work` (a run's fetch), and tells the platform's time when it
@@ -242,6 +273,9 @@ pub enum CallError {
     Rejected(String),
     /// Rate limits, 5xx or connection failures that outlasted the retries.
     Unavailable(String),
+    /// The platform's quota is spent for longer than a sync waits: the
+    /// message says when the sync can continue.
+    RateLimited(String),
 }
 
 impl CallError {
@@ -252,6 +286,7 @@ impl CallError {
             Self::Forbidden(message) => ConnectorError::Auth(message),
             Self::Rejected(message) => ConnectorError::Failed(message),
             Self::Unavailable(message) => ConnectorError::Unavailable(message),
+            Self::RateLimited(message) => ConnectorError::RateLimited(message),
         }
     }
 }
@@ -325,6 +360,28 @@ impl PlatformHttp {
         }
     }
 
+    /// Waits for a call's turn under `gate`, counting the wait; a turn
+    /// further off than the longest `Retry-After` a call waits (the platform
+    /// asked every process to hold off that long) ends the sync instead.
+    async fn take_turn(&self, platform: &str, gate: &dyn CallGate) -> Result<Turn, CallError> {
+        let turn = gate.admit().await.map_err(CallError::RateLimited)?;
+        if turn.wait > self.retry.max_retry_after {
+            let until =
+                Utc::now() + chrono::Duration::from_std(turn.wait).unwrap_or(chrono::Duration::MAX);
+            return Err(CallError::RateLimited(format!(
+                "{platform} asked that no call be made for {} s: the sync can continue after {}; the previous \
+                 data is kept",
+                turn.wait.as_secs(),
+                until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+            )));
+        }
+        if !turn.wait.is_zero() {
+            self.waits(platform, turn.wait);
+            tokio::time::sleep(turn.wait).await;
+        }
+        Ok(turn)
+    }
+
     /// The underlying client (for the OAuth token endpoint).
     pub fn client(&self) -> &reqwest::Client {
         &self.client
@@ -339,8 +396,13 @@ impl PlatformHttp {
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
         secrets: &[&str],
     ) -> Result<Answer, CallError> {
+        let gate = GATE.try_with(Arc::clone).ok();
         let mut retry = 0;
         loop {
+            let _turn = match &gate {
+                Some(gate) => Some(self.take_turn(platform, gate.as_ref()).await?),
+                None => None,
+            };
             let outcome = build(&self.client).send().await;
             self.answered(
                 platform,
@@ -364,6 +426,9 @@ impl PlatformHttp {
                     let status = response.status();
                     let headers = response.headers().clone();
                     note_platform_time(&headers);
+                    if let Some(gate) = &gate {
+                        gate.answered(status.as_u16(), &headers).await;
+                    }
                     let retry_after = retry_after(&headers);
                     let Ok(body) = response.bytes().await else {
                         let failure = format!("{platform} broke off the answer");
@@ -387,10 +452,15 @@ impl PlatformHttp {
                         StatusCode::TOO_MANY_REQUESTS => {
                             let wait = retry_after.unwrap_or_else(|| self.retry.backoff(retry));
                             if wait > self.retry.max_retry_after {
-                                return Err(CallError::Unavailable(format!(
-                                    "{described} (it asked to wait {} s, more than the {} s tributary waits)",
+                                let until = Utc::now()
+                                    + chrono::Duration::from_std(wait)
+                                        .unwrap_or(chrono::Duration::MAX);
+                                return Err(CallError::RateLimited(format!(
+                                    "{described} ({platform} asked to wait {} s, more than the {} s a sync \
+                                     waits: the sync can continue after {}; the previous data is kept)",
                                     wait.as_secs(),
-                                    self.retry.max_retry_after.as_secs()
+                                    self.retry.max_retry_after.as_secs(),
+                                    until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
                                 )));
                             }
                             (described, Some(wait))

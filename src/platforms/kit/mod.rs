@@ -1,6 +1,7 @@
 //! What connectors share, so a connector is its mapping, not its plumbing:
 //!
 //! - [`http`]: the retrying client and [`http::Call`], a request with its auth header;
+//! - [`limits`]: a platform's documented call limits, and the rolling window that keeps them;
 //! - [`errors`]: what a platform's error answer says, scrubbed of secrets;
 //! - [`paging`]: the platforms' paging styles;
 //! - [`oauth`]: the refresh-token grant; [`code_grant`]: the authorization-code exchange of the link flow;
@@ -16,6 +17,7 @@ pub mod errors;
 pub(crate) mod graphql_contract;
 pub mod http;
 pub mod json;
+pub mod limits;
 pub mod oauth;
 #[cfg(test)]
 pub(crate) mod openapi_contract;

@@ -4,6 +4,7 @@
 //! the organization's OAuth access token as a bearer token. Tokens refresh
 //! at Mollie's token endpoint (HTTP Basic). Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use serde::de::DeserializeOwned;
 
 use super::MollieAuthorization;
@@ -105,6 +106,8 @@ impl MollieConnector {
 impl Connector for MollieConnector {
     type Credentials = MollieAuthorization;
     const PLATFORM: &'static str = "Mollie";
+    /// Mollie publishes no call numbers (NOTES.md): its 429 is the safety net.
+    const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Customers, Orders]

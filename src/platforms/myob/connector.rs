@@ -7,6 +7,7 @@
 //! the stored one. After a first sync, only what changed is asked for
 //! (`$filter=LastModified gt datetime'…'`). Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
@@ -176,6 +177,8 @@ fn rate_limit_is_not_an_auth_failure(error: ConnectorError) -> ConnectorError {
 impl Connector for MyobConnector {
     type Credentials = MyobAuthorization;
     const PLATFORM: &'static str = "MYOB";
+    /// MYOB: 8 calls a second and 1,000,000 a day per API key (NOTES.md).
+    const LIMITS: Limits = Limits::per_second(8).daily(1_000_000);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -8,6 +8,7 @@
 //! with `lastmodifieddate > TO_TIMESTAMP(…)`, a day earlier than the watermark (the
 //! account's time zone applies to the literal). Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use std::collections::BTreeMap;
 use std::time::Duration;
 
@@ -335,6 +336,9 @@ impl NetSuiteConnector {
 impl Connector for NetSuiteConnector {
     type Credentials = NetSuiteAuthorization;
     const PLATFORM: &'static str = "NetSuite";
+    /// NetSuite governs concurrency per account: 5 requests at once on an account without
+    /// SuiteCloud Plus (NOTES.md).
+    const LIMITS: Limits = Limits::NONE.concurrent(5);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

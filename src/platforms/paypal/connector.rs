@@ -8,6 +8,7 @@
 //! Basic); PayPal does not rotate the refresh token. PayPal has no
 //! customers API: invoices only. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use super::PayPalAuthorization;
 use super::mapping::{InvoicesPage, PayPalInvoice};
 use crate::data::invoices::{Invoice, Invoices};
@@ -122,6 +123,8 @@ impl PayPalConnector {
 impl Connector for PayPalConnector {
     type Credentials = PayPalAuthorization;
     const PLATFORM: &'static str = "PayPal";
+    /// PayPal publishes no call numbers (NOTES.md): its 429 is the safety net.
+    const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices]

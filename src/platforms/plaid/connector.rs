@@ -8,6 +8,7 @@
 //! refreshed, and an Item that needs its user again (`ITEM_LOGIN_REQUIRED`
 //! and its kin) deauthorizes the connection. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use std::collections::{BTreeMap, BTreeSet};
 
 use serde::de::DeserializeOwned;
@@ -241,6 +242,8 @@ fn needs_authorization(error: ConnectorError) -> ConnectorError {
 impl Connector for PlaidConnector {
     type Credentials = PlaidAuthorization;
     const PLATFORM: &'static str = "Plaid";
+    /// Plaid: `/transactions/sync` takes 50 calls a minute per Item (NOTES.md).
+    const LIMITS: Limits = Limits::per_minute(50);
     const LINK_UNAVAILABLE: &'static str =
         "Plaid has no authorization code: its Link widget (JavaScript, or Hosted Link) gives a `public_token` that is exchanged for an access token and `item_id`, and repairs an item in Link's update mode; tributary does not host Plaid Link yet, so migrate items with PUT .../authorization";
 

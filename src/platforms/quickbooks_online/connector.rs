@@ -6,6 +6,7 @@
 //! sync, only what changed is asked for, with `Metadata.LastUpdatedTime >
 //! '<time>'` in the query's `where`. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 
 use super::QuickBooksOnlineAuthorization;
@@ -169,6 +170,9 @@ impl QuickBooksConnector {
 impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
+    /// QuickBooks Online: 500 calls a minute per company, 10 a second and 10 at once per company
+    /// and application (NOTES.md): 8 a second keeps both rates.
+    const LIMITS: Limits = Limits::per_second(8).concurrent(10);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

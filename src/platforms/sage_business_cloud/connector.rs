@@ -8,6 +8,7 @@
 //! only what changed is asked for (`updated_or_created_since`). Sources:
 //! `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
@@ -132,6 +133,9 @@ impl SageBusinessCloudConnector {
 impl Connector for SageBusinessCloudConnector {
     type Credentials = SageBusinessCloudAuthorization;
     const PLATFORM: &'static str = "Sage Business Cloud Accounting";
+    /// Sage Business Cloud Accounting: 100 calls a minute per business, the lower of the published
+    /// figures (NOTES.md).
+    const LIMITS: Limits = Limits::per_minute(100);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -1,6 +1,7 @@
 //! The sandbox's connector: its synthetic data, a page at a time; any token
 //! works, and none is refreshed.
 
+use crate::platforms::kit::limits::Limits;
 use super::SandboxAuthorization;
 use super::dataset::Dataset;
 use crate::data::bank_accounts::{BankAccount, BankAccounts};
@@ -34,6 +35,8 @@ impl Configured for SandboxConnector {
 impl Connector for SandboxConnector {
     type Credentials = SandboxAuthorization;
     const PLATFORM: &'static str = "The sandbox";
+    /// The sandbox answers in process: no platform to keep limits for.
+    const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers, Orders, BankAccounts, BankTransactions]

@@ -10,6 +10,7 @@
 //! asked for: the same queries with the search filter `updated_at:>'<time>'`
 //! and sorted by `UPDATED_AT`. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde_json::{Value, json};
@@ -272,6 +273,10 @@ impl ShopifyConnector {
 impl Connector for ShopifyConnector {
     type Credentials = ShopifyAuthorization;
     const PLATFORM: &'static str = "Shopify";
+    /// Shopify's GraphQL cost bucket refills 100 points a second on the standard plan; its cost is
+    /// not modelled here, two queries a second is the pace and a throttled answer the safety net
+    /// (NOTES.md).
+    const LIMITS: Limits = Limits::per_second(2);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Customers, Orders]

@@ -11,6 +11,7 @@
 //! invoices have no such filter and are always fetched whole. Sources:
 //! `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
@@ -314,6 +315,8 @@ const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch))
 impl Connector for SquareConnector {
     type Credentials = SquareAuthorization;
     const PLATFORM: &'static str = "Square";
+    /// Square publishes no call numbers (NOTES.md): its 429 is the safety net.
+    const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers, Orders]

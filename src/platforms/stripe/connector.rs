@@ -8,6 +8,7 @@
 //! refresh token (at `connect.stripe.com/oauth/token`, the platform's secret
 //! key as `client_secret`). Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use super::StripeAuthorization;
 use super::mapping::{Account, List, StripeCustomer, StripeInvoice, StripeLine};
 use crate::platforms::kit::records::{Read, Unreadable};
@@ -127,6 +128,9 @@ fn next_cursor(has_more: bool, last: Option<&str>) -> Option<String> {
 impl Connector for StripeConnector {
     type Credentials = StripeAuthorization;
     const PLATFORM: &'static str = "Stripe";
+    /// Stripe: 25 calls a second per endpoint (within 100 a second in live mode, 25 in a sandbox)
+    /// (NOTES.md).
+    const LIMITS: Limits = Limits::per_second(25);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -8,6 +8,7 @@
 //! (TrueLayer's 90 days, a revocation, an SCA window) is an authorization
 //! failure that names it. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use chrono::{Duration, Utc};
 use serde::de::DeserializeOwned;
 
@@ -170,6 +171,9 @@ fn encode(segment: &str) -> String {
 impl Connector for TrueLayerConnector {
     type Credentials = TrueLayerAuthorization;
     const PLATFORM: &'static str = "TrueLayer";
+    /// TrueLayer's limits are the banks' own, per account and endpoint (NOTES.md): none tributary
+    /// can declare; its 429 is the safety net.
+    const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: BankAccounts, BankTransactions]

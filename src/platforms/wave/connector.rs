@@ -5,6 +5,7 @@
 //! array ([`super::mapping::Answer`]). Tokens refresh at Wave's token URL
 //! (client credentials in the form body) and rotate. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
@@ -225,6 +226,8 @@ fn unreachable_business(business_id: &str) -> ConnectorError {
 impl Connector for WaveConnector {
     type Credentials = WaveAuthorization;
     const PLATFORM: &'static str = "Wave";
+    /// Wave: 60 calls a minute per token (a third party's figure; Wave publishes none) (NOTES.md).
+    const LIMITS: Limits = Limits::per_minute(60);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -5,6 +5,7 @@
 //! refresh. After a first sync, only what changed is asked for, with the
 //! `If-Modified-Since` header. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::{Limits, Quota, Remaining};
 use chrono::{DateTime, Utc};
 
 use super::XeroAuthorization;
@@ -135,6 +136,22 @@ fn more(page: PageNumber, pagination: Option<&Pagination>, returned: usize) -> b
 impl Connector for XeroConnector {
     type Credentials = XeroAuthorization;
     const PLATFORM: &'static str = "Xero";
+    /// Xero: 60 calls a minute, 5,000 a day and 5 at once per organization and application, with
+    /// what is left of the minute and the day in `X-MinLimit-Remaining` and `X-DayLimit-Remaining`
+    /// (NOTES.md).
+    const LIMITS: Limits = Limits::per_minute(60)
+        .daily(5_000)
+        .concurrent(5)
+        .remaining(&[
+            Remaining {
+                header: "x-minlimit-remaining",
+                quota: Quota::Rate,
+            },
+            Remaining {
+                header: "x-daylimit-remaining",
+                quota: Quota::Daily,
+            },
+        ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

@@ -8,6 +8,7 @@
 //! (client credentials in the form body), where `GET /users/self` verifies
 //! the organization. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use super::ZettleAuthorization;
 use super::mapping::{Purchase, PurchasePage, UserSelf, refunds_by_original};
 use std::collections::HashMap;
@@ -100,6 +101,8 @@ impl ZettleConnector {
 impl Connector for ZettleConnector {
     type Credentials = ZettleAuthorization;
     const PLATFORM: &'static str = "Zettle";
+    /// Zettle publishes no call numbers (NOTES.md): its 429 is the safety net.
+    const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Orders]

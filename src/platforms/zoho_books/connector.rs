@@ -8,6 +8,7 @@
 //! for (`last_modified_time`); contacts have no such filter and are fetched
 //! whole every time. Sources: `NOTES.md`.
 
+use crate::platforms::kit::limits::Limits;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -111,6 +112,9 @@ fn auth(credentials: &ZohoBooksAuthorization) -> Auth<'_> {
 impl Connector for ZohoBooksConnector {
     type Credentials = ZohoBooksAuthorization;
     const PLATFORM: &'static str = "Zoho Books";
+    /// Zoho Books: 100 calls a minute per organization; the daily quota depends on the plan, and
+    /// its 429 is the safety net there (NOTES.md).
+    const LIMITS: Limits = Limits::per_minute(100);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Invoices, Customers]

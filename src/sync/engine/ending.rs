@@ -33,6 +33,9 @@ pub(super) enum RunError {
     Auth(String),
     /// The platform or its data failed, in words for a person.
     Failed(Problem),
+    /// The platform's quota for the organization is spent; the problem says
+    /// when the sync can continue.
+    RateLimited(Problem),
     /// A bug or a database failure; logged, not shown.
     Internal(String),
 }
@@ -45,6 +48,7 @@ impl RunError {
             Self::Interrupted => "Requeued",
             Self::Cancelled(_) => "Cancelled",
             Self::Auth(_) => "AuthError",
+            Self::RateLimited(_) => "RateLimitError",
             Self::Failed(_) | Self::Internal(_) => "Failed",
         }
     }
@@ -63,6 +67,7 @@ impl From<ConnectorError> for RunError {
             ConnectorError::Failed(message) | ConnectorError::Unavailable(message) => {
                 Self::Failed(Problem::new(message))
             }
+            ConnectorError::RateLimited(message) => Self::RateLimited(Problem::new(message)),
         }
     }
 }
@@ -100,6 +105,9 @@ impl Engine {
                 true,
             ),
             RunError::Failed(problem) => (Ending::Failed(PullStatus::Failed, problem), false),
+            RunError::RateLimited(problem) => {
+                (Ending::Failed(PullStatus::RateLimitError, problem), false)
+            }
             RunError::Internal(cause) => {
                 tracing::error!(worker, pull_operation_id = %id, cause, "internal error while syncing");
                 let problem = Problem::new(format!(

@@ -53,6 +53,7 @@ use crate::metrics::Metrics;
 use crate::platforms::connector::Connectors;
 use crate::store::{self, Generations};
 use crate::sync::operations::issues::Issues;
+use crate::sync::pacing::Pacing;
 use ending::RunError;
 
 /// How the engine runs.
@@ -112,6 +113,7 @@ pub struct Engine {
     process: String,
     stopping: AtomicBool,
     metrics: Arc<Metrics>,
+    pacing: Pacing,
 }
 
 impl Engine {
@@ -126,6 +128,7 @@ impl Engine {
     ) -> Arc<Self> {
         let process = format!("{}-{}", std::process::id(), Uuid::new_v4().simple());
         Arc::new(Self {
+            pacing: Pacing::new(db.clone()),
             db,
             keyring,
             connectors,

@@ -9,6 +9,7 @@ mod fetch_mode;
 mod missing;
 mod publish;
 
+use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
@@ -20,16 +21,20 @@ use super::Engine;
 use super::ending::RunError;
 use super::tokens::Tokens;
 use crate::companies;
+use crate::connections::credentials;
 use crate::connections::{self, ConnectionStatus};
 use crate::data::DataType;
 use crate::data::records::Row;
 use crate::error::Problem;
+use crate::oauth_clients;
 use crate::platforms;
+use crate::platforms::connector::Limits;
 use crate::platforms::connector::{Page, Since};
-use crate::platforms::kit::http::platform_time;
+use crate::platforms::kit::http::{CallGate, paced, platform_time};
 use crate::store::{self, Copied, Generations, Staging};
 use crate::sync::operations::issues::Issues;
 use crate::sync::operations::lease;
+use crate::sync::pacing;
 use crate::sync::refresh;
 use crate::sync::watermarks::Published;
 use crate::timestamp::Timestamp;
@@ -80,6 +85,8 @@ pub(super) struct Run<'a> {
 struct Prepared<'a> {
     tokens: Tokens<'a>,
     staging: Staging,
+    /// What its platform calls go through: the platform's limits.
+    gate: Arc<dyn CallGate>,
 }
 
 /// How long each step took, for the log.
@@ -106,8 +113,12 @@ impl Run<'_> {
         let mut timings = Timings::default();
         let started = Instant::now();
         let began = Timestamp::now();
-        let (staged_pages, platform_began) =
-            platform_time(self.stage(&mut prepared, &mode, &mut timings)).await;
+        let gate = Arc::clone(&prepared.gate);
+        let (staged_pages, platform_began) = paced(
+            gate,
+            platform_time(self.stage(&mut prepared, &mode, &mut timings)),
+        )
+        .await;
         let Staged {
             fetched,
             whole_list,
@@ -203,6 +214,9 @@ impl Run<'_> {
         let tenant_client_id = companies::owner(db, connection.company_id)
             .await?
             .ok_or_else(|| RunError::Cancelled("The company was deleted.".to_owned()))?;
+        let gate = self
+            .gate(connection, platform, tenant_client_id, connector.limits())
+            .await?;
         let mut tokens = Tokens::new(
             refresh::Subject {
                 connection_id: connection.id,
@@ -237,7 +251,37 @@ impl Run<'_> {
             previous: (current > 0).then_some(current),
             modified: Timestamp::now(),
         };
-        Ok(Prepared { tokens, staging })
+        Ok(Prepared {
+            tokens,
+            staging,
+            gate,
+        })
+    }
+
+    /// The gate the connection's platform calls go through: its platform's
+    /// `limits` for its OAuth application and organization.
+    async fn gate(
+        &self,
+        connection: &entity::connection::Model,
+        platform: &platforms::Platform,
+        tenant_client_id: uuid::Uuid,
+        limits: Limits,
+    ) -> Result<Arc<dyn CallGate>, RunError> {
+        let db = &self.engine.db;
+        let application =
+            oauth_clients::application_of(db, tenant_client_id, &connection.platform_key)
+                .await?
+                .unwrap_or_else(|| format!("tributary-client:{tenant_client_id}"));
+        let organization = credentials::organization_of(db, connection.id)
+            .await?
+            .unwrap_or_default();
+        let subject = pacing::Subject {
+            platform_key: &connection.platform_key,
+            platform: platform.name,
+            application: &application,
+            organization: &organization,
+        };
+        Ok(self.engine.pacing.gate(subject, limits))
     }
 
     /// Fetches and stages every page (returning how many records were

@@ -14,8 +14,10 @@ use crate::platforms::fake::Answer;
 
 /// A 429 with `Retry-After: 1` and a 500 are waited out and retried; an
 /// answer that keeps failing fails the sync saying what the platform
-/// answered; a `Retry-After` beyond the cap fails at once; the data of the
-/// first sync stays throughout.
+/// answered; a `Retry-After` beyond the cap ends the sync `RateLimitError`
+/// at once, saying when it can continue, and the next sync before then
+/// does not call the platform at all; the data of the first sync stays
+/// throughout.
 pub async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried(case: &Case) {
     let data_type = case.sync.data_type;
     for backend in backends() {
@@ -81,17 +83,36 @@ pub async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried(case
             case.key
         );
 
-        // A Retry-After beyond the cap fails at once.
+        // A Retry-After beyond the cap ends the sync at once.
         fake.with(|inner| inner.scripted.push_back(rate_limited("3600")));
         let calls = fake.calls().len();
         let operation = sync(&app, company_id, data_type).await;
-        assert_eq!(operation.status, PullStatus::Failed, "{}", case.key);
+        assert_eq!(operation.status, PullStatus::RateLimitError, "{}", case.key);
         assert_says(
             case,
             &message_of(&operation),
-            &["429", "3600 s", errors.rate_limited_says],
+            &[
+                "429",
+                "3600 s",
+                "the sync can continue after",
+                errors.rate_limited_says,
+            ],
         );
         assert_eq!(fake.calls().len(), calls + 1, "{}: not retried", case.key);
+        // Every process keeps the platform's wait: the next sync does not call.
+        let operation = sync(&app, company_id, data_type).await;
+        assert_eq!(operation.status, PullStatus::RateLimitError, "{}", case.key);
+        assert_says(
+            case,
+            &message_of(&operation),
+            &["the sync can continue after"],
+        );
+        assert_eq!(
+            fake.calls().len(),
+            calls + 1,
+            "{}: the platform was not called again",
+            case.key
+        );
         assert_eq!(
             records(&app, company_id, data_type).await.len(),
             case.sync.records,

@@ -1,0 +1,422 @@
+//! `platform_pace`: a sync's calls to a platform kept under the platform's
+//! documented limits ([`Limits`]) for one OAuth application and
+//! organization, across every worker and process sharing the database.
+//!
+//! Each call reserves its turn in the key's row before it goes: the
+//! rolling window's latest calls ([`Window`]), a `Retry-After` hold and
+//! the day's count, read and written back under the row's version (a
+//! writer that read an older version reads again), so two processes never
+//! both take the last call of a window. What the platform says of its quota
+//! (remaining-quota headers, where other applications' calls show; a 429's
+//! `Retry-After`) is written to the same row, so every process waits for it.
+//! A daily quota spent refuses the call, and the run ends `RateLimitError`.
+//! Concurrency limits are kept per process (a semaphore per key). Only this
+//! module writes the table.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use futures_util::future::BoxFuture;
+use reqwest::StatusCode;
+use reqwest::header::{HeaderMap, RETRY_AFTER};
+use sea_orm::sea_query::{Expr, OnConflict};
+use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
+use sha2::{Digest, Sha256};
+use tokio::sync::Semaphore;
+
+use entity::platform_pace;
+
+use crate::platforms::kit::http::{CallGate, Turn};
+use crate::platforms::kit::limits::{Limits, Quota, Window, kept};
+
+/// A day in milliseconds: `platform_pace.day` counts UTC days.
+const DAY_MS: i64 = 24 * 60 * 60 * 1000;
+
+/// How many times a reservation reads the row again after another writer
+/// moved it, before letting the call go unpaced (and saying so).
+const ATTEMPTS: usize = 20;
+
+/// Who the limits apply to: one platform, OAuth application and organization.
+#[derive(Debug, Clone, Copy)]
+pub struct Subject<'a> {
+    /// The platform's key (`xero`).
+    pub platform_key: &'a str,
+    /// The platform's name, for messages.
+    pub platform: &'static str,
+    /// The OAuth application whose tokens the calls carry: its client id,
+    /// or, where tributary was not told it, the tributary client that owns
+    /// the connection (each tenant's tokens come from its own application).
+    pub application: &'a str,
+    /// The platform's organization identifier.
+    pub organization: &'a str,
+}
+
+/// The pacing of one process: its database, and a semaphore per key for
+/// the concurrency limits.
+#[derive(Debug)]
+pub struct Pacing {
+    db: DatabaseConnection,
+    slots: Mutex<HashMap<String, Arc<Semaphore>>>,
+}
+
+impl Pacing {
+    /// The pacing of the process that uses `db`.
+    pub fn new(db: DatabaseConnection) -> Self {
+        Self {
+            db,
+            slots: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// What a run's calls for `subject` go through under `limits` (where
+    /// the platform declares none, a `Retry-After` it sent is still kept
+    /// for every process).
+    pub fn gate(&self, subject: Subject<'_>, limits: Limits) -> Arc<dyn CallGate> {
+        let key = key(subject);
+        let slots = limits.concurrent.map(|calls| {
+            let mut slots = self
+                .slots
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            Arc::clone(
+                slots
+                    .entry(key.clone())
+                    .or_insert_with(|| Arc::new(Semaphore::new(calls.max(1) as usize))),
+            )
+        });
+        Arc::new(Gate {
+            db: self.db.clone(),
+            key,
+            platform_key: subject.platform_key.to_owned(),
+            platform: subject.platform,
+            limits,
+            slots,
+        })
+    }
+}
+
+/// The row's key: a digest, so neither the application's nor the
+/// organization's identifier is stored.
+fn key(subject: Subject<'_>) -> String {
+    let digest = Sha256::digest(
+        [
+            subject.platform_key,
+            subject.application,
+            subject.organization,
+        ]
+        .join("\n")
+        .as_bytes(),
+    );
+    digest.iter().map(|byte| format!("{byte:02x}")).collect()
+}
+
+/// One run's gate.
+struct Gate {
+    db: DatabaseConnection,
+    key: String,
+    platform_key: String,
+    platform: &'static str,
+    limits: Limits,
+    slots: Option<Arc<Semaphore>>,
+}
+
+/// What reading the row and deciding made of it.
+enum Decided {
+    /// Write the row back as changed; the call goes at this time.
+    Write(platform_pace::Model, i64),
+    /// The daily quota is spent until this time.
+    Spent(i64),
+}
+
+impl Gate {
+    /// Reads the key's row (creating it the first time), lets `decide`
+    /// change it, and writes it back unless another writer got there first
+    /// (then reads again).
+    async fn update(
+        &self,
+        decide: impl Fn(platform_pace::Model, i64) -> Decided,
+    ) -> Result<Decided, sea_orm::DbErr> {
+        for _ in 0..ATTEMPTS {
+            let now = Utc::now().timestamp_millis();
+            let Some(row) = platform_pace::Entity::find_by_id(self.key.clone())
+                .one(&self.db)
+                .await?
+            else {
+                self.create(now).await?;
+                continue;
+            };
+            let version = row.version;
+            let decided = decide(row, now);
+            let Decided::Write(row, _) = &decided else {
+                return Ok(decided);
+            };
+            let written = platform_pace::Entity::update_many()
+                .col_expr(platform_pace::Column::Version, Expr::value(version + 1))
+                .col_expr(platform_pace::Column::Calls, Expr::value(row.calls.clone()))
+                .col_expr(
+                    platform_pace::Column::HoldUntil,
+                    Expr::value(row.hold_until),
+                )
+                .col_expr(platform_pace::Column::Day, Expr::value(row.day))
+                .col_expr(platform_pace::Column::DayCalls, Expr::value(row.day_calls))
+                .filter(platform_pace::Column::Key.eq(self.key.clone()))
+                .filter(platform_pace::Column::Version.eq(version))
+                .exec(&self.db)
+                .await?;
+            if written.rows_affected == 1 {
+                return Ok(decided);
+            }
+        }
+        Err(sea_orm::DbErr::Custom(format!(
+            "the pace of {} kept moving under {ATTEMPTS} attempts",
+            self.platform_key
+        )))
+    }
+
+    /// The key's first row (another process may have written it already).
+    async fn create(&self, now: i64) -> Result<(), sea_orm::DbErr> {
+        let row = platform_pace::ActiveModel {
+            key: Set(self.key.clone()),
+            platform: Set(self.platform_key.clone()),
+            version: Set(0),
+            calls: Set(String::new()),
+            hold_until: Set(0),
+            day: Set(now.div_euclid(DAY_MS)),
+            day_calls: Set(0),
+        };
+        platform_pace::Entity::insert(row)
+            .on_conflict(
+                OnConflict::column(platform_pace::Column::Key)
+                    .do_nothing()
+                    .to_owned(),
+            )
+            .try_insert()
+            .exec(&self.db)
+            .await?;
+        Ok(())
+    }
+
+    /// The call's time under the limits, counted; or when the daily quota
+    /// frees up.
+    fn reserve(&self, mut row: platform_pace::Model, now: i64) -> Decided {
+        let today = now.div_euclid(DAY_MS);
+        if row.day != today {
+            row.day = today;
+            row.day_calls = 0;
+        }
+        if let Some(daily) = self.limits.daily
+            && row.day_calls >= i64::from(daily)
+        {
+            return Decided::Spent((today + 1) * DAY_MS);
+        }
+        let at = match self.limits.rate {
+            Some(rate) => {
+                let (calls, window_ms) = kept(rate);
+                let mut window = Window::parse(&row.calls);
+                let at = window.reserve(now, row.hold_until, calls, window_ms);
+                row.calls = window.stored();
+                at
+            }
+            None => now.max(row.hold_until),
+        };
+        row.day_calls += 1;
+        Decided::Write(row, at)
+    }
+
+    /// The row corrected by what an answer says.
+    fn heed(&self, mut row: platform_pace::Model, now: i64, said: &Said) -> Decided {
+        if let Some(wait) = said.retry_after {
+            let until = now.saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX));
+            row.hold_until = row.hold_until.max(until);
+        }
+        if let (Some(left), Some(rate)) = (said.rate_left, self.limits.rate) {
+            let (calls, window_ms) = kept(rate);
+            let mut window = Window::parse(&row.calls);
+            if calls == rate.calls as usize {
+                let used = (rate.calls as usize).saturating_sub(left as usize);
+                window.add_unknown(now, used, calls, window_ms);
+            } else if left == 0 {
+                // Kept over a shorter window: what is left cannot be placed
+                // in it, but none left means waiting a window out.
+                row.hold_until = row.hold_until.max(now + window_ms);
+            }
+            row.calls = window.stored();
+        }
+        if let (Some(left), Some(daily)) = (said.day_left, self.limits.daily) {
+            let today = now.div_euclid(DAY_MS);
+            if row.day != today {
+                row.day = today;
+                row.day_calls = 0;
+            }
+            let used = i64::from(daily) - i64::from(left);
+            row.day_calls = row.day_calls.max(used);
+        }
+        Decided::Write(row, now)
+    }
+}
+
+/// What an answer says of the platform's quota.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Said {
+    retry_after: Option<Duration>,
+    rate_left: Option<u32>,
+    day_left: Option<u32>,
+}
+
+impl Said {
+    /// Read from an answer's status and headers, by what `limits` name.
+    fn read(limits: &Limits, status: u16, headers: &HeaderMap) -> Self {
+        let number = |name: &str| {
+            headers
+                .get(name)
+                .and_then(|value| value.to_str().ok())
+                .and_then(|value| value.trim().parse::<u64>().ok())
+        };
+        let mut said = Self {
+            retry_after: (status == StatusCode::TOO_MANY_REQUESTS.as_u16())
+                .then(|| number(RETRY_AFTER.as_str()).map(Duration::from_secs))
+                .flatten(),
+            ..Self::default()
+        };
+        for remaining in limits.remaining {
+            // A 429's `Retry-After` says when the window frees; what is
+            // left of it (none) would only hold calls a whole window.
+            if said.retry_after.is_some() && remaining.quota == Quota::Rate {
+                continue;
+            }
+            let left = number(remaining.header).map(|left| u32::try_from(left).unwrap_or(u32::MAX));
+            match remaining.quota {
+                Quota::Rate => said.rate_left = left.or(said.rate_left),
+                Quota::Daily => said.day_left = left.or(said.day_left),
+            }
+        }
+        said
+    }
+
+    fn is_empty(&self) -> bool {
+        *self == Self::default()
+    }
+}
+
+/// A Unix time in milliseconds, as an RFC 3339 instant.
+fn instant(ms: i64) -> String {
+    DateTime::<Utc>::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Secs, true)
+}
+
+impl CallGate for Gate {
+    fn admit(&self) -> BoxFuture<'_, Result<Turn, String>> {
+        Box::pin(async move {
+            let slot = match &self.slots {
+                Some(slots) => Arc::clone(slots).acquire_owned().await.ok(),
+                None => None,
+            };
+            let decided = self.update(|row, now| self.reserve(row, now)).await;
+            let now = Utc::now().timestamp_millis();
+            match decided {
+                Ok(Decided::Write(_, at)) => Ok(Turn {
+                    wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
+                    slot,
+                }),
+                Ok(Decided::Spent(until)) => Err(format!(
+                    "{}'s daily limit of {} calls for this organization is spent: the sync can continue \
+                     after {}; the previous data is kept",
+                    self.platform,
+                    self.limits.daily.unwrap_or_default(),
+                    instant(until)
+                )),
+                Err(error) => {
+                    // Pacing is a courtesy the platform's 429 backs up: a
+                    // database failure here must not fail the sync.
+                    tracing::warn!(platform = %self.platform_key, error = %error, "pacing a platform call failed; the call goes unpaced");
+                    Ok(Turn {
+                        wait: Duration::ZERO,
+                        slot,
+                    })
+                }
+            }
+        })
+    }
+
+    fn answered<'a>(&'a self, status: u16, headers: &'a HeaderMap) -> BoxFuture<'a, ()> {
+        Box::pin(async move {
+            let said = Said::read(&self.limits, status, headers);
+            if said.is_empty() {
+                return;
+            }
+            if let Err(error) = self.update(|row, now| self.heed(row, now, &said)).await {
+                tracing::warn!(platform = %self.platform_key, error = %error, "recording a platform's quota failed");
+            }
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::platforms::kit::limits::Remaining;
+    use reqwest::header::HeaderValue;
+
+    const XERO: Limits = Limits::per_minute(60).daily(5_000).remaining(&[
+        Remaining {
+            header: "x-minlimit-remaining",
+            quota: Quota::Rate,
+        },
+        Remaining {
+            header: "x-daylimit-remaining",
+            quota: Quota::Daily,
+        },
+    ]);
+
+    #[test]
+    fn the_key_names_no_identifier_and_tells_subjects_apart() {
+        let subject = Subject {
+            platform_key: "xero",
+            platform: "Xero",
+            application: "app-1",
+            organization: "org-1",
+        };
+        let key = key(subject);
+        assert_eq!(key.len(), 64);
+        assert!(!key.contains("org-1"));
+        assert_ne!(
+            key,
+            super::key(Subject {
+                organization: "org-2",
+                ..subject
+            })
+        );
+    }
+
+    #[test]
+    fn an_answer_says_what_is_left_and_how_long_to_wait() {
+        let mut headers = HeaderMap::new();
+        headers.insert("x-minlimit-remaining", HeaderValue::from_static("3"));
+        headers.insert("x-daylimit-remaining", HeaderValue::from_static(" 120 "));
+        headers.insert(RETRY_AFTER, HeaderValue::from_static("7"));
+        assert_eq!(
+            Said::read(&XERO, 200, &headers),
+            Said {
+                retry_after: None,
+                rate_left: Some(3),
+                day_left: Some(120),
+            }
+        );
+        assert_eq!(
+            Said::read(&XERO, 429, &headers).retry_after,
+            Some(Duration::from_secs(7))
+        );
+        // On a 429 the wait it asks for governs the window, not what is left.
+        assert_eq!(
+            Said::read(&XERO, 429, &headers).rate_left,
+            None,
+            "with a Retry-After"
+        );
+        // `Retry-After` only counts on a 429; other headers are not read.
+        let said = Said::read(&Limits::per_second(5), 200, &headers);
+        assert!(said.is_empty());
+    }
+}
