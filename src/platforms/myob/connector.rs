@@ -27,8 +27,9 @@ use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 
-/// Records asked for per page by default (MYOB's own default; it allows up to 1000).
-pub const PAGE_SIZE: u64 = 400;
+/// Records asked for per page by default: the most MYOB takes ("a maximum
+/// of 1000 results can be set", against its default of 400: NOTES.md).
+pub const PAGE_SIZE: u64 = 1000;
 
 const API_BASE: &str = "https://api.myob.com";
 const TOKEN_URL: &str = "https://secure.myob.com/oauth2/v1/authorize";
@@ -53,7 +54,7 @@ impl Configured for MyobConnector {
             api_base: config.api_base_or(API_BASE),
             authorize_url: config.authorize_url_or(AUTHORIZE_URL),
             token_url: config.token_url_or(TOKEN_URL),
-            page_size: config.page_size_or(PAGE_SIZE, 1000),
+            page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
             http,
         }
     }

@@ -41,9 +41,13 @@ const TOKEN_PATH: &str = "/oauth2/token";
 const AUTHORIZE_URL: &str = "https://connect.squareup.com/oauth2/authorize";
 /// The API version every call asks for (`Square-Version`).
 pub const SQUARE_VERSION: &str = "2024-01-18";
-/// Records asked for per page by default: the customers list's maximum
-/// (invoices allow 200, order searches more).
-pub const PAGE_SIZE: u64 = 100;
+/// The most customers a page holds (`ListCustomers` and `SearchCustomers`).
+pub const CUSTOMERS_PAGE_SIZE: u64 = 100;
+/// The most invoices a page holds (`ListInvoices`' `limit`, 1 to 200).
+pub const INVOICES_PAGE_SIZE: u64 = 200;
+/// The most orders a search returns a page: 500, what Square's staff say it
+/// keeps to, below the 1000 its OpenAPI document allows (NOTES.md).
+pub const ORDERS_PAGE_SIZE: u64 = 500;
 /// Locations one order search may name.
 const LOCATIONS_PER_SEARCH: usize = 10;
 
@@ -53,7 +57,9 @@ pub struct SquareConnector {
     api_base: Option<String>,
     token_url: Option<String>,
     authorize_url: String,
-    page_size: u64,
+    /// A page size asked for in the configuration (tests), within each
+    /// list's own maximum.
+    page_size: Option<u64>,
     http: PlatformHttp,
 }
 
@@ -72,7 +78,7 @@ impl Configured for SquareConnector {
             api_base: config.api_base(),
             token_url: config.token_url.clone(),
             authorize_url: config.authorize_url_or(AUTHORIZE_URL),
-            page_size: config.page_size_or(PAGE_SIZE, PAGE_SIZE),
+            page_size: config.page_size,
             http,
         }
     }
@@ -152,6 +158,12 @@ impl Position {
 }
 
 impl SquareConnector {
+    /// A page's `limit` on a list whose most is `most`: the configured page
+    /// size where one is, else the most.
+    fn limit(&self, most: u64) -> u64 {
+        self.page_size.unwrap_or(most).clamp(1, most)
+    }
+
     /// `path` of the v2 API: on the configured base, else the environment's host.
     fn url(&self, credentials: &SquareAuthorization, path: &str) -> String {
         let base = self
@@ -212,7 +224,7 @@ impl SquareConnector {
             None => {
                 let call = self
                     .get(credentials, "customers", "a page of customers")
-                    .query("limit", self.page_size);
+                    .query("limit", self.limit(CUSTOMERS_PAGE_SIZE));
                 match given {
                     Some(given) => call.query("cursor", given),
                     None => call,
@@ -221,7 +233,7 @@ impl SquareConnector {
             Some(since) => {
                 // The same query on every page, as Square requires with a cursor.
                 let mut search = json!({
-                    "limit": self.page_size,
+                    "limit": self.limit(CUSTOMERS_PAGE_SIZE),
                     "query": {"filter": {"updated_at": updated_since(since)}},
                 });
                 if let Some(given) = given {
@@ -261,7 +273,7 @@ impl SquareConnector {
         };
         let mut search = json!({
             "location_ids": group,
-            "limit": self.page_size,
+            "limit": self.limit(ORDERS_PAGE_SIZE),
             "return_entries": false,
             "query": query,
         });
@@ -400,7 +412,7 @@ impl Syncs<Invoices> for SquareConnector {
         let mut call = self
             .get(credentials, "invoices", "a page of invoices")
             .query("location_id", location)
-            .query("limit", self.page_size);
+            .query("limit", self.limit(INVOICES_PAGE_SIZE));
         if let Some(given) = position.given() {
             call = call.query("cursor", given);
         }

@@ -280,7 +280,7 @@ async fn myob_invoices_and_customers_sync_over_every_page_with_every_status() {
         let calls = fake.calls();
         assert!(calls.iter().all(|call| call.token == ACCESS));
         assert!(calls.iter().any(|call| call.path.ends_with("/Sale/Invoice")
-            && call.query.get("$top").map(String::as_str) == Some("400")
+            && call.query.get("$top").map(String::as_str) == Some("1000")
             && !call.query.contains_key("$skip")));
         assert!(calls.iter().any(|call| call.path.ends_with("/Sale/Invoice")
             && call.query.get("$skip").map(String::as_str) == Some("3")));
