@@ -30,6 +30,7 @@ use tributary::sync::engine::EngineConfig;
 
 use crate::connections::new_company;
 use crate::helpers::{AppOptions, Backend, TestApp, backends, json};
+use crate::platforms::latest;
 use crate::sync::{sandbox_connection, settled};
 
 const INVOICES: u64 = 300;
@@ -427,6 +428,55 @@ async fn only_a_full_fetch_finds_what_the_platform_deleted_when_asked_for_or_due
             by_id(&after, &dataset().invoice(10).invoice_id)["isDeleted"],
             true
         );
+    }
+
+    // `data/all?full=true` asks every data type it queues for a full fetch;
+    // without it the same sync is incremental, and a malformed `full` is refused.
+    for backend in backends() {
+        let (platform, app, company_id) = synced_once(
+            backend,
+            Deletions::OnlyByFullFetch,
+            EngineConfig::default().full_fetch_every,
+        )
+        .await;
+        platform.with(|platform| platform.deleted = vec![10]);
+        let malformed = app
+            .post_json(
+                &format!("/companies/{company_id}/data/all?full=1"),
+                &serde_json::json!(null),
+            )
+            .await;
+        assert_eq!(malformed.status(), 400);
+        let body = json(malformed).await;
+        assert_eq!(
+            body["validation"]["errors"][0],
+            serde_json::json!({"itemId": "full", "message": "must be `true` or `false`"}),
+            "{body}"
+        );
+        app.client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued");
+        let operations = settled(&app.client, company_id).await;
+        let incremental = latest(&operations, "invoices");
+        assert_eq!(incremental.fetch_mode, Some(FetchMode::Incremental));
+        app.client
+            .sync_all_data(&company_id, Some(true))
+            .await
+            .expect("queued");
+        let operations = settled(&app.client, company_id).await;
+        let full = latest(&operations, "invoices");
+        assert_eq!(full.status, PullStatus::Complete, "{full:?}");
+        assert_eq!(full.fetch_mode, Some(FetchMode::Full), "data/all?full=true");
+        assert_eq!(
+            by_id(
+                &invoices(&app, company_id).await,
+                &dataset().invoice(10).invoice_id
+            )["isDeleted"],
+            true,
+            "the full fetch found the deletion"
+        );
+        assert_eq!(platform.with(|platform| platform.full_fetches), 2);
     }
 
     // A platform whose changes carry its deletions is not reconciled by schedule.
