@@ -21,6 +21,10 @@ pub struct Model {
     /// ascending), as many as the platform's rolling window allows: the
     /// next call goes once the oldest of them has left the window.
     pub calls: String,
+    /// The calls in progress, where the platform limits how many may be:
+    /// `place@expiry` each (a random number, Unix milliseconds), so a
+    /// process that dies mid-call frees its place when the expiry passes.
+    pub in_flight: String,
     /// No call before this time (Unix milliseconds): a `Retry-After` the
     /// platform asked for.
     pub hold_until: i64,

@@ -1,6 +1,7 @@
 //! Platform limits kept across processes: `platform_pace` holds, per
 //! platform, OAuth application and organization, the calls in the
-//! platform's rolling window, a `Retry-After` hold and the day's count.
+//! platform's rolling window, the calls in progress, a `Retry-After` hold
+//! and the day's count.
 
 use sea_orm_migration::prelude::*;
 use sea_orm_migration::schema::*;
@@ -20,6 +21,7 @@ impl MigrationTrait for Migration {
                     .col(string_len(PlatformPace::Platform, 64))
                     .col(big_integer(PlatformPace::Version))
                     .col(text(PlatformPace::Calls))
+                    .col(text(PlatformPace::InFlight))
                     .col(big_integer(PlatformPace::HoldUntil))
                     .col(big_integer(PlatformPace::Day))
                     .col(big_integer(PlatformPace::DayCalls))
@@ -42,6 +44,7 @@ enum PlatformPace {
     Platform,
     Version,
     Calls,
+    InFlight,
     HoldUntil,
     Day,
     DayCalls,

@@ -10,11 +10,11 @@
 //! (remaining-quota headers, where other applications' calls show; a 429's
 //! `Retry-After`) is written to the same row, so every process waits for it.
 //! A daily quota spent refuses the call, and the run ends `RateLimitError`.
-//! Concurrency limits are kept per process (a semaphore per key). Only this
-//! module writes the table.
+//! Where the platform limits the calls in progress, each call holds a place
+//! in the same row until it is answered (or, if its process dies, until the
+//! place expires). Only this module writes the table.
 
-use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
@@ -24,7 +24,6 @@ use reqwest::header::{HeaderMap, RETRY_AFTER};
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
 use sha2::{Digest, Sha256};
-use tokio::sync::Semaphore;
 
 use entity::platform_pace;
 
@@ -37,6 +36,15 @@ const DAY_MS: i64 = 24 * 60 * 60 * 1000;
 /// How many times a reservation reads the row again after another writer
 /// moved it, before letting the call go unpaced (and saying so).
 const ATTEMPTS: usize = 20;
+
+/// How long a call holds its place among the calls in progress at most
+/// (past its turn): longer than any call's timeout, so only a process that
+/// died mid-call leaves a place to expire.
+const PLACE_LEASE_MS: i64 = 2 * 60 * 1000;
+
+/// How long a call waits, at most, before looking again for a free place
+/// among the calls in progress.
+const PLACE_POLL: Duration = Duration::from_millis(25);
 
 /// Who the limits apply to: one platform, OAuth application and organization.
 #[derive(Debug, Clone, Copy)]
@@ -53,46 +61,28 @@ pub struct Subject<'a> {
     pub organization: &'a str,
 }
 
-/// The pacing of one process: its database, and a semaphore per key for
-/// the concurrency limits.
+/// The pacing of one process: the database every process shares.
 #[derive(Debug)]
 pub struct Pacing {
     db: DatabaseConnection,
-    slots: Mutex<HashMap<String, Arc<Semaphore>>>,
 }
 
 impl Pacing {
     /// The pacing of the process that uses `db`.
     pub fn new(db: DatabaseConnection) -> Self {
-        Self {
-            db,
-            slots: Mutex::new(HashMap::new()),
-        }
+        Self { db }
     }
 
     /// What a run's calls for `subject` go through under `limits` (where
     /// the platform declares none, a `Retry-After` it sent is still kept
     /// for every process).
     pub fn gate(&self, subject: Subject<'_>, limits: Limits) -> Arc<dyn CallGate> {
-        let key = key(subject);
-        let slots = limits.concurrent.map(|calls| {
-            let mut slots = self
-                .slots
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            Arc::clone(
-                slots
-                    .entry(key.clone())
-                    .or_insert_with(|| Arc::new(Semaphore::new(calls.max(1) as usize))),
-            )
-        });
         Arc::new(Gate {
             db: self.db.clone(),
-            key,
+            key: key(subject),
             platform_key: subject.platform_key.to_owned(),
             platform: subject.platform,
             limits,
-            slots,
         })
     }
 }
@@ -119,7 +109,6 @@ struct Gate {
     platform_key: String,
     platform: &'static str,
     limits: Limits,
-    slots: Option<Arc<Semaphore>>,
 }
 
 /// What reading the row and deciding made of it.
@@ -128,6 +117,47 @@ enum Decided {
     Write(platform_pace::Model, i64),
     /// The daily quota is spent until this time.
     Spent(i64),
+    /// Every place among the calls in progress is taken; the first frees
+    /// at the latest at this time.
+    Busy(i64),
+}
+
+/// The calls in progress: each one's place and when it expires.
+#[derive(Debug, Default, PartialEq, Eq)]
+struct Places(Vec<(u64, i64)>);
+
+impl Places {
+    /// Reads `place@expiry,...`; what does not read is dropped.
+    fn parse(stored: &str) -> Self {
+        Self(
+            stored
+                .split(',')
+                .filter_map(|part| {
+                    let (place, expiry) = part.split_once('@')?;
+                    Some((place.parse().ok()?, expiry.parse().ok()?))
+                })
+                .collect(),
+        )
+    }
+
+    fn stored(&self) -> String {
+        let parts: Vec<String> = self
+            .0
+            .iter()
+            .map(|(place, expiry)| format!("{place}@{expiry}"))
+            .collect();
+        parts.join(",")
+    }
+
+    /// The places not expired by `now`.
+    fn live(mut self, now: i64) -> Self {
+        self.0.retain(|&(_, expiry)| expiry > now);
+        self
+    }
+
+    fn release(&mut self, place: u64) {
+        self.0.retain(|&(held, _)| held != place);
+    }
 }
 
 impl Gate {
@@ -152,9 +182,11 @@ impl Gate {
             let Decided::Write(row, _) = &decided else {
                 return Ok(decided);
             };
+            let in_flight = row.in_flight.clone();
             let written = platform_pace::Entity::update_many()
                 .col_expr(platform_pace::Column::Version, Expr::value(version + 1))
                 .col_expr(platform_pace::Column::Calls, Expr::value(row.calls.clone()))
+                .col_expr(platform_pace::Column::InFlight, Expr::value(in_flight))
                 .col_expr(
                     platform_pace::Column::HoldUntil,
                     Expr::value(row.hold_until),
@@ -182,6 +214,7 @@ impl Gate {
             platform: Set(self.platform_key.clone()),
             version: Set(0),
             calls: Set(String::new()),
+            in_flight: Set(String::new()),
             hold_until: Set(0),
             day: Set(now.div_euclid(DAY_MS)),
             day_calls: Set(0),
@@ -198,9 +231,10 @@ impl Gate {
         Ok(())
     }
 
-    /// The call's time under the limits, counted; or when the daily quota
-    /// frees up.
-    fn reserve(&self, mut row: platform_pace::Model, now: i64) -> Decided {
+    /// The call's time under the limits, counted, with `place` among the
+    /// calls in progress where they are limited; or when the daily quota
+    /// frees up, or when to look for a place again.
+    fn reserve(&self, mut row: platform_pace::Model, now: i64, place: u64) -> Decided {
         let today = now.div_euclid(DAY_MS);
         if row.day != today {
             row.day = today;
@@ -210,6 +244,13 @@ impl Gate {
             && row.day_calls >= i64::from(daily)
         {
             return Decided::Spent((today + 1) * DAY_MS);
+        }
+        let mut places = Places::parse(&row.in_flight).live(now);
+        if let Some(concurrent) = self.limits.concurrent
+            && places.0.len() >= concurrent.max(1) as usize
+        {
+            let first_expiry = places.0.iter().map(|&(_, expiry)| expiry).min();
+            return Decided::Busy(first_expiry.unwrap_or(now));
         }
         let at = match self.limits.rate {
             Some(rate) => {
@@ -221,12 +262,27 @@ impl Gate {
             }
             None => now.max(row.hold_until),
         };
+        if self.limits.concurrent.is_some() {
+            places.0.push((place, at.saturating_add(PLACE_LEASE_MS)));
+        }
+        row.in_flight = places.stored();
         row.day_calls += 1;
         Decided::Write(row, at)
     }
 
-    /// The row corrected by what an answer says.
-    fn heed(&self, mut row: platform_pace::Model, now: i64, said: &Said) -> Decided {
+    /// The row with `place` free again, corrected by what an answer says.
+    fn heed(
+        &self,
+        mut row: platform_pace::Model,
+        now: i64,
+        said: &Said,
+        place: Option<u64>,
+    ) -> Decided {
+        if let Some(place) = place {
+            let mut places = Places::parse(&row.in_flight).live(now);
+            places.release(place);
+            row.in_flight = places.stored();
+        }
         if let Some(wait) = said.retry_after {
             let until = now.saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX));
             row.hold_until = row.hold_until.max(until);
@@ -310,45 +366,60 @@ fn instant(ms: i64) -> String {
 impl CallGate for Gate {
     fn admit(&self) -> BoxFuture<'_, Result<Turn, String>> {
         Box::pin(async move {
-            let slot = match &self.slots {
-                Some(slots) => Arc::clone(slots).acquire_owned().await.ok(),
-                None => None,
-            };
-            let decided = self.update(|row, now| self.reserve(row, now)).await;
-            let now = Utc::now().timestamp_millis();
-            match decided {
-                Ok(Decided::Write(_, at)) => Ok(Turn {
-                    wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
-                    slot,
-                }),
-                Ok(Decided::Spent(until)) => Err(format!(
-                    "{}'s daily limit of {} calls for this organization is spent: the sync can continue \
-                     after {}; the previous data is kept",
-                    self.platform,
-                    self.limits.daily.unwrap_or_default(),
-                    instant(until)
-                )),
-                Err(error) => {
-                    // Pacing is a courtesy the platform's 429 backs up: a
-                    // database failure here must not fail the sync.
-                    tracing::warn!(platform = %self.platform_key, error = %error, "pacing a platform call failed; the call goes unpaced");
-                    Ok(Turn {
-                        wait: Duration::ZERO,
-                        slot,
-                    })
-                }
+            let place = self.limits.concurrent.map(|_| rand::random::<u64>());
+            loop {
+                let decided = self
+                    .update(|row, now| self.reserve(row, now, place.unwrap_or_default()))
+                    .await;
+                let now = Utc::now().timestamp_millis();
+                return match decided {
+                    Ok(Decided::Write(_, at)) => Ok(Turn {
+                        wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
+                        place,
+                    }),
+                    Ok(Decided::Busy(expiry)) => {
+                        let until = Duration::from_millis(u64::try_from(expiry - now).unwrap_or(0));
+                        tokio::time::sleep(until.min(PLACE_POLL)).await;
+                        continue;
+                    }
+                    Ok(Decided::Spent(until)) => Err(format!(
+                        "{}'s daily limit of {} calls for this organization is spent: the sync can \
+                         continue after {}; the previous data is kept",
+                        self.platform,
+                        self.limits.daily.unwrap_or_default(),
+                        instant(until)
+                    )),
+                    Err(error) => {
+                        // Pacing is a courtesy the platform's 429 backs up: a
+                        // database failure here must not fail the sync.
+                        tracing::warn!(platform = %self.platform_key, error = %error, "pacing a platform call failed; the call goes unpaced");
+                        Ok(Turn {
+                            wait: Duration::ZERO,
+                            place: None,
+                        })
+                    }
+                };
             }
         })
     }
 
-    fn answered<'a>(&'a self, status: u16, headers: &'a HeaderMap) -> BoxFuture<'a, ()> {
+    fn finished<'a>(
+        &'a self,
+        turn: &'a Turn,
+        answer: Option<(u16, &'a HeaderMap)>,
+    ) -> BoxFuture<'a, ()> {
         Box::pin(async move {
-            let said = Said::read(&self.limits, status, headers);
-            if said.is_empty() {
+            let said = answer
+                .map(|(status, headers)| Said::read(&self.limits, status, headers))
+                .unwrap_or_default();
+            if said.is_empty() && turn.place.is_none() {
                 return;
             }
-            if let Err(error) = self.update(|row, now| self.heed(row, now, &said)).await {
-                tracing::warn!(platform = %self.platform_key, error = %error, "recording a platform's quota failed");
+            if let Err(error) = self
+                .update(|row, now| self.heed(row, now, &said, turn.place))
+                .await
+            {
+                tracing::warn!(platform = %self.platform_key, error = %error, "recording a platform call's end failed");
             }
         })
     }
@@ -370,6 +441,17 @@ mod tests {
             quota: Quota::Daily,
         },
     ]);
+
+    #[test]
+    fn places_read_back_and_expire() {
+        let places = Places::parse("7@1000,9@3000,x@5,8");
+        assert_eq!(places, Places(vec![(7, 1_000), (9, 3_000)]));
+        assert_eq!(places.stored(), "7@1000,9@3000");
+        let mut live = places.live(2_000);
+        assert_eq!(live, Places(vec![(9, 3_000)]));
+        live.release(9);
+        assert_eq!(live.stored(), "");
+    }
 
     #[test]
     fn the_key_names_no_identifier_and_tells_subjects_apart() {

@@ -198,3 +198,42 @@ async fn a_spent_daily_quota_ends_the_sync_rate_limited_and_the_next_one_calls_n
         assert_eq!(fake.calls().len(), calls + 1, "Xero was not called");
     }
 }
+
+/// Xero's calls in progress at once per organization and application
+/// (`src/platforms/xero/connector.rs`).
+const XERO_AT_ONCE: usize = 5;
+
+#[tokio::test]
+async fn two_instances_never_have_more_calls_in_progress_than_the_organization_allows() {
+    for backend in backends() {
+        let fake = xero::fake().await;
+        // Slow answers, so that calls overlap.
+        fake.with(|inner| inner.answer_delay = Duration::from_millis(300));
+        // Eight runs at once across the two instances, all for one tenant.
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 4)).await;
+        let _second = app.another_instance(options_for(&fake, None, 4)).await;
+        let mut companies = Vec::new();
+        for _ in 0..4 {
+            let (company_id, _) = xero::connected(&app, 1800).await;
+            companies.push(company_id);
+        }
+        for company_id in &companies {
+            app.client
+                .sync_all_data(company_id, None)
+                .await
+                .expect("queued");
+        }
+        for company_id in &companies {
+            let operations = settled(&app.client, *company_id).await;
+            for data_type in ["invoices", "customers"] {
+                let operation = latest(&operations, data_type);
+                assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+            }
+        }
+        let most = fake.with(|inner| inner.most_in_flight);
+        assert!(
+            (2..=XERO_AT_ONCE).contains(&most),
+            "{most} calls in progress at once ({backend:?})"
+        );
+    }
+}

@@ -157,12 +157,13 @@ impl AmazonSellerCentralConnector {
 impl Connector for AmazonSellerCentralConnector {
     type Credentials = AmazonSellerCentralAuthorization;
     const PLATFORM: &'static str = "Amazon";
-    /// One call every two seconds: `getOrderItems`' rate (0.5 a second,
-    /// burst 30), the call a sync makes most (one an order). `getOrders`'
-    /// own rate (0.0167 a second after a burst of 20) is kept by that pace
-    /// in practice (one a page of 100 orders); per-operation limits are not
+    /// `getOrderItems`' bucket (0.5 a second, a burst of 30), the call a
+    /// sync makes most (one an order), as a rolling window the bucket
+    /// always admits: 30 in any minute. `getOrders`' own rate (0.0167 a
+    /// second after a burst of 20) is kept by that pace in practice (one
+    /// call in 101: a page of 100 orders); per-operation limits are not
     /// declared yet (NOTES.md).
-    const LIMITS: Limits = Limits::per(1, std::time::Duration::from_secs(2));
+    const LIMITS: Limits = Limits::per(30, std::time::Duration::from_secs(60));
     const LINK_UNAVAILABLE: &'static str =
         "Selling Partner API authorization starts in Seller Central (the website authorization workflow: `application_id`, then `spapi_oauth_code` and `selling_partner_id` on the callback) for one region chosen first; not built yet, so migrate tokens with PUT .../authorization";
 

@@ -37,9 +37,15 @@ pub trait CallGate: Send + Sync {
     /// counts the wait), or why it may not go at all (a daily quota spent,
     /// in words that say when the sync can continue).
     fn admit(&self) -> BoxFuture<'_, Result<Turn, String>>;
-    /// What an answer (its status and headers) says of the quota left:
-    /// remaining-quota headers, a 429's `Retry-After`.
-    fn answered<'a>(&'a self, status: u16, headers: &'a HeaderMap) -> BoxFuture<'a, ()>;
+    /// The call of `turn` is over: the platform answered (its status and
+    /// headers, which may say what is left of its quota, or a 429's
+    /// `Retry-After`), or did not (`None`); its place among the calls in
+    /// progress is free again.
+    fn finished<'a>(
+        &'a self,
+        turn: &'a Turn,
+        answer: Option<(u16, &'a HeaderMap)>,
+    ) -> BoxFuture<'a, ()>;
 }
 
 /// A call's turn under a [`CallGate`].
@@ -47,8 +53,9 @@ pub trait CallGate: Send + Sync {
 pub struct Turn {
     /// How long the call waits before it goes.
     pub wait: Duration,
-    /// Held while the call is made (a concurrency limit's slot).
-    pub slot: Option<tokio::sync::OwnedSemaphorePermit>,
+    /// Its place among the calls in progress, where the platform limits
+    /// them: handed back by [`CallGate::finished`].
+    pub place: Option<u64>,
 }
 
 /// Runs `work` (a run's fetch) with every platform call it makes admitted by
@@ -366,6 +373,7 @@ impl PlatformHttp {
     async fn take_turn(&self, platform: &str, gate: &dyn CallGate) -> Result<Turn, CallError> {
         let turn = gate.admit().await.map_err(CallError::RateLimited)?;
         if turn.wait > self.retry.max_retry_after {
+            gate.finished(&turn, None).await;
             let until =
                 Utc::now() + chrono::Duration::from_std(turn.wait).unwrap_or(chrono::Duration::MAX);
             return Err(CallError::RateLimited(format!(
@@ -399,11 +407,18 @@ impl PlatformHttp {
         let gate = GATE.try_with(Arc::clone).ok();
         let mut retry = 0;
         loop {
-            let _turn = match &gate {
+            let turn = match &gate {
                 Some(gate) => Some(self.take_turn(platform, gate.as_ref()).await?),
                 None => None,
             };
             let outcome = build(&self.client).send().await;
+            if let (Some(gate), Some(turn)) = (&gate, &turn) {
+                let answer = outcome
+                    .as_ref()
+                    .ok()
+                    .map(|response| (response.status().as_u16(), response.headers()));
+                gate.finished(turn, answer).await;
+            }
             self.answered(
                 platform,
                 outcome
@@ -426,9 +441,6 @@ impl PlatformHttp {
                     let status = response.status();
                     let headers = response.headers().clone();
                     note_platform_time(&headers);
-                    if let Some(gate) = &gate {
-                        gate.answered(status.as_u16(), &headers).await;
-                    }
                     let retry_after = retry_after(&headers);
                     let Ok(body) = response.bytes().await else {
                         let failure = format!("{platform} broke off the answer");

@@ -13,7 +13,7 @@ pub struct Limits {
     /// At most this many calls a day (tributary counts UTC days; the
     /// platform's own count, where it sends one, corrects it).
     pub daily: Option<u32>,
-    /// At most this many calls at once, per process.
+    /// At most this many calls in progress at once.
     pub concurrent: Option<u32>,
     /// The headers in which the platform tells what is left of its quota
     /// (other applications may share it).

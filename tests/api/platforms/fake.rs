@@ -101,6 +101,12 @@ pub struct Inner {
     /// 3339, as Square does) instead of `expires_in`.
     pub expires_at: bool,
     pub token_delay: Duration,
+    /// How long every API call takes to be answered (calls in progress
+    /// overlap for that long).
+    pub answer_delay: Duration,
+    /// API calls in progress now, and the most there ever were at once.
+    pub in_flight: usize,
+    pub most_in_flight: usize,
     /// Answer every token request with this instead.
     pub token_error: Option<Answer>,
     /// Client credentials in the form body (Zoho) instead of Basic.
@@ -194,6 +200,9 @@ impl Fake {
             token_content_types: Vec::new(),
             expires_at: false,
             token_delay: Duration::ZERO,
+            answer_delay: Duration::ZERO,
+            in_flight: 0,
+            most_in_flight: 0,
             token_error: None,
             client_in_body: false,
             api_domain: None,
@@ -377,6 +386,14 @@ async fn handle(
             None
         }
     };
+    let answer_delay = {
+        let mut inner = state.lock().expect("fake state");
+        inner.in_flight += 1;
+        inner.most_in_flight = inner.most_in_flight.max(inner.in_flight);
+        inner.answer_delay
+    };
+    tokio::time::sleep(answer_delay).await;
+    state.lock().expect("fake state").in_flight -= 1;
     if let Some(hook) = hook {
         let stored = hook().await;
         state
