@@ -193,6 +193,19 @@ async fn synced_once(
     (platform, app, company_id)
 }
 
+/// `POST path`, whose `full` is neither `true` nor `false`, is refused 400
+/// naming the rule.
+async fn assert_full_refused(app: &TestApp, path: &str) {
+    let malformed = app.post_json(path, &serde_json::json!(null)).await;
+    assert_eq!(malformed.status(), 400, "{path}");
+    let body = json(malformed).await;
+    assert_eq!(
+        body["validation"]["errors"][0],
+        serde_json::json!({"itemId": "full", "message": "must be `true` or `false`"}),
+        "{body}"
+    );
+}
+
 /// Queues the company's invoices (`full`: `?full=true`) and waits for the
 /// operation to end; returns it.
 async fn sync_invoices(app: &TestApp, company_id: Uuid, full: Option<bool>) -> PullOperation {
@@ -440,19 +453,7 @@ async fn only_a_full_fetch_finds_what_the_platform_deleted_when_asked_for_or_due
         )
         .await;
         platform.with(|platform| platform.deleted = vec![10]);
-        let malformed = app
-            .post_json(
-                &format!("/companies/{company_id}/data/all?full=1"),
-                &serde_json::json!(null),
-            )
-            .await;
-        assert_eq!(malformed.status(), 400);
-        let body = json(malformed).await;
-        assert_eq!(
-            body["validation"]["errors"][0],
-            serde_json::json!({"itemId": "full", "message": "must be `true` or `false`"}),
-            "{body}"
-        );
+        assert_full_refused(&app, &format!("/companies/{company_id}/data/all?full=1")).await;
         app.client
             .sync_all_data(&company_id, None)
             .await
@@ -524,18 +525,10 @@ async fn a_full_fetch_asked_for_while_queued_is_kept_and_a_malformed_full_is_ref
             .expect("stored");
         assert!(stored.full_requested, "it will fetch whole");
 
-        let malformed = app
-            .post_json(
-                &format!("/companies/{company_id}/data/queue/invoices?full=yes"),
-                &serde_json::json!(null),
-            )
-            .await;
-        assert_eq!(malformed.status(), 400);
-        let body = json(malformed).await;
-        assert_eq!(
-            body["validation"]["errors"][0],
-            serde_json::json!({"itemId": "full", "message": "must be `true` or `false`"}),
-            "{body}"
-        );
+        assert_full_refused(
+            &app,
+            &format!("/companies/{company_id}/data/queue/invoices?full=yes"),
+        )
+        .await;
     }
 }

@@ -24,6 +24,24 @@ use crate::sync::settled;
 /// application (`src/platforms/quickbooks_online/connector.rs`).
 const QUICKBOOKS_PER_SECOND: usize = 8;
 
+/// Queues every data type of each of `companies` at once, and waits until
+/// their invoices and customers completed.
+async fn sync_all_completely(app: &TestApp, companies: &[uuid::Uuid]) {
+    for company_id in companies {
+        app.client
+            .sync_all_data(company_id, None)
+            .await
+            .expect("queued");
+    }
+    for company_id in companies {
+        let operations = settled(&app.client, *company_id).await;
+        for data_type in ["invoices", "customers"] {
+            let operation = latest(&operations, data_type);
+            assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        }
+    }
+}
+
 /// The most of `times` within any `window` after one of them.
 fn busiest(times: &[Instant], window: Duration) -> usize {
     times
@@ -77,19 +95,7 @@ async fn two_instances_syncing_one_organization_keep_its_rate_together() {
             companies.push(company_id);
         }
         let started = Instant::now();
-        for company_id in &companies {
-            app.client
-                .sync_all_data(company_id, None)
-                .await
-                .expect("queued");
-        }
-        for company_id in &companies {
-            let operations = settled(&app.client, *company_id).await;
-            for data_type in ["invoices", "customers"] {
-                let operation = latest(&operations, data_type);
-                assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-            }
-        }
+        sync_all_completely(&app, &companies).await;
         let elapsed = started.elapsed();
         let times = arrivals.lock().expect("the arrivals' lock").clone();
         assert!(
@@ -97,12 +103,14 @@ async fn two_instances_syncing_one_organization_keep_its_rate_together() {
             "enough calls to need pacing: {}",
             times.len()
         );
-        // Calls reserved a second apart may reach the fake a little closer:
-        // 900 ms leaves them 100 ms of scheduling.
-        let busiest = busiest(&times, Duration::from_millis(900));
+        // The calls go in bursts of 8 a second apart, each burst at one
+        // instant; a busy machine may deliver a burst late, closer to the
+        // next, so the window checked is half a second: two bursts fall in
+        // one only when one is half a second late.
+        let busiest = busiest(&times, Duration::from_millis(500));
         assert!(
             busiest <= QUICKBOOKS_PER_SECOND,
-            "{busiest} calls within 900 ms, {} in all over {elapsed:?} ({backend:?})",
+            "{busiest} calls within 500 ms, {} in all over {elapsed:?} ({backend:?})",
             times.len()
         );
         assert!(
@@ -217,19 +225,7 @@ async fn two_instances_never_have_more_calls_in_progress_than_the_organization_a
             let (company_id, _) = xero::connected(&app, 1800).await;
             companies.push(company_id);
         }
-        for company_id in &companies {
-            app.client
-                .sync_all_data(company_id, None)
-                .await
-                .expect("queued");
-        }
-        for company_id in &companies {
-            let operations = settled(&app.client, *company_id).await;
-            for data_type in ["invoices", "customers"] {
-                let operation = latest(&operations, data_type);
-                assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-            }
-        }
+        sync_all_completely(&app, &companies).await;
         let most = fake.with(|inner| inner.most_in_flight);
         assert!(
             (2..=XERO_AT_ONCE).contains(&most),
