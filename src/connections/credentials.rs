@@ -79,6 +79,8 @@ pub struct Opened {
     pub body: Value,
     /// Which write of the credential this is.
     pub version: Vec<u8>,
+    /// The platform's organization identifier (not secret).
+    pub organization_id: String,
 }
 
 /// The connection's credential, opened; `None` when it has none.
@@ -97,6 +99,7 @@ pub async fn read(
     Ok(Some(Opened {
         body,
         version: row.nonce,
+        organization_id: row.organization_id,
     }))
 }
 

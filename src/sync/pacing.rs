@@ -61,30 +61,17 @@ pub struct Subject<'a> {
     pub organization: &'a str,
 }
 
-/// The pacing of one process: the database every process shares.
-#[derive(Debug)]
-pub struct Pacing {
-    db: DatabaseConnection,
-}
-
-impl Pacing {
-    /// The pacing of the process that uses `db`.
-    pub fn new(db: DatabaseConnection) -> Self {
-        Self { db }
-    }
-
-    /// What a run's calls for `subject` go through under `limits` (where
-    /// the platform declares none, a `Retry-After` it sent is still kept
-    /// for every process).
-    pub fn gate(&self, subject: Subject<'_>, limits: Limits) -> Arc<dyn CallGate> {
-        Arc::new(Gate {
-            db: self.db.clone(),
-            key: key(subject),
-            platform_key: subject.platform_key.to_owned(),
-            platform: subject.platform,
-            limits,
-        })
-    }
+/// What a run's calls for `subject` go through under `limits`, kept in
+/// `db` (where the platform declares none, a `Retry-After` it sent is still
+/// kept for every process).
+pub fn gate(db: &DatabaseConnection, subject: Subject<'_>, limits: Limits) -> Arc<dyn CallGate> {
+    Arc::new(Gate {
+        db: db.clone(),
+        key: key(subject),
+        platform_key: subject.platform_key.to_owned(),
+        platform: subject.platform,
+        limits,
+    })
 }
 
 /// The row's key: a digest, so neither the application's nor the
@@ -120,6 +107,9 @@ enum Decided {
     /// Every place among the calls in progress is taken; the first frees
     /// at the latest at this time.
     Busy(i64),
+    /// Nothing to record (no rate, day or places declared): the call goes
+    /// at this time (after a hold).
+    Go(i64),
 }
 
 /// The calls in progress: each one's place and when it expires.
@@ -235,6 +225,15 @@ impl Gate {
     /// calls in progress where they are limited; or when the daily quota
     /// frees up, or when to look for a place again.
     fn reserve(&self, mut row: platform_pace::Model, now: i64, place: u64) -> Decided {
+        let Limits {
+            rate,
+            daily,
+            concurrent,
+            ..
+        } = self.limits;
+        if rate.is_none() && daily.is_none() && concurrent.is_none() {
+            return Decided::Go(now.max(row.hold_until));
+        }
         let today = now.div_euclid(DAY_MS);
         if row.day != today {
             row.day = today;
@@ -373,7 +372,7 @@ impl CallGate for Gate {
                     .await;
                 let now = Utc::now().timestamp_millis();
                 return match decided {
-                    Ok(Decided::Write(_, at)) => Ok(Turn {
+                    Ok(Decided::Write(_, at) | Decided::Go(at)) => Ok(Turn {
                         wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
                         place,
                     }),
@@ -428,19 +427,12 @@ impl CallGate for Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::platforms::kit::limits::Remaining;
     use reqwest::header::HeaderValue;
 
-    const XERO: Limits = Limits::per_minute(60).daily(5_000).remaining(&[
-        Remaining {
-            header: "x-minlimit-remaining",
-            quota: Quota::Rate,
-        },
-        Remaining {
-            header: "x-daylimit-remaining",
-            quota: Quota::Daily,
-        },
-    ]);
+    use crate::platforms::connector::Connector;
+    use crate::platforms::xero::connector::XeroConnector;
+
+    const XERO: Limits = XeroConnector::LIMITS;
 
     #[test]
     fn places_read_back_and_expire() {

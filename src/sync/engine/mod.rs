@@ -53,7 +53,6 @@ use crate::metrics::Metrics;
 use crate::platforms::connector::Connectors;
 use crate::store::{self, Generations};
 use crate::sync::operations::issues::Issues;
-use crate::sync::pacing::Pacing;
 use ending::RunError;
 
 /// How the engine runs.
@@ -113,7 +112,6 @@ pub struct Engine {
     process: String,
     stopping: AtomicBool,
     metrics: Arc<Metrics>,
-    pacing: Pacing,
 }
 
 impl Engine {
@@ -128,7 +126,6 @@ impl Engine {
     ) -> Arc<Self> {
         let process = format!("{}-{}", std::process::id(), Uuid::new_v4().simple());
         Arc::new(Self {
-            pacing: Pacing::new(db.clone()),
             db,
             keyring,
             connectors,

@@ -201,7 +201,11 @@ impl Run<'_> {
                     platform.name
                 )))
             })?;
-        let credentials = connections::open_credential(db, &self.engine.keyring, connection.id)
+        let credentials::Opened {
+            body: credentials,
+            organization_id,
+            ..
+        } = credentials::read(db, &self.engine.keyring, connection.id)
             .await
             .map_err(|error| {
                 RunError::Failed(Problem::new(format!(
@@ -215,7 +219,13 @@ impl Run<'_> {
             .await?
             .ok_or_else(|| RunError::Cancelled("The company was deleted.".to_owned()))?;
         let gate = self
-            .gate(connection, platform, tenant_client_id, connector.limits())
+            .gate(
+                connection,
+                platform,
+                tenant_client_id,
+                &organization_id,
+                connector.limits(),
+            )
             .await?;
         let mut tokens = Tokens::new(
             refresh::Subject {
@@ -259,12 +269,13 @@ impl Run<'_> {
     }
 
     /// The gate the connection's platform calls go through: its platform's
-    /// `limits` for its OAuth application and organization.
+    /// `limits` for its OAuth application and `organization`.
     async fn gate(
         &self,
         connection: &entity::connection::Model,
         platform: &platforms::Platform,
         tenant_client_id: uuid::Uuid,
+        organization: &str,
         limits: Limits,
     ) -> Result<Arc<dyn CallGate>, RunError> {
         let db = &self.engine.db;
@@ -272,16 +283,13 @@ impl Run<'_> {
             oauth_clients::application_of(db, tenant_client_id, &connection.platform_key)
                 .await?
                 .unwrap_or_else(|| format!("tributary-client:{tenant_client_id}"));
-        let organization = credentials::organization_of(db, connection.id)
-            .await?
-            .unwrap_or_default();
         let subject = pacing::Subject {
             platform_key: &connection.platform_key,
             platform: platform.name,
             application: &application,
-            organization: &organization,
+            organization,
         };
-        Ok(self.engine.pacing.gate(subject, limits))
+        Ok(pacing::gate(db, subject, limits))
     }
 
     /// Fetches and stages every page (returning how many records were
