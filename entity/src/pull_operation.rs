@@ -118,6 +118,12 @@ pub enum PullStatus {
     /// since the last completed one.
     #[sea_orm(string_value = "RateLimitError")]
     RateLimitError,
+    /// The platform refused this data type to the connection's consent (a
+    /// scope or role it lacks; `errorMessage` has the platform's words).
+    /// The connection stays `Linked` and its other data types sync; the
+    /// previous data stays readable. Reauthorizing with the scope cures it.
+    #[sea_orm(string_value = "PermissionsError")]
+    PermissionsError,
     /// The connection's platform does not have the data type asked for
     /// (`errorMessage` says which it has); nothing was fetched.
     #[sea_orm(string_value = "NotSupported")]

@@ -224,6 +224,7 @@ async fn verify_tokens(
         }
         ConnectorError::Auth(message)
         | ConnectorError::Expired(message)
+        | ConnectorError::Permissions(message)
         | ConnectorError::Failed(message) => Error::unprocessable(format!(
             "{name} did not accept the tokens: {message}. Nothing was stored."
         )),

@@ -269,7 +269,9 @@ impl Runner {
             ConnectorError::Unavailable(message) | ConnectorError::RateLimited(message) => {
                 self.unavailable(claim, message).await
             }
-            ConnectorError::Auth(message) | ConnectorError::Expired(message) => {
+            ConnectorError::Auth(message)
+            | ConnectorError::Expired(message)
+            | ConnectorError::Permissions(message) => {
                 let hint = if refreshing {
                     " An `invalid_grant` on refresh usually means another application refreshed these tokens \
                      first: check that syncing is disabled in the old application (checklist step 4)."

@@ -60,7 +60,7 @@ pub enum EventType {
     /// Every pull operation of one sync request (`data/all` or `data/queue`) has ended; each data type's status and records count.
     #[serde(rename = "read.completed")]
     ReadCompleted,
-    /// A pull operation ended `Failed` or `AuthError`: that data type was not synced.
+    /// A pull operation ended `Failed`, `AuthError`, `PermissionsError` or `RateLimitError`: that data type was not synced (`status` says which).
     #[serde(rename = "dataType.syncFailed")]
     DataTypeSyncFailed,
     /// Your client used up its request quota: requests are refused with 429 until it refills (at most once a minute per server).

@@ -235,9 +235,13 @@ fn iso_8601(time: DateTime<Utc>) -> String {
 /// last an hour while `getOrders` allows one request a minute. So a 403
 /// during a sync is taken as a token to refresh: the engine refreshes once
 /// and retries, and a 403 again deauthorizes the connection, as before.
+/// (A role the application lacks answers 403 too, and cannot be told
+/// apart: it deauthorizes, and reauthorizing shows the missing role.)
 fn forbidden_may_be_expired(error: ConnectorError) -> ConnectorError {
     match error {
-        ConnectorError::Auth(message) => ConnectorError::Expired(message),
+        ConnectorError::Auth(message) | ConnectorError::Permissions(message) => {
+            ConnectorError::Expired(message)
+        }
         other => other,
     }
 }

@@ -152,6 +152,11 @@ pub enum ConnectorError {
     /// and the message says when it can be called again.
     #[error("{0}")]
     RateLimited(String),
+    /// The platform refused this data to the consent the tokens carry (a
+    /// scope or role it lacks): the data type cannot sync, but the
+    /// connection still works for the others and stays linked.
+    #[error("{0}")]
+    Permissions(String),
 }
 
 /// A platform's connector.

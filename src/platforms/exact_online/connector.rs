@@ -258,6 +258,7 @@ impl Connector for ExactOnlineConnector {
             let reason = match error {
                 ConnectorError::Auth(message)
                 | ConnectorError::Expired(message)
+                | ConnectorError::Permissions(message)
                 | ConnectorError::Failed(message) => message,
                 unavailable @ (ConnectorError::Unavailable(_) | ConnectorError::RateLimited(_)) => {
                     return unavailable;

@@ -39,7 +39,8 @@ pub fn scrub(text: &str, secrets: &[&str]) -> String {
 /// `message`, OData's `error.code`/`error.message` (Business Central) and
 /// `error.message.value` (Exact Online), MYOB's `Errors[].Name`/`Message`,
 /// NetSuite's `o:errorDetails[].detail`, Sage's array of `$dataCode` and
-/// `$message`, GraphQL's `errors[].message`, OAuth's `error_description`/`error`,
+/// `$message`, GraphQL's `errors[].message`, Square's `errors[].code`/`detail`,
+/// problem details' `detail`/`title`, Zettle's `developerMessage`, OAuth's `error_description`/`error`,
 /// Plaid's `error_code`/`error_message`.
 pub fn platform_message(body: &[u8]) -> Option<String> {
     let value: Value = serde_json::from_slice(body).ok()?;
@@ -55,10 +56,12 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
     joined(value.as_array().into_iter().flatten(), |error| {
         labelled(text(error.get("$dataCode")), text(error.get("$message")))
     })
-    // GraphQL, FreeAgent, FreshBooks: `{"errors": [{"message": …}]}`.
+    // GraphQL, FreeAgent, FreshBooks: `{"errors": [{"message": …}]}`;
+    // Square: `{"errors": [{"code": …, "detail": …}]}`.
     .or_else(|| {
         joined(array("/errors").into_iter().flatten(), |error| {
             text(error.get("message"))
+                .or_else(|| labelled(text(error.get("code")), text(error.get("detail"))))
         })
     })
     .or_else(|| {
@@ -109,7 +112,11 @@ pub fn platform_message(body: &[u8]) -> Option<String> {
             "Message",
             "message",
             "error_description",
+            // RFC 9457 problem details (Mollie, BigCommerce); Zettle's `developerMessage`.
+            "detail",
+            "developerMessage",
             "Title",
+            "title",
             "error",
         ]
         .into_iter()
@@ -214,6 +221,26 @@ mod tests {
         assert_eq!(
             platform_message(plaid).as_deref(),
             Some("ITEM_LOGIN_REQUIRED: the login details of this item have changed")
+        );
+        let square = br#"{"errors":[{"category":"AUTHENTICATION_ERROR","code":"INSUFFICIENT_SCOPES","detail":"scopes required: ORDERS_READ"}]}"#;
+        assert_eq!(
+            platform_message(square).as_deref(),
+            Some("INSUFFICIENT_SCOPES: scopes required: ORDERS_READ")
+        );
+        let mollie = br#"{"status":403,"title":"Forbidden","detail":"Missing a permission"}"#;
+        assert_eq!(
+            platform_message(mollie).as_deref(),
+            Some("Missing a permission")
+        );
+        let bigcommerce = br#"{"status":403,"title":"You don't have a required scope"}"#;
+        assert_eq!(
+            platform_message(bigcommerce).as_deref(),
+            Some("You don't have a required scope")
+        );
+        let zettle = br#"{"errorType":"FORBIDDEN","developerMessage":"Missing required scope"}"#;
+        assert_eq!(
+            platform_message(zettle).as_deref(),
+            Some("Missing required scope")
         );
     }
 

@@ -274,7 +274,8 @@ impl<'a> Call<'a> {
 pub enum CallError {
     /// 401: the access token was rejected (expired or revoked).
     Unauthorized(String),
-    /// 403: the token does not give access to this organisation.
+    /// 403: the token does not give access to what was asked (most
+    /// platforms: a scope or role the consent lacks).
     Forbidden(String),
     /// Another 4xx answer.
     Rejected(String),
@@ -290,7 +291,7 @@ impl CallError {
     pub fn into_connector_error(self) -> ConnectorError {
         match self {
             Self::Unauthorized(message) => ConnectorError::Expired(message),
-            Self::Forbidden(message) => ConnectorError::Auth(message),
+            Self::Forbidden(message) => ConnectorError::Permissions(message),
             Self::Rejected(message) => ConnectorError::Failed(message),
             Self::Unavailable(message) => ConnectorError::Unavailable(message),
             Self::RateLimited(message) => ConnectorError::RateLimited(message),

@@ -163,10 +163,10 @@ impl MyobConnector {
 }
 
 /// MYOB answers a rate limit with 403 and `RateLimitError`: a wait cures
-/// it, so it must not deauthorize the connection.
+/// it, so it must not fail the data type as a permission it lacks.
 fn rate_limit_is_not_an_auth_failure(error: ConnectorError) -> ConnectorError {
     match error {
-        ConnectorError::Auth(message)
+        ConnectorError::Permissions(message)
             if message.contains("RateLimitError") || message.contains("rate limit") =>
         {
             ConnectorError::Unavailable(format!("{message}; sync again later"))

@@ -167,7 +167,7 @@ impl<T> Answer<T> {
                 .unwrap_or(DEFAULT_THROTTLE_WAIT);
             Ok(Outcome::Throttled(wait, message))
         } else if codes.iter().any(|code| DENIED.contains(&code.as_str())) {
-            Err(ConnectorError::Auth(message))
+            Err(ConnectorError::Permissions(message))
         } else {
             Err(ConnectorError::Failed(format!(
                 "{message}; the previous data is kept"
@@ -517,7 +517,7 @@ mod tests {
         )
         .expect("parses");
         match denied.outcome("a page of orders", "shpat_1") {
-            Err(ConnectorError::Auth(message)) => {
+            Err(ConnectorError::Permissions(message)) => {
                 assert!(!message.contains("shpat_1"), "{message}")
             }
             _ => panic!("denied"),

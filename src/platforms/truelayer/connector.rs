@@ -75,7 +75,7 @@ impl Configured for TrueLayerConnector {
 /// authorization failure it is, saying what to do; any other error as it is.
 fn consent_lapsed(error: ConnectorError) -> ConnectorError {
     match error {
-        ConnectorError::Auth(message) => ConnectorError::Auth(format!(
+        ConnectorError::Auth(message) | ConnectorError::Permissions(message) => ConnectorError::Auth(format!(
             "{message}. The end user's consent has lapsed (TrueLayer connections last 90 days), was \
              revoked, or the bank's strong-authentication window has passed: have them reconnect \
              through TrueLayer, then authorize the connection again"

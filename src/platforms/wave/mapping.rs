@@ -61,7 +61,8 @@ struct Extensions {
 
 /// Error codes that say the access token was not accepted: the same as a 401.
 const UNAUTHENTICATED: &[&str] = &["UNAUTHENTICATED"];
-/// Error codes that say the token may not see this business: the same as a 403.
+/// Error codes that say the token may not see this (a scope it lacks): the
+/// same as a 403, which fails the data type and keeps the connection.
 const FORBIDDEN: &[&str] = &["FORBIDDEN", "UNAUTHORIZED"];
 
 impl<T> Answer<T> {
@@ -104,7 +105,7 @@ impl<T> Answer<T> {
         if codes.iter().any(|code| UNAUTHENTICATED.contains(&code.as_str())) {
             Err(ConnectorError::Expired(message))
         } else if codes.iter().any(|code| FORBIDDEN.contains(&code.as_str())) {
-            Err(ConnectorError::Auth(message))
+            Err(ConnectorError::Permissions(message))
         } else {
             Err(ConnectorError::Failed(format!(
                 "{message}; the previous data is kept"

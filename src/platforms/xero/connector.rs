@@ -86,7 +86,7 @@ impl XeroConnector {
         let call = self
             .list(credentials, "Invoices", "a page of invoices", page, since)
             .query("where", "Type==\"ACCREC\"");
-        let body: InvoicesPage = self.http.json(&call).await?;
+        let body: InvoicesPage = self.http.json(&call).await.map_err(refusal)?;
         let next = page.next(more(page, body.pagination.as_ref(), body.invoices.len()));
         let read = body.invoices.read(XeroInvoice::into_sale);
         Ok(Fetched::read(read, next)
@@ -104,11 +104,31 @@ impl XeroConnector {
         let call = self
             .list(credentials, "Contacts", "a page of contacts", page, since)
             .query("includeArchived", "true");
-        let body: ContactsPage = self.http.json(&call).await?;
+        let body: ContactsPage = self.http.json(&call).await.map_err(refusal)?;
         let next = page.next(more(page, body.pagination.as_ref(), body.contacts.len()));
         let read = body.contacts.read(|contact| Ok(contact.into_customer()));
         Ok(Fetched::read(read, next)
             .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
+    }
+}
+
+/// Xero's two refusals, which invert the usual statuses (NOTES.md, "Errors"):
+/// a scope the consent lacks answers 401 `AuthorizationUnsuccessful` (no
+/// refresh cures it: the data type fails, the connection stays linked), and a
+/// tenant no longer connected to the application answers 403
+/// `AuthenticationUnsuccessful` (the connection needs new authorization).
+fn refusal(error: ConnectorError) -> ConnectorError {
+    match error {
+        ConnectorError::Expired(message) if message.contains("AuthorizationUnsuccessful") => {
+            ConnectorError::Permissions(message)
+        }
+        ConnectorError::Permissions(message) if message.contains("AuthenticationUnsuccessful") => {
+            ConnectorError::Auth(format!(
+                "{message}: the organisation is no longer connected to the application; have its user \
+                 reconnect it"
+            ))
+        }
+        other => other,
     }
 }
 

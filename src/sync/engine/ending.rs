@@ -36,6 +36,9 @@ pub(super) enum RunError {
     /// The platform's quota for the organization is spent; the problem says
     /// when the sync can continue.
     RateLimited(Problem),
+    /// The platform refused the data type to the consent (a scope it lacks);
+    /// the connection stays linked.
+    Permissions(Problem),
     /// A bug or a database failure; logged, not shown.
     Internal(String),
 }
@@ -49,6 +52,7 @@ impl RunError {
             Self::Cancelled(_) => "Cancelled",
             Self::Auth(_) => "AuthError",
             Self::RateLimited(_) => "RateLimitError",
+            Self::Permissions(_) => "PermissionsError",
             Self::Failed(_) | Self::Internal(_) => "Failed",
         }
     }
@@ -68,6 +72,10 @@ impl From<ConnectorError> for RunError {
                 Self::Failed(Problem::new(message))
             }
             ConnectorError::RateLimited(message) => Self::RateLimited(Problem::new(message)),
+            ConnectorError::Permissions(message) => Self::Permissions(Problem::new(format!(
+                "{message}. The connection's consent does not cover this data type: its other data types \
+                 still sync; to sync this one, reauthorize the connection with the platform's read access to it"
+            ))),
         }
     }
 }
@@ -107,6 +115,9 @@ impl Engine {
             RunError::Failed(problem) => (Ending::Failed(PullStatus::Failed, problem), false),
             RunError::RateLimited(problem) => {
                 (Ending::Failed(PullStatus::RateLimitError, problem), false)
+            }
+            RunError::Permissions(problem) => {
+                (Ending::Failed(PullStatus::PermissionsError, problem), false)
             }
             RunError::Internal(cause) => {
                 tracing::error!(worker, pull_operation_id = %id, cause, "internal error while syncing");
@@ -184,7 +195,14 @@ pub(super) async fn announce_end(
     let Some(client_id) = companies::owner(db, operation.company_id).await? else {
         return Ok(()); // The company is gone, and with it whoever wanted to know.
     };
-    if let Some((status @ (PullStatus::Failed | PullStatus::AuthError), problem)) = failure {
+    if let Some((
+        status @ (PullStatus::Failed
+        | PullStatus::AuthError
+        | PullStatus::PermissionsError
+        | PullStatus::RateLimitError),
+        problem,
+    )) = failure
+    {
         let data = json!({
             "companyId": operation.company_id,
             "connectionId": operation.connection_id,

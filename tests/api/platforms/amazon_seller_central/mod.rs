@@ -19,7 +19,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
 };
 use super::{latest, options_for, sync};
@@ -191,6 +191,9 @@ static CASE: Case = Case {
             r#"{"errors":[{"code":"InternalFailure","message":"We encountered an internal error. Please try again."}]}"#,
         ),
         unavailable_says: "Amazon answered 500 Internal Server Error: We encountered an internal error",
+        refused: Refused::AsARejectedToken(
+            "the Selling Partner API answers 403 both to an expired token and to a role the application lacks (NOTES.md): a 403 is refreshed, and a 403 again deauthorizes",
+        ),
     },
     pages: Pages {
         prelude: |_| {

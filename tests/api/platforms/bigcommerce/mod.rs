@@ -18,7 +18,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
+    Another, Case, Cut, Errors, Pages, Refused, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
 };
 use super::{latest, options_for, sync};
@@ -129,6 +129,11 @@ static CASE: Case = Case {
         server_error: r#"{"status":500,"title":"Internal Server Error"}"#,
         unavailable: (503, r#"{"status":503,"title":"Service Unavailable"}"#),
         unavailable_says: "BigCommerce answered 503 Service Unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"status":403,"title":"You don't have a required scope to access the endpoint","type":"https://developer.bigcommerce.com/api-docs/getting-started/api-status-codes","errors":{}}"#,
+            says: "BigCommerce answered 403 Forbidden: You don't have a required scope to access the endpoint",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

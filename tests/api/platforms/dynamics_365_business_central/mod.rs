@@ -20,8 +20,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records as list,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records as list,
 };
 use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends};
@@ -131,6 +131,11 @@ static CASE: Case = Case {
         ),
         // The operation quotes its OData error.
         unavailable_says: "Internal_TenantUnavailable: The tenant is not available.",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"error":{"code":"Authorization_RequestDenied","message":"You do not have the following permissions on TableData Sales Invoice Header: Read."}}"#,
+            says: "Authorization_RequestDenied: You do not have the following permissions",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

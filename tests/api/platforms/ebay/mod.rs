@@ -17,7 +17,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
 };
 use super::{latest, options_for, sync};
@@ -116,6 +116,11 @@ static CASE: Case = Case {
             r#"{"errors":[{"errorId":10001,"message":"Service unavailable"}]}"#,
         ),
         unavailable_says: "eBay answered 503 Service Unavailable: Service unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"errors":[{"errorId":1100,"domain":"ACCESS","category":"REQUEST","message":"Access denied","longMessage":"Insufficient permissions to fulfill the request."}]}"#,
+            says: "eBay answered 403 Forbidden: Access denied",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

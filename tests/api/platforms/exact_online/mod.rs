@@ -21,8 +21,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records,
 };
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{new_company, new_connection};
@@ -162,6 +162,11 @@ static CASE: Case = Case {
         ),
         // The operation quotes Exact's OData error.
         unavailable_says: "Exact Online answered 503 Service Unavailable: Exact Online is under maintenance",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"error":{"code":"","message":{"lang":"","value":"Forbidden: the scope of this application does not cover sales invoices"}}}"#,
+            says: "Exact Online answered 403 Forbidden: Forbidden: the scope of this application",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

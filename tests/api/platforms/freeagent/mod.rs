@@ -20,8 +20,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records,
 };
 use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends, json};
@@ -128,6 +128,11 @@ static CASE: Case = Case {
             r#"{"errors":{"error":{"message":"Service temporarily unavailable"}}}"#,
         ),
         unavailable_says: "FreeAgent answered 503 Service Unavailable: Service temporarily unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"errors":{"error":{"message":"Access to this resource is forbidden for this user's permission level"}}}"#,
+            says: "FreeAgent answered 403 Forbidden: Access to this resource is forbidden",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

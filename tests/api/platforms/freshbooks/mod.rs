@@ -20,8 +20,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records,
 };
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{new_company, new_connection};
@@ -121,6 +121,11 @@ static CASE: Case = Case {
         server_error: "{}",
         unavailable: (502, "<html>Bad Gateway</html>"),
         unavailable_says: "FreshBooks answered 502 Bad Gateway",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"error":"insufficient_scope","error_description":"The access token does not have the user:billing:read scope."}"#,
+            says: "FreshBooks answered 403 Forbidden: The access token does not have the user:billing:read scope.",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -16,8 +16,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records as list,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records as list,
 };
 use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends};
@@ -121,6 +121,11 @@ static CASE: Case = Case {
             r#"{"status":503,"title":"Service Unavailable","detail":"Service unavailable"}"#,
         ),
         unavailable_says: "Mollie answered 503 Service Unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"status":403,"title":"Forbidden","detail":"Missing the orders.read permission for this resource","_links":{"documentation":{"href":"https://docs.mollie.com/overview/handling-errors","type":"text/html"}}}"#,
+            says: "Mollie answered 403 Forbidden: Missing the orders.read permission",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -20,8 +20,8 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, CLIENT_ID, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records,
 };
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
@@ -139,6 +139,11 @@ static CASE: Case = Case {
             r#"{"Errors":[{"Name":"ServiceUnavailable","Message":"The service is temporarily unavailable","Severity":"Error"}]}"#,
         ),
         unavailable_says: "503 Service Unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"Errors":[{"Name":"AccessDenied","Message":"The user does not have access to Sale Invoices","Severity":"Error"}]}"#,
+            says: "AccessDenied: The user does not have access to Sale Invoices",
+        },
     },
     pages: Pages {
         prelude: |_| {

@@ -20,7 +20,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification, connected as connected_as,
     platform_scenarios, records as list,
 };
 use super::{latest, options_for, set_oauth_client, stored, sync};
@@ -194,6 +194,11 @@ static CASE: Case = Case {
         ),
         // The operation quotes its error detail.
         unavailable_says: "SERVICE_UNAVAILABLE: NetSuite is undergoing maintenance.",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"title":"Forbidden","status":403,"o:errorDetails":[{"detail":"Permission Violation: You need the 'Transactions -> Invoice' permission to access this page.","o:errorCode":"INSUFFICIENT_PERMISSION"}]}"#,
+            says: "INSUFFICIENT_PERMISSION: Permission Violation",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

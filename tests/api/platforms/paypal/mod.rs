@@ -18,7 +18,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
+    Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
 };
 use super::{latest, options_for, sync};
@@ -140,6 +140,11 @@ static CASE: Case = Case {
             r#"{"name":"SERVICE_UNAVAILABLE","message":"Service Unavailable."}"#,
         ),
         unavailable_says: "PayPal answered 503 Service Unavailable: Service Unavailable.",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"name":"NOT_AUTHORIZED","message":"Authorization failed due to insufficient permissions.","debug_id":"90957fca61718"}"#,
+            says: "PayPal answered 403 Forbidden: Authorization failed due to insufficient permissions.",
+        },
     },
     pages: Pages {
         // The list summarises invoices by id; each invoice is read from its

@@ -18,7 +18,7 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Synced, Unrefreshable, Verification,
+    Another, Case, Cut, Errors, Pages, Refused, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios,
 };
 use super::{authorize, latest, options_for, sync};
@@ -162,6 +162,9 @@ static CASE: Case = Case {
         server_error: include_str!("fixtures/internal-server-error.json"),
         unavailable: (500, include_str!("fixtures/internal-server-error.json")),
         unavailable_says: "Plaid answered 500 Internal Server Error: INTERNAL_SERVER_ERROR: an unexpected error occurred",
+        refused: Refused::AsARejectedToken(
+            "a product the Item was not granted (ADDITIONAL_CONSENT_REQUIRED) needs its owner in Link's update mode, so it deauthorizes like the Item errors that need them",
+        ),
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -15,7 +15,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification, platform_scenarios,
 };
 use super::{authorize, latest, options_for, sync};
 use crate::connections::{new_company, new_connection};
@@ -137,6 +137,11 @@ static CASE: Case = Case {
             r#"{"Fault":{"Error":[{"Message":"Service Unavailable","Detail":"QuickBooks Online is down for maintenance","code":"503"}],"type":"SystemFault"}}"#,
         ),
         unavailable_says: "503 Service Unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"Fault":{"Error":[{"Message":"message=ApplicationAuthorizationFailed; errorCode=003100; statusCode=403","Detail":"The application is not authorized to read invoices of this company","code":"3100"}],"type":"AUTHENTICATION"}}"#,
+            says: "ApplicationAuthorizationFailed",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -20,8 +20,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records as list,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records as list,
 };
 use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends};
@@ -132,6 +132,11 @@ static CASE: Case = Case {
             r#"[{"$severity":"error","$dataCode":"ServiceUnavailable","$message":"Please try again later.","$source":""}]"#,
         ),
         unavailable_says: "Sage Business Cloud Accounting answered 503 Service Unavailable: ServiceUnavailable: Please try again later.",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"[{"$severity":"error","$dataCode":"Forbidden","$message":"You do not have access to sales invoices.","$source":""}]"#,
+            says: "Forbidden: You do not have access to sales invoices.",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -30,6 +30,7 @@ use crate::helpers::{TestApp, json};
 pub use records::{
     a_malformed_page_fails_the_sync_and_keeps_the_previous_data,
     a_record_the_connector_cannot_read_costs_that_record,
+    a_refused_scope_fails_the_data_type_and_keeps_the_connection,
     an_unknown_account_fails_with_the_platforms_answer,
     rate_limits_wait_for_retry_after_and_server_errors_are_retried,
     the_data_types_it_lacks_are_refused_without_asking_the_platform,
@@ -108,6 +109,22 @@ pub struct Errors {
     pub unavailable: (u16, &'static str),
     /// What the operation says of it.
     pub unavailable_says: &'static str,
+    /// How it refuses the data type to a consent without its scope, where
+    /// that can be told from a token it no longer accepts.
+    pub refused: Refused,
+}
+
+/// How a platform refuses a data type the consent does not cover.
+pub enum Refused {
+    /// With this answer (status, body), which tributary quotes (`says`).
+    Scope {
+        status: u16,
+        body: &'static str,
+        says: &'static str,
+    },
+    /// Its refusal cannot be told from a token it rejects (why, in words):
+    /// the token scenarios cover it.
+    AsARejectedToken(&'static str),
 }
 
 /// Where a malformed page is cut, after the answers before it.
@@ -230,6 +247,7 @@ macro_rules! scenario_group {
             rate_limits_wait_for_retry_after_and_server_errors_are_retried,
             a_malformed_page_fails_the_sync_and_keeps_the_previous_data,
             a_record_the_connector_cannot_read_costs_that_record,
+            a_refused_scope_fails_the_data_type_and_keeps_the_connection,
             verification_accepts_working_tokens_and_rejects_others_storing_nothing,
             the_data_types_it_lacks_are_refused_without_asking_the_platform,
         );

@@ -8,7 +8,12 @@ use serde_json::{Value, json};
 
 use client::types::PullStatus;
 
-use super::{Case, Cut, assert_complete, assert_says, connected, message_of, records, spawn, sync};
+use client::types::ConnectionStatus;
+
+use super::{
+    Case, Cut, Refused, assert_complete, assert_says, connected, message_of, records, spawn,
+    status_of, sync,
+};
 use crate::helpers::{backends, json};
 use crate::platforms::fake::Answer;
 
@@ -119,6 +124,60 @@ pub async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried(case
             "{}",
             case.key
         );
+    }
+}
+
+/// A data type the consent does not cover (the platform's own refusal)
+/// ends `PermissionsError` in the platform's words, not `AuthError`: the
+/// connection stays `Linked`, nothing is refreshed or retried, the data of
+/// the first sync stays, and the next sync the platform allows completes.
+pub async fn a_refused_scope_fails_the_data_type_and_keeps_the_connection(case: &Case) {
+    let (status, body, says) = match case.errors.refused {
+        Refused::Scope { status, body, says } => (status, body, says),
+        Refused::AsARejectedToken(_) => return,
+    };
+    let data_type = case.sync.data_type;
+    for backend in backends() {
+        let fake = (case.fake)().await;
+        let app = spawn(case, backend, &fake, 1).await;
+        let (company_id, connection_id) =
+            connected(&app, case, &(case.authorization)(case.lasting)).await;
+        assert_complete(case, &sync(&app, company_id, data_type).await);
+
+        fake.with(|inner| inner.scripted.push_back(Answer::json(status, body)));
+        let received = fake.with(|inner| inner.received.len());
+        let operation = sync(&app, company_id, data_type).await;
+        assert_eq!(
+            operation.status,
+            PullStatus::PermissionsError,
+            "{}: {operation:?}",
+            case.key
+        );
+        assert_says(
+            case,
+            &message_of(&operation),
+            &[says, "consent does not cover this data type"],
+        );
+        assert_eq!(
+            fake.with(|inner| inner.received.len()),
+            received + 1,
+            "{}: neither retried nor refreshed (no token call either)",
+            case.key
+        );
+        assert_eq!(
+            status_of(&app, company_id, connection_id).await,
+            ConnectionStatus::Linked,
+            "{}: the connection is kept",
+            case.key
+        );
+        assert_eq!(
+            records(&app, company_id, data_type).await.len(),
+            case.sync.records,
+            "{}: the data of the first sync is still served",
+            case.key
+        );
+
+        assert_complete(case, &sync(&app, company_id, data_type).await);
     }
 }
 

@@ -20,7 +20,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
 };
 use super::{latest, options_for, stored, sync};
@@ -137,6 +137,11 @@ static CASE: Case = Case {
         server_error: r#"{"errors":[{"message":"Internal error. Looks like something went wrong on our end."}]}"#,
         unavailable: (503, r#"{"errors":[{"message":"Service unavailable"}]}"#),
         unavailable_says: "Shopify answered 503 Service Unavailable: Service unavailable",
+        refused: Refused::Scope {
+            status: 200,
+            body: r#"{"errors":[{"message":"Access denied for orders field. Required access: `read_orders` access scope.","extensions":{"code":"ACCESS_DENIED","documentation":"https://shopify.dev/api/usage/access-scopes"}}]}"#,
+            says: "Access denied for orders field",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

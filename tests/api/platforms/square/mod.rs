@@ -20,8 +20,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records as list,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records as list,
 };
 use super::{latest, options_for, set_oauth_client, stored, sync};
 use crate::helpers::{TestApp, backends};
@@ -171,6 +171,11 @@ static CASE: Case = Case {
             r#"{"errors":[{"category":"API_ERROR","code":"SERVICE_UNAVAILABLE"}]}"#,
         ),
         unavailable_says: "Square answered 503 Service Unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"errors":[{"category":"AUTHENTICATION_ERROR","code":"INSUFFICIENT_SCOPES","detail":"The merchant has not given your application sufficient permissions to do that. The following scopes are required: MERCHANT_PROFILE_READ."}]}"#,
+            says: "Square answered 403 Forbidden: INSUFFICIENT_SCOPES: The merchant has not given your application sufficient permissions",
+        },
     },
     pages: Pages {
         prelude: |_| vec![Answer::json(200, fixture("square/fixtures/locations.json"))],

@@ -21,7 +21,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Unrefreshable, Verification,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Unrefreshable, Verification,
     platform_scenarios, records,
 };
 use super::{authorize, latest, options_for, sync};
@@ -143,6 +143,11 @@ static CASE: Case = Case {
             r#"{"error":{"message":"Stripe is temporarily unavailable","type":"api_error"}}"#,
         ),
         unavailable_says: "Stripe answered 503 Service Unavailable: Stripe is temporarily unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"error":{"message":"The provided key does not have the required permissions for this endpoint on this account.","type":"invalid_request_error"}}"#,
+            says: "Stripe answered 403 Forbidden: The provided key does not have the required permissions",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -19,8 +19,8 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records,
 };
 use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends, json};
@@ -178,6 +178,9 @@ static CASE: Case = Case {
         server_error: include_str!("fixtures/internal-server-error.json"),
         unavailable: (500, include_str!("fixtures/internal-server-error.json")),
         unavailable_says: "TrueLayer answered 500 Internal Server Error: Internal server error.",
+        refused: Refused::AsARejectedToken(
+            "TrueLayer answers 403 when the consent lapsed, was revoked or the strong-authentication window passed: the end user must reconnect (NOTES.md)",
+        ),
     },
     pages: Pages {
         prelude: |_| {

@@ -17,8 +17,8 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records as list,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records as list,
 };
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{count_rows, new_company, new_connection};
@@ -142,6 +142,11 @@ static CASE: Case = Case {
             r#"{"errors":[{"message":"Wave is down for maintenance"}]}"#,
         ),
         unavailable_says: "Wave answered 503 Service Unavailable: Wave is down for maintenance",
+        refused: Refused::Scope {
+            status: 200,
+            body: r#"{"data":null,"errors":[{"message":"You do not have permission to view invoices of this business.","extensions":{"code":"FORBIDDEN","id":"e7"}}]}"#,
+            says: "You do not have permission to view invoices of this business. (FORBIDDEN, error id e7)",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -16,11 +16,12 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records,
 };
 use super::{latest, options_for, set_oauth_client, stored, sync};
 use crate::helpers::{TestApp, backends, json};
+use crate::webhooks::receiver::Receiver;
 
 const TENANT: &str = "70784a63-d24b-46a9-a4db-0e70a274b056";
 const ACCESS: &str = "xero-access-token-0001";
@@ -56,6 +57,11 @@ static CASE: Case = Case {
             "{\"Title\":\"Internal Server Error\",\"Status\":500,\"Detail\":\"Xero is having a bad day\"}",
         ),
         unavailable_says: "Xero answered 500 Internal Server Error: Xero is having a bad day",
+        refused: Refused::Scope {
+            status: 401,
+            body: r#"{"Type":null,"Title":"Unauthorized","Status":401,"Detail":"AuthorizationUnsuccessful","Instance":"2f3c568c-8d99-40c3-af5e-ba06f76fb23d","Extensions":{}}"#,
+            says: "Xero answered 401 Unauthorized: AuthorizationUnsuccessful",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),
@@ -224,6 +230,89 @@ async fn xero_invoices_and_contacts_sync_over_every_page_with_every_status() {
             0,
             "a token valid for 30 minutes is not refreshed"
         );
+    }
+}
+
+/// A refused scope is announced (`dataType.syncFailed` with
+/// `PermissionsError` and Xero's words), and the connection's other data
+/// types go on syncing.
+#[tokio::test]
+async fn a_refused_scope_is_announced_and_the_other_data_types_still_sync() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let receiver = Receiver::start().await;
+        let endpoint = app
+            .post_json(
+                "/webhooks/endpoints",
+                &json!({"url": receiver.url("/hooks"), "eventTypes": ["dataType.syncFailed"]}),
+            )
+            .await;
+        assert_eq!(endpoint.status(), 201);
+        let (company_id, connection_id) = connected(&app, CASE.lasting).await;
+        let Refused::Scope { status, body, .. } = CASE.errors.refused else {
+            panic!("Xero's refusal is told apart");
+        };
+        fake.with(|inner| inner.scripted.push_back(Answer::json(status, body)));
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let refused = latest(&operations, "invoices");
+        assert_eq!(refused.status, PullStatus::PermissionsError, "{refused:?}");
+
+        let events = receiver.wait_for(1).await;
+        let data = &events[0].envelope()["data"];
+        assert_eq!(data["status"], "PermissionsError", "{data}");
+        assert_eq!(data["dataType"], "invoices");
+        assert_eq!(data["connectionId"], connection_id.to_string());
+        assert!(
+            data["errorMessage"]
+                .as_str()
+                .is_some_and(|message| message.contains("AuthorizationUnsuccessful")),
+            "{data}"
+        );
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        assert_eq!(
+            latest(&operations, "customers").status,
+            PullStatus::Complete
+        );
+        assert!(!records(&app, company_id, "customers").await.is_empty());
+        receiver.stays_at(1, Duration::from_millis(300)).await;
+    }
+}
+
+/// Xero inverts the usual statuses (NOTES.md, "Errors"): a scope the consent
+/// lacks answers 401 `AuthorizationUnsuccessful` (the shared scenario: only
+/// the data type fails), while a tenant disconnected from the application
+/// answers 403 `AuthenticationUnsuccessful`, which no refresh cures: the
+/// connection is deauthorized, saying what happened.
+#[tokio::test]
+async fn a_disconnected_tenant_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, connection_id) = connected(&app, CASE.lasting).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                403,
+                r#"{"Type":null,"Title":"Forbidden","Status":403,"Detail":"AuthenticationUnsuccessful","Instance":"79f299a4-f3a6-4c0d-a4a0-d4c48d1f3be4","Extensions":{}}"#,
+            ))
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("AuthenticationUnsuccessful")
+                && message.contains("no longer connected to the application"),
+            "{message}"
+        );
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Deauthorized);
     }
 }
 

@@ -18,8 +18,8 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, connected as connected_as,
-    platform_scenarios, records as list,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
+    connected as connected_as, platform_scenarios, records as list,
 };
 use super::{latest, options_for, sync};
 use crate::helpers::{TestApp, backends};
@@ -129,6 +129,11 @@ static CASE: Case = Case {
         server_error: r#"{"developerMessage":"Internal error"}"#,
         unavailable: (503, r#"{"developerMessage":"Service unavailable"}"#),
         unavailable_says: "Zettle answered 503 Service Unavailable",
+        refused: Refused::Scope {
+            status: 403,
+            body: r#"{"errorType":"FORBIDDEN","developerMessage":"Missing required scope READ:PURCHASE"}"#,
+            says: "Zettle answered 403 Forbidden: Missing required scope READ:PURCHASE",
+        },
     },
     pages: Pages {
         prelude: |_| Vec::new(),

@@ -15,7 +15,7 @@ use client::types::{PullStatus, QueueDataTypeDataType};
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
-    Another, Case, Cut, Errors, Pages, Refresh, Synced, Verification, platform_scenarios,
+    Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification, platform_scenarios,
 };
 use super::{authorize, latest, options_for, set_oauth_client, stored, sync};
 use crate::connections::{new_company, new_connection};
@@ -112,6 +112,9 @@ static CASE: Case = Case {
             r#"{"code":1,"message":"Zoho Books is under maintenance"}"#,
         ),
         unavailable_says: "503 Service Unavailable",
+        refused: Refused::AsARejectedToken(
+            "Zoho documents no 403 and no answer for a scope the token lacks: a 401 is a rejected token (NOTES.md)",
+        ),
     },
     pages: Pages {
         prelude: |_| Vec::new(),
