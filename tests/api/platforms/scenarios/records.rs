@@ -134,7 +134,10 @@ pub async fn rate_limits_wait_for_retry_after_and_server_errors_are_retried(case
 pub async fn a_refused_scope_fails_the_data_type_and_keeps_the_connection(case: &Case) {
     let (status, body, says) = match case.errors.refused {
         Refused::Scope { status, body, says } => (status, body, says),
-        Refused::AsARejectedToken(_) => return,
+        Refused::AsARejectedToken(why) => {
+            eprintln!("{}: no refused-scope answer of its own: {why}", case.key);
+            return;
+        }
     };
     let data_type = case.sync.data_type;
     for backend in backends() {
