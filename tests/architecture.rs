@@ -33,7 +33,7 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 28] = [
+const TABLE_OWNERS: [(&str, &str); 29] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
@@ -58,6 +58,7 @@ const TABLE_OWNERS: [(&str, &str); 28] = [
     ("sync_request_operation", "sync/operations/"),
     ("sync_watermark", "sync/watermarks.rs"),
     ("platform_pace", "sync/pacing.rs"),
+    ("sync_settings", "sync/settings.rs"),
     ("webhook_endpoint", "webhooks/"),
     ("webhook_message", "webhooks/"),
     ("webhook_delivery", "webhooks/"),

@@ -26,6 +26,7 @@ pub mod retained_generation;
 pub mod server_instance;
 pub mod sync_request;
 pub mod sync_request_operation;
+pub mod sync_settings;
 pub mod sync_watermark;
 pub mod webhook_attempt;
 pub mod webhook_delivery;

@@ -25,6 +25,7 @@ mod m20261126_000016_link_sessions;
 mod m20261127_000017_pull_record_issues;
 mod m20261127_000018_incremental_fetches;
 mod m20261127_000019_platform_pace;
+mod m20261127_000020_sync_settings;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -52,6 +53,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000017_pull_record_issues::Migration),
             Box::new(m20261127_000018_incremental_fetches::Migration),
             Box::new(m20261127_000019_platform_pace::Migration),
+            Box::new(m20261127_000020_sync_settings::Migration),
         ]
     }
 }

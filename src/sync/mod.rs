@@ -11,6 +11,7 @@
 //! - [`watermarks`]: where each data type's next incremental fetch starts.
 //! - [`pacing`]: every sync's platform calls kept under the platform's
 //!   limits, across processes.
+//! - [`settings`]: each client's choice of the data types `data/all` queues.
 
 pub mod engine;
 pub mod list_orders;
@@ -18,4 +19,5 @@ pub mod operations;
 pub mod pacing;
 pub mod reads;
 pub mod refresh;
+pub mod settings;
 pub mod watermarks;

@@ -30,5 +30,6 @@ mod service;
 mod single_records;
 mod snapshots;
 mod sync;
+mod sync_settings;
 mod unreadable;
 mod webhooks;

@@ -223,11 +223,12 @@ impl DataApi {
     /// Sync all data
     ///
     /// Queues a pull operation for every data type of every `Linked`
-    /// connection of the company and answers 202 with them. A data type
+    /// connection of the company (those your sync settings choose, when you
+    /// set them: `PUT /syncSettings`) and answers 202 with them. A data type
     /// already queued or running is not queued twice: its operation is
     /// returned. Nothing syncs unless you call this (or `queueDataType`);
     /// in particular, not after a token migration. 409 when the company has
-    /// no `Linked` connection.
+    /// no `Linked` connection, or none that syncs a data type you chose.
     ///
     /// After a data type's first complete sync, each sync fetches only what
     /// the platform says changed since the last one, where the platform can

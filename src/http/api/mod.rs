@@ -14,6 +14,7 @@ pub mod integrations;
 pub mod links;
 pub mod migrations;
 pub mod records;
+pub mod sync_settings;
 pub mod webhooks;
 
 /// Every endpoint group, in the order they appear in the docs.
@@ -22,6 +23,7 @@ pub type Api = (
     connections::ConnectionsApi,
     links::LinksApi,
     data::DataApi,
+    sync_settings::SyncSettingsApi,
     records::RecordsApi,
     integrations::IntegrationsApi,
     migrations::MigrationsApi,
@@ -42,7 +44,7 @@ pub enum ApiTags {
     Connections,
     /// Link sessions send an end customer through tributary's hosted pages to consent at a platform, which links (or repairs) a connection; your link settings shape those pages.
     Links,
-    /// Syncing a company's data from its connections (when asked, or at a connection's first link), and reading each synced data type: invoices, customers, orders, bank accounts and bank transactions.
+    /// Syncing a company's data from its connections (when asked, or at a connection's first link; your sync settings choose what `data/all` syncs), and reading each synced data type: invoices, customers, orders, bank accounts and bank transactions.
     Data,
     /// The platforms tributary connects to, and the authorization body each takes.
     Integrations,
@@ -67,6 +69,7 @@ pub fn service() -> OpenApiService<Api, ()> {
             connections::ConnectionsApi,
             links::LinksApi,
             data::DataApi,
+            sync_settings::SyncSettingsApi,
             records::RecordsApi,
             integrations::IntegrationsApi,
             migrations::MigrationsApi,

@@ -24,6 +24,7 @@ use crate::data::DataType;
 use crate::error::{Error, FieldError, Problem, Remedy};
 use crate::paging::PageRequest;
 use crate::platforms;
+use crate::sync::settings::{self, SyncSettings};
 use crate::tenant::Tenant;
 use crate::timestamp::Timestamp;
 
@@ -50,15 +51,16 @@ pub fn requested_data_type(item_id: &str, text: &str) -> Result<DataType, Error>
         .ok_or_else(|| Error::Invalid(vec![FieldError::new(item_id, DataType::rule())]))
 }
 
-/// Queues every data type of every `Linked` connection of the company, as
-/// one sync request.
+/// Queues the data types of the client's sync settings (by default every
+/// one) of every `Linked` connection of the company, as one sync request.
 pub async fn queue_all(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     fetch: Fetch,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    let operations = queue(db, tenant, company_id, None, None, fetch).await?;
+    let chosen = settings::get(db, tenant.client_id).await?;
+    let operations = queue(db, tenant, company_id, Asked::Chosen(&chosen), None, fetch).await?;
     requests::record(db, tenant, company_id, &operations).await?;
     Ok(operations)
 }
@@ -72,25 +74,26 @@ pub async fn queue_one(
     data_type: DataType,
     fetch: Fetch,
 ) -> Result<Vec<pull_operation::Model>, Error> {
-    let operations = queue(db, tenant, company_id, Some(data_type), None, fetch).await?;
+    let operations = queue(db, tenant, company_id, Asked::One(data_type), None, fetch).await?;
     requests::record(db, tenant, company_id, &operations).await?;
     Ok(operations)
 }
 
-/// Queues every data type of one `Linked` connection of the company (a
-/// managed migration's first sync of the connection it imported), as one
-/// sync request; returns the request's id.
+/// Queues the data types of the client's sync settings of one `Linked`
+/// connection of the company (a managed migration's first sync of the
+/// connection it imported), as one sync request; returns the request's id.
 pub async fn queue_connection(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
 ) -> Result<Uuid, Error> {
+    let chosen = settings::get(db, tenant.client_id).await?;
     let operations = queue(
         db,
         tenant,
         company_id,
-        None,
+        Asked::Chosen(&chosen),
         Some(connection_id),
         Fetch::Due,
     )
@@ -115,7 +118,7 @@ pub async fn queue_first_link(
                 db,
                 tenant,
                 company_id,
-                Some(*data_type),
+                Asked::One(*data_type),
                 Some(connection_id),
                 Fetch::Due,
             )
@@ -130,11 +133,21 @@ pub async fn queue_first_link(
         .map(Some)
 }
 
+/// What a sync request asks for.
+#[derive(Clone, Copy)]
+enum Asked<'a> {
+    /// The data types the client's sync settings choose, of those each
+    /// platform syncs.
+    Chosen(&'a SyncSettings),
+    /// One data type (a platform without it gets a `NotSupported` operation).
+    One(DataType),
+}
+
 async fn queue(
     db: &impl ConnectionTrait,
     tenant: Tenant,
     company_id: Uuid,
-    only: Option<DataType>,
+    asked: Asked<'_>,
     connection_id: Option<Uuid>,
     fetch: Fetch,
 ) -> Result<Vec<pull_operation::Model>, Error> {
@@ -158,12 +171,17 @@ async fn queue(
                 connection.platform_key
             ))
         })?;
-        match only {
-            None => targets.extend(platform.data_types.iter().map(|dt| (connection.id, *dt))),
-            Some(wanted) if platform.data_types.contains(&wanted) => {
+        match asked {
+            Asked::Chosen(settings) => targets.extend(
+                settings
+                    .chosen_of(platform.data_types)
+                    .into_iter()
+                    .map(|data_type| (connection.id, data_type)),
+            ),
+            Asked::One(wanted) if platform.data_types.contains(&wanted) => {
                 targets.push((connection.id, wanted))
             }
-            Some(wanted) => unsupported.push((connection.id, wanted, platform)),
+            Asked::One(wanted) => unsupported.push((connection.id, wanted, platform)),
         }
     }
     if targets.is_empty() && unsupported.is_empty() {
@@ -172,6 +190,18 @@ async fn queue(
                 "Company {company_id} has no Linked connection to sync."
             ))
             .with_remedy(Remedy::AuthorizeConnection { company_id })
+        } else if let Asked::Chosen(SyncSettings {
+            data_types: Some(chosen),
+            ..
+        }) = asked
+        {
+            let names: Vec<&str> = chosen.iter().map(|data_type| data_type.name()).collect();
+            Problem::new(format!(
+                "No Linked connection of company {company_id} syncs a data type your sync settings choose \
+                 ({}): GET /integrations/{{platformKey}} lists what each platform syncs, and PUT /syncSettings \
+                 changes the choice.",
+                names.join(", ")
+            ))
         } else {
             Problem::new(format!(
                 "No Linked connection of company {company_id} syncs any data type."

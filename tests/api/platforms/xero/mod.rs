@@ -30,7 +30,7 @@ const REFRESH: &str = "xero-refresh-token-0001";
 const OTHER_TENANT: &str = "11111111-2222-4333-8444-555555555555";
 
 /// Xero in the shared scenarios.
-static CASE: Case = Case {
+pub(crate) static CASE: Case = Case {
     key: "xero",
     name: "Xero",
     fake: || Box::pin(fake()),
