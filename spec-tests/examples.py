@@ -251,6 +251,9 @@ def exercise(server: Server) -> None:
             fail(f"list{data_type} is empty after the sandbox sync")
         server.call(f"get{single}", {**ids, id_name: page["results"][0][id_field]})
     server.call("queueDataType", {**ids, "dataType": "invoices"})
+    # After the reads above: the example's choice narrows what later syncs queue.
+    server.call("getSyncSettings")
+    server.call("setSyncSettings")
 
     server.call("listIntegrations")
     server.call("getIntegration", {"platformKey": "xero"})
