@@ -239,6 +239,7 @@ fn describe(kind: &ValidationErrorKind) -> String {
         ValidationErrorKind::Pattern { pattern } => format!("must match the pattern {pattern}"),
         ValidationErrorKind::MinItems { limit } => format!("must have at least {limit} items"),
         ValidationErrorKind::MaxItems { limit } => format!("must have at most {limit} items"),
+        ValidationErrorKind::UniqueItems => "must not list an item twice".to_owned(),
         ValidationErrorKind::AnyOf { .. } | ValidationErrorKind::OneOfNotValid { .. } => {
             "is not in an accepted form (see the schema)".to_owned()
         }

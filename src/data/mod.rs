@@ -5,12 +5,13 @@
 //! `ARCHITECTURE.md`.
 //!
 //! - [`invoices`], [`customers`], [`orders`], [`bank_accounts`],
-//!   [`bank_transactions`]: the definitions.
+//!   [`bank_transactions`], [`accounts`]: the definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
 //! - [`fields`], [`query`]: what a list can be queried and ordered by, and
 //!   its `query` and `orderBy` parsed against them.
 
+pub mod accounts;
 pub mod bank_accounts;
 pub mod bank_transactions;
 pub mod customers;
@@ -165,6 +166,8 @@ impl DataType {
     pub const BANK_ACCOUNTS: DataType = DataType::of::<bank_accounts::BankAccounts>();
     /// Bank transactions.
     pub const BANK_TRANSACTIONS: DataType = DataType::of::<bank_transactions::BankTransactions>();
+    /// The chart of accounts.
+    pub const ACCOUNTS: DataType = DataType::of::<accounts::Accounts>();
 
     /// The data type `D` defines.
     pub const fn of<D: Definition>() -> Self {
@@ -288,6 +291,7 @@ data_types! {
     orders::Orders,
     bank_accounts::BankAccounts,
     bank_transactions::BankTransactions,
+    accounts::Accounts,
 }
 
 /// Declares a vocabulary: a string enum written by serde as its variants'
@@ -354,7 +358,7 @@ mod tests {
         assert_eq!(DataType::named("Orders"), None);
         assert_eq!(
             DataType::names(),
-            "invoices, customers, orders, bankAccounts, bankTransactions"
+            "invoices, customers, orders, bankAccounts, bankTransactions, accounts"
         );
     }
 

@@ -1,7 +1,7 @@
-//! `/companies/{companyId}/data/{orders,bankAccounts,bankTransactions}`:
-//! the commerce and banking data types, synced from the sandbox and read
-//! through the same envelope as invoices; and a platform asked for a data
-//! type it does not have.
+//! `/companies/{companyId}/data/{orders,bankAccounts,bankTransactions,accounts}`:
+//! the commerce and banking data types and the chart of accounts, synced
+//! from the sandbox and read through the same envelope as invoices; and a
+//! platform asked for a data type it does not have.
 
 use std::collections::HashSet;
 
@@ -63,7 +63,8 @@ async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
             "customers",
             "orders",
             "bankAccounts",
-            "bankTransactions"
+            "bankTransactions",
+            "accounts"
         ])
     );
     let done = settled(&app.client, company_id).await;
@@ -85,6 +86,95 @@ async fn walk(app: &TestApp, path: &str) -> Vec<Value> {
         next = body["_links"]["next"]["href"].as_str().map(str::to_owned);
     }
     records
+}
+
+/// The chart of accounts: in code order, every classification, one
+/// archived account, a classification filter with exact totals, single
+/// records (another client's company is a 404), and the consistency a
+/// ledger owes: the debit-natured balances (assets, expenses) total the
+/// credit-natured ones (liabilities, equity, income).
+#[tokio::test]
+async fn the_chart_of_accounts_syncs_in_code_order_and_its_trial_balance_balances() {
+    for_each_database(async |app| {
+        let (company_id, connection_id) = synced_company(app).await;
+        let path = format!("/companies/{company_id}/data/accounts");
+        let page = json(app.get(&path).await).await;
+        let accounts = page["results"].as_array().expect("results").clone();
+        assert_eq!(page["totalResults"], accounts.len());
+        assert_eq!(accounts.len(), 21);
+        let codes: Vec<&str> = accounts
+            .iter()
+            .map(|account| account["nominalCode"].as_str().expect("a code"))
+            .collect();
+        let mut sorted = codes.clone();
+        sorted.sort();
+        assert_eq!(codes, sorted, "in code order");
+        assert_eq!(codes[0], "1000");
+
+        let (mut debits, mut credits) = (Money(0), Money(0));
+        for account in &accounts {
+            let balance: Money =
+                serde_json::from_value(account["currentBalance"].clone()).expect("a balance");
+            match account["classification"].as_str().expect("a classification") {
+                "Asset" | "Expense" => debits = debits + balance,
+                "Liability" | "Equity" | "Income" => credits = credits + balance,
+                other => panic!("unexpected classification {other}"),
+            }
+            assert_eq!(account["connectionId"], connection_id.to_string());
+        }
+        assert_eq!(debits, credits, "the trial balance balances");
+
+        let archived: Vec<&Value> = accounts
+            .iter()
+            .filter(|account| account["status"] == "Archived")
+            .collect();
+        assert_eq!(archived.len(), 1);
+        assert_eq!(archived[0]["currentBalance"], "0.00");
+        let banks = accounts
+            .iter()
+            .filter(|account| account["isBankAccount"] == true)
+            .count();
+        assert_eq!(banks, 3);
+
+        for (classification, count) in [
+            ("asset", 5),
+            ("LIABILITY", 4),
+            ("Equity", 2),
+            ("income", 3),
+            ("expense", 7),
+            ("unknown", 0),
+        ] {
+            let filtered = json(
+                app.get(&format!("{path}?classification={classification}"))
+                    .await,
+            )
+            .await;
+            assert_eq!(filtered["totalResults"], count, "{classification}: {filtered}");
+        }
+        let refused = app.get(&format!("{path}?classification=revenue")).await;
+        assert_eq!(refused.status(), 400);
+        let problem = json(refused).await;
+        assert!(
+            problem["error"].to_string().contains("classification")
+                || problem["validation"].to_string().contains("classification"),
+            "{problem}"
+        );
+
+        let one = json(app.get(&format!("{path}/sbx-gl-4000")).await).await;
+        assert_eq!(one["accountName"], "Sales");
+        assert_eq!(one["classification"], "Income");
+        assert_eq!(app.get(&format!("{path}/sbx-gl-0000")).await.status(), 404);
+        let (other_key, _) = app.other_tenant("Elsewhere").await;
+        let theirs = app
+            .raw()
+            .get(app.url(&format!("{path}/sbx-gl-4000")))
+            .header("authorization", crate::helpers::basic(&other_key))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(theirs.status(), 404, "another client's company");
+    })
+    .await;
 }
 
 #[tokio::test]

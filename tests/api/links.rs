@@ -316,7 +316,7 @@ async fn a_customer_links_the_sandbox_and_lands_on_the_redirect_url_with_its_dat
 
         // Fetch on first link: the sync was queued without being asked for.
         let operations = settled(&app.client, company_id).await;
-        assert_eq!(operations.len(), 5, "every data type the sandbox syncs");
+        assert_eq!(operations.len(), 6, "every data type the sandbox syncs");
         let invoices = app
             .get(&format!("/companies/{company_id}/data/invoices"))
             .await;
@@ -407,7 +407,7 @@ async fn a_xero_consent_of_two_organizations_links_the_chosen_one_and_lets_go_of
         let asked = query_of(&authorize);
         assert_eq!(
             asked["scope"],
-            "offline_access accounting.invoices.read accounting.contacts.read"
+            "offline_access accounting.invoices.read accounting.contacts.read accounting.settings.read"
         );
         assert_eq!(asked["response_type"], "code");
         assert_eq!(asked["code_challenge_method"], "S256");

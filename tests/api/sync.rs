@@ -135,7 +135,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         assert_eq!(queued.status(), 202);
         let queued = queued.into_inner();
         // The sandbox has every data type: one operation each.
-        assert_eq!(queued.len(), 5);
+        assert_eq!(queued.len(), 6);
         assert!(queued.iter().all(|op| op.connection_id == connection_id));
 
         let done = settled(&app.client, company_id).await;

@@ -240,27 +240,20 @@ fn constrain_values(document: &mut Value) {
             }
         }
     }
-    // A list of data types: each a data type's name; sync settings' list
-    // also names at least one, each once (`sync::settings` refuses others).
-    for (pointer, at_least_one) in [
-        (
-            "/components/schemas/SyncSettingsInput/properties/dataTypes",
-            true,
-        ),
-        (
-            "/components/schemas/LinkSettingsInput/properties/fetchOnFirstLink",
-            false,
-        ),
-    ] {
-        if let Some(list) = document.pointer_mut(pointer).and_then(Value::as_object_mut) {
-            if at_least_one {
-                list.insert("minItems".to_owned(), json!(1));
-                list.insert("uniqueItems".to_owned(), json!(true));
-            }
-            if let Some(items) = list.get_mut("items").and_then(Value::as_object_mut) {
-                items.remove("pattern");
-                items.insert("enum".to_owned(), json!(data_types));
-            }
+    // Sync settings' data types: names of data types, at least one, each
+    // once (what `sync::settings` requires; requests are checked against
+    // this document first, so its 400 names each item at fault). Link
+    // settings' list stays a list of strings: their checks list every
+    // field's problems at once, the URLs' too.
+    if let Some(list) = document
+        .pointer_mut("/components/schemas/SyncSettingsInput/properties/dataTypes")
+        .and_then(Value::as_object_mut)
+    {
+        list.insert("minItems".to_owned(), json!(1));
+        list.insert("uniqueItems".to_owned(), json!(true));
+        if let Some(items) = list.get_mut("items").and_then(Value::as_object_mut) {
+            items.remove("pattern");
+            items.insert("enum".to_owned(), json!(data_types));
         }
     }
     let keys: Vec<&str> = platforms::all().iter().map(|i| i.platform_key).collect();

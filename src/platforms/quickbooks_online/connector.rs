@@ -1,4 +1,4 @@
-//! QuickBooks Online's connector: invoices and customers through the query
+//! QuickBooks Online's connector: invoices, customers and the chart of accounts through the query
 //! endpoint (`GET /v3/company/{realmId}/query?query=select * from Invoice
 //! STARTPOSITION n MAXRESULTS m`), on the production or sandbox host as the
 //! authorization says; tokens refresh at Intuit's token endpoint (HTTP
@@ -10,7 +10,8 @@ use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 
 use super::QuickBooksOnlineAuthorization;
-use super::mapping::{CompanyInfoAnswer, CustomerList, InvoiceList, QueryAnswer};
+use super::mapping::{AccountList, CompanyInfoAnswer, CustomerList, InvoiceList, QueryAnswer};
+use crate::data::accounts::{Account, Accounts};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::authorization::Environment;
@@ -169,6 +170,26 @@ impl QuickBooksConnector {
     }
 }
 
+impl QuickBooksConnector {
+    /// A page of the chart of accounts from `cursor`, inactive accounts
+    /// included (QuickBooks does not delete an account: it makes it
+    /// inactive).
+    async fn accounts(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Account>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("Account", Some("Active in (true, false)"), None);
+        let list: AccountList = self
+            .query(credentials, "a page of accounts", &select, start)
+            .await?;
+        let returned = list.account.len();
+        let read = list.account.read(|account| Ok(Some(account.into_record())));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+}
+
 impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
@@ -177,7 +198,7 @@ impl Connector for QuickBooksConnector {
     const LIMITS: Limits = Limits::per_second(8).concurrent(10);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Accounts]
     }
 
     fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
@@ -274,6 +295,18 @@ impl Syncs<Customers> for QuickBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
         self.customers(credentials, Some(since.time), cursor).await
+    }
+}
+
+/// A chart of accounts is small (one page at 1,000 a page): fetched whole
+/// every time, which also finds what was made inactive.
+impl Syncs<Accounts> for QuickBooksConnector {
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Account>, ConnectorError> {
+        self.accounts(credentials, cursor).await
     }
 }
 

@@ -5,6 +5,7 @@
 use serde::Deserialize;
 use serde_json::Value;
 
+use crate::data::accounts::{Account, AccountClassification, AccountStatus};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
@@ -42,6 +43,13 @@ pub(super) struct CustomerList {
     pub(super) customer: Each<QboCustomer>,
 }
 
+/// Accounts a query found.
+#[derive(Deserialize, Default)]
+pub(super) struct AccountList {
+    #[serde(rename = "Account", default)]
+    pub(super) account: Each<QboAccount>,
+}
+
 /// `GET /companyinfo/{realmId}`'s answer (its content is not used).
 #[derive(Deserialize)]
 pub(super) struct CompanyInfoAnswer {
@@ -77,6 +85,10 @@ impl Keyed for QboInvoice {
 }
 
 impl Keyed for QboCustomer {
+    const ID: &'static str = "/Id";
+}
+
+impl Keyed for QboAccount {
     const ID: &'static str = "/Id";
 }
 
@@ -241,6 +253,74 @@ impl QboCustomer {
                     .as_deref(),
             ),
             customer_id: self.id,
+        }
+    }
+}
+
+/// An account as QuickBooks writes it (the `Account` entity).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct QboAccount {
+    id: String,
+    name: Option<String>,
+    acct_num: Option<String>,
+    description: Option<String>,
+    classification: Option<String>,
+    account_type: Option<String>,
+    active: Option<bool>,
+    current_balance: Option<Amount>,
+    currency_ref: Option<Reference>,
+    meta_data: Option<MetaData>,
+}
+
+/// Our classification of QuickBooks' `Classification` (`Asset`, `Equity`,
+/// `Expense`, `Liability`, `Revenue`).
+pub(super) fn classification(value: Option<&str>) -> AccountClassification {
+    match value {
+        Some("Asset") => AccountClassification::Asset,
+        Some("Liability") => AccountClassification::Liability,
+        Some("Equity") => AccountClassification::Equity,
+        Some("Revenue") => AccountClassification::Income,
+        Some("Expense") => AccountClassification::Expense,
+        _ => AccountClassification::Unknown,
+    }
+}
+
+impl QboAccount {
+    /// Our account. QuickBooks gives `CurrentBalance` for balance-sheet
+    /// accounts only (an income or expense account's is always 0): those
+    /// have none here.
+    pub(super) fn into_record(self) -> Account {
+        let classification = classification(self.classification.as_deref());
+        let on_balance_sheet = matches!(
+            classification,
+            AccountClassification::Asset
+                | AccountClassification::Liability
+                | AccountClassification::Equity
+        );
+        Account {
+            nominal_code: json::non_empty(self.acct_num),
+            account_name: json::non_empty(self.name).unwrap_or_else(|| self.id.clone()),
+            description: json::non_empty(self.description),
+            classification,
+            is_bank_account: matches!(
+                self.account_type.as_deref(),
+                Some("Bank") | Some("Credit Card")
+            ),
+            account_type: json::non_empty(self.account_type),
+            status: if self.active == Some(false) {
+                AccountStatus::Archived
+            } else {
+                AccountStatus::Active
+            },
+            currency: self.currency_ref.and_then(|currency| currency.value),
+            current_balance: on_balance_sheet.then(|| money(self.current_balance)),
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+            account_id: self.id,
         }
     }
 }

@@ -4,6 +4,7 @@
 use crate::platforms::kit::limits::Limits;
 use super::SandboxAuthorization;
 use super::dataset::Dataset;
+use crate::data::accounts::{Account, Accounts};
 use crate::data::bank_accounts::{BankAccount, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactions};
 use crate::data::customers::{Customer, Customers};
@@ -39,7 +40,7 @@ impl Connector for SandboxConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Orders, BankAccounts, BankTransactions]
+        syncs![Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts]
     }
 
     /// Consent at the sandbox is a page tributary serves itself; the code
@@ -132,5 +133,16 @@ impl Syncs<BankTransactions> for SandboxConnector {
     ) -> Result<Fetched<BankTransaction>, ConnectorError> {
         let start = Offset::from_cursor("sandbox", cursor, 0)?;
         Ok(Dataset::of(credentials).bank_transactions(start.0))
+    }
+}
+
+impl Syncs<Accounts> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Account>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).accounts(start.0))
     }
 }

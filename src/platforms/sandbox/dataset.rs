@@ -6,6 +6,7 @@
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use super::SandboxAuthorization;
+use crate::data::accounts::{Account, AccountClassification, AccountStatus, Accounts};
 use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::data::customers::{Customer, CustomerStatus, Customers};
@@ -27,6 +28,8 @@ pub const DEFAULT_ORDER_COUNT: u64 = 250;
 pub const DEFAULT_BANK_TRANSACTION_COUNT: u64 = 250;
 /// How many bank accounts the synthetic organisation has.
 pub const BANK_ACCOUNT_COUNT: u64 = 3;
+/// How many accounts its chart of accounts has.
+pub const ACCOUNT_COUNT: u64 = CHART.len() as u64;
 
 /// The data a sandbox authorization describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -320,6 +323,66 @@ impl Dataset {
         }
     }
 
+    /// The `index`-th account of the chart. Balances are in each account's
+    /// natural sign, and the chart balances: the debit-natured (assets,
+    /// expenses) total what the credit-natured (liabilities, equity,
+    /// income) do, retained earnings taking up the difference.
+    pub fn account(&self, index: u64) -> Account {
+        let entry = &CHART[(index as usize) % CHART.len()];
+        let balance = if entry.code == BALANCING_CODE {
+            let (debits, credits) = (0..ACCOUNT_COUNT)
+                .filter(|other| CHART[*other as usize].code != BALANCING_CODE)
+                .map(|other| (&CHART[other as usize], self.chart_balance(other)))
+                .fold((0, 0), |(debits, credits), (other, balance)| {
+                    if is_debit_natured(other.classification) {
+                        (debits + balance.0, credits)
+                    } else {
+                        (debits, credits + balance.0)
+                    }
+                });
+            Money(debits - credits)
+        } else {
+            self.chart_balance(index)
+        };
+        let mut random = Random::new(self.seed, 7, index);
+        Account {
+            account_id: format!("sbx-gl-{}", entry.code),
+            nominal_code: Some(entry.code.to_owned()),
+            account_name: entry.name.to_owned(),
+            description: entry.description.map(str::to_owned),
+            classification: entry.classification,
+            account_type: Some(entry.account_type.to_owned()),
+            is_bank_account: entry.is_bank,
+            status: if entry.archived {
+                AccountStatus::Archived
+            } else {
+                AccountStatus::Active
+            },
+            currency: Some("GBP".to_owned()),
+            current_balance: Some(balance),
+            source_modified_date: Some(Timestamp(
+                (epoch() - Days::new(random.below(400)))
+                    .and_time(NaiveTime::MIN)
+                    .and_utc(),
+            )),
+        }
+    }
+
+    /// The balance of the `index`-th account of the chart, but the balancing one.
+    fn chart_balance(&self, index: u64) -> Money {
+        let entry = &CHART[(index as usize) % CHART.len()];
+        if entry.archived {
+            return Money(0);
+        }
+        let mut random = Random::new(self.seed, 8, index);
+        Money::from_cents(random.below(entry.most_cents) as i64)
+    }
+
+    /// The accounts from record `start`, a page of them.
+    pub fn accounts(&self, start: u64) -> Fetched<Account> {
+        self.slice(start, ACCOUNT_COUNT, |index| self.account(index))
+    }
+
     /// The orders from record `start`, a page of them.
     pub fn orders(&self, start: u64) -> Fetched<Order> {
         self.slice(start, self.order_count, |index| self.order(index))
@@ -356,6 +419,7 @@ impl Dataset {
             "orders" => typed::<Orders>(self.orders(start)),
             "bankAccounts" => typed::<BankAccounts>(self.bank_accounts(start)),
             "bankTransactions" => typed::<BankTransactions>(self.bank_transactions(start)),
+            "accounts" => typed::<Accounts>(self.accounts(start)),
             _ => typed::<Customers>(self.customers(start)),
         }
     }
@@ -382,6 +446,96 @@ fn bank_account_id(index: u64) -> String {
 fn epoch() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 6, 30).unwrap_or_default()
 }
+
+/// An account of the sandbox's chart.
+struct ChartEntry {
+    code: &'static str,
+    name: &'static str,
+    description: Option<&'static str>,
+    classification: AccountClassification,
+    account_type: &'static str,
+    is_bank: bool,
+    archived: bool,
+    /// The largest balance it is given, in cents.
+    most_cents: u64,
+}
+
+/// The account whose balance makes the chart balance.
+const BALANCING_CODE: &str = "3100";
+
+/// Whether an account of `classification` carries a debit balance.
+fn is_debit_natured(classification: AccountClassification) -> bool {
+    matches!(
+        classification,
+        AccountClassification::Asset | AccountClassification::Expense
+    )
+}
+
+const fn entry(
+    code: &'static str,
+    name: &'static str,
+    classification: AccountClassification,
+    account_type: &'static str,
+    most_cents: u64,
+) -> ChartEntry {
+    ChartEntry {
+        code,
+        name,
+        description: None,
+        classification,
+        account_type,
+        is_bank: false,
+        archived: false,
+        most_cents,
+    }
+}
+
+/// A small business's chart of accounts, in code order.
+const CHART: [ChartEntry; 21] = {
+    use AccountClassification::{Asset, Equity, Expense, Income, Liability};
+    [
+        ChartEntry {
+            is_bank: true,
+            description: Some("The main operating account"),
+            ..entry("1000", "Business Current Account", Asset, "Bank", 5_000_000)
+        },
+        ChartEntry {
+            is_bank: true,
+            ..entry("1010", "Business Savings Account", Asset, "Bank", 10_000_000)
+        },
+        entry("1100", "Accounts Receivable", Asset, "Accounts Receivable", 8_000_000),
+        entry("1200", "Inventory", Asset, "Current Asset", 3_000_000),
+        entry("1500", "Office Equipment", Asset, "Fixed Asset", 2_000_000),
+        entry("2000", "Accounts Payable", Liability, "Accounts Payable", 4_000_000),
+        ChartEntry {
+            description: Some("VAT collected on sales less VAT paid on purchases"),
+            ..entry("2100", "VAT Control", Liability, "Current Liability", 1_500_000)
+        },
+        ChartEntry {
+            is_bank: true,
+            ..entry("2200", "Business Credit Card", Liability, "Credit Card", 500_000)
+        },
+        entry("2500", "Bank Loan", Liability, "Non-current Liability", 6_000_000),
+        entry("3000", "Owner's Capital", Equity, "Equity", 2_500_000),
+        ChartEntry {
+            description: Some("Profits kept in the business from earlier years"),
+            ..entry("3100", "Retained Earnings", Equity, "Equity", 0)
+        },
+        entry("4000", "Sales", Income, "Revenue", 20_000_000),
+        entry("4100", "Services", Income, "Revenue", 8_000_000),
+        entry("4900", "Interest Income", Income, "Other Income", 100_000),
+        entry("5000", "Cost of Goods Sold", Expense, "Direct Costs", 9_000_000),
+        entry("6000", "Rent", Expense, "Overhead", 2_400_000),
+        entry("6100", "Wages and Salaries", Expense, "Overhead", 9_000_000),
+        entry("6200", "Software Subscriptions", Expense, "Overhead", 300_000),
+        entry("6300", "Travel", Expense, "Overhead", 400_000),
+        ChartEntry {
+            archived: true,
+            ..entry("6400", "Entertainment", Expense, "Overhead", 0)
+        },
+        entry("6900", "Bank Fees", Expense, "Overhead", 50_000),
+    ]
+};
 
 const CURRENCIES: [&str; 5] = ["GBP", "USD", "EUR", "AUD", "CAD"];
 const STATUSES: [InvoiceStatus; 5] = [
@@ -490,6 +644,39 @@ mod tests {
 
     fn dataset(seed: u64, invoice_count: u64) -> Dataset {
         Dataset::invoices_only(seed, invoice_count)
+    }
+
+    #[test]
+    fn the_chart_of_accounts_balances_with_unique_codes() {
+        for seed in [0, 1, 42] {
+            let accounts = dataset(seed, 10).accounts(0).records;
+            assert_eq!(accounts.len() as u64, ACCOUNT_COUNT);
+            let mut debits = 0;
+            let mut credits = 0;
+            for account in &accounts {
+                let balance = account.current_balance.expect("a balance").0;
+                if is_debit_natured(account.classification) {
+                    debits += balance;
+                } else {
+                    credits += balance;
+                }
+            }
+            assert_eq!(debits, credits, "seed {seed}: the trial balance balances");
+            let codes: Vec<_> = accounts.iter().map(|a| a.nominal_code.clone()).collect();
+            let mut sorted = codes.clone();
+            sorted.sort();
+            sorted.dedup();
+            assert_eq!(sorted, codes, "codes are unique and in order");
+            for classification in AccountClassification::ALL {
+                assert!(
+                    *classification == AccountClassification::Unknown
+                        || accounts.iter().any(|a| a.classification == *classification),
+                    "{classification:?} is used"
+                );
+            }
+            assert!(accounts.iter().any(|a| a.status == AccountStatus::Archived));
+            assert_eq!(dataset(seed, 10).account(10), accounts[10], "pure");
+        }
     }
 
     #[test]

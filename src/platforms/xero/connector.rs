@@ -3,13 +3,17 @@
 //! a page), for the tenant named by the `xero-tenant-id` header; tokens
 //! refresh at Xero's identity server (HTTP Basic) and rotate on every
 //! refresh. After a first sync, only what changed is asked for, with the
-//! `If-Modified-Since` header. Sources: `NOTES.md`.
+//! `If-Modified-Since` header. The chart of accounts (`GET /Accounts`) is
+//! one call, whole every time. Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::{Limits, Quota, Remaining};
 use chrono::{DateTime, Utc};
 
 use super::XeroAuthorization;
-use super::mapping::{ContactsPage, InvoicesPage, Pagination, XeroConnection, XeroInvoice};
+use super::mapping::{
+    AccountsAnswer, ContactsPage, InvoicesPage, Pagination, XeroConnection, XeroInvoice,
+};
+use crate::data::accounts::{Account, Accounts};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -112,6 +116,22 @@ impl XeroConnector {
     }
 }
 
+impl XeroConnector {
+    /// The whole chart of accounts: one call, no paging (Xero's document
+    /// gives `GET /Accounts` no `page`), archived accounts included.
+    async fn accounts(
+        &self,
+        credentials: &XeroAuthorization,
+    ) -> Result<Fetched<Account>, ConnectorError> {
+        let url = format!("{}/api.xro/2.0/Accounts", self.api_base);
+        let call = Call::get(Self::PLATFORM, "the chart of accounts", url, Auth::bearer(&credentials.tokens))
+            .header("xero-tenant-id", credentials.tenant_id);
+        let body: AccountsAnswer = self.http.json(&call).await.map_err(refusal)?;
+        let read = body.accounts.read(|account| Ok(account.into_record()));
+        Ok(Fetched::read(read, None))
+    }
+}
+
 /// Xero's two refusals, which invert the usual statuses (NOTES.md, "Errors"):
 /// a scope the consent lacks answers 401 `AuthorizationUnsuccessful` (no
 /// refresh cures it: the data type fails, the connection stays linked), and a
@@ -174,7 +194,7 @@ impl Connector for XeroConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Accounts]
     }
 
     fn token_endpoint(&self, _credentials: &XeroAuthorization) -> Option<TokenEndpoint> {
@@ -256,5 +276,17 @@ impl Syncs<Customers> for XeroConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
         self.contacts(credentials, Some(since.time), cursor).await
+    }
+}
+
+/// The chart is one call whichever way it is asked for, so it is fetched
+/// whole every time (no incremental fetch), which also finds deletions.
+impl Syncs<Accounts> for XeroConnector {
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<Account>, ConnectorError> {
+        self.accounts(credentials).await
     }
 }

@@ -18,11 +18,13 @@ use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization, jwt_c
 const PLATFORM: &str = "Xero";
 
 /// The read scopes of what the connector syncs (granular `accounting.invoices.read`,
-/// required of apps created from 2 March 2026) and `offline_access`.
+/// required of apps created from 2 March 2026; `accounting.settings.read` for the
+/// chart of accounts, as Xero's document has `GET /Accounts`) and `offline_access`.
 pub const SCOPES: &[&str] = &[
     "offline_access",
     "accounting.invoices.read",
     "accounting.contacts.read",
+    "accounting.settings.read",
 ];
 
 /// Xero's authorize step and code exchange.

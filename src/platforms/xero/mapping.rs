@@ -1,9 +1,11 @@
 //! Xero's answers and how they become our records: invoice statuses (with
 //! the amounts that tell a part payment apart), line amounts inclusive or
-//! exclusive of tax, contacts that are customers, `/Date(ms)/` dates.
+//! exclusive of tax, contacts that are customers, the chart of accounts
+//! (account classes), `/Date(ms)/` dates.
 
 use serde::Deserialize;
 
+use crate::data::accounts::{Account, AccountClassification, AccountStatus};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
@@ -49,6 +51,75 @@ pub(super) struct ContactsPage {
     pub(super) contacts: Each<XeroContact>,
     #[serde(rename = "pagination")]
     pub(super) pagination: Option<Pagination>,
+}
+
+/// `GET /api.xro/2.0/Accounts`: the whole chart in one answer (no paging).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct AccountsAnswer {
+    pub(super) accounts: Each<XeroAccount>,
+}
+
+/// An account as Xero writes it (`Account` in Xero's OpenAPI document).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct XeroAccount {
+    #[serde(rename = "AccountID")]
+    account_id: String,
+    code: Option<String>,
+    name: Option<String>,
+    #[serde(rename = "Type")]
+    account_type: Option<String>,
+    status: Option<String>,
+    description: Option<String>,
+    currency_code: Option<String>,
+    class: Option<String>,
+    #[serde(rename = "UpdatedDateUTC")]
+    updated_date_utc: Option<String>,
+}
+
+impl Keyed for XeroAccount {
+    const ID: &'static str = "/AccountID";
+}
+
+/// Our classification of Xero's account class (`ASSET`, `EQUITY`,
+/// `EXPENSE`, `LIABILITY`, `REVENUE`: the document's enum).
+pub(super) fn classification(class: Option<&str>) -> AccountClassification {
+    match class {
+        Some("ASSET") => AccountClassification::Asset,
+        Some("LIABILITY") => AccountClassification::Liability,
+        Some("EQUITY") => AccountClassification::Equity,
+        Some("REVENUE") => AccountClassification::Income,
+        Some("EXPENSE") => AccountClassification::Expense,
+        _ => AccountClassification::Unknown,
+    }
+}
+
+impl XeroAccount {
+    /// Our account; `None` for a `DELETED` one (Xero keeps its id, the
+    /// chart no longer has it: a whole-chart fetch leaves it out, so it is
+    /// flagged `isDeleted`).
+    pub(super) fn into_record(self) -> Option<Account> {
+        let status = match self.status.as_deref() {
+            Some("DELETED") => return None,
+            Some("ARCHIVED") => AccountStatus::Archived,
+            _ => AccountStatus::Active,
+        };
+        Some(Account {
+            nominal_code: json::non_empty(self.code),
+            account_name: json::non_empty(self.name).unwrap_or_else(|| self.account_id.clone()),
+            description: json::non_empty(self.description),
+            classification: classification(self.class.as_deref()),
+            is_bank_account: self.account_type.as_deref() == Some("BANK"),
+            account_type: json::non_empty(self.account_type),
+            status,
+            currency: json::non_empty(self.currency_code),
+            // The Accounts endpoint carries no balance (the Trial Balance report does: NOTES.md).
+            current_balance: None,
+            source_modified_date: updated(self.updated_date_utc.as_deref()),
+            account_id: self.account_id,
+        })
+    }
 }
 
 /// Xero's `pagination` object.

@@ -84,6 +84,15 @@ pub(crate) fn router() -> super::fake::Router {
                     &query,
                 ),
             )
+        } else if query.starts_with("select * from Account where Active in (true, false)") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/accounts.json"),
+                    "Account",
+                    &query,
+                ),
+            )
         } else {
             Answer::json(
                 400,
@@ -126,7 +135,7 @@ static CASE: Case = Case {
         // Two, two and one.
         calls: 3,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &["invoices", "customers", "accounts"],
     errors: Errors {
         rate_limited: r#"{"Fault":{"Error":[{"Message":"message=ThrottleExceeded; errorCode=003001; statusCode=429","Detail":"The request limit was reached.","code":"3001"}],"type":"SERVICE"}}"#,
         rate_limit_headers: &[],
@@ -180,6 +189,84 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
+
+/// The chart of accounts, inactive accounts included (QuickBooks does not
+/// delete one), paged like every query (two a page here): each
+/// `Classification` mapped, `Bank` and `Credit Card` accounts bank
+/// accounts, balances of balance-sheet accounts only; ordered by `AcctNum`,
+/// accounts without one last, by name.
+#[tokio::test]
+async fn the_chart_of_accounts_syncs_with_balance_sheet_balances() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(2), 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized = authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Accounts).await;
+        assert_eq!(latest(&operations, "accounts").status, PullStatus::Complete);
+
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/accounts"))
+                .await,
+        )
+        .await;
+        assert_eq!(page["totalResults"], 8, "{page}");
+        let listed: Vec<(&str, &str, &str, Value)> = page["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|account| {
+                (
+                    account["accountName"].as_str().unwrap_or_default(),
+                    account["classification"].as_str().unwrap_or_default(),
+                    account["status"].as_str().unwrap_or_default(),
+                    account["currentBalance"].clone(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("Checking", "Asset", "Active", json!("1201.00")),
+                ("Accounts Receivable (A/R)", "Asset", "Active", json!("5281.52")),
+                ("Accounts Payable (A/P)", "Liability", "Active", json!("1602.67")),
+                ("Retained Earnings", "Equity", "Active", json!("0.00")),
+                ("Sales of Product Income", "Income", "Active", Value::Null),
+                ("Advertising", "Expense", "Active", Value::Null),
+                ("Old Promotions", "Expense", "Archived", Value::Null),
+                ("Mastercard", "Liability", "Active", json!("157.72")),
+            ]
+        );
+        let results = page["results"].as_array().expect("results");
+        assert_eq!(results[0]["accountId"], "35");
+        assert_eq!(results[0]["nominalCode"], "1000");
+        assert_eq!(results[0]["accountType"], "Bank");
+        assert_eq!(results[0]["isBankAccount"], true);
+        assert_eq!(results[0]["currency"], "USD");
+        assert_eq!(results[7]["nominalCode"], Value::Null);
+        assert_eq!(results[7]["isBankAccount"], true, "a credit card account");
+        assert_eq!(results[4]["description"], "Income from selling products");
+
+        let queries: Vec<String> = fake
+            .calls()
+            .iter()
+            .filter_map(|call| call.query.get("query").cloned())
+            .filter(|query| query.contains("from Account"))
+            .collect();
+        assert_eq!(
+            queries,
+            [
+                "select * from Account where Active in (true, false) STARTPOSITION 1 MAXRESULTS 2",
+                "select * from Account where Active in (true, false) STARTPOSITION 3 MAXRESULTS 2",
+                "select * from Account where Active in (true, false) STARTPOSITION 5 MAXRESULTS 2",
+                "select * from Account where Active in (true, false) STARTPOSITION 7 MAXRESULTS 2",
+                "select * from Account where Active in (true, false) STARTPOSITION 9 MAXRESULTS 2",
+            ]
+        );
+    }
+}
 
 #[tokio::test]
 async fn quickbooks_invoices_and_customers_sync_page_by_page_with_statuses_from_balances() {

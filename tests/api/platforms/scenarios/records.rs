@@ -324,12 +324,13 @@ pub async fn an_unknown_account_fails_with_the_platforms_answer(case: &Case) {
 /// syncs instead, nothing is asked of it, and its integration lists what
 /// it syncs.
 pub async fn the_data_types_it_lacks_are_refused_without_asking_the_platform(case: &Case) {
-    const EVERY: [(&str, &str); 5] = [
+    const EVERY: [(&str, &str); 6] = [
         ("invoices", "invoices"),
         ("customers", "customers"),
         ("orders", "orders"),
         ("bankAccounts", "bank accounts"),
         ("bankTransactions", "bank transactions"),
+        ("accounts", "accounts"),
     ];
     for backend in backends() {
         let fake = (case.fake)().await;

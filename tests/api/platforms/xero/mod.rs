@@ -46,7 +46,7 @@ pub(crate) static CASE: Case = Case {
         records: 7,
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &["invoices", "customers", "accounts"],
     errors: Errors {
         rate_limited: "{\"Title\":\"Too Many Requests\",\"Status\":429,\"Detail\":\"daily limit reached\"}",
         rate_limit_headers: &[],
@@ -96,7 +96,8 @@ pub(crate) static CASE: Case = Case {
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unknown_account);
 
-/// Serves the Xero fixtures: two pages each of invoices and contacts, and
+/// Serves the Xero fixtures: two pages each of invoices and contacts, the
+/// chart of accounts (one answer, as Xero's `GET /Accounts` has no paging), and
 /// `/connections`; an unknown tenant is a 404.
 pub(crate) fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
@@ -118,6 +119,7 @@ pub(crate) fn router() -> super::fake::Router {
             "/api.xro/2.0/Contacts" => {
                 Answer::json(200, fixture(&format!("xero/fixtures/contacts-{page}.json")))
             }
+            "/api.xro/2.0/Accounts" => Answer::json(200, fixture("xero/fixtures/accounts.json")),
             _ => Answer::json(404, fixture("xero/fixtures/not-found.json")),
         }
     })
@@ -230,6 +232,78 @@ async fn xero_invoices_and_contacts_sync_over_every_page_with_every_status() {
             0,
             "a token valid for 30 minutes is not refreshed"
         );
+    }
+}
+
+/// The chart of accounts is one call (Xero's `GET /Accounts` has no
+/// paging), whole every time: each class classified, a `BANK` account a
+/// bank account (a card account too, a liability), archived accounts kept,
+/// a `DELETED` one left out; ordered by code, an account without one last;
+/// filterable by classification. Xero gives no balance with its accounts.
+#[tokio::test]
+async fn the_chart_of_accounts_syncs_in_one_call_with_each_class() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Accounts).await;
+        assert_eq!(latest(&operations, "accounts").status, PullStatus::Complete);
+
+        let accounts = records(&app, company_id, "accounts").await;
+        let listed: Vec<(&str, &str, &str)> = accounts
+            .iter()
+            .map(|account| {
+                (
+                    account["nominalCode"].as_str().unwrap_or("-"),
+                    account["classification"].as_str().unwrap_or_default(),
+                    account["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("091", "Asset", "Active"),
+                ("200", "Income", "Active"),
+                ("420", "Expense", "Archived"),
+                ("429", "Expense", "Active"),
+                ("610", "Asset", "Active"),
+                ("800", "Liability", "Active"),
+                ("960", "Equity", "Active"),
+                ("-", "Liability", "Active"),
+            ],
+            "{accounts:#?}"
+        );
+        let savings = &accounts[0];
+        assert_eq!(savings["accountId"], "ebd06280-af70-4bed-97c6-7451a454ad85");
+        assert_eq!(savings["accountName"], "Business Savings Account");
+        assert_eq!(savings["accountType"], "BANK");
+        assert_eq!(savings["isBankAccount"], true);
+        assert_eq!(savings["currency"], "NZD");
+        assert_eq!(savings["currentBalance"], Value::Null);
+        assert_eq!(savings["sourceModifiedDate"], "2019-11-14T18:10:38.314000Z");
+        assert_eq!(accounts[1]["description"], "Income from any normal business activity");
+        assert_eq!(accounts[1]["isBankAccount"], false);
+        assert_eq!(accounts[7]["accountName"], "Company Credit Card");
+        assert_eq!(accounts[7]["isBankAccount"], true);
+
+        let expenses = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/accounts?classification=expense"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(expenses["totalResults"], 2, "{expenses}");
+
+        let calls: Vec<Call> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path == "/api.xro/2.0/Accounts")
+            .collect();
+        assert_eq!(calls.len(), 1, "one call for the whole chart");
+        assert_eq!(calls[0].headers.get("xero-tenant-id").map(String::as_str), Some(TENANT));
+        assert!(calls[0].query.is_empty(), "no paging: {:?}", calls[0].query);
     }
 }
 
