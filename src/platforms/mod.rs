@@ -88,6 +88,9 @@ pub enum SourceType {
 
 /// Sales data: invoices and the customers they are addressed to.
 pub const SALES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
+/// Sales data and the chart of accounts (the accounting platforms whose
+/// connectors read the ledger so far).
+pub const LEDGER: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS, DataType::ACCOUNTS];
 /// Commerce data: orders and the customers who place them.
 pub const COMMERCE: &[DataType] = &[DataType::ORDERS, DataType::CUSTOMERS];
 /// Banking data: accounts and their transactions.
@@ -99,6 +102,7 @@ pub const EVERY: &[DataType] = &[
     DataType::ORDERS,
     DataType::BANK_ACCOUNTS,
     DataType::BANK_TRANSACTIONS,
+    DataType::ACCOUNTS,
 ];
 /// No data type yet.
 pub const NONE_YET: &[DataType] = &[];

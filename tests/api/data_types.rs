@@ -115,7 +115,10 @@ async fn the_chart_of_accounts_syncs_in_code_order_and_its_trial_balance_balance
         for account in &accounts {
             let balance: Money =
                 serde_json::from_value(account["currentBalance"].clone()).expect("a balance");
-            match account["classification"].as_str().expect("a classification") {
+            match account["classification"]
+                .as_str()
+                .expect("a classification")
+            {
                 "Asset" | "Expense" => debits = debits + balance,
                 "Liability" | "Equity" | "Income" => credits = credits + balance,
                 other => panic!("unexpected classification {other}"),
@@ -149,7 +152,10 @@ async fn the_chart_of_accounts_syncs_in_code_order_and_its_trial_balance_balance
                     .await,
             )
             .await;
-            assert_eq!(filtered["totalResults"], count, "{classification}: {filtered}");
+            assert_eq!(
+                filtered["totalResults"], count,
+                "{classification}: {filtered}"
+            );
         }
         let refused = app.get(&format!("{path}?classification=revenue")).await;
         assert_eq!(refused.status(), 400);
@@ -409,7 +415,10 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
 
         // The catalogue says what each platform syncs.
         let xero_entry = json(app.get("/integrations/xero").await).await;
-        assert_eq!(xero_entry["dataTypes"], json!(["invoices", "customers"]));
+        assert_eq!(
+            xero_entry["dataTypes"],
+            json!(["invoices", "customers", "accounts"])
+        );
         let sandbox_entry = json(app.get("/integrations/sandbox").await).await;
         assert_eq!(
             sandbox_entry["dataTypes"],
@@ -418,7 +427,8 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "customers",
                 "orders",
                 "bankAccounts",
-                "bankTransactions"
+                "bankTransactions",
+                "accounts"
             ])
         );
     })

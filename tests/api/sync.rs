@@ -240,6 +240,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             client::types::DataType::Customers => 60,
             client::types::DataType::Orders | client::types::DataType::BankTransactions => 250,
             client::types::DataType::BankAccounts => 3,
+            client::types::DataType::Accounts => 21,
         };
         assert_eq!(one.records_fetched, expected_records);
         let (_, other) = app.other_tenant("other-client").await;
@@ -334,7 +335,7 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 5);
+        assert_eq!(history.total_results, 6);
 
         let unknown_type = app
             .raw()
@@ -665,8 +666,8 @@ async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
             );
         }
         let starts = starts.lock().expect("counts").clone();
-        // Eight sandbox connections, five data types each.
-        assert_eq!(starts.len(), 40, "{starts:?}");
+        // Eight sandbox connections, six data types each.
+        assert_eq!(starts.len(), 48, "{starts:?}");
         assert!(
             starts.values().all(|count| *count == 1),
             "an operation ran twice: {starts:?}"
@@ -1002,7 +1003,7 @@ async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 5);
+        assert_eq!(history.total_results, 6);
 
         let unlink = client::types::ConnectionUpdate {
             status: client::types::StatusChange::Unlinked,

@@ -11,7 +11,7 @@ use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{LEDGER, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -20,7 +20,7 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "quickbooks-online",
     name: "QuickBooks Online",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: LEDGER,
     authorization: Some(BodyKind::of::<QuickBooksOnlineAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::QuickBooksConnector>()),
 };

@@ -14,7 +14,7 @@ use uuid::Uuid;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{LEDGER, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -23,7 +23,7 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "xero",
     name: "Xero",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: LEDGER,
     authorization: Some(BodyKind::of::<XeroAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::XeroConnector>()),
 };

@@ -202,7 +202,8 @@ async fn the_chart_of_accounts_syncs_with_balance_sheet_balances() {
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(2), 1)).await;
         let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
         let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
-        let authorized = authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
         assert_eq!(authorized.status(), 200);
         let operations = sync(&app, company_id, QueueDataTypeDataType::Accounts).await;
         assert_eq!(latest(&operations, "accounts").status, PullStatus::Complete);
@@ -230,8 +231,18 @@ async fn the_chart_of_accounts_syncs_with_balance_sheet_balances() {
             listed,
             [
                 ("Checking", "Asset", "Active", json!("1201.00")),
-                ("Accounts Receivable (A/R)", "Asset", "Active", json!("5281.52")),
-                ("Accounts Payable (A/P)", "Liability", "Active", json!("1602.67")),
+                (
+                    "Accounts Receivable (A/R)",
+                    "Asset",
+                    "Active",
+                    json!("5281.52")
+                ),
+                (
+                    "Accounts Payable (A/P)",
+                    "Liability",
+                    "Active",
+                    json!("1602.67")
+                ),
                 ("Retained Earnings", "Equity", "Active", json!("0.00")),
                 ("Sales of Product Income", "Income", "Active", Value::Null),
                 ("Advertising", "Expense", "Active", Value::Null),

@@ -282,7 +282,10 @@ async fn the_chart_of_accounts_syncs_in_one_call_with_each_class() {
         assert_eq!(savings["currency"], "NZD");
         assert_eq!(savings["currentBalance"], Value::Null);
         assert_eq!(savings["sourceModifiedDate"], "2019-11-14T18:10:38.314000Z");
-        assert_eq!(accounts[1]["description"], "Income from any normal business activity");
+        assert_eq!(
+            accounts[1]["description"],
+            "Income from any normal business activity"
+        );
         assert_eq!(accounts[1]["isBankAccount"], false);
         assert_eq!(accounts[7]["accountName"], "Company Credit Card");
         assert_eq!(accounts[7]["isBankAccount"], true);
@@ -302,7 +305,10 @@ async fn the_chart_of_accounts_syncs_in_one_call_with_each_class() {
             .filter(|call| call.path == "/api.xro/2.0/Accounts")
             .collect();
         assert_eq!(calls.len(), 1, "one call for the whole chart");
-        assert_eq!(calls[0].headers.get("xero-tenant-id").map(String::as_str), Some(TENANT));
+        assert_eq!(
+            calls[0].headers.get("xero-tenant-id").map(String::as_str),
+            Some(TENANT)
+        );
         assert!(calls[0].query.is_empty(), "no paging: {:?}", calls[0].query);
     }
 }
