@@ -245,6 +245,8 @@ def exercise(server: Server) -> None:
         ("Orders", "Order", "orderId", "orderId"),
         ("BankAccounts", "BankAccount", "accountId", "accountId"),
         ("BankTransactions", "BankTransaction", "transactionId", "transactionId"),
+        ("Accounts", "Account", "accountId", "accountId"),
+        ("Suppliers", "Supplier", "supplierId", "supplierId"),
     ]:
         page = server.call(f"list{data_type}", ids, query={"pageSize": 1})
         if not page["results"]:

@@ -5,7 +5,7 @@
 //! `ARCHITECTURE.md`.
 //!
 //! - [`invoices`], [`customers`], [`orders`], [`bank_accounts`],
-//!   [`bank_transactions`], [`accounts`]: the definitions.
+//!   [`bank_transactions`], [`accounts`], [`suppliers`]: the definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
 //! - [`fields`], [`query`]: what a list can be queried and ordered by, and
@@ -21,6 +21,7 @@ pub mod money;
 pub mod orders;
 pub mod query;
 pub mod records;
+pub mod suppliers;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -168,6 +169,8 @@ impl DataType {
     pub const BANK_TRANSACTIONS: DataType = DataType::of::<bank_transactions::BankTransactions>();
     /// The chart of accounts.
     pub const ACCOUNTS: DataType = DataType::of::<accounts::Accounts>();
+    /// Suppliers.
+    pub const SUPPLIERS: DataType = DataType::of::<suppliers::Suppliers>();
 
     /// The data type `D` defines.
     pub const fn of<D: Definition>() -> Self {
@@ -292,6 +295,7 @@ data_types! {
     bank_accounts::BankAccounts,
     bank_transactions::BankTransactions,
     accounts::Accounts,
+    suppliers::Suppliers,
 }
 
 /// Declares a vocabulary: a string enum written by serde as its variants'
@@ -358,7 +362,7 @@ mod tests {
         assert_eq!(DataType::named("Orders"), None);
         assert_eq!(
             DataType::names(),
-            "invoices, customers, orders, bankAccounts, bankTransactions, accounts"
+            "invoices, customers, orders, bankAccounts, bankTransactions, accounts, suppliers"
         );
     }
 

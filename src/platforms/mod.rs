@@ -88,9 +88,14 @@ pub enum SourceType {
 
 /// Sales data: invoices and the customers they are addressed to.
 pub const SALES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
-/// Sales data and the chart of accounts (the accounting platforms whose
-/// connectors read the ledger so far).
-pub const LEDGER: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS, DataType::ACCOUNTS];
+/// Sales data, the chart of accounts and suppliers (the accounting
+/// platforms whose connectors read the ledger so far).
+pub const LEDGER: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::ACCOUNTS,
+    DataType::SUPPLIERS,
+];
 /// Commerce data: orders and the customers who place them.
 pub const COMMERCE: &[DataType] = &[DataType::ORDERS, DataType::CUSTOMERS];
 /// Banking data: accounts and their transactions.
@@ -103,6 +108,7 @@ pub const EVERY: &[DataType] = &[
     DataType::BANK_ACCOUNTS,
     DataType::BANK_TRANSACTIONS,
     DataType::ACCOUNTS,
+    DataType::SUPPLIERS,
 ];
 /// No data type yet.
 pub const NONE_YET: &[DataType] = &[];

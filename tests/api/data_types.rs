@@ -64,7 +64,8 @@ async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
             "orders",
             "bankAccounts",
             "bankTransactions",
-            "accounts"
+            "accounts",
+            "suppliers"
         ])
     );
     let done = settled(&app.client, company_id).await;
@@ -179,6 +180,41 @@ async fn the_chart_of_accounts_syncs_in_code_order_and_its_trial_balance_balance
             .await
             .expect("answered");
         assert_eq!(theirs.status(), 404, "another client's company");
+    })
+    .await;
+}
+
+/// Suppliers from the sandbox: every one the platform has, field by field,
+/// by name.
+#[tokio::test]
+async fn suppliers_sync_by_name_as_the_platform_has_them() {
+    for_each_database(async |app| {
+        let (company_id, connection_id) = synced_company(app).await;
+        let expected = dataset();
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/suppliers"))
+                .await,
+        )
+        .await;
+        assert_eq!(page["totalResults"], expected.supplier_count());
+        let results = page["results"].as_array().expect("results");
+        let names: Vec<&str> = results
+            .iter()
+            .map(|supplier| supplier["supplierName"].as_str().expect("a name"))
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted, "by name");
+        let source = expected.supplier(0);
+        let first = results
+            .iter()
+            .find(|supplier| supplier["supplierId"] == source.supplier_id.as_str())
+            .expect("supplier 0");
+        assert_eq!(first["supplierName"], source.supplier_name);
+        assert_eq!(first["emailAddress"], json!(source.email_address));
+        assert_eq!(first["defaultCurrency"], json!(source.default_currency));
+        assert_eq!(first["status"], source.status.as_str());
+        assert_eq!(first["connectionId"], connection_id.to_string());
     })
     .await;
 }
@@ -417,7 +453,7 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
         let xero_entry = json(app.get("/integrations/xero").await).await;
         assert_eq!(
             xero_entry["dataTypes"],
-            json!(["invoices", "customers", "accounts"])
+            json!(["invoices", "customers", "accounts", "suppliers"])
         );
         let sandbox_entry = json(app.get("/integrations/sandbox").await).await;
         assert_eq!(
@@ -428,7 +464,8 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "orders",
                 "bankAccounts",
                 "bankTransactions",
-                "accounts"
+                "accounts",
+                "suppliers"
             ])
         );
     })

@@ -260,7 +260,7 @@ where
 async fn an_integration_names_the_data_types_it_syncs_incrementally() {
     for_each_database(async |app| {
         for (platform_key, incremental) in [
-            ("xero", json!(["invoices", "customers"])),
+            ("xero", json!(["invoices", "customers", "suppliers"])),
             ("plaid", json!(["bankTransactions"])),
             ("zoho-books", json!(["invoices"])),
             ("stripe", json!([])),

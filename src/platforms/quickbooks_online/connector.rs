@@ -1,4 +1,4 @@
-//! QuickBooks Online's connector: invoices, customers and the chart of accounts through the query
+//! QuickBooks Online's connector: invoices, customers, the chart of accounts and vendors through the query
 //! endpoint (`GET /v3/company/{realmId}/query?query=select * from Invoice
 //! STARTPOSITION n MAXRESULTS m`), on the production or sandbox host as the
 //! authorization says; tokens refresh at Intuit's token endpoint (HTTP
@@ -10,7 +10,10 @@ use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 
 use super::QuickBooksOnlineAuthorization;
-use super::mapping::{AccountList, CompanyInfoAnswer, CustomerList, InvoiceList, QueryAnswer};
+use super::mapping::{
+    AccountList, CompanyInfoAnswer, CustomerList, InvoiceList, QueryAnswer, VendorList,
+};
+use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::accounts::{Account, Accounts};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
@@ -190,6 +193,27 @@ impl QuickBooksConnector {
     }
 }
 
+impl QuickBooksConnector {
+    /// A page of vendors (suppliers) from `cursor`, inactive ones included
+    /// (changed since `since`, when given).
+    async fn suppliers(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        // Without the filter the API returns active vendors only.
+        let select = select("Vendor", Some("Active in (true, false)"), since);
+        let list: VendorList = self
+            .query(credentials, "a page of suppliers", &select, start)
+            .await?;
+        let returned = list.vendor.len();
+        let read = list.vendor.read(|vendor| Ok(Some(vendor.into_supplier())));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+}
+
 impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
@@ -198,7 +222,7 @@ impl Connector for QuickBooksConnector {
     const LIMITS: Limits = Limits::per_second(8).concurrent(10);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers]
     }
 
     fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
@@ -295,6 +319,27 @@ impl Syncs<Customers> for QuickBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
         self.customers(credentials, Some(since.time), cursor).await
+    }
+}
+
+impl Syncs<Suppliers> for QuickBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        self.suppliers(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        self.suppliers(credentials, Some(since.time), cursor).await
     }
 }
 

@@ -9,6 +9,7 @@ use crate::data::accounts::{Account, AccountClassification, AccountStatus};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
 use crate::platforms::kit::status::by_balance;
@@ -41,6 +42,15 @@ pub(super) struct InvoiceList {
 pub(super) struct CustomerList {
     #[serde(rename = "Customer", default)]
     pub(super) customer: Each<QboCustomer>,
+}
+
+/// Vendors (suppliers) a query found: a `Vendor` has the fields of a
+/// `Customer` that tributary reads (`DisplayName`, `CompanyName`,
+/// `PrimaryEmailAddr`, `PrimaryPhone`, `CurrencyRef`, `Active`, `MetaData`).
+#[derive(Deserialize, Default)]
+pub(super) struct VendorList {
+    #[serde(rename = "Vendor", default)]
+    pub(super) vendor: Each<QboCustomer>,
 }
 
 /// Accounts a query found.
@@ -229,6 +239,23 @@ struct Phone {
 }
 
 impl QboCustomer {
+    /// Our supplier, from a `Vendor`: named as a customer is.
+    pub(super) fn into_supplier(self) -> Supplier {
+        let party = self.into_record();
+        Supplier {
+            supplier_id: party.customer_id,
+            supplier_name: party.customer_name,
+            email_address: party.email_address,
+            phone: party.phone,
+            default_currency: party.default_currency,
+            status: match party.status {
+                CustomerStatus::Archived => SupplierStatus::Archived,
+                CustomerStatus::Active => SupplierStatus::Active,
+            },
+            source_modified_date: party.source_modified_date,
+        }
+    }
+
     /// Our customer: the company name, else the display name.
     pub(super) fn into_record(self) -> Customer {
         Customer {

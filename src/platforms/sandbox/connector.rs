@@ -10,6 +10,7 @@ use crate::data::bank_transactions::{BankTransaction, BankTransactions};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::data::orders::{Order, Orders};
+use crate::data::suppliers::{Supplier, Suppliers};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
@@ -40,7 +41,7 @@ impl Connector for SandboxConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts]
+        syncs![Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers]
     }
 
     /// Consent at the sandbox is a page tributary serves itself; the code
@@ -144,5 +145,16 @@ impl Syncs<Accounts> for SandboxConnector {
     ) -> Result<Fetched<Account>, ConnectorError> {
         let start = Offset::from_cursor("sandbox", cursor, 0)?;
         Ok(Dataset::of(credentials).accounts(start.0))
+    }
+}
+
+impl Syncs<Suppliers> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).suppliers(start.0))
     }
 }

@@ -13,6 +13,7 @@ use crate::data::customers::{Customer, CustomerStatus, Customers};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, Invoices, LineItem};
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus, Orders};
+use crate::data::suppliers::{Supplier, SupplierStatus, Suppliers};
 use crate::data::{DataType, Definition, Records};
 use crate::platforms::connector::{Fetched, Page};
 use crate::platforms::numbers::{RecordCount, Seed};
@@ -197,6 +198,41 @@ impl Dataset {
     /// The customers from record `start`, a page of them.
     pub fn customers(&self, start: u64) -> Fetched<Customer> {
         self.slice(start, self.customer_count(), |index| self.customer(index))
+    }
+
+    /// How many suppliers the organisation buys from: a fifth as many as
+    /// its customers, at least one.
+    pub fn supplier_count(&self) -> u64 {
+        self.customer_count().div_ceil(5)
+    }
+
+    /// The `index`-th supplier.
+    pub fn supplier(&self, index: u64) -> Supplier {
+        let mut random = Random::new(self.seed, 9, index);
+        let first = NAME_PARTS[random.below(NAME_PARTS.len() as u64) as usize];
+        let trade = SUPPLIER_TRADES[random.below(SUPPLIER_TRADES.len() as u64) as usize];
+        Supplier {
+            supplier_id: format!("sbx-sup-{index:05}"),
+            supplier_name: format!("{first} {trade} {}", index + 1),
+            email_address: Some(format!("billing{}@supplier.example", index + 1)),
+            phone: Some(format!("+44 161 496 {:04}", random.below(10_000))),
+            default_currency: Some(if random.below(5) == 0 { "EUR" } else { "GBP" }.to_owned()),
+            status: if random.below(15) == 0 {
+                SupplierStatus::Archived
+            } else {
+                SupplierStatus::Active
+            },
+            source_modified_date: Some(Timestamp(
+                (epoch() - Days::new(random.below(900)))
+                    .and_time(NaiveTime::MIN)
+                    .and_utc(),
+            )),
+        }
+    }
+
+    /// The suppliers from record `start`, a page of them.
+    pub fn suppliers(&self, start: u64) -> Fetched<Supplier> {
+        self.slice(start, self.supplier_count(), |index| self.supplier(index))
     }
 
     /// The `index`-th order.
@@ -420,6 +456,7 @@ impl Dataset {
             "bankAccounts" => typed::<BankAccounts>(self.bank_accounts(start)),
             "bankTransactions" => typed::<BankTransactions>(self.bank_transactions(start)),
             "accounts" => typed::<Accounts>(self.accounts(start)),
+            "suppliers" => typed::<Suppliers>(self.suppliers(start)),
             _ => typed::<Customers>(self.customers(start)),
         }
     }
@@ -538,6 +575,17 @@ const CHART: [ChartEntry; 21] = {
 };
 
 const CURRENCIES: [&str; 5] = ["GBP", "USD", "EUR", "AUD", "CAD"];
+/// What the sandbox's suppliers sell it.
+const SUPPLIER_TRADES: [&str; 8] = [
+    "Wholesale",
+    "Packaging",
+    "Logistics",
+    "Office Supplies",
+    "Print Works",
+    "IT Services",
+    "Cleaning",
+    "Utilities",
+];
 const STATUSES: [InvoiceStatus; 5] = [
     InvoiceStatus::Draft,
     InvoiceStatus::Submitted,

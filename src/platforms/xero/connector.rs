@@ -3,8 +3,9 @@
 //! a page), for the tenant named by the `xero-tenant-id` header; tokens
 //! refresh at Xero's identity server (HTTP Basic) and rotate on every
 //! refresh. After a first sync, only what changed is asked for, with the
-//! `If-Modified-Since` header. The chart of accounts (`GET /Accounts`) is
-//! one call, whole every time. Sources: `NOTES.md`.
+//! `If-Modified-Since` header. Suppliers are the contacts marked
+//! `IsSupplier`; the chart of accounts (`GET /Accounts`) is one call, whole
+//! every time. Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::{Limits, Quota, Remaining};
 use chrono::{DateTime, Utc};
@@ -14,6 +15,7 @@ use super::mapping::{
     AccountsAnswer, ContactsPage, InvoicesPage, Pagination, XeroConnection, XeroInvoice,
 };
 use crate::data::accounts::{Account, Accounts};
+use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
@@ -152,6 +154,29 @@ fn refusal(error: ConnectorError) -> ConnectorError {
     }
 }
 
+impl XeroConnector {
+    /// A page of the contacts that are suppliers, archived ones included
+    /// (changed since `since`, when given): `where=IsSupplier==true` asks
+    /// Xero for those alone, and each is checked again as it is read.
+    async fn suppliers(
+        &self,
+        credentials: &XeroAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "Contacts", "a page of suppliers", page, since)
+            .query("where", "IsSupplier==true")
+            .query("includeArchived", "true");
+        let body: ContactsPage = self.http.json(&call).await.map_err(refusal)?;
+        let next = page.next(more(page, body.pagination.as_ref(), body.contacts.len()));
+        let read = body.contacts.read(|contact| Ok(contact.into_supplier()));
+        Ok(Fetched::read(read, next)
+            .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
+    }
+}
+
 /// `If-Modified-Since` as Xero's document types it (`format: date-time`),
 /// in UTC to the second.
 pub fn modified_since(since: DateTime<Utc>) -> String {
@@ -194,7 +219,7 @@ impl Connector for XeroConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers]
     }
 
     fn token_endpoint(&self, _credentials: &XeroAuthorization) -> Option<TokenEndpoint> {
@@ -288,5 +313,26 @@ impl Syncs<Accounts> for XeroConnector {
         _cursor: Option<String>,
     ) -> Result<Fetched<Account>, ConnectorError> {
         self.accounts(credentials).await
+    }
+}
+
+impl Syncs<Suppliers> for XeroConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        self.suppliers(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &XeroAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        self.suppliers(credentials, Some(since.time), cursor).await
     }
 }

@@ -9,6 +9,7 @@ use crate::data::accounts::{Account, AccountClassification, AccountStatus};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, lookup};
@@ -316,6 +317,26 @@ impl XeroContact {
     /// Suppliers that were never invoiced are not customers.
     fn is_customer(&self) -> bool {
         self.is_customer == Some(true) || self.is_supplier != Some(true)
+    }
+
+    /// Our supplier when the contact is one (Xero sets `IsSupplier` once a
+    /// bill to the contact exists: NOTES.md).
+    pub(super) fn into_supplier(self) -> Option<Supplier> {
+        (self.is_supplier == Some(true)).then(|| {
+            let customer = self.into_record();
+            Supplier {
+                supplier_id: customer.customer_id,
+                supplier_name: customer.customer_name,
+                email_address: customer.email_address,
+                phone: customer.phone,
+                default_currency: customer.default_currency,
+                status: match customer.status {
+                    CustomerStatus::Archived => SupplierStatus::Archived,
+                    CustomerStatus::Active => SupplierStatus::Active,
+                },
+                source_modified_date: customer.source_modified_date,
+            }
+        })
     }
 
     /// Our customer when the contact is one, as a page reads it.

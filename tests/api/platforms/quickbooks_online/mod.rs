@@ -84,6 +84,15 @@ pub(crate) fn router() -> super::fake::Router {
                     &query,
                 ),
             )
+        } else if query.starts_with("select * from Vendor where Active in (true, false)") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/vendors.json"),
+                    "Vendor",
+                    &query,
+                ),
+            )
         } else if query.starts_with("select * from Account where Active in (true, false)") {
             Answer::json(
                 200,
@@ -135,7 +144,7 @@ static CASE: Case = Case {
         // Two, two and one.
         calls: 3,
     },
-    syncs: &["invoices", "customers", "accounts"],
+    syncs: &["invoices", "customers", "accounts", "suppliers"],
     errors: Errors {
         rate_limited: r#"{"Fault":{"Error":[{"Message":"message=ThrottleExceeded; errorCode=003001; statusCode=429","Detail":"The request limit was reached.","code":"3001"}],"type":"SERVICE"}}"#,
         rate_limit_headers: &[],
@@ -275,6 +284,73 @@ async fn the_chart_of_accounts_syncs_with_balance_sheet_balances() {
                 "select * from Account where Active in (true, false) STARTPOSITION 7 MAXRESULTS 2",
                 "select * from Account where Active in (true, false) STARTPOSITION 9 MAXRESULTS 2",
             ]
+        );
+    }
+}
+
+/// Suppliers are QuickBooks' vendors, inactive ones included, named as
+/// customers are (company name, else display name); after a first sync
+/// only the vendors changed since are asked for.
+#[tokio::test]
+async fn vendors_sync_as_suppliers_and_then_only_what_changed() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(2), 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Suppliers).await;
+        assert_eq!(
+            latest(&operations, "suppliers").status,
+            PullStatus::Complete
+        );
+
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/suppliers"))
+                .await,
+        )
+        .await;
+        let listed: Vec<(&str, &str, &str)> = page["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|supplier| {
+                (
+                    supplier["supplierId"].as_str().unwrap_or_default(),
+                    supplier["supplierName"].as_str().unwrap_or_default(),
+                    supplier["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("30", "Books by Bessie", "Active"),
+                ("41", "Hicks Hardware", "Active"),
+                ("46", "Tim Philip Masonry", "Archived"),
+            ]
+        );
+        let bessie = &page["results"][0];
+        assert_eq!(bessie["emailAddress"], "Books@Intuit.com");
+        assert_eq!(bessie["phone"], "(650) 555-7745");
+        assert_eq!(bessie["defaultCurrency"], "USD");
+
+        let first = sync(&app, company_id, QueueDataTypeDataType::Suppliers).await;
+        assert_eq!(latest(&first, "suppliers").status, PullStatus::Complete);
+        let vendor_queries: Vec<String> = fake
+            .calls()
+            .iter()
+            .filter_map(|call| call.query.get("query").cloned())
+            .filter(|query| query.contains("from Vendor"))
+            .collect();
+        let last = vendor_queries.last().expect("a vendor query");
+        assert!(
+            last.starts_with(
+                "select * from Vendor where Active in (true, false) and Metadata.LastUpdatedTime > '"
+            ),
+            "the resync asks for what changed: {last}"
         );
     }
 }

@@ -324,13 +324,14 @@ pub async fn an_unknown_account_fails_with_the_platforms_answer(case: &Case) {
 /// syncs instead, nothing is asked of it, and its integration lists what
 /// it syncs.
 pub async fn the_data_types_it_lacks_are_refused_without_asking_the_platform(case: &Case) {
-    const EVERY: [(&str, &str); 6] = [
+    const EVERY: [(&str, &str); 7] = [
         ("invoices", "invoices"),
         ("customers", "customers"),
         ("orders", "orders"),
         ("bankAccounts", "bank accounts"),
         ("bankTransactions", "bank transactions"),
         ("accounts", "accounts"),
+        ("suppliers", "suppliers"),
     ];
     for backend in backends() {
         let fake = (case.fake)().await;

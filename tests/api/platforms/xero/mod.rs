@@ -46,7 +46,7 @@ pub(crate) static CASE: Case = Case {
         records: 7,
         calls: 2,
     },
-    syncs: &["invoices", "customers", "accounts"],
+    syncs: &["invoices", "customers", "accounts", "suppliers"],
     errors: Errors {
         rate_limited: "{\"Title\":\"Too Many Requests\",\"Status\":429,\"Detail\":\"daily limit reached\"}",
         rate_limit_headers: &[],
@@ -116,6 +116,11 @@ pub(crate) fn router() -> super::fake::Router {
             "/api.xro/2.0/Invoices" => {
                 Answer::json(200, fixture(&format!("xero/fixtures/invoices-{page}.json")))
             }
+            "/api.xro/2.0/Contacts"
+                if call.query.get("where").map(String::as_str) == Some("IsSupplier==true") =>
+            {
+                Answer::json(200, suppliers_only())
+            }
             "/api.xro/2.0/Contacts" => {
                 Answer::json(200, fixture(&format!("xero/fixtures/contacts-{page}.json")))
             }
@@ -123,6 +128,29 @@ pub(crate) fn router() -> super::fake::Router {
             _ => Answer::json(404, fixture("xero/fixtures/not-found.json")),
         }
     })
+}
+
+/// What Xero answers `where=IsSupplier==true`: the fixtures' contacts
+/// that are suppliers, on one page.
+fn suppliers_only() -> String {
+    let suppliers: Vec<Value> = (1..=2)
+        .flat_map(|page| {
+            let answer: Value =
+                serde_json::from_str(&fixture(&format!("xero/fixtures/contacts-{page}.json")))
+                    .expect("fixture JSON");
+            answer["Contacts"].as_array().cloned().unwrap_or_default()
+        })
+        .filter(|contact| contact["IsSupplier"] == true)
+        .collect();
+    json!({
+        "Id": "c9c6e1f3-0000-4000-8000-000000000008",
+        "Status": "OK",
+        "ProviderName": "tributary tests",
+        "DateTimeUTC": "/Date(1795309202000+0000)/",
+        "pagination": {"page": 1, "pageSize": 100, "pageCount": 1, "itemCount": suppliers.len()},
+        "Contacts": suppliers,
+    })
+    .to_string()
 }
 
 pub(crate) async fn fake() -> Fake {
@@ -310,6 +338,80 @@ async fn the_chart_of_accounts_syncs_in_one_call_with_each_class() {
             Some(TENANT)
         );
         assert!(calls[0].query.is_empty(), "no paging: {:?}", calls[0].query);
+    }
+}
+
+/// Suppliers are the contacts Xero marks `IsSupplier`, asked for with
+/// `where=IsSupplier==true`, archived ones included; a contact that is only
+/// a supplier is not a customer.
+#[tokio::test]
+async fn suppliers_are_the_contacts_xero_marks_as_suppliers() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Suppliers).await;
+        assert_eq!(
+            latest(&operations, "suppliers").status,
+            PullStatus::Complete
+        );
+
+        let suppliers = records(&app, company_id, "suppliers").await;
+        let listed: Vec<(&str, &str)> = suppliers
+            .iter()
+            .map(|supplier| {
+                (
+                    supplier["supplierName"].as_str().unwrap_or_default(),
+                    supplier["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("Old Freight Ltd", "Archived"),
+                ("Paper Supplies Co", "Active")
+            ]
+        );
+        let freight = &suppliers[0];
+        assert_eq!(
+            freight["supplierId"],
+            "3e6a5c2b-0000-4000-8000-000000000005"
+        );
+        assert_eq!(freight["emailAddress"], "accounts@oldfreight.example");
+        assert_eq!(freight["phone"], "44 20 7946 0958");
+        assert_eq!(freight["defaultCurrency"], "EUR");
+        assert_eq!(
+            suppliers[1]["emailAddress"],
+            Value::Null,
+            "an empty e-mail is none"
+        );
+
+        let asked: Vec<Call> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path == "/api.xro/2.0/Contacts")
+            .collect();
+        assert_eq!(asked.len(), 1, "one page of suppliers");
+        assert_eq!(
+            asked[0].query.get("where").map(String::as_str),
+            Some("IsSupplier==true")
+        );
+        assert_eq!(
+            asked[0].query.get("includeArchived").map(String::as_str),
+            Some("true")
+        );
+
+        // Customers stay the contacts that are not only suppliers.
+        sync(&app, company_id, QueueDataTypeDataType::Customers).await;
+        let customers = records(&app, company_id, "customers").await;
+        assert!(
+            customers
+                .iter()
+                .all(|customer| customer["customerName"] != "Old Freight Ltd"
+                    && customer["customerName"] != "Paper Supplies Co"),
+            "{customers:#?}"
+        );
     }
 }
 
