@@ -306,8 +306,10 @@ impl Runner {
         }
     }
 
-    /// Step: queues the connection's first sync (every data type); the row
-    /// is `Syncing` until [`Runner::finish_syncs`] sees the request end.
+    /// Step: queues the connection's first sync (the data types of the
+    /// client's sync settings); the row is `Syncing` until
+    /// [`Runner::finish_syncs`] sees the request end, or `Synced` at once
+    /// when the settings choose nothing the platform syncs.
     pub(super) async fn queue_sync(&self, claim: &Claim<'_>) -> anyhow::Result<Step> {
         let row = claim.row;
         let (Some(company_id), Some(connection_id)) = (row.company_id, row.connection_id) else {
@@ -320,7 +322,17 @@ impl Runner {
         };
         let request_id =
             match operations::queue_connection(&self.db, tenant, company_id, connection_id).await {
-                Ok(request_id) => request_id,
+                Ok(Some(request_id)) => request_id,
+                Ok(None) => {
+                    // The client's sync settings choose nothing this platform syncs.
+                    self.fenced(claim)
+                        .col_expr(migration_row::Column::State, Expr::value(RowState::Synced))
+                        .col_expr(migration_row::Column::Records, Expr::value("{}"))
+                        .col_expr(migration_row::Column::Synced, Expr::value(Utc::now()))
+                        .exec(&self.db)
+                        .await?;
+                    return Ok(Step::Advanced);
+                }
                 Err(Error::Conflict(problem) | Error::NotFound(problem)) => {
                     return self
                         .fail(
@@ -406,7 +418,10 @@ impl Runner {
                             *records.entry(operation.data_type).or_default() +=
                                 operation.records_fetched;
                         }
-                        PullStatus::NotSupported => {}
+                        // A data type the consent does not cover fails alone
+                        // (its pull operation and `dataType.syncFailed` say so):
+                        // the tokens work, so the row is not failed for it.
+                        PullStatus::NotSupported | PullStatus::PermissionsError => {}
                         status => {
                             rejected |= status == PullStatus::AuthError;
                             let reason =

@@ -531,6 +531,118 @@ fn xero_options(fake: &fake::Fake) -> AppOptions {
     }
 }
 
+/// Xero as a consent without `accounting.settings.read` answers the chart
+/// of accounts (401 `AuthorizationUnsuccessful`), every other list as usual.
+fn xero_without_the_accounts_scope() -> fake::Router {
+    let xero = crate::platforms::xero::router();
+    Arc::new(move |call: &fake::Call| {
+        if call.path == "/api.xro/2.0/Accounts" {
+            return fake::Answer::json(
+                401,
+                r#"{"Type":null,"Title":"Unauthorized","Status":401,"Detail":"AuthorizationUnsuccessful","Instance":"2f3c568c-8d99-40c3-af5e-ba06f76fb23d","Extensions":{}}"#,
+            );
+        }
+        xero(call)
+    })
+}
+
+/// A canary whose consent lacks one data type's scope still passes (the
+/// tokens work: only that data type's pull fails, `PermissionsError`), and
+/// a client whose sync settings choose nothing the platform syncs imports
+/// its rows without a first sync.
+#[tokio::test]
+async fn a_missing_scope_or_nothing_chosen_to_sync_does_not_fail_a_row() {
+    for backend in backends() {
+        let fake = fake::Fake::start(
+            "xero",
+            fake::Scheme::Bearer,
+            "xero-access-token-0001",
+            "xero-refresh-token-0001",
+            fake::fixture("xero/fixtures/unauthorized.json"),
+            xero_without_the_accounts_scope(),
+        )
+        .await;
+        let app = TestApp::spawn_with(backend, xero_options(&fake)).await;
+        let good = "xero-access-token-0001";
+        let refresh = "xero-refresh-token-0001";
+        let (status, created) = post(
+            &app,
+            "/migrations",
+            &json!({"platformKey": "xero", "rows": [xero_row("x-scope", good, refresh, 1800)]}),
+        )
+        .await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["migration"]["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned();
+        complete_checklist(&app, &id, "xero").await;
+        post(&app, &format!("/migrations/{id}/start"), &json!({})).await;
+        let waiting = until(&app, &id, |batch| {
+            batch["state"] == "AwaitingProceed" || batch["state"] == "CanaryFailed"
+        })
+        .await;
+        assert_eq!(waiting["state"], "AwaitingProceed", "{waiting:#}");
+        assert_eq!(waiting["canary"]["records"]["invoices"], 7, "{waiting:#}");
+        assert_eq!(waiting["canary"]["records"]["suppliers"], 2, "{waiting:#}");
+        assert!(
+            waiting["canary"]["records"].get("accounts").is_none(),
+            "{waiting:#}"
+        );
+        let company = waiting["canary"]["companyId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let history = json(
+            app.get(&format!(
+                "/companies/{company}/data/history?dataType=accounts"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(
+            history["results"][0]["status"], "PermissionsError",
+            "{history}"
+        );
+
+        // Sync settings that choose nothing Xero syncs: imported, no sync queued.
+        let settings = app
+            .raw()
+            .put(app.url("/syncSettings"))
+            .header("authorization", app.authorization())
+            .json(&json!({"dataTypes": ["bankTransactions"]}))
+            .send()
+            .await
+            .expect("answered");
+        assert_eq!(settings.status(), 200);
+        let (status, created) = post(
+            &app,
+            "/migrations",
+            &json!({"platformKey": "xero", "rows": [xero_row("x-nothing", good, refresh, 1800)]}),
+        )
+        .await;
+        assert_eq!(status, 201, "{created}");
+        let id = created["migration"]["id"]
+            .as_str()
+            .expect("an id")
+            .to_owned();
+        complete_checklist(&app, &id, "xero").await;
+        post(&app, &format!("/migrations/{id}/start"), &json!({})).await;
+        let waiting = until(&app, &id, |batch| {
+            batch["state"] == "AwaitingProceed" || batch["state"] == "CanaryFailed"
+        })
+        .await;
+        assert_eq!(waiting["state"], "AwaitingProceed", "{waiting:#}");
+        assert_eq!(waiting["canary"]["records"], json!({}), "{waiting:#}");
+        let company = waiting["canary"]["companyId"]
+            .as_str()
+            .unwrap_or_default()
+            .to_owned();
+        let history = json(app.get(&format!("/companies/{company}/data/history")).await).await;
+        assert_eq!(history["totalResults"], 0, "nothing was queued: {history}");
+    }
+}
+
 #[tokio::test]
 async fn xero_rows_fail_one_by_one_for_rejected_tokens_and_invalid_grant_and_the_others_go_on() {
     for backend in backends() {

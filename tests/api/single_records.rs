@@ -10,12 +10,14 @@ use crate::helpers::{TestApp, answer, basic, for_each_database, json};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// The lists whose records can be fetched one by one, and their id fields.
-const LISTS: [(&str, &str); 5] = [
+const LISTS: [(&str, &str); 7] = [
     ("invoices", "invoiceId"),
     ("customers", "customerId"),
     ("orders", "orderId"),
     ("bankAccounts", "accountId"),
     ("bankTransactions", "transactionId"),
+    ("accounts", "accountId"),
+    ("suppliers", "supplierId"),
 ];
 
 /// A sandbox connection of the company with a little of every data type,

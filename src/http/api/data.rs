@@ -62,7 +62,7 @@ pub struct PullOperation {
     /// `Incremental` (only what the platform says changed since the last sync; the other records keep their copies).
     /// Null until a worker starts it, and for operations that fetch nothing (`NotSupported`).
     pub fetch_mode: Nullable<Described<FetchMode>>,
-    /// Why it failed or fetched nothing, in words to act on; null unless `Failed`, `AuthError`, `Cancelled` or `NotSupported`.
+    /// Why it failed or fetched nothing, in words to act on; null unless `Failed`, `AuthError`, `PermissionsError`, `RateLimitError`, `Cancelled` or `NotSupported`.
     pub error_message: Nullable<String>,
     /// While `Fetching`: when the worker's lease on it lapses. A working worker renews it every few seconds, so a time
     /// in the past means the worker stopped (its server died); another worker then takes the operation over, or ends it
@@ -335,7 +335,7 @@ impl DataApi {
         /// Only operations of this data type: `invoices`, `customers`, `orders`, `bankAccounts`, `bankTransactions`, `accounts` or `suppliers`.
         #[oai(name = "dataType")]
         data_type: Query<Option<String>>,
-        /// Only operations in this status (`Queued`, `Fetching`, `Complete`, `Failed`, `AuthError`, `Cancelled`, `NotSupported`; any case).
+        /// Only operations in this status (`Queued`, `Fetching`, `Complete`, `Failed`, `AuthError`, `Cancelled`, `RateLimitError`, `PermissionsError`, `NotSupported`; any case).
         status: Query<Option<String>>,
     ) -> Result<PullOperationPage, ReadErrors> {
         let page = PageRequest::new(page.0, page_size.0)?;

@@ -105,8 +105,22 @@ impl QuickBooksConnector {
         )
         .query("query", query)
         .query("minorversion", MINOR_VERSION);
-        let answer: QueryAnswer<T> = self.http.json(&call).await?;
+        let answer: QueryAnswer<T> = self.http.json(&call).await.map_err(company_refused)?;
         Ok(answer.query_response)
+    }
+}
+
+/// QuickBooks has one scope for every entity (`com.intuit.quickbooks.accounting`),
+/// so its 403 (`ApplicationAuthorizationFailed`, errorCode 003100: the app may
+/// no longer reach the company) is about the company, not one data type: the
+/// connection needs new authorization (NOTES.md, "Errors").
+fn company_refused(error: ConnectorError) -> ConnectorError {
+    match error {
+        ConnectorError::Permissions(message) => ConnectorError::Auth(format!(
+            "{message}: QuickBooks no longer lets the application read this company; have its user \
+             reconnect it"
+        )),
+        other => other,
     }
 }
 

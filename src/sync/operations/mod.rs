@@ -81,14 +81,24 @@ pub async fn queue_one(
 
 /// Queues the data types of the client's sync settings of one `Linked`
 /// connection of the company (a managed migration's first sync of the
-/// connection it imported), as one sync request; returns the request's id.
+/// connection it imported), as one sync request; returns the request's id,
+/// or `None` when the settings choose nothing the connection's platform
+/// syncs (there is nothing to sync, which is not a failure).
 pub async fn queue_connection(
     db: &DatabaseConnection,
     tenant: Tenant,
     company_id: Uuid,
     connection_id: Uuid,
-) -> Result<Uuid, Error> {
+) -> Result<Option<Uuid>, Error> {
     let chosen = settings::get(db, tenant.client_id).await?;
+    let platform = connection::Entity::find_by_id(connection_id)
+        .filter(connection::Column::CompanyId.eq(company_id))
+        .one(db)
+        .await?
+        .and_then(|connection| platforms::find(&connection.platform_key));
+    if platform.is_some_and(|platform| chosen.chosen_of(platform.data_types).is_empty()) {
+        return Ok(None);
+    }
     let operations = queue(
         db,
         tenant,
@@ -98,7 +108,9 @@ pub async fn queue_connection(
         Fetch::Due,
     )
     .await?;
-    requests::record(db, tenant, company_id, &operations).await
+    requests::record(db, tenant, company_id, &operations)
+        .await
+        .map(Some)
 }
 
 /// Fetch on first link: queues `data_types` (those the platform syncs) of

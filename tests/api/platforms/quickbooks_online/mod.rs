@@ -155,11 +155,10 @@ static CASE: Case = Case {
             r#"{"Fault":{"Error":[{"Message":"Service Unavailable","Detail":"QuickBooks Online is down for maintenance","code":"503"}],"type":"SystemFault"}}"#,
         ),
         unavailable_says: "503 Service Unavailable",
-        refused: Refused::Scope {
-            status: 403,
-            body: r#"{"Fault":{"Error":[{"Message":"message=ApplicationAuthorizationFailed; errorCode=003100; statusCode=403","Detail":"The application is not authorized to read invoices of this company","code":"3100"}],"type":"AUTHENTICATION"}}"#,
-            says: "ApplicationAuthorizationFailed",
-        },
+        refused: Refused::AsARejectedToken(
+            "QuickBooks Online has one scope for every entity: its 403 (ApplicationAuthorizationFailed) is about the \
+             company, so it deauthorizes (a_403_deauthorizes_the_connection)",
+        ),
     },
     pages: Pages {
         prelude: |_| Vec::new(),
@@ -352,6 +351,45 @@ async fn vendors_sync_as_suppliers_and_then_only_what_changed() {
             ),
             "the resync asks for what changed: {last}"
         );
+    }
+}
+
+/// QuickBooks' 403 (`ApplicationAuthorizationFailed`) is about the company,
+/// not one data type (one scope covers every entity): it deauthorizes the
+/// connection, saying so, rather than failing only the data type.
+#[tokio::test]
+async fn a_403_deauthorizes_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                403,
+                r#"{"Fault":{"Error":[{"Message":"message=ApplicationAuthorizationFailed; errorCode=003100; statusCode=403","Detail":"The application is not authorized to access this company","code":"3100"}],"type":"AUTHENTICATION"}}"#,
+            ))
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        let operation = latest(&operations, "invoices");
+        assert_eq!(operation.status, PullStatus::AuthError, "{operation:?}");
+        let message = operation.error_message.unwrap_or_default();
+        assert!(
+            message.contains("ApplicationAuthorizationFailed")
+                && message.contains("no longer lets the application read this company"),
+            "{message}"
+        );
+        let connection = json(
+            app.get(&format!(
+                "/companies/{company_id}/connections/{connection_id}"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(connection["status"], "Deauthorized", "{connection}");
     }
 }
 
