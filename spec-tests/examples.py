@@ -247,6 +247,7 @@ def exercise(server: Server) -> None:
         ("BankTransactions", "BankTransaction", "transactionId", "transactionId"),
         ("Accounts", "Account", "accountId", "accountId"),
         ("Suppliers", "Supplier", "supplierId", "supplierId"),
+        ("TaxRates", "TaxRate", "taxRateId", "taxRateId"),
     ]:
         page = server.call(f"list{data_type}", ids, query={"pageSize": 1})
         if not page["results"]:

@@ -5,7 +5,8 @@
 //! `ARCHITECTURE.md`.
 //!
 //! - [`invoices`], [`customers`], [`orders`], [`bank_accounts`],
-//!   [`bank_transactions`], [`accounts`], [`suppliers`]: the definitions.
+//!   [`bank_transactions`], [`accounts`], [`suppliers`], [`tax_rates`]: the
+//!   definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
 //! - [`fields`], [`query`]: what a list can be queried and ordered by, and
@@ -22,6 +23,7 @@ pub mod orders;
 pub mod query;
 pub mod records;
 pub mod suppliers;
+pub mod tax_rates;
 
 use std::borrow::Cow;
 use std::fmt;
@@ -171,6 +173,8 @@ impl DataType {
     pub const ACCOUNTS: DataType = DataType::of::<accounts::Accounts>();
     /// Suppliers.
     pub const SUPPLIERS: DataType = DataType::of::<suppliers::Suppliers>();
+    /// Tax rates.
+    pub const TAX_RATES: DataType = DataType::of::<tax_rates::TaxRates>();
 
     /// The data type `D` defines.
     pub const fn of<D: Definition>() -> Self {
@@ -296,6 +300,7 @@ data_types! {
     bank_transactions::BankTransactions,
     accounts::Accounts,
     suppliers::Suppliers,
+    tax_rates::TaxRates,
 }
 
 /// Declares a vocabulary: a string enum written by serde as its variants'
@@ -362,7 +367,7 @@ mod tests {
         assert_eq!(DataType::named("Orders"), None);
         assert_eq!(
             DataType::names(),
-            "invoices, customers, orders, bankAccounts, bankTransactions, accounts, suppliers"
+            "invoices, customers, orders, bankAccounts, bankTransactions, accounts, suppliers, taxRates"
         );
     }
 

@@ -88,13 +88,14 @@ pub enum SourceType {
 
 /// Sales data: invoices and the customers they are addressed to.
 pub const SALES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
-/// Sales data, the chart of accounts and suppliers (the accounting
+/// Sales data, the chart of accounts, suppliers and tax rates (the accounting
 /// platforms whose connectors read the ledger so far).
 pub const LEDGER: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
     DataType::ACCOUNTS,
     DataType::SUPPLIERS,
+    DataType::TAX_RATES,
 ];
 /// Commerce data: orders and the customers who place them.
 pub const COMMERCE: &[DataType] = &[DataType::ORDERS, DataType::CUSTOMERS];
@@ -109,6 +110,7 @@ pub const EVERY: &[DataType] = &[
     DataType::BANK_TRANSACTIONS,
     DataType::ACCOUNTS,
     DataType::SUPPLIERS,
+    DataType::TAX_RATES,
 ];
 /// No data type yet.
 pub const NONE_YET: &[DataType] = &[];

@@ -9,7 +9,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use tributary::data::bank_transactions::BankTransactionStatus;
-use tributary::data::money::Money;
+use tributary::data::money::{Money, Quantity};
 use tributary::data::orders::OrderStatus;
 use tributary::platforms::sandbox::dataset::Dataset;
 
@@ -65,7 +65,8 @@ async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
             "bankAccounts",
             "bankTransactions",
             "accounts",
-            "suppliers"
+            "suppliers",
+            "taxRates"
         ])
     );
     let done = settled(&app.client, company_id).await;
@@ -180,6 +181,48 @@ async fn the_chart_of_accounts_syncs_in_code_order_and_its_trial_balance_balance
             .await
             .expect("answered");
         assert_eq!(theirs.status(), 404, "another client's company");
+    })
+    .await;
+}
+
+/// Tax rates from the sandbox: each effective rate the sum of its
+/// components, exact, by name.
+#[tokio::test]
+async fn tax_rates_sync_with_exact_rates_that_sum_their_components() {
+    for_each_database(async |app| {
+        let (company_id, _) = synced_company(app).await;
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/taxRates"))
+                .await,
+        )
+        .await;
+        let rates = page["results"].as_array().expect("results");
+        assert_eq!(rates.len(), 7);
+        for rate in rates {
+            let effective: Quantity =
+                serde_json::from_value(rate["effectiveTaxRate"].clone()).expect("a rate");
+            let sum: i64 = rate["components"]
+                .as_array()
+                .expect("components")
+                .iter()
+                .map(|component| {
+                    serde_json::from_value::<Quantity>(component["rate"].clone())
+                        .expect("a rate")
+                        .0
+                })
+                .sum();
+            assert_eq!(effective.0, sum, "{rate}");
+        }
+        let combined = rates
+            .iter()
+            .find(|rate| rate["code"] == "GSTQST")
+            .expect("the two-component rate");
+        assert_eq!(combined["effectiveTaxRate"], "14.975");
+        let archived: Vec<&Value> = rates
+            .iter()
+            .filter(|rate| rate["status"] == "Archived")
+            .collect();
+        assert_eq!(archived.len(), 1);
     })
     .await;
 }
@@ -453,7 +496,7 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
         let xero_entry = json(app.get("/integrations/xero").await).await;
         assert_eq!(
             xero_entry["dataTypes"],
-            json!(["invoices", "customers", "accounts", "suppliers"])
+            json!(["invoices", "customers", "accounts", "suppliers", "taxRates"])
         );
         let sandbox_entry = json(app.get("/integrations/sandbox").await).await;
         assert_eq!(
@@ -465,7 +508,8 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "bankAccounts",
                 "bankTransactions",
                 "accounts",
-                "suppliers"
+                "suppliers",
+                "taxRates"
             ])
         );
     })

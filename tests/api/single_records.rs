@@ -10,7 +10,7 @@ use crate::helpers::{TestApp, answer, basic, for_each_database, json};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// The lists whose records can be fetched one by one, and their id fields.
-const LISTS: [(&str, &str); 7] = [
+const LISTS: [(&str, &str); 8] = [
     ("invoices", "invoiceId"),
     ("customers", "customerId"),
     ("orders", "orderId"),
@@ -18,6 +18,7 @@ const LISTS: [(&str, &str); 7] = [
     ("bankTransactions", "transactionId"),
     ("accounts", "accountId"),
     ("suppliers", "supplierId"),
+    ("taxRates", "taxRateId"),
 ];
 
 /// A sandbox connection of the company with a little of every data type,

@@ -135,7 +135,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         assert_eq!(queued.status(), 202);
         let queued = queued.into_inner();
         // The sandbox has every data type: one operation each.
-        assert_eq!(queued.len(), 7);
+        assert_eq!(queued.len(), 8);
         assert!(queued.iter().all(|op| op.connection_id == connection_id));
 
         let done = settled(&app.client, company_id).await;
@@ -242,6 +242,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             client::types::DataType::BankAccounts => 3,
             client::types::DataType::Accounts => 21,
             client::types::DataType::Suppliers => 12,
+            client::types::DataType::TaxRates => 7,
         };
         assert_eq!(one.records_fetched, expected_records);
         let (_, other) = app.other_tenant("other-client").await;
@@ -336,7 +337,7 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 7);
+        assert_eq!(history.total_results, 8);
 
         let unknown_type = app
             .raw()
@@ -667,8 +668,8 @@ async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
             );
         }
         let starts = starts.lock().expect("counts").clone();
-        // Eight sandbox connections, seven data types each.
-        assert_eq!(starts.len(), 56, "{starts:?}");
+        // Eight sandbox connections, eight data types each.
+        assert_eq!(starts.len(), 64, "{starts:?}");
         assert!(
             starts.values().all(|count| *count == 1),
             "an operation ran twice: {starts:?}"
@@ -1004,7 +1005,7 @@ async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 7);
+        assert_eq!(history.total_results, 8);
 
         let unlink = client::types::ConnectionUpdate {
             status: client::types::StatusChange::Unlinked,

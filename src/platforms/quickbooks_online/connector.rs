@@ -1,4 +1,4 @@
-//! QuickBooks Online's connector: invoices, customers, the chart of accounts and vendors through the query
+//! QuickBooks Online's connector: invoices, customers, the chart of accounts, vendors and tax rates through the query
 //! endpoint (`GET /v3/company/{realmId}/query?query=select * from Invoice
 //! STARTPOSITION n MAXRESULTS m`), on the production or sandbox host as the
 //! authorization says; tokens refresh at Intuit's token endpoint (HTTP
@@ -11,8 +11,10 @@ use chrono::{DateTime, Utc};
 
 use super::QuickBooksOnlineAuthorization;
 use super::mapping::{
-    AccountList, CompanyInfoAnswer, CustomerList, InvoiceList, QueryAnswer, VendorList,
+    AccountList, CompanyInfoAnswer, CustomerList, InvoiceList, QueryAnswer, TaxRateList,
+    VendorList,
 };
+use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::accounts::{Account, Accounts};
 use crate::data::customers::{Customer, Customers};
@@ -228,6 +230,24 @@ impl QuickBooksConnector {
     }
 }
 
+impl QuickBooksConnector {
+    /// A page of tax rates from `cursor`, inactive ones included.
+    async fn tax_rates(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<TaxRate>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("TaxRate", Some("Active in (true, false)"), None);
+        let list: TaxRateList = self
+            .query(credentials, "a page of tax rates", &select, start)
+            .await?;
+        let returned = list.tax_rate.len();
+        let read = list.tax_rate.read(|rate| Ok(Some(rate.into_record())));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+}
+
 impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
@@ -236,7 +256,7 @@ impl Connector for QuickBooksConnector {
     const LIMITS: Limits = Limits::per_second(8).concurrent(10);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates]
     }
 
     fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
@@ -354,6 +374,17 @@ impl Syncs<Suppliers> for QuickBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Supplier>, ConnectorError> {
         self.suppliers(credentials, Some(since.time), cursor).await
+    }
+}
+
+/// Tax rates are few (one page): fetched whole every time.
+impl Syncs<TaxRates> for QuickBooksConnector {
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<TaxRate>, ConnectorError> {
+        self.tax_rates(credentials, cursor).await
     }
 }
 

@@ -10,6 +10,7 @@ use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
 use crate::data::suppliers::{Supplier, SupplierStatus};
+use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateStatus};
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
 use crate::platforms::kit::status::by_balance;
@@ -51,6 +52,58 @@ pub(super) struct CustomerList {
 pub(super) struct VendorList {
     #[serde(rename = "Vendor", default)]
     pub(super) vendor: Each<QboCustomer>,
+}
+
+/// Tax rates a query found.
+#[derive(Deserialize, Default)]
+pub(super) struct TaxRateList {
+    #[serde(rename = "TaxRate", default)]
+    pub(super) tax_rate: Each<QboTaxRate>,
+}
+
+/// A tax rate as QuickBooks writes it (the `TaxRate` entity: one agency's
+/// rate; a `TaxCode` groups rates for a line).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct QboTaxRate {
+    id: String,
+    name: Option<String>,
+    rate_value: Option<Amount>,
+    active: Option<bool>,
+    meta_data: Option<MetaData>,
+}
+
+impl Keyed for QboTaxRate {
+    const ID: &'static str = "/Id";
+}
+
+impl QboTaxRate {
+    /// Our tax rate: one component, the rate itself.
+    pub(super) fn into_record(self) -> TaxRate {
+        let name = json::non_empty(self.name).unwrap_or_else(|| self.id.clone());
+        let rate = json::quantity(self.rate_value);
+        TaxRate {
+            code: None,
+            components: vec![TaxRateComponent {
+                name: name.clone(),
+                rate,
+                is_compound: false,
+            }],
+            name,
+            effective_tax_rate: rate,
+            status: if self.active == Some(false) {
+                TaxRateStatus::Archived
+            } else {
+                TaxRateStatus::Active
+            },
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+            tax_rate_id: self.id,
+        }
+    }
 }
 
 /// Accounts a query found.

@@ -11,6 +11,7 @@ use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::data::orders::{Order, Orders};
 use crate::data::suppliers::{Supplier, Suppliers};
+use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
@@ -41,7 +42,9 @@ impl Connector for SandboxConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers]
+        syncs![
+            Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers, TaxRates
+        ]
     }
 
     /// Consent at the sandbox is a page tributary serves itself; the code
@@ -156,5 +159,16 @@ impl Syncs<Suppliers> for SandboxConnector {
     ) -> Result<Fetched<Supplier>, ConnectorError> {
         let start = Offset::from_cursor("sandbox", cursor, 0)?;
         Ok(Dataset::of(credentials).suppliers(start.0))
+    }
+}
+
+impl Syncs<TaxRates> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<TaxRate>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).tax_rates(start.0))
     }
 }

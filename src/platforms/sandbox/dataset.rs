@@ -14,6 +14,7 @@ use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, Invoices, LineI
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus, Orders};
 use crate::data::suppliers::{Supplier, SupplierStatus, Suppliers};
+use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateStatus, TaxRates};
 use crate::data::{DataType, Definition, Records};
 use crate::platforms::connector::{Fetched, Page};
 use crate::platforms::numbers::{RecordCount, Seed};
@@ -31,6 +32,8 @@ pub const DEFAULT_BANK_TRANSACTION_COUNT: u64 = 250;
 pub const BANK_ACCOUNT_COUNT: u64 = 3;
 /// How many accounts its chart of accounts has.
 pub const ACCOUNT_COUNT: u64 = CHART.len() as u64;
+/// How many tax rates it has.
+pub const TAX_RATE_COUNT: u64 = TAX_TABLE.len() as u64;
 
 /// The data a sandbox authorization describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -228,6 +231,41 @@ impl Dataset {
                     .and_utc(),
             )),
         }
+    }
+
+    /// The `index`-th tax rate: the invoices' rates (0, 5, 10, 20%), an
+    /// exempt one, an archived one and one of two components; the
+    /// effective rate is the sum of the components (none is compound).
+    pub fn tax_rate(&self, index: u64) -> TaxRate {
+        let (code, name, components, archived) = TAX_TABLE[(index as usize) % TAX_TABLE.len()];
+        let components: Vec<TaxRateComponent> = components
+            .iter()
+            .map(|(component, ten_thousandths)| TaxRateComponent {
+                name: (*component).to_owned(),
+                rate: Quantity(*ten_thousandths),
+                is_compound: false,
+            })
+            .collect();
+        TaxRate {
+            tax_rate_id: format!("sbx-tax-{}", code.to_lowercase()),
+            code: Some(code.to_owned()),
+            name: name.to_owned(),
+            effective_tax_rate: Quantity(components.iter().map(|component| component.rate.0).sum()),
+            components,
+            status: if archived {
+                TaxRateStatus::Archived
+            } else {
+                TaxRateStatus::Active
+            },
+            source_modified_date: Some(Timestamp(
+                (epoch() - Days::new(400)).and_time(NaiveTime::MIN).and_utc(),
+            )),
+        }
+    }
+
+    /// The tax rates from record `start`, a page of them.
+    pub fn tax_rates(&self, start: u64) -> Fetched<TaxRate> {
+        self.slice(start, TAX_RATE_COUNT, |index| self.tax_rate(index))
     }
 
     /// The suppliers from record `start`, a page of them.
@@ -457,6 +495,7 @@ impl Dataset {
             "bankTransactions" => typed::<BankTransactions>(self.bank_transactions(start)),
             "accounts" => typed::<Accounts>(self.accounts(start)),
             "suppliers" => typed::<Suppliers>(self.suppliers(start)),
+            "taxRates" => typed::<TaxRates>(self.tax_rates(start)),
             _ => typed::<Customers>(self.customers(start)),
         }
     }
@@ -575,6 +614,19 @@ const CHART: [ChartEntry; 21] = {
 };
 
 const CURRENCIES: [&str; 5] = ["GBP", "USD", "EUR", "AUD", "CAD"];
+/// The sandbox's tax rates: code, name, components (name, rate in
+/// ten-thousandths of a percent), archived.
+type TaxEntry = (&'static str, &'static str, &'static [(&'static str, i64)], bool);
+const TAX_TABLE: [TaxEntry; 7] = [
+    ("S", "Standard Rate", &[("VAT", 200_000)], false),
+    ("I", "Intermediate Rate", &[("VAT", 100_000)], false),
+    ("R", "Reduced Rate", &[("VAT", 50_000)], false),
+    ("Z", "Zero Rated", &[("VAT", 0)], false),
+    ("E", "Exempt", &[], false),
+    ("OLD", "Old Standard Rate", &[("VAT", 175_000)], true),
+    ("GSTQST", "GST + QST", &[("GST", 50_000), ("QST", 99_750)], false),
+];
+
 /// What the sandbox's suppliers sell it.
 const SUPPLIER_TRADES: [&str; 8] = [
     "Wholesale",
@@ -725,6 +777,19 @@ mod tests {
             assert!(accounts.iter().any(|a| a.status == AccountStatus::Archived));
             assert_eq!(dataset(seed, 10).account(10), accounts[10], "pure");
         }
+    }
+
+    #[test]
+    fn each_tax_rate_is_the_sum_of_its_components() {
+        let rates = dataset(3, 10).tax_rates(0).records;
+        assert_eq!(rates.len() as u64, TAX_RATE_COUNT);
+        for rate in &rates {
+            let sum: i64 = rate.components.iter().map(|component| component.rate.0).sum();
+            assert_eq!(rate.effective_tax_rate.0, sum, "{}", rate.name);
+        }
+        let standard = &rates[0];
+        assert_eq!(serde_json::to_value(standard.effective_tax_rate).ok(), Some("20".into()));
+        assert_eq!(rates[6].effective_tax_rate, Quantity(149_750));
     }
 
     #[test]

@@ -4,16 +4,18 @@
 //! refresh at Xero's identity server (HTTP Basic) and rotate on every
 //! refresh. After a first sync, only what changed is asked for, with the
 //! `If-Modified-Since` header. Suppliers are the contacts marked
-//! `IsSupplier`; the chart of accounts (`GET /Accounts`) is one call, whole
-//! every time. Sources: `NOTES.md`.
+//! `IsSupplier`; the chart of accounts (`GET /Accounts`) and the tax rates
+//! (`GET /TaxRates`) are one call each, whole every time. Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::{Limits, Quota, Remaining};
 use chrono::{DateTime, Utc};
 
 use super::XeroAuthorization;
 use super::mapping::{
-    AccountsAnswer, ContactsPage, InvoicesPage, Pagination, XeroConnection, XeroInvoice,
+    AccountsAnswer, ContactsPage, InvoicesPage, Pagination, TaxRatesAnswer, XeroConnection,
+    XeroInvoice,
 };
+use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::accounts::{Account, Accounts};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::customers::{Customer, Customers};
@@ -134,6 +136,22 @@ impl XeroConnector {
     }
 }
 
+impl XeroConnector {
+    /// Every tax rate: one call, no paging (Xero's document gives
+    /// `GET /TaxRates` no `page`).
+    async fn tax_rates(
+        &self,
+        credentials: &XeroAuthorization,
+    ) -> Result<Fetched<TaxRate>, ConnectorError> {
+        let url = format!("{}/api.xro/2.0/TaxRates", self.api_base);
+        let call = Call::get(Self::PLATFORM, "the tax rates", url, Auth::bearer(&credentials.tokens))
+            .header("xero-tenant-id", credentials.tenant_id);
+        let body: TaxRatesAnswer = self.http.json(&call).await.map_err(refusal)?;
+        let read = body.tax_rates.read(|rate| Ok(rate.into_record()));
+        Ok(Fetched::read(read, None))
+    }
+}
+
 /// Xero's two refusals, which invert the usual statuses (NOTES.md, "Errors"):
 /// a scope the consent lacks answers 401 `AuthorizationUnsuccessful` (no
 /// refresh cures it: the data type fails, the connection stays linked), and a
@@ -219,7 +237,7 @@ impl Connector for XeroConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates]
     }
 
     fn token_endpoint(&self, _credentials: &XeroAuthorization) -> Option<TokenEndpoint> {
@@ -334,5 +352,16 @@ impl Syncs<Suppliers> for XeroConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Supplier>, ConnectorError> {
         self.suppliers(credentials, Some(since.time), cursor).await
+    }
+}
+
+/// Tax rates are one call, fetched whole every time (which finds deletions).
+impl Syncs<TaxRates> for XeroConnector {
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<TaxRate>, ConnectorError> {
+        self.tax_rates(credentials).await
     }
 }

@@ -10,6 +10,7 @@ use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
 use crate::data::suppliers::{Supplier, SupplierStatus};
+use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateStatus};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, lookup};
@@ -119,6 +120,69 @@ impl XeroAccount {
             current_balance: None,
             source_modified_date: updated(self.updated_date_utc.as_deref()),
             account_id: self.account_id,
+        })
+    }
+}
+
+/// `GET /api.xro/2.0/TaxRates`: every tax rate in one answer (no paging).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct TaxRatesAnswer {
+    pub(super) tax_rates: Each<XeroTaxRate>,
+}
+
+/// A tax rate as Xero writes it (`TaxRate` in Xero's OpenAPI document).
+/// Xero gives it no id: its `TaxType` (`OUTPUT2`, `TAX001`) is unique in
+/// the organisation and is what lines name.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct XeroTaxRate {
+    tax_type: String,
+    name: Option<String>,
+    status: Option<String>,
+    effective_rate: Option<Amount>,
+    #[serde(default)]
+    tax_components: Vec<XeroTaxComponent>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct XeroTaxComponent {
+    name: Option<String>,
+    rate: Option<Amount>,
+    is_compound: Option<bool>,
+}
+
+impl Keyed for XeroTaxRate {
+    const ID: &'static str = "/TaxType";
+}
+
+impl XeroTaxRate {
+    /// Our tax rate; `None` for a `DELETED` one (a whole fetch then flags
+    /// the stored copy). `PENDING` (not yet in force) counts as active.
+    pub(super) fn into_record(self) -> Option<TaxRate> {
+        let status = match self.status.as_deref() {
+            Some("DELETED") => return None,
+            Some("ARCHIVED") => TaxRateStatus::Archived,
+            _ => TaxRateStatus::Active,
+        };
+        Some(TaxRate {
+            name: json::non_empty(self.name).unwrap_or_else(|| self.tax_type.clone()),
+            code: Some(self.tax_type.clone()),
+            effective_tax_rate: quantity(self.effective_rate),
+            components: self
+                .tax_components
+                .into_iter()
+                .map(|component| TaxRateComponent {
+                    name: json::non_empty(component.name).unwrap_or_default(),
+                    rate: quantity(component.rate),
+                    is_compound: component.is_compound == Some(true),
+                })
+                .collect(),
+            status,
+            // Xero's TaxRate has no modified time.
+            source_modified_date: None,
+            tax_rate_id: self.tax_type,
         })
     }
 }

@@ -93,6 +93,15 @@ pub(crate) fn router() -> super::fake::Router {
                     &query,
                 ),
             )
+        } else if query.starts_with("select * from TaxRate where Active in (true, false)") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/taxrates.json"),
+                    "TaxRate",
+                    &query,
+                ),
+            )
         } else if query.starts_with("select * from Account where Active in (true, false)") {
             Answer::json(
                 200,
@@ -144,7 +153,7 @@ static CASE: Case = Case {
         // Two, two and one.
         calls: 3,
     },
-    syncs: &["invoices", "customers", "accounts", "suppliers"],
+    syncs: &["invoices", "customers", "accounts", "suppliers", "taxRates"],
     errors: Errors {
         rate_limited: r#"{"Fault":{"Error":[{"Message":"message=ThrottleExceeded; errorCode=003001; statusCode=429","Detail":"The request limit was reached.","code":"3001"}],"type":"SERVICE"}}"#,
         rate_limit_headers: &[],
@@ -357,6 +366,54 @@ async fn vendors_sync_as_suppliers_and_then_only_what_changed() {
 /// QuickBooks' 403 (`ApplicationAuthorizationFailed`) is about the company,
 /// not one data type (one scope covers every entity): it deauthorizes the
 /// connection, saying so, rather than failing only the data type.
+/// Tax rates: each `TaxRate` one agency's rate, a single component;
+/// inactive ones archived.
+#[tokio::test]
+async fn tax_rates_sync_as_single_component_rates() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        let operations = sync(&app, company_id, QueueDataTypeDataType::TaxRates).await;
+        assert_eq!(latest(&operations, "taxRates").status, PullStatus::Complete);
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/taxRates"))
+                .await,
+        )
+        .await;
+        let listed: Vec<(&str, &str, &str, &str)> = page["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|rate| {
+                (
+                    rate["taxRateId"].as_str().unwrap_or_default(),
+                    rate["name"].as_str().unwrap_or_default(),
+                    rate["effectiveTaxRate"].as_str().unwrap_or_default(),
+                    rate["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("2", "California", "8", "Active"),
+                ("4", "Old State Rate", "7.25", "Archived"),
+                ("3", "Tucson City", "0.5", "Active"),
+            ]
+        );
+        assert_eq!(
+            page["results"][0]["components"],
+            json!([{"name": "California", "rate": "8", "isCompound": false}])
+        );
+        assert_eq!(page["results"][0]["code"], Value::Null);
+    }
+}
+
 #[tokio::test]
 async fn a_403_deauthorizes_the_connection() {
     for backend in backends() {

@@ -46,7 +46,7 @@ pub(crate) static CASE: Case = Case {
         records: 7,
         calls: 2,
     },
-    syncs: &["invoices", "customers", "accounts", "suppliers"],
+    syncs: &["invoices", "customers", "accounts", "suppliers", "taxRates"],
     errors: Errors {
         rate_limited: "{\"Title\":\"Too Many Requests\",\"Status\":429,\"Detail\":\"daily limit reached\"}",
         rate_limit_headers: &[],
@@ -125,6 +125,7 @@ pub(crate) fn router() -> super::fake::Router {
                 Answer::json(200, fixture(&format!("xero/fixtures/contacts-{page}.json")))
             }
             "/api.xro/2.0/Accounts" => Answer::json(200, fixture("xero/fixtures/accounts.json")),
+            "/api.xro/2.0/TaxRates" => Answer::json(200, fixture("xero/fixtures/tax-rates.json")),
             _ => Answer::json(404, fixture("xero/fixtures/not-found.json")),
         }
     })
@@ -412,6 +413,59 @@ async fn suppliers_are_the_contacts_xero_marks_as_suppliers() {
                     && customer["customerName"] != "Paper Supplies Co"),
             "{customers:#?}"
         );
+    }
+}
+
+/// Tax rates are one call (no paging); each keeps Xero's `TaxType` as its
+/// id and code, its effective rate and components exactly (a compound
+/// component flagged); archived ones are kept, a deleted one left out.
+#[tokio::test]
+async fn tax_rates_sync_in_one_call_with_their_components() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::TaxRates).await;
+        assert_eq!(latest(&operations, "taxRates").status, PullStatus::Complete);
+
+        let rates = records(&app, company_id, "taxRates").await;
+        let listed: Vec<(&str, &str, &str)> = rates
+            .iter()
+            .map(|rate| {
+                (
+                    rate["taxRateId"].as_str().unwrap_or_default(),
+                    rate["effectiveTaxRate"].as_str().unwrap_or_default(),
+                    rate["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("INPUT2", "15", "Active"),
+                ("OUTPUT2", "15", "Active"),
+                ("TAX001", "12.5", "Archived"),
+                ("TAX002", "12.875", "Active"),
+            ],
+            "by name: {rates:#?}"
+        );
+        let compound = &rates[3];
+        assert_eq!(compound["name"], "Provincial on Federal");
+        assert_eq!(compound["code"], "TAX002");
+        assert_eq!(
+            compound["components"],
+            json!([
+                {"name": "Federal", "rate": "5", "isCompound": false},
+                {"name": "Provincial", "rate": "7.5", "isCompound": true}
+            ])
+        );
+        let calls: Vec<Call> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path == "/api.xro/2.0/TaxRates")
+            .collect();
+        assert_eq!(calls.len(), 1);
+        assert!(calls[0].query.is_empty(), "{:?}", calls[0].query);
     }
 }
 
