@@ -211,6 +211,39 @@ impl DataType {
             .join(", ")
     }
 
+    /// Of `offered` (what a platform syncs), those a client's `chosen`
+    /// names, in `offered`'s order; every one when it chose nothing
+    /// (`None`). What link and sync settings each keep.
+    pub fn chosen_of(chosen: Option<&[DataType]>, offered: &[DataType]) -> Vec<DataType> {
+        match chosen {
+            None => offered.to_vec(),
+            Some(chosen) => offered
+                .iter()
+                .copied()
+                .filter(|data_type| chosen.contains(data_type))
+                .collect(),
+        }
+    }
+
+    /// A list as settings store it: a JSON array of names.
+    pub fn stored_list(data_types: &[DataType]) -> String {
+        let names: Vec<&str> = data_types
+            .iter()
+            .map(|data_type| data_type.name())
+            .collect();
+        serde_json::Value::from(names).to_string()
+    }
+
+    /// A list [`DataType::stored_list`] wrote; a name no longer known is
+    /// left out.
+    pub fn from_stored_list(json: &str) -> Vec<DataType> {
+        serde_json::from_str::<Vec<String>>(json)
+            .unwrap_or_default()
+            .iter()
+            .filter_map(|name| DataType::named(name))
+            .collect()
+    }
+
     /// What a name that is not a data type is told (a 400's message).
     pub fn rule() -> String {
         format!("must be one of: {}", Self::names())

@@ -35,14 +35,7 @@ pub struct LinkSettings {
 impl LinkSettings {
     /// Of `offered` (what a platform syncs), what a first link queues.
     pub fn first_link_data_types(&self, offered: &[DataType]) -> Vec<DataType> {
-        match &self.fetch_on_first_link {
-            None => offered.to_vec(),
-            Some(chosen) => offered
-                .iter()
-                .copied()
-                .filter(|data_type| chosen.contains(data_type))
-                .collect(),
-        }
+        DataType::chosen_of(self.fetch_on_first_link.as_deref(), offered)
     }
 }
 
@@ -56,12 +49,10 @@ impl From<link_settings::Model> for LinkSettings {
             display_name: row.display_name,
             allowed_redirect_urls: list_of(&row.allowed_redirect_urls),
             allowed_frame_origins: list_of(&row.allowed_frame_origins),
-            fetch_on_first_link: row.fetch_on_first_link.map(|json| {
-                list_of(&json)
-                    .iter()
-                    .filter_map(|name| DataType::named(name))
-                    .collect()
-            }),
+            fetch_on_first_link: row
+                .fetch_on_first_link
+                .as_deref()
+                .map(DataType::from_stored_list),
             updated: Some(row.updated),
         }
     }
@@ -215,10 +206,7 @@ pub async fn put(
         display_name: Set(new.display_name.map(|name| name.trim().to_owned())),
         allowed_redirect_urls: Set(as_json(&new.allowed_redirect_urls)),
         allowed_frame_origins: Set(as_json(&new.allowed_frame_origins)),
-        fetch_on_first_link: Set(data_types.map(|chosen: Vec<DataType>| {
-            let names: Vec<String> = chosen.iter().map(|dt| dt.name().to_owned()).collect();
-            as_json(&names)
-        })),
+        fetch_on_first_link: Set(data_types.as_deref().map(DataType::stored_list)),
         updated: Set(Timestamp::now()),
     };
     link_settings::Entity::insert(row)

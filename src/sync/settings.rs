@@ -27,27 +27,14 @@ impl SyncSettings {
     /// Of `offered` (what a platform syncs), what `data/all` queues, in the
     /// platform's order.
     pub fn chosen_of(&self, offered: &[DataType]) -> Vec<DataType> {
-        match &self.data_types {
-            None => offered.to_vec(),
-            Some(chosen) => offered
-                .iter()
-                .copied()
-                .filter(|data_type| chosen.contains(data_type))
-                .collect(),
-        }
+        DataType::chosen_of(self.data_types.as_deref(), offered)
     }
 }
 
 impl From<sync_settings::Model> for SyncSettings {
     fn from(row: sync_settings::Model) -> Self {
         Self {
-            data_types: row.data_types.map(|json| {
-                serde_json::from_str::<Vec<String>>(&json)
-                    .unwrap_or_default()
-                    .iter()
-                    .filter_map(|name| DataType::named(name))
-                    .collect()
-            }),
+            data_types: row.data_types.as_deref().map(DataType::from_stored_list),
             updated: Some(row.updated),
         }
     }
@@ -71,10 +58,7 @@ pub async fn put(
     data_types: Option<Vec<String>>,
 ) -> Result<SyncSettings, Error> {
     let chosen = data_types.map(|names| chosen_by_name(&names)).transpose()?;
-    let names = chosen.map(|chosen| {
-        let names: Vec<&str> = chosen.iter().map(|data_type| data_type.name()).collect();
-        serde_json::Value::from(names).to_string()
-    });
+    let names = chosen.as_deref().map(DataType::stored_list);
     let row = sync_settings::ActiveModel {
         client_id: Set(tenant.client_id),
         data_types: Set(names),

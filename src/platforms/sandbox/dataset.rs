@@ -6,15 +6,16 @@
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use super::SandboxAuthorization;
-use crate::data::accounts::{Account, AccountClassification, AccountStatus, Accounts};
+use crate::data::accounts::Accounts;
 use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::data::customers::{Customer, CustomerStatus, Customers};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, Invoices, LineItem};
 use crate::data::money::{Money, Quantity};
+pub use super::ledger::{ACCOUNT_COUNT, TAX_RATE_COUNT};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus, Orders};
-use crate::data::suppliers::{Supplier, SupplierStatus, Suppliers};
-use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateStatus, TaxRates};
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::data::{DataType, Definition, Records};
 use crate::platforms::connector::{Fetched, Page};
 use crate::platforms::numbers::{RecordCount, Seed};
@@ -30,10 +31,6 @@ pub const DEFAULT_ORDER_COUNT: u64 = 250;
 pub const DEFAULT_BANK_TRANSACTION_COUNT: u64 = 250;
 /// How many bank accounts the synthetic organisation has.
 pub const BANK_ACCOUNT_COUNT: u64 = 3;
-/// How many accounts its chart of accounts has.
-pub const ACCOUNT_COUNT: u64 = CHART.len() as u64;
-/// How many tax rates it has.
-pub const TAX_RATE_COUNT: u64 = TAX_TABLE.len() as u64;
 
 /// The data a sandbox authorization describes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -203,76 +200,6 @@ impl Dataset {
         self.slice(start, self.customer_count(), |index| self.customer(index))
     }
 
-    /// How many suppliers the organisation buys from: a fifth as many as
-    /// its customers, at least one.
-    pub fn supplier_count(&self) -> u64 {
-        self.customer_count().div_ceil(5)
-    }
-
-    /// The `index`-th supplier.
-    pub fn supplier(&self, index: u64) -> Supplier {
-        let mut random = Random::new(self.seed, 9, index);
-        let first = NAME_PARTS[random.below(NAME_PARTS.len() as u64) as usize];
-        let trade = SUPPLIER_TRADES[random.below(SUPPLIER_TRADES.len() as u64) as usize];
-        Supplier {
-            supplier_id: format!("sbx-sup-{index:05}"),
-            supplier_name: format!("{first} {trade} {}", index + 1),
-            email_address: Some(format!("billing{}@supplier.example", index + 1)),
-            phone: Some(format!("+44 161 496 {:04}", random.below(10_000))),
-            default_currency: Some(if random.below(5) == 0 { "EUR" } else { "GBP" }.to_owned()),
-            status: if random.below(15) == 0 {
-                SupplierStatus::Archived
-            } else {
-                SupplierStatus::Active
-            },
-            source_modified_date: Some(Timestamp(
-                (epoch() - Days::new(random.below(900)))
-                    .and_time(NaiveTime::MIN)
-                    .and_utc(),
-            )),
-        }
-    }
-
-    /// The `index`-th tax rate: the invoices' rates (0, 5, 10, 20%), an
-    /// exempt one, an archived one and one of two components; the
-    /// effective rate is the sum of the components (none is compound).
-    pub fn tax_rate(&self, index: u64) -> TaxRate {
-        let (code, name, components, archived) = TAX_TABLE[(index as usize) % TAX_TABLE.len()];
-        let components: Vec<TaxRateComponent> = components
-            .iter()
-            .map(|(component, ten_thousandths)| TaxRateComponent {
-                name: (*component).to_owned(),
-                rate: Quantity(*ten_thousandths),
-                is_compound: false,
-            })
-            .collect();
-        TaxRate {
-            tax_rate_id: format!("sbx-tax-{}", code.to_lowercase()),
-            code: Some(code.to_owned()),
-            name: name.to_owned(),
-            effective_tax_rate: Quantity(components.iter().map(|component| component.rate.0).sum()),
-            components,
-            status: if archived {
-                TaxRateStatus::Archived
-            } else {
-                TaxRateStatus::Active
-            },
-            source_modified_date: Some(Timestamp(
-                (epoch() - Days::new(400)).and_time(NaiveTime::MIN).and_utc(),
-            )),
-        }
-    }
-
-    /// The tax rates from record `start`, a page of them.
-    pub fn tax_rates(&self, start: u64) -> Fetched<TaxRate> {
-        self.slice(start, TAX_RATE_COUNT, |index| self.tax_rate(index))
-    }
-
-    /// The suppliers from record `start`, a page of them.
-    pub fn suppliers(&self, start: u64) -> Fetched<Supplier> {
-        self.slice(start, self.supplier_count(), |index| self.supplier(index))
-    }
-
     /// The `index`-th order.
     pub fn order(&self, index: u64) -> Order {
         let mut random = Random::new(self.seed, 4, index);
@@ -397,66 +324,6 @@ impl Dataset {
         }
     }
 
-    /// The `index`-th account of the chart. Balances are in each account's
-    /// natural sign, and the chart balances: the debit-natured (assets,
-    /// expenses) total what the credit-natured (liabilities, equity,
-    /// income) do, retained earnings taking up the difference.
-    pub fn account(&self, index: u64) -> Account {
-        let entry = &CHART[(index as usize) % CHART.len()];
-        let balance = if entry.code == BALANCING_CODE {
-            let (debits, credits) = (0..ACCOUNT_COUNT)
-                .filter(|other| CHART[*other as usize].code != BALANCING_CODE)
-                .map(|other| (&CHART[other as usize], self.chart_balance(other)))
-                .fold((0, 0), |(debits, credits), (other, balance)| {
-                    if is_debit_natured(other.classification) {
-                        (debits + balance.0, credits)
-                    } else {
-                        (debits, credits + balance.0)
-                    }
-                });
-            Money(debits - credits)
-        } else {
-            self.chart_balance(index)
-        };
-        let mut random = Random::new(self.seed, 7, index);
-        Account {
-            account_id: format!("sbx-gl-{}", entry.code),
-            nominal_code: Some(entry.code.to_owned()),
-            account_name: entry.name.to_owned(),
-            description: entry.description.map(str::to_owned),
-            classification: entry.classification,
-            account_type: Some(entry.account_type.to_owned()),
-            is_bank_account: entry.is_bank,
-            status: if entry.archived {
-                AccountStatus::Archived
-            } else {
-                AccountStatus::Active
-            },
-            currency: Some("GBP".to_owned()),
-            current_balance: Some(balance),
-            source_modified_date: Some(Timestamp(
-                (epoch() - Days::new(random.below(400)))
-                    .and_time(NaiveTime::MIN)
-                    .and_utc(),
-            )),
-        }
-    }
-
-    /// The balance of the `index`-th account of the chart, but the balancing one.
-    fn chart_balance(&self, index: u64) -> Money {
-        let entry = &CHART[(index as usize) % CHART.len()];
-        if entry.archived {
-            return Money(0);
-        }
-        let mut random = Random::new(self.seed, 8, index);
-        Money::from_cents(random.below(entry.most_cents) as i64)
-    }
-
-    /// The accounts from record `start`, a page of them.
-    pub fn accounts(&self, start: u64) -> Fetched<Account> {
-        self.slice(start, ACCOUNT_COUNT, |index| self.account(index))
-    }
-
     /// The orders from record `start`, a page of them.
     pub fn orders(&self, start: u64) -> Fetched<Order> {
         self.slice(start, self.order_count, |index| self.order(index))
@@ -500,7 +367,12 @@ impl Dataset {
         }
     }
 
-    fn slice<R>(&self, start: u64, total: u64, record: impl Fn(u64) -> R) -> Fetched<R> {
+    pub(super) fn slice<R>(
+        &self,
+        start: u64,
+        total: u64,
+        record: impl Fn(u64) -> R,
+    ) -> Fetched<R> {
         let end = start.saturating_add(PAGE_SIZE).min(total);
         Fetched::all(
             (start.min(end)..end).map(record).collect(),
@@ -519,125 +391,11 @@ fn bank_account_id(index: u64) -> String {
 }
 
 /// Dates count back from a fixed day, not from today, so data never drifts.
-fn epoch() -> NaiveDate {
+pub(super) fn epoch() -> NaiveDate {
     NaiveDate::from_ymd_opt(2026, 6, 30).unwrap_or_default()
 }
 
-/// An account of the sandbox's chart.
-struct ChartEntry {
-    code: &'static str,
-    name: &'static str,
-    description: Option<&'static str>,
-    classification: AccountClassification,
-    account_type: &'static str,
-    is_bank: bool,
-    archived: bool,
-    /// The largest balance it is given, in cents.
-    most_cents: u64,
-}
-
-/// The account whose balance makes the chart balance.
-const BALANCING_CODE: &str = "3100";
-
-/// Whether an account of `classification` carries a debit balance.
-fn is_debit_natured(classification: AccountClassification) -> bool {
-    matches!(
-        classification,
-        AccountClassification::Asset | AccountClassification::Expense
-    )
-}
-
-const fn entry(
-    code: &'static str,
-    name: &'static str,
-    classification: AccountClassification,
-    account_type: &'static str,
-    most_cents: u64,
-) -> ChartEntry {
-    ChartEntry {
-        code,
-        name,
-        description: None,
-        classification,
-        account_type,
-        is_bank: false,
-        archived: false,
-        most_cents,
-    }
-}
-
-/// A small business's chart of accounts, in code order.
-const CHART: [ChartEntry; 21] = {
-    use AccountClassification::{Asset, Equity, Expense, Income, Liability};
-    [
-        ChartEntry {
-            is_bank: true,
-            description: Some("The main operating account"),
-            ..entry("1000", "Business Current Account", Asset, "Bank", 5_000_000)
-        },
-        ChartEntry {
-            is_bank: true,
-            ..entry("1010", "Business Savings Account", Asset, "Bank", 10_000_000)
-        },
-        entry("1100", "Accounts Receivable", Asset, "Accounts Receivable", 8_000_000),
-        entry("1200", "Inventory", Asset, "Current Asset", 3_000_000),
-        entry("1500", "Office Equipment", Asset, "Fixed Asset", 2_000_000),
-        entry("2000", "Accounts Payable", Liability, "Accounts Payable", 4_000_000),
-        ChartEntry {
-            description: Some("VAT collected on sales less VAT paid on purchases"),
-            ..entry("2100", "VAT Control", Liability, "Current Liability", 1_500_000)
-        },
-        ChartEntry {
-            is_bank: true,
-            ..entry("2200", "Business Credit Card", Liability, "Credit Card", 500_000)
-        },
-        entry("2500", "Bank Loan", Liability, "Non-current Liability", 6_000_000),
-        entry("3000", "Owner's Capital", Equity, "Equity", 2_500_000),
-        ChartEntry {
-            description: Some("Profits kept in the business from earlier years"),
-            ..entry("3100", "Retained Earnings", Equity, "Equity", 0)
-        },
-        entry("4000", "Sales", Income, "Revenue", 20_000_000),
-        entry("4100", "Services", Income, "Revenue", 8_000_000),
-        entry("4900", "Interest Income", Income, "Other Income", 100_000),
-        entry("5000", "Cost of Goods Sold", Expense, "Direct Costs", 9_000_000),
-        entry("6000", "Rent", Expense, "Overhead", 2_400_000),
-        entry("6100", "Wages and Salaries", Expense, "Overhead", 9_000_000),
-        entry("6200", "Software Subscriptions", Expense, "Overhead", 300_000),
-        entry("6300", "Travel", Expense, "Overhead", 400_000),
-        ChartEntry {
-            archived: true,
-            ..entry("6400", "Entertainment", Expense, "Overhead", 0)
-        },
-        entry("6900", "Bank Fees", Expense, "Overhead", 50_000),
-    ]
-};
-
 const CURRENCIES: [&str; 5] = ["GBP", "USD", "EUR", "AUD", "CAD"];
-/// The sandbox's tax rates: code, name, components (name, rate in
-/// ten-thousandths of a percent), archived.
-type TaxEntry = (&'static str, &'static str, &'static [(&'static str, i64)], bool);
-const TAX_TABLE: [TaxEntry; 7] = [
-    ("S", "Standard Rate", &[("VAT", 200_000)], false),
-    ("I", "Intermediate Rate", &[("VAT", 100_000)], false),
-    ("R", "Reduced Rate", &[("VAT", 50_000)], false),
-    ("Z", "Zero Rated", &[("VAT", 0)], false),
-    ("E", "Exempt", &[], false),
-    ("OLD", "Old Standard Rate", &[("VAT", 175_000)], true),
-    ("GSTQST", "GST + QST", &[("GST", 50_000), ("QST", 99_750)], false),
-];
-
-/// What the sandbox's suppliers sell it.
-const SUPPLIER_TRADES: [&str; 8] = [
-    "Wholesale",
-    "Packaging",
-    "Logistics",
-    "Office Supplies",
-    "Print Works",
-    "IT Services",
-    "Cleaning",
-    "Utilities",
-];
 const STATUSES: [InvoiceStatus; 5] = [
     InvoiceStatus::Draft,
     InvoiceStatus::Submitted,
@@ -678,7 +436,7 @@ const PRODUCTS: [&str; 8] = [
     "Cloud hosting",
     "Installation",
 ];
-const NAME_PARTS: [&str; 12] = [
+pub(super) const NAME_PARTS: [&str; 12] = [
     "Northwind",
     "Blue",
     "Harbour",
@@ -708,10 +466,10 @@ fn weighted(random: &mut Random, weights: &[u64]) -> usize {
 
 /// SplitMix64 seeded by (seed, stream, index): a fast, well-mixed
 /// deterministic sequence per record.
-struct Random(u64);
+pub(super) struct Random(u64);
 
 impl Random {
-    fn new(seed: u64, stream: u64, index: u64) -> Self {
+    pub(super) fn new(seed: u64, stream: u64, index: u64) -> Self {
         let mut random = Self(
             seed ^ stream.wrapping_mul(0xA076_1D64_78BD_642F)
                 ^ index.wrapping_mul(0x9E37_79B9_7F4A_7C15),
@@ -728,7 +486,7 @@ impl Random {
         z ^ (z >> 31)
     }
 
-    fn below(&mut self, bound: u64) -> u64 {
+    pub(super) fn below(&mut self, bound: u64) -> u64 {
         if bound == 0 { 0 } else { self.next() % bound }
     }
 }
@@ -744,52 +502,6 @@ mod tests {
 
     fn dataset(seed: u64, invoice_count: u64) -> Dataset {
         Dataset::invoices_only(seed, invoice_count)
-    }
-
-    #[test]
-    fn the_chart_of_accounts_balances_with_unique_codes() {
-        for seed in [0, 1, 42] {
-            let accounts = dataset(seed, 10).accounts(0).records;
-            assert_eq!(accounts.len() as u64, ACCOUNT_COUNT);
-            let mut debits = 0;
-            let mut credits = 0;
-            for account in &accounts {
-                let balance = account.current_balance.expect("a balance").0;
-                if is_debit_natured(account.classification) {
-                    debits += balance;
-                } else {
-                    credits += balance;
-                }
-            }
-            assert_eq!(debits, credits, "seed {seed}: the trial balance balances");
-            let codes: Vec<_> = accounts.iter().map(|a| a.nominal_code.clone()).collect();
-            let mut sorted = codes.clone();
-            sorted.sort();
-            sorted.dedup();
-            assert_eq!(sorted, codes, "codes are unique and in order");
-            for classification in AccountClassification::ALL {
-                assert!(
-                    *classification == AccountClassification::Unknown
-                        || accounts.iter().any(|a| a.classification == *classification),
-                    "{classification:?} is used"
-                );
-            }
-            assert!(accounts.iter().any(|a| a.status == AccountStatus::Archived));
-            assert_eq!(dataset(seed, 10).account(10), accounts[10], "pure");
-        }
-    }
-
-    #[test]
-    fn each_tax_rate_is_the_sum_of_its_components() {
-        let rates = dataset(3, 10).tax_rates(0).records;
-        assert_eq!(rates.len() as u64, TAX_RATE_COUNT);
-        for rate in &rates {
-            let sum: i64 = rate.components.iter().map(|component| component.rate.0).sum();
-            assert_eq!(rate.effective_tax_rate.0, sum, "{}", rate.name);
-        }
-        let standard = &rates[0];
-        assert_eq!(serde_json::to_value(standard.effective_tax_rate).ok(), Some("20".into()));
-        assert_eq!(rates[6].effective_tax_rate, Quantity(149_750));
     }
 
     #[test]

@@ -1,9 +1,11 @@
 //! The `sandbox` platform: synthetic data of every data type derived from
 //! the authorization's `seed` and counts, for demos, tests and
-//! benchmarks ([`dataset`]), and its connector. Notes: `NOTES.md`.
+//! benchmarks ([`dataset`]; the chart of accounts, suppliers and tax rates
+//! in `ledger.rs`), and its connector. Notes: `NOTES.md`.
 
 pub mod connector;
 pub mod dataset;
+mod ledger;
 
 use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
