@@ -248,6 +248,8 @@ def exercise(server: Server) -> None:
         ("Accounts", "Account", "accountId", "accountId"),
         ("Suppliers", "Supplier", "supplierId", "supplierId"),
         ("TaxRates", "TaxRate", "taxRateId", "taxRateId"),
+        ("Bills", "Bill", "billId", "billId"),
+        ("Payments", "Payment", "paymentId", "paymentId"),
     ]:
         page = server.call(f"list{data_type}", ids, query={"pageSize": 1})
         if not page["results"]:

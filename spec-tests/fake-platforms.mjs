@@ -110,6 +110,7 @@ const server = createServer(async (request, response) => {
     if (path === '/api.xro/2.0/Contacts') return json(response, 200, { Contacts: [] });
     if (path === '/api.xro/2.0/Accounts') return json(response, 200, { Accounts: [] });
     if (path === '/api.xro/2.0/TaxRates') return json(response, 200, { TaxRates: [] });
+    if (path === '/api.xro/2.0/Payments') return json(response, 200, { Payments: [] });
   }
   if (platform === 'quickbooks' && path === `/v3/company/${REALM}/query`) return json(response, 200, { QueryResponse: {} });
   if (platform === 'shopify' && path.endsWith('/graphql.json') && request.method === 'POST') {

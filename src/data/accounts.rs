@@ -109,3 +109,21 @@ pub struct Account {
     /// When the platform's record last changed; null when the platform does not say.
     pub source_modified_date: Option<Timestamp>,
 }
+
+/// A reference to an account of the same connection's chart: follow it with
+/// `GET .../data/accounts/{accountId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct AccountRef {
+    /// The account's `accountId`.
+    pub id: String,
+    /// The account's name, as the referring record gives it; null when it gives none.
+    pub name: Option<String>,
+}
+
+impl AccountRef {
+    /// The reference to account `id`, when the platform names one.
+    pub fn to(id: Option<String>, name: Option<String>) -> Option<Self> {
+        id.map(|id| Self { id, name })
+    }
+}

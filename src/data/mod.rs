@@ -5,8 +5,8 @@
 //! `ARCHITECTURE.md`.
 //!
 //! - [`invoices`], [`customers`], [`orders`], [`bank_accounts`],
-//!   [`bank_transactions`], [`accounts`], [`suppliers`], [`tax_rates`]: the
-//!   definitions.
+//!   [`bank_transactions`], [`accounts`], [`suppliers`], [`tax_rates`],
+//!   [`bills`], [`payments`]: the definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
 //! - [`fields`], [`query`]: what a list can be queried and ordered by, and
@@ -15,11 +15,13 @@
 pub mod accounts;
 pub mod bank_accounts;
 pub mod bank_transactions;
+pub mod bills;
 pub mod customers;
 pub mod fields;
 pub mod invoices;
 pub mod money;
 pub mod orders;
+pub mod payments;
 pub mod query;
 pub mod records;
 pub mod suppliers;
@@ -175,6 +177,10 @@ impl DataType {
     pub const SUPPLIERS: DataType = DataType::of::<suppliers::Suppliers>();
     /// Tax rates.
     pub const TAX_RATES: DataType = DataType::of::<tax_rates::TaxRates>();
+    /// Bills (purchase invoices).
+    pub const BILLS: DataType = DataType::of::<bills::Bills>();
+    /// Payments received from customers.
+    pub const PAYMENTS: DataType = DataType::of::<payments::Payments>();
 
     /// The data type `D` defines.
     pub const fn of<D: Definition>() -> Self {
@@ -334,6 +340,8 @@ data_types! {
     accounts::Accounts,
     suppliers::Suppliers,
     tax_rates::TaxRates,
+    bills::Bills,
+    payments::Payments,
 }
 
 /// Declares a vocabulary: a string enum written by serde as its variants'
@@ -400,7 +408,8 @@ mod tests {
         assert_eq!(DataType::named("Orders"), None);
         assert_eq!(
             DataType::names(),
-            "invoices, customers, orders, bankAccounts, bankTransactions, accounts, suppliers, taxRates"
+            "invoices, customers, orders, bankAccounts, bankTransactions, accounts, suppliers, taxRates, \
+             bills, payments"
         );
     }
 

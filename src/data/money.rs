@@ -60,6 +60,14 @@ impl std::ops::Sub for Money {
     }
 }
 
+impl std::ops::Neg for Money {
+    type Output = Money;
+
+    fn neg(self) -> Money {
+        Money(-self.0)
+    }
+}
+
 impl Serialize for Money {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.collect_str(&self.to_decimal())

@@ -59,3 +59,21 @@ pub struct Supplier {
     /// When the platform's record last changed; null when the platform does not say.
     pub source_modified_date: Option<Timestamp>,
 }
+
+/// A reference to a supplier of the same connection: follow it with
+/// `GET .../data/suppliers/{supplierId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct SupplierRef {
+    /// The supplier's `supplierId`.
+    pub id: String,
+    /// The supplier's name, as the referring record gives it; null when it gives none.
+    pub supplier_name: Option<String>,
+}
+
+impl SupplierRef {
+    /// The reference to supplier `id`, when the platform names one.
+    pub fn to(id: Option<String>, supplier_name: Option<String>) -> Option<Self> {
+        id.map(|id| Self { id, supplier_name })
+    }
+}

@@ -75,3 +75,21 @@ pub struct TaxRate {
     /// When the platform's record last changed; null when the platform does not say.
     pub source_modified_date: Option<Timestamp>,
 }
+
+/// A reference to a tax rate of the same connection: follow it with
+/// `GET .../data/taxRates/{taxRateId}`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, JsonSchema)]
+#[serde(rename_all = "camelCase")]
+pub struct TaxRateRef {
+    /// The tax rate's `taxRateId`.
+    pub id: String,
+    /// The tax rate's name, as the referring record gives it; null when it gives none.
+    pub name: Option<String>,
+}
+
+impl TaxRateRef {
+    /// The reference to tax rate `id`, when the platform names one.
+    pub fn to(id: Option<String>, name: Option<String>) -> Option<Self> {
+        id.map(|id| Self { id, name })
+    }
+}

@@ -88,14 +88,17 @@ pub enum SourceType {
 
 /// Sales data: invoices and the customers they are addressed to.
 pub const SALES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
-/// Sales data, the chart of accounts, suppliers and tax rates (the accounting
-/// platforms whose connectors read the ledger so far).
+/// Sales data, the chart of accounts, suppliers, tax rates, bills and
+/// payments (the accounting platforms whose connectors read the ledger so
+/// far).
 pub const LEDGER: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
     DataType::ACCOUNTS,
     DataType::SUPPLIERS,
     DataType::TAX_RATES,
+    DataType::BILLS,
+    DataType::PAYMENTS,
 ];
 /// Commerce data: orders and the customers who place them.
 pub const COMMERCE: &[DataType] = &[DataType::ORDERS, DataType::CUSTOMERS];
@@ -111,6 +114,8 @@ pub const EVERY: &[DataType] = &[
     DataType::ACCOUNTS,
     DataType::SUPPLIERS,
     DataType::TAX_RATES,
+    DataType::BILLS,
+    DataType::PAYMENTS,
 ];
 /// No data type yet.
 pub const NONE_YET: &[DataType] = &[];

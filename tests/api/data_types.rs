@@ -66,7 +66,9 @@ async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
             "bankTransactions",
             "accounts",
             "suppliers",
-            "taxRates"
+            "taxRates",
+            "bills",
+            "payments"
         ])
     );
     let done = settled(&app.client, company_id).await;
@@ -79,7 +81,7 @@ async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
 }
 
 /// Every record of a list, following `_links.next` from `path`.
-async fn walk(app: &TestApp, path: &str) -> Vec<Value> {
+pub(crate) async fn walk(app: &TestApp, path: &str) -> Vec<Value> {
     let mut records = Vec::new();
     let mut next = Some(path.to_owned());
     while let Some(path) = next {
@@ -496,7 +498,15 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
         let xero_entry = json(app.get("/integrations/xero").await).await;
         assert_eq!(
             xero_entry["dataTypes"],
-            json!(["invoices", "customers", "accounts", "suppliers", "taxRates"])
+            json!([
+                "invoices",
+                "customers",
+                "accounts",
+                "suppliers",
+                "taxRates",
+                "bills",
+                "payments"
+            ])
         );
         let sandbox_entry = json(app.get("/integrations/sandbox").await).await;
         assert_eq!(
@@ -509,7 +519,9 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "bankTransactions",
                 "accounts",
                 "suppliers",
-                "taxRates"
+                "taxRates",
+                "bills",
+                "payments"
             ])
         );
     })

@@ -260,7 +260,10 @@ where
 async fn an_integration_names_the_data_types_it_syncs_incrementally() {
     for_each_database(async |app| {
         for (platform_key, incremental) in [
-            ("xero", json!(["invoices", "customers", "suppliers"])),
+            (
+                "xero",
+                json!(["invoices", "customers", "suppliers", "bills", "payments"]),
+            ),
             ("plaid", json!(["bankTransactions"])),
             ("zoho-books", json!(["invoices"])),
             ("stripe", json!([])),

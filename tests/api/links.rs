@@ -316,7 +316,11 @@ async fn a_customer_links_the_sandbox_and_lands_on_the_redirect_url_with_its_dat
 
         // Fetch on first link: the sync was queued without being asked for.
         let operations = settled(&app.client, company_id).await;
-        assert_eq!(operations.len(), 8, "every data type the sandbox syncs");
+        assert_eq!(
+            operations.len(),
+            tributary::data::DataType::all().len(),
+            "every data type the sandbox syncs"
+        );
         let invoices = app
             .get(&format!("/companies/{company_id}/data/invoices"))
             .await;

@@ -10,7 +10,7 @@ use crate::helpers::{TestApp, answer, basic, for_each_database, json};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// The lists whose records can be fetched one by one, and their id fields.
-const LISTS: [(&str, &str); 8] = [
+const LISTS: [(&str, &str); 10] = [
     ("invoices", "invoiceId"),
     ("customers", "customerId"),
     ("orders", "orderId"),
@@ -19,6 +19,8 @@ const LISTS: [(&str, &str); 8] = [
     ("accounts", "accountId"),
     ("suppliers", "supplierId"),
     ("taxRates", "taxRateId"),
+    ("bills", "billId"),
+    ("payments", "paymentId"),
 ];
 
 /// A sandbox connection of the company with a little of every data type,

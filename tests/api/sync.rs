@@ -109,6 +109,14 @@ fn paid_count(seed: u64, invoice_count: u64) -> usize {
         .count()
 }
 
+/// How many payments the sandbox has: one per invoice with something paid.
+fn payment_count(seed: u64, invoice_count: u64) -> i64 {
+    let dataset = Dataset::invoices_only(seed, invoice_count);
+    (0..invoice_count)
+        .filter(|index| dataset.payment(*index).is_some())
+        .count() as i64
+}
+
 #[tokio::test]
 async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
     for_each_database(async |app| {
@@ -135,7 +143,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
         assert_eq!(queued.status(), 202);
         let queued = queued.into_inner();
         // The sandbox has every data type: one operation each.
-        assert_eq!(queued.len(), 8);
+        assert_eq!(queued.len(), DataType::all().len());
         assert!(queued.iter().all(|op| op.connection_id == connection_id));
 
         let done = settled(&app.client, company_id).await;
@@ -243,6 +251,8 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             client::types::DataType::Accounts => 21,
             client::types::DataType::Suppliers => 12,
             client::types::DataType::TaxRates => 7,
+            client::types::DataType::Bills => 300,
+            client::types::DataType::Payments => payment_count(42, 600),
         };
         assert_eq!(one.records_fetched, expected_records);
         let (_, other) = app.other_tenant("other-client").await;
@@ -337,11 +347,11 @@ async fn triggers_are_idempotent_while_an_operation_is_pending() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 8);
+        assert_eq!(history.total_results as usize, DataType::all().len());
 
         let unknown_type = app
             .raw()
-            .post(app.url(&format!("/companies/{company_id}/data/queue/payments")))
+            .post(app.url(&format!("/companies/{company_id}/data/queue/payslips")))
             .header("authorization", app.authorization())
             .send()
             .await
@@ -668,8 +678,8 @@ async fn two_engines_on_one_database_never_run_the_same_operation_twice() {
             );
         }
         let starts = starts.lock().expect("counts").clone();
-        // Eight sandbox connections, eight data types each.
-        assert_eq!(starts.len(), 64, "{starts:?}");
+        // Eight sandbox connections, every data type each.
+        assert_eq!(starts.len(), 8 * DataType::all().len(), "{starts:?}");
         assert!(
             starts.values().all(|count| *count == 1),
             "an operation ran twice: {starts:?}"
@@ -1005,7 +1015,7 @@ async fn a_sync_queued_before_its_connection_was_unlinked_is_cancelled() {
             .await
             .expect("history")
             .into_inner();
-        assert_eq!(history.total_results, 8);
+        assert_eq!(history.total_results as usize, DataType::all().len());
 
         let unlink = client::types::ConnectionUpdate {
             status: client::types::StatusChange::Unlinked,

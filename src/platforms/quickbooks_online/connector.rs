@@ -1,4 +1,5 @@
-//! QuickBooks Online's connector: invoices, customers, the chart of accounts, vendors and tax rates through the query
+//! QuickBooks Online's connector: invoices, customers, the chart of
+//! accounts, vendors, tax rates, bills and payments through the query
 //! endpoint (`GET /v3/company/{realmId}/query?query=select * from Invoice
 //! STARTPOSITION n MAXRESULTS m`), on the production or sandbox host as the
 //! authorization says; tokens refresh at Intuit's token endpoint (HTTP
@@ -11,9 +12,11 @@ use chrono::{DateTime, Utc};
 
 use super::QuickBooksOnlineAuthorization;
 use super::mapping::{
-    AccountList, CompanyInfoAnswer, CustomerList, InvoiceList, QueryAnswer, TaxRateList,
-    VendorList,
+    AccountList, BillList, CompanyInfoAnswer, CustomerList, InvoiceList, PaymentList,
+    QueryAnswer, TaxRateList, VendorList,
 };
+use crate::data::bills::{Bill, Bills};
+use crate::data::payments::{Payment, Payments};
 use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::accounts::{Account, Accounts};
@@ -248,6 +251,43 @@ impl QuickBooksConnector {
     }
 }
 
+impl QuickBooksConnector {
+    /// A page of bills from `cursor` (changed since `since`, when given).
+    async fn bills(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("Bill", None, since);
+        let list: BillList = self
+            .query(credentials, "a page of bills", &select, start)
+            .await?;
+        let returned = list.bill.len();
+        let read = list.bill.read(|bill| bill.into_record().map(Some));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+
+    /// A page of payments received from `cursor` (changed since `since`,
+    /// when given).
+    async fn payments(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("Payment", None, since);
+        let list: PaymentList = self
+            .query(credentials, "a page of payments", &select, start)
+            .await?;
+        let returned = list.payment.len();
+        let read = list.payment.read(|payment| payment.into_record().map(Some));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+}
+
 impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
@@ -256,7 +296,7 @@ impl Connector for QuickBooksConnector {
     const LIMITS: Limits = Limits::per_second(8).concurrent(10);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments]
     }
 
     fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
@@ -374,6 +414,48 @@ impl Syncs<Suppliers> for QuickBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Supplier>, ConnectorError> {
         self.suppliers(credentials, Some(since.time), cursor).await
+    }
+}
+
+impl Syncs<Bills> for QuickBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        self.bills(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        self.bills(credentials, Some(since.time), cursor).await
+    }
+}
+
+impl Syncs<Payments> for QuickBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        self.payments(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        self.payments(credentials, Some(since.time), cursor).await
     }
 }
 

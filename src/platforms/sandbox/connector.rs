@@ -12,6 +12,8 @@ use crate::data::invoices::{Invoice, Invoices};
 use crate::data::orders::{Order, Orders};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
+use crate::data::bills::{Bill, Bills};
+use crate::data::payments::{Payment, Payments};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
@@ -43,7 +45,7 @@ impl Connector for SandboxConnector {
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![
-            Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers, TaxRates
+            Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers, TaxRates, Bills, Payments
         ]
     }
 
@@ -170,5 +172,27 @@ impl Syncs<TaxRates> for SandboxConnector {
     ) -> Result<Fetched<TaxRate>, ConnectorError> {
         let start = Offset::from_cursor("sandbox", cursor, 0)?;
         Ok(Dataset::of(credentials).tax_rates(start.0))
+    }
+}
+
+impl Syncs<Bills> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).bills(start.0))
+    }
+}
+
+impl Syncs<Payments> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).payments(start.0))
     }
 }

@@ -7,6 +7,8 @@ use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use super::SandboxAuthorization;
 use crate::data::accounts::Accounts;
+use crate::data::bills::Bills;
+use crate::data::payments::Payments;
 use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::data::customers::{Customer, CustomerStatus, Customers};
@@ -363,6 +365,8 @@ impl Dataset {
             "accounts" => typed::<Accounts>(self.accounts(start)),
             "suppliers" => typed::<Suppliers>(self.suppliers(start)),
             "taxRates" => typed::<TaxRates>(self.tax_rates(start)),
+            "bills" => typed::<Bills>(self.bills(start)),
+            "payments" => typed::<Payments>(self.payments(start)),
             _ => typed::<Customers>(self.customers(start)),
         }
     }
@@ -453,7 +457,7 @@ pub(super) const NAME_PARTS: [&str; 12] = [
 const SUFFIXES: [&str; 5] = ["Ltd", "LLC", "GmbH", "Pty Ltd", "Inc"];
 
 /// Picks an index with the given weights (they sum to 100).
-fn weighted(random: &mut Random, weights: &[u64]) -> usize {
+pub(super) fn weighted(random: &mut Random, weights: &[u64]) -> usize {
     let mut roll = random.below(weights.iter().sum());
     for (index, weight) in weights.iter().enumerate() {
         if roll < *weight {

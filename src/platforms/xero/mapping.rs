@@ -1,16 +1,18 @@
 //! Xero's answers and how they become our records: invoice statuses (with
 //! the amounts that tell a part payment apart), line amounts inclusive or
-//! exclusive of tax, contacts that are customers, the chart of accounts
-//! (account classes), `/Date(ms)/` dates.
+//! exclusive of tax, bills (`ACCPAY` invoices), contacts that are
+//! customers, the chart of accounts (account classes), `/Date(ms)/` dates.
+//! Payments are in `payments.rs`.
 
 use serde::Deserialize;
 
-use crate::data::accounts::{Account, AccountClassification, AccountStatus};
+use crate::data::accounts::{Account, AccountClassification, AccountRef, AccountStatus};
+use crate::data::bills::{Bill, BillLineItem};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::data::suppliers::{Supplier, SupplierStatus};
-use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateStatus};
+use crate::data::suppliers::{Supplier, SupplierRef, SupplierStatus};
+use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateRef, TaxRateStatus};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, lookup};
@@ -248,6 +250,24 @@ struct XeroLine {
     line_amount: Option<Amount>,
     tax_amount: Option<Amount>,
     discount_amount: Option<Amount>,
+    #[serde(rename = "AccountID")]
+    account_id: Option<String>,
+    tax_type: Option<String>,
+}
+
+impl XeroLine {
+    /// The line's total before tax, its tax and its total with tax: Xero's
+    /// `LineAmount` includes the tax when the document's `LineAmountTypes`
+    /// is `Inclusive`.
+    fn amounts(&self, inclusive: bool) -> (Money, Money, Money) {
+        let line_amount = money(self.line_amount);
+        let tax_amount = money(self.tax_amount);
+        if inclusive {
+            (line_amount - tax_amount, tax_amount, line_amount)
+        } else {
+            (line_amount, tax_amount, line_amount + tax_amount)
+        }
+    }
 }
 
 impl Keyed for XeroInvoice {
@@ -273,13 +293,77 @@ impl XeroInvoice {
         }
     }
 
-    /// Our invoice; one without a readable date cannot be read.
-    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
-        let issue_date = self
-            .date
+    /// Our bill when it is a purchase invoice (`ACCPAY`), as a page reads it.
+    pub(super) fn into_purchase(self) -> Result<Option<Bill>, Unreadable> {
+        if self.kind.as_deref() == Some("ACCPAY") {
+            self.into_bill().map(Some)
+        } else {
+            Ok(None)
+        }
+    }
+
+    /// Our bill. For a bill, Xero's `InvoiceNumber` is the supplier's own
+    /// number (not unique) and `Reference` is not used; lines name their
+    /// account by `AccountID` and their tax rate by `TaxType`, the id our
+    /// tax rates have at Xero.
+    fn into_bill(self) -> Result<Bill, Unreadable> {
+        let issue_date = self.issue_date()?;
+        let total = money(self.total);
+        let tax = money(self.total_tax);
+        let amount_due = money(self.amount_due);
+        let settled = money(self.amount_paid) + money(self.amount_credited);
+        let inclusive = self.line_amount_types.as_deref() == Some("Inclusive");
+        let line_items = self
+            .line_items
+            .into_iter()
+            .map(|line| {
+                let (sub_total, tax_amount, total_amount) = line.amounts(inclusive);
+                BillLineItem {
+                    description: line.description.unwrap_or_default(),
+                    unit_amount: money(line.unit_amount),
+                    quantity: quantity(line.quantity),
+                    discount_amount: money(line.discount_amount),
+                    sub_total,
+                    tax_amount,
+                    total_amount,
+                    account_ref: AccountRef::to(json::non_empty(line.account_id), None),
+                    tax_rate_ref: TaxRateRef::to(json::non_empty(line.tax_type), None),
+                }
+            })
+            .collect();
+        let (supplier_id, supplier_name) = self
+            .contact
+            .map_or((None, None), |contact| (contact.contact_id, contact.name));
+        Ok(Bill {
+            reference: json::non_empty(self.invoice_number),
+            supplier_ref: SupplierRef::to(supplier_id, supplier_name),
+            issue_date,
+            due_date: self.due_date.as_deref().and_then(json::xero_date),
+            paid_on_date: self.fully_paid_on_date.as_deref().and_then(json::xero_date),
+            currency: self.currency_code.unwrap_or_default(),
+            sub_total: self.sub_total.map_or(total - tax, Amount::money),
+            tax_amount: tax,
+            total_amount: total,
+            amount_due,
+            status: invoice_status(self.status.as_deref().unwrap_or(""), amount_due, settled).into(),
+            line_items,
+            note: None,
+            source_modified_date: updated(self.updated_date_utc.as_deref()),
+            bill_id: self.invoice_id,
+        })
+    }
+
+    /// The issue date; a document without a readable one cannot be read.
+    fn issue_date(&self) -> Result<chrono::NaiveDate, Unreadable> {
+        self.date
             .as_deref()
             .and_then(json::xero_date)
-            .ok_or_else(|| Unreadable::field("Date", "is missing or not a date"))?;
+            .ok_or_else(|| Unreadable::field("Date", "is missing or not a date"))
+    }
+
+    /// Our invoice; one without a readable date cannot be read.
+    pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
+        let issue_date = self.issue_date()?;
         let total = money(self.total);
         let tax = money(self.total_tax);
         let amount_due = money(self.amount_due);
@@ -290,13 +374,7 @@ impl XeroInvoice {
             .line_items
             .into_iter()
             .map(|line| {
-                let line_amount = money(line.line_amount);
-                let tax_amount = money(line.tax_amount);
-                let (sub_total, total_amount) = if inclusive {
-                    (line_amount - tax_amount, line_amount)
-                } else {
-                    (line_amount, line_amount + tax_amount)
-                };
+                let (sub_total, tax_amount, total_amount) = line.amounts(inclusive);
                 LineItem {
                     description: line.description.unwrap_or_default(),
                     unit_amount: money(line.unit_amount),
@@ -331,7 +409,7 @@ impl XeroInvoice {
     }
 }
 
-fn updated(text: Option<&str>) -> Option<Timestamp> {
+pub(super) fn updated(text: Option<&str>) -> Option<Timestamp> {
     text.and_then(json::xero_datetime).map(Timestamp)
 }
 

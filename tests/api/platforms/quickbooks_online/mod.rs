@@ -102,6 +102,24 @@ pub(crate) fn router() -> super::fake::Router {
                     &query,
                 ),
             )
+        } else if query.starts_with("select * from Bill ") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/bills.json"),
+                    "Bill",
+                    &query,
+                ),
+            )
+        } else if query.starts_with("select * from Payment ") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/payments.json"),
+                    "Payment",
+                    &query,
+                ),
+            )
         } else if query.starts_with("select * from Account where Active in (true, false)") {
             Answer::json(
                 200,
@@ -153,7 +171,15 @@ static CASE: Case = Case {
         // Two, two and one.
         calls: 3,
     },
-    syncs: &["invoices", "customers", "accounts", "suppliers", "taxRates"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "payments",
+    ],
     errors: Errors {
         rate_limited: r#"{"Fault":{"Error":[{"Message":"message=ThrottleExceeded; errorCode=003001; statusCode=429","Detail":"The request limit was reached.","code":"3001"}],"type":"SERVICE"}}"#,
         rate_limit_headers: &[],
@@ -363,9 +389,163 @@ async fn vendors_sync_as_suppliers_and_then_only_what_changed() {
     }
 }
 
-/// QuickBooks' 403 (`ApplicationAuthorizationFailed`) is about the company,
-/// not one data type (one scope covers every entity): it deauthorizes the
-/// connection, saying so, rather than failing only the data type.
+/// Bills: the status from `Balance` against `TotalAmt`, tax only for the
+/// whole bill, an account-based line's account an account of the same
+/// connection, an item line without one (its account is the item's).
+/// Payments: each line settles its linked transaction, an invoice positive
+/// and a credit memo's credit negative; what is left of `TotalAmt` is
+/// unallocated; what each invoice shows paid is what its payments settle.
+#[tokio::test]
+async fn bills_and_payments_sync_with_their_references_and_allocations() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        for data_type in [
+            QueueDataTypeDataType::Bills,
+            QueueDataTypeDataType::Payments,
+            QueueDataTypeDataType::Invoices,
+            QueueDataTypeDataType::Accounts,
+            QueueDataTypeDataType::Suppliers,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let read = |data_type: &'static str| {
+            let app = &app;
+            async move {
+                json(
+                    app.get(&format!("/companies/{company_id}/data/{data_type}"))
+                        .await,
+                )
+                .await["results"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            }
+        };
+        let bills = read("bills").await;
+        let listed: Vec<(&str, &str, &str, &str, &str)> = bills
+            .iter()
+            .map(|bill| {
+                (
+                    bill["billId"].as_str().unwrap_or_default(),
+                    bill["status"].as_str().unwrap_or_default(),
+                    bill["subTotal"].as_str().unwrap_or_default(),
+                    bill["totalAmount"].as_str().unwrap_or_default(),
+                    bill["amountDue"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("203", "Paid", "55.00", "60.00", "0.00"),
+                ("202", "PartiallyPaid", "250.00", "250.00", "100.00"),
+                ("201", "Open", "103.55", "103.55", "103.55"),
+            ],
+            "newest first: {bills:#?}"
+        );
+        assert_eq!(
+            bills[1]["supplierRef"],
+            json!({"id": "46", "supplierName": "Tim Philip Masonry"})
+        );
+        assert_eq!(bills[1]["reference"], Value::Null);
+        assert_eq!(bills[1]["note"], "Second half due on completion");
+        let item_line = &bills[1]["lineItems"][1];
+        assert_eq!(item_line["unitAmount"], "25.00");
+        assert_eq!(item_line["quantity"], "4");
+        assert_eq!(item_line["accountRef"], Value::Null);
+        assert_eq!(
+            bills[2]["lineItems"][0]["accountRef"],
+            json!({"id": "7", "name": "Advertising"})
+        );
+        let accounts = read("accounts").await;
+        let suppliers = read("suppliers").await;
+        for bill in &bills {
+            assert!(
+                suppliers
+                    .iter()
+                    .any(|s| s["supplierId"] == bill["supplierRef"]["id"])
+            );
+            for line in bill["lineItems"].as_array().expect("lines") {
+                if !line["accountRef"].is_null() {
+                    assert!(
+                        accounts
+                            .iter()
+                            .any(|a| a["accountId"] == line["accountRef"]["id"]),
+                        "{line}"
+                    );
+                }
+            }
+        }
+
+        let payments = read("payments").await;
+        assert_eq!(payments.len(), 2);
+        let (second, first) = (&payments[0], &payments[1]);
+        assert_eq!(first["totalAmount"], "190.00");
+        assert_eq!(
+            first["allocations"],
+            json!([
+                {"type": "Invoice", "id": "102", "amount": "200.00"},
+                {"type": "CreditNote", "id": "150", "amount": "-10.00"}
+            ])
+        );
+        assert_eq!(first["accountRef"], json!({"id": "35", "name": null}));
+        assert!(
+            accounts
+                .iter()
+                .any(|a| a["accountId"] == "35" && a["isBankAccount"] == true)
+        );
+        assert_eq!(second["totalAmount"], "260.00");
+        assert_eq!(second["reference"], "4521");
+        assert_eq!(
+            second["allocations"][0]["amount"], "250.50",
+            "9.50 unallocated"
+        );
+        let invoices = read("invoices").await;
+        for (invoice_id, paid) in [("102", "200.00"), ("103", "250.50")] {
+            let invoice = invoices
+                .iter()
+                .find(|invoice| invoice["invoiceId"] == invoice_id)
+                .expect("the invoice");
+            let total: f64 = invoice["totalAmount"]
+                .as_str()
+                .unwrap_or("0")
+                .parse()
+                .unwrap_or(0.0);
+            let due: f64 = invoice["amountDue"]
+                .as_str()
+                .unwrap_or("0")
+                .parse()
+                .unwrap_or(0.0);
+            assert_eq!(format!("{:.2}", total - due), paid, "{invoice}");
+        }
+        let queries: Vec<String> = fake
+            .calls()
+            .iter()
+            .filter_map(|call| call.query.get("query").cloned())
+            .filter(|query| query.contains("from Bill") || query.contains("from Payment"))
+            .collect();
+        assert_eq!(
+            queries,
+            [
+                "select * from Bill STARTPOSITION 1 MAXRESULTS 1000",
+                "select * from Payment STARTPOSITION 1 MAXRESULTS 1000"
+            ]
+        );
+    }
+}
+
 /// Tax rates: each `TaxRate` one agency's rate, a single component;
 /// inactive ones archived.
 #[tokio::test]
@@ -414,6 +594,9 @@ async fn tax_rates_sync_as_single_component_rates() {
     }
 }
 
+/// QuickBooks' 403 (`ApplicationAuthorizationFailed`) is about the company,
+/// not one data type (one scope covers every entity): it deauthorizes the
+/// connection, saying so, rather than failing only the data type.
 #[tokio::test]
 async fn a_403_deauthorizes_the_connection() {
     for backend in backends() {

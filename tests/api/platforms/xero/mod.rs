@@ -6,6 +6,7 @@
 //! for a while, and one refresh for concurrent syncs.
 
 use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::Duration;
 
 use serde_json::{Value, json};
@@ -46,7 +47,15 @@ pub(crate) static CASE: Case = Case {
         records: 7,
         calls: 2,
     },
-    syncs: &["invoices", "customers", "accounts", "suppliers", "taxRates"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "payments",
+    ],
     errors: Errors {
         rate_limited: "{\"Title\":\"Too Many Requests\",\"Status\":429,\"Detail\":\"daily limit reached\"}",
         rate_limit_headers: &[],
@@ -97,8 +106,9 @@ pub(crate) static CASE: Case = Case {
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unknown_account);
 
 /// Serves the Xero fixtures: two pages each of invoices and contacts, the
-/// chart of accounts (one answer, as Xero's `GET /Accounts` has no paging), and
-/// `/connections`; an unknown tenant is a 404.
+/// bills (what `where=Type=="ACCPAY"` finds), a page of payments of every
+/// kind, the chart of accounts (one answer, as Xero's `GET /Accounts` has no
+/// paging), and `/connections`; an unknown tenant is a 404.
 pub(crate) fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/connections" {
@@ -113,9 +123,15 @@ pub(crate) fn router() -> super::fake::Router {
             .cloned()
             .unwrap_or_else(|| "1".to_owned());
         match call.path.as_str() {
+            "/api.xro/2.0/Invoices"
+                if call.query.get("where").map(String::as_str) == Some("Type==\"ACCPAY\"") =>
+            {
+                Answer::json(200, fixture("xero/fixtures/bills.json"))
+            }
             "/api.xro/2.0/Invoices" => {
                 Answer::json(200, fixture(&format!("xero/fixtures/invoices-{page}.json")))
             }
+            "/api.xro/2.0/Payments" => Answer::json(200, fixture("xero/fixtures/payments.json")),
             "/api.xro/2.0/Contacts"
                 if call.query.get("where").map(String::as_str) == Some("IsSupplier==true") =>
             {
@@ -466,6 +482,271 @@ async fn tax_rates_sync_in_one_call_with_their_components() {
             .collect();
         assert_eq!(calls.len(), 1);
         assert!(calls[0].query.is_empty(), "{:?}", calls[0].query);
+    }
+}
+
+/// Bills are the invoices of `Type=="ACCPAY"`, asked for with that
+/// `where`: each Xero status with the amounts that tell them apart, lines
+/// inclusive or exclusive of tax, the amount due the total less what was
+/// paid and credited; each line's `AccountID` an account of the same
+/// connection and its `TaxType` one of its tax rates.
+#[tokio::test]
+async fn bills_sync_with_their_statuses_and_refer_to_the_connections_accounts() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        for data_type in [
+            QueueDataTypeDataType::Bills,
+            QueueDataTypeDataType::Accounts,
+            QueueDataTypeDataType::TaxRates,
+            QueueDataTypeDataType::Suppliers,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let bills = records(&app, company_id, "bills").await;
+        let listed: Vec<(&str, &str, &str, &str)> = bills
+            .iter()
+            .map(|bill| {
+                (
+                    bill["reference"].as_str().unwrap_or_default(),
+                    bill["status"].as_str().unwrap_or_default(),
+                    bill["totalAmount"].as_str().unwrap_or_default(),
+                    bill["amountDue"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("SUP-1005", "Void", "10.00", "0.00"),
+                ("SUP-1004", "Paid", "46.00", "0.00"),
+                ("SUP-1003", "PartiallyPaid", "115.00", "60.00"),
+                ("SUP-1002", "Open", "230.00", "230.00"),
+                ("SUP-1001", "Draft", "575.00", "575.00"),
+            ],
+            "newest first: {bills:#?}"
+        );
+        let inclusive = &bills[3];
+        assert_eq!(inclusive["subTotal"], "200.00");
+        assert_eq!(inclusive["taxAmount"], "30.00");
+        assert_eq!(
+            inclusive["lineItems"][0],
+            json!({
+                "description": "Printer toner",
+                "unitAmount": "115.00",
+                "quantity": "2",
+                "discountAmount": "0.00",
+                "subTotal": "200.00",
+                "taxAmount": "30.00",
+                "totalAmount": "230.00",
+                "accountRef": {"id": "b1c2d3e4-0000-4000-8000-000000000429", "name": null},
+                "taxRateRef": {"id": "INPUT2", "name": null},
+            })
+        );
+        assert_eq!(bills[1]["paidOnDate"], "2026-10-09");
+        assert_eq!(
+            bills[2]["supplierRef"],
+            json!({"id": "3e6a5c2b-0000-4000-8000-000000000005", "supplierName": "Old Freight Ltd"})
+        );
+
+        // Every reference names a record of the same connection.
+        let accounts = records(&app, company_id, "accounts").await;
+        let rates = records(&app, company_id, "taxRates").await;
+        let suppliers = records(&app, company_id, "suppliers").await;
+        for bill in &bills {
+            assert!(
+                suppliers
+                    .iter()
+                    .any(|supplier| supplier["supplierId"] == bill["supplierRef"]["id"]),
+                "{bill}"
+            );
+            for line in bill["lineItems"].as_array().expect("lines") {
+                assert!(
+                    accounts
+                        .iter()
+                        .any(|account| account["accountId"] == line["accountRef"]["id"]),
+                    "{line}"
+                );
+                assert!(
+                    rates
+                        .iter()
+                        .any(|rate| rate["taxRateId"] == line["taxRateRef"]["id"]),
+                    "{line}"
+                );
+            }
+        }
+        let calls: Vec<Call> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path == "/api.xro/2.0/Invoices")
+            .collect();
+        assert_eq!(calls.len(), 1, "one page of bills");
+        assert_eq!(
+            calls[0].query.get("where").map(String::as_str),
+            Some("Type==\"ACCPAY\"")
+        );
+    }
+}
+
+/// Payments are the receivable kinds of Xero's payments: on a sales
+/// invoice (money in), a credit note's or an overpayment's refund (money
+/// out, negative); a payment to a supplier and a deleted one are left out.
+/// What each invoice shows paid is what its payments settle. A payment
+/// deleted after the first sync comes back `DELETED` in what changed and is
+/// flagged at once.
+#[tokio::test]
+async fn payments_sync_the_receivable_kinds_and_a_deletion_is_flagged_at_once() {
+    for backend in backends() {
+        let deleted = Arc::new(AtomicBool::new(false));
+        let whole = router();
+        let since_deleted = deleted.clone();
+        let fake = Fake::start(
+            "xero",
+            Scheme::Bearer,
+            ACCESS,
+            REFRESH,
+            fixture("xero/fixtures/unauthorized.json"),
+            Arc::new(move |call: &Call| {
+                let changes = call.headers.contains_key("if-modified-since");
+                if changes && call.path == "/api.xro/2.0/Payments" {
+                    assert!(
+                        since_deleted.load(Ordering::SeqCst),
+                        "asked for changes after the change"
+                    );
+                    let mut page: Value =
+                        serde_json::from_str(&fixture("xero/fixtures/payments.json"))
+                            .expect("JSON");
+                    let mut first = page["Payments"][0].clone();
+                    first["Status"] = json!("DELETED");
+                    page["Payments"] = json!([first]);
+                    page["pagination"]["itemCount"] = json!(1);
+                    Answer::json(200, page.to_string())
+                } else {
+                    whole(call)
+                }
+            }),
+        )
+        .await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        for data_type in [
+            QueueDataTypeDataType::Payments,
+            QueueDataTypeDataType::Invoices,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let payments = records(&app, company_id, "payments").await;
+        let listed: Vec<(&str, &str, &str, &str)> = payments
+            .iter()
+            .map(|payment| {
+                (
+                    payment["date"].as_str().unwrap_or_default(),
+                    payment["totalAmount"].as_str().unwrap_or_default(),
+                    payment["allocations"][0]["type"]
+                        .as_str()
+                        .unwrap_or_default(),
+                    payment["allocations"][0]["amount"]
+                        .as_str()
+                        .unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("2026-10-16", "-5.50", "Other", "-5.50"),
+                ("2026-10-15", "-25.00", "CreditNote", "-25.00"),
+                ("2026-10-13", "250.50", "Invoice", "250.50"),
+                ("2026-10-11", "200.00", "Invoice", "200.00"),
+            ],
+            "newest first: {payments:#?}"
+        );
+        let first = &payments[3];
+        assert_eq!(first["paymentId"], "5e8f0a1b-0000-4000-8000-0000000a0001");
+        assert_eq!(first["reference"], "Part payment");
+        assert_eq!(
+            first["customerRef"],
+            json!({"id": "3e6a5c2b-0000-4000-8000-000000000001", "companyName": "Acme Trading Ltd"})
+        );
+        assert_eq!(
+            first["accountRef"],
+            json!({"id": "ebd06280-af70-4bed-97c6-7451a454ad85", "name": "Business Savings Account"})
+        );
+        assert_eq!(first["currency"], "GBP");
+        assert_eq!(
+            payments[1]["allocations"][0]["id"],
+            "c2e1d0f9-0000-4000-8000-0000000000c1"
+        );
+
+        // What each invoice shows paid is what its payments settle.
+        for invoice in invoices(&app, company_id).await {
+            let paid: f64 = invoice["totalAmount"]
+                .as_str()
+                .unwrap_or("0")
+                .parse()
+                .unwrap_or(0.0)
+                - invoice["amountDue"]
+                    .as_str()
+                    .unwrap_or("0")
+                    .parse()
+                    .unwrap_or(0.0);
+            let settled: f64 = payments
+                .iter()
+                .flat_map(|payment| {
+                    payment["allocations"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .filter(|allocation| allocation["id"] == invoice["invoiceId"])
+                .map(|allocation| {
+                    allocation["amount"]
+                        .as_str()
+                        .unwrap_or("0")
+                        .parse()
+                        .unwrap_or(0.0)
+                })
+                .sum();
+            if invoice["status"] != "Void" {
+                assert!(
+                    (paid - settled).abs() < 0.005,
+                    "{invoice}: paid {paid}, settled {settled}"
+                );
+            }
+        }
+
+        deleted.store(true, Ordering::SeqCst);
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Payments).await;
+        assert_eq!(latest(&operations, "payments").status, PullStatus::Complete);
+        let one = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/payments/5e8f0a1b-0000-4000-8000-0000000a0001"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(one["isDeleted"], true, "{one}");
+        let other = json(
+            app.get(&format!(
+                "/companies/{company_id}/data/payments/5e8f0a1b-0000-4000-8000-0000000a0002"
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(other["isDeleted"], false, "{other}");
     }
 }
 

@@ -1,0 +1,264 @@
+//! `/companies/{companyId}/data/{bills,payments}` from the sandbox, held to
+//! the consistency a ledger owes across data types: every reference names a
+//! record of the same connection (a bill line's account and tax rate, a
+//! bill's supplier, a payment's account, customer and invoice), a bill's
+//! amount due is its total less what was paid, a payment's allocations
+//! never exceed it, and what an invoice shows paid is what its payments
+//! settle.
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+use uuid::Uuid;
+
+use tributary::data::money::Money;
+
+use crate::connections::new_company;
+use crate::data_types::walk;
+use crate::helpers::{TestApp, for_each_database, json};
+use crate::sync::{authorized_sandbox, settled};
+
+const INVOICES: u64 = 300;
+const SEED: u64 = 11;
+
+/// A company with one sandbox connection of 300 invoices (150 bills), synced.
+async fn synced_company(app: &TestApp) -> Uuid {
+    let company_id = new_company(app, "Ledger Ltd").await;
+    authorized_sandbox(
+        app,
+        company_id,
+        json!({"organizationId": "sbx-ledger", "accessToken": "tok", "invoiceCount": INVOICES, "seed": SEED}),
+    )
+    .await;
+    app.post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
+        .await;
+    let done = settled(&app.client, company_id).await;
+    assert!(
+        done.iter()
+            .all(|op| op.status == client::types::PullStatus::Complete),
+        "{done:?}"
+    );
+    company_id
+}
+
+fn money(value: &Value) -> Money {
+    serde_json::from_value(value.clone()).unwrap_or_else(|_| panic!("an amount: {value}"))
+}
+
+fn ids<'a>(records: &'a [Value], field: &str) -> HashSet<&'a str> {
+    records
+        .iter()
+        .map(|record| record[field].as_str().expect("an id"))
+        .collect()
+}
+
+/// Every record of `data_type`, 50 a page.
+async fn every(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    walk(
+        app,
+        &format!("/companies/{company_id}/data/{data_type}?pageSize=50"),
+    )
+    .await
+}
+
+#[tokio::test]
+async fn bills_refer_to_the_connections_accounts_tax_rates_and_suppliers_and_owe_what_is_unpaid() {
+    for_each_database(async |app| {
+        let company_id = synced_company(app).await;
+        let accounts = every(app, company_id, "accounts").await;
+        let tax_rates = every(app, company_id, "taxRates").await;
+        let suppliers = every(app, company_id, "suppliers").await;
+        let bills = every(app, company_id, "bills").await;
+        assert_eq!(bills.len(), 150, "half as many bills as invoices");
+        let (account_ids, rate_ids, supplier_ids) = (
+            ids(&accounts, "accountId"),
+            ids(&tax_rates, "taxRateId"),
+            ids(&suppliers, "supplierId"),
+        );
+
+        let dates: Vec<&str> = bills
+            .iter()
+            .map(|bill| bill["issueDate"].as_str().expect("a date"))
+            .collect();
+        let mut newest_first = dates.clone();
+        newest_first.sort_by(|a, b| b.cmp(a));
+        assert_eq!(dates, newest_first, "newest issue date first");
+
+        let mut statuses: HashMap<String, usize> = HashMap::new();
+        for bill in &bills {
+            let (total, due) = (money(&bill["totalAmount"]), money(&bill["amountDue"]));
+            assert_eq!(
+                money(&bill["subTotal"]) + money(&bill["taxAmount"]),
+                total,
+                "{bill}"
+            );
+            let status = bill["status"].as_str().expect("a status");
+            match status {
+                "Paid" | "Void" => assert_eq!(due, Money(0), "{bill}"),
+                "PartiallyPaid" => assert!(due > Money(0) && due < total, "{bill}"),
+                "Draft" | "Open" => assert_eq!(due, total, "{bill}"),
+                other => panic!("unexpected status {other}"),
+            }
+            *statuses.entry(status.to_lowercase()).or_default() += 1;
+            let supplier = bill["supplierRef"]["id"].as_str().expect("a supplier");
+            assert!(
+                supplier_ids.contains(supplier),
+                "{supplier} is a supplier of the connection"
+            );
+            let lines = bill["lineItems"].as_array().expect("lines");
+            assert!(!lines.is_empty());
+            let mut line_total = Money(0);
+            for line in lines {
+                let account = line["accountRef"]["id"].as_str().expect("an account");
+                assert!(
+                    account_ids.contains(account),
+                    "{account} is an account of the connection"
+                );
+                let rate = line["taxRateRef"]["id"].as_str().expect("a tax rate");
+                assert!(
+                    rate_ids.contains(rate),
+                    "{rate} is a tax rate of the connection"
+                );
+                line_total = line_total + money(&line["totalAmount"]);
+            }
+            assert_eq!(line_total, total, "the lines add up to the bill");
+        }
+        assert_eq!(statuses.len(), 5, "every status is used: {statuses:?}");
+
+        // The status filter keeps exact totals, in any case.
+        let path = format!("/companies/{company_id}/data/bills");
+        for (status, count) in &statuses {
+            let filtered = json(app.get(&format!("{path}?status={status}&pageSize=1")).await).await;
+            assert_eq!(filtered["totalResults"], *count, "{status}");
+        }
+        let refused = app.get(&format!("{path}?status=overdue")).await;
+        assert_eq!(refused.status(), 400);
+
+        // A bill's references are followed with the single-record operations.
+        let first = &bills[0];
+        let one = json(
+            app.get(&format!(
+                "{path}/{}",
+                first["billId"].as_str().expect("an id")
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(&one, first);
+        let account = first["lineItems"][0]["accountRef"]["id"]
+            .as_str()
+            .expect("an account");
+        let followed = app
+            .get(&format!("/companies/{company_id}/data/accounts/{account}"))
+            .await;
+        assert_eq!(followed.status(), 200);
+        assert_eq!(
+            app.get(&format!("{path}/sbx-bill-9999999")).await.status(),
+            404
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn payments_settle_what_the_invoices_show_paid_and_never_more_than_they_are() {
+    for_each_database(async |app| {
+        let company_id = synced_company(app).await;
+        let invoices = every(app, company_id, "invoices").await;
+        let customers = every(app, company_id, "customers").await;
+        let accounts = every(app, company_id, "accounts").await;
+        let payments = every(app, company_id, "payments").await;
+        assert!(!payments.is_empty());
+        let customer_ids = ids(&customers, "customerId");
+        let bank_accounts: HashSet<&str> = accounts
+            .iter()
+            .filter(|account| account["isBankAccount"] == true)
+            .map(|account| account["accountId"].as_str().expect("an id"))
+            .collect();
+        let by_id: HashMap<&str, &Value> = invoices
+            .iter()
+            .map(|invoice| (invoice["invoiceId"].as_str().expect("an id"), invoice))
+            .collect();
+
+        let mut settled_per_invoice: HashMap<&str, Money> = HashMap::new();
+        let mut unallocated = 0;
+        for payment in &payments {
+            let total = money(&payment["totalAmount"]);
+            let allocations = payment["allocations"].as_array().expect("allocations");
+            let allocated = allocations.iter().fold(Money(0), |sum, allocation| {
+                sum + money(&allocation["amount"])
+            });
+            assert!(
+                allocated > Money(0) && allocated <= total,
+                "allocations within the amount: {payment}"
+            );
+            unallocated += usize::from(allocated < total);
+            for allocation in allocations {
+                assert_eq!(allocation["type"], "Invoice");
+                let invoice_id = allocation["id"].as_str().expect("an invoice id");
+                let invoice = by_id
+                    .get(invoice_id)
+                    .unwrap_or_else(|| panic!("{invoice_id} is an invoice of the connection"));
+                assert_eq!(invoice["customerRef"]["id"], payment["customerRef"]["id"]);
+                assert_eq!(invoice["currency"], payment["currency"]);
+                let sum = settled_per_invoice.entry(invoice_id).or_insert(Money(0));
+                *sum = *sum + money(&allocation["amount"]);
+            }
+            let customer = payment["customerRef"]["id"].as_str().expect("a customer");
+            assert!(customer_ids.contains(customer));
+            let account = payment["accountRef"]["id"].as_str().expect("an account");
+            assert!(
+                bank_accounts.contains(account),
+                "paid into a bank account of the chart"
+            );
+        }
+        assert!(unallocated > 0, "some payments leave something unallocated");
+        // What each invoice shows paid is exactly what its payments settle.
+        for invoice in &invoices {
+            let paid = money(&invoice["totalAmount"]) - money(&invoice["amountDue"]);
+            let expected = if invoice["status"] == "Void" {
+                Money(0)
+            } else {
+                paid
+            };
+            let id = invoice["invoiceId"].as_str().expect("an id");
+            assert_eq!(
+                settled_per_invoice.get(id).copied().unwrap_or(Money(0)),
+                expected,
+                "{invoice}"
+            );
+        }
+
+        let dates: Vec<&str> = payments
+            .iter()
+            .map(|payment| payment["date"].as_str().expect("a date"))
+            .collect();
+        let mut newest_first = dates.clone();
+        newest_first.sort_by(|a, b| b.cmp(a));
+        assert_eq!(dates, newest_first, "newest first");
+
+        // "This customer's payments", with an exact total.
+        let customer = payments[0]["customerRef"]["id"]
+            .as_str()
+            .expect("a customer");
+        let theirs = payments
+            .iter()
+            .filter(|payment| payment["customerRef"]["id"] == customer)
+            .count();
+        let path = format!("/companies/{company_id}/data/payments");
+        let filtered = json(app.get(&format!("{path}?customerId={customer}")).await).await;
+        assert_eq!(filtered["totalResults"], theirs);
+        let nobody = json(app.get(&format!("{path}?customerId=sbx-cus-nobody")).await).await;
+        assert_eq!(nobody["totalResults"], 0);
+        let one = json(
+            app.get(&format!(
+                "{path}/{}",
+                payments[0]["paymentId"].as_str().expect("an id")
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(one, payments[0]);
+    })
+    .await;
+}
