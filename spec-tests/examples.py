@@ -250,6 +250,10 @@ def exercise(server: Server) -> None:
         ("TaxRates", "TaxRate", "taxRateId", "taxRateId"),
         ("Bills", "Bill", "billId", "billId"),
         ("Payments", "Payment", "paymentId", "paymentId"),
+        ("BillPayments", "BillPayment", "billPaymentId", "billPaymentId"),
+        ("CreditNotes", "CreditNote", "creditNoteId", "creditNoteId"),
+        ("Items", "Item", "itemId", "itemId"),
+        ("CompanyInfo", "CompanyInfo", "companyInfoId", "companyInfoId"),
     ]:
         page = server.call(f"list{data_type}", ids, query={"pageSize": 1})
         if not page["results"]:

@@ -111,8 +111,17 @@ const server = createServer(async (request, response) => {
     if (path === '/api.xro/2.0/Accounts') return json(response, 200, { Accounts: [] });
     if (path === '/api.xro/2.0/TaxRates') return json(response, 200, { TaxRates: [] });
     if (path === '/api.xro/2.0/Payments') return json(response, 200, { Payments: [] });
+    if (path === '/api.xro/2.0/CreditNotes') return json(response, 200, { CreditNotes: [] });
+    if (path === '/api.xro/2.0/Items') return json(response, 200, { Items: [] });
+    if (path === '/api.xro/2.0/Organisation') return json(response, 200, { Organisations: [] });
   }
   if (platform === 'quickbooks' && path === `/v3/company/${REALM}/query`) return json(response, 200, { QueryResponse: {} });
+  if (platform === 'quickbooks' && path === `/v3/company/${REALM}/companyinfo/${REALM}`) {
+    return json(response, 200, { CompanyInfo: { Id: '1', CompanyName: 'Fake Company' } });
+  }
+  if (platform === 'quickbooks' && path === `/v3/company/${REALM}/preferences`) {
+    return json(response, 200, { Preferences: { CurrencyPrefs: { HomeCurrency: { value: 'USD' } } } });
+  }
   if (platform === 'shopify' && path.endsWith('/graphql.json') && request.method === 'POST') {
     const { query } = JSON.parse(await readBody(request));
     const empty = { pageInfo: { hasNextPage: false, endCursor: null }, nodes: [] };

@@ -6,7 +6,8 @@
 //!
 //! - [`invoices`], [`customers`], [`orders`], [`bank_accounts`],
 //!   [`bank_transactions`], [`accounts`], [`suppliers`], [`tax_rates`],
-//!   [`bills`], [`payments`]: the definitions.
+//!   [`bills`], [`payments`], [`bill_payments`], [`credit_notes`],
+//!   [`items`], [`company_info`]: the definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
 //! - [`fields`], [`query`]: what a list can be queried and ordered by, and
@@ -15,10 +16,14 @@
 pub mod accounts;
 pub mod bank_accounts;
 pub mod bank_transactions;
+pub mod bill_payments;
 pub mod bills;
+pub mod company_info;
+pub mod credit_notes;
 pub mod customers;
 pub mod fields;
 pub mod invoices;
+pub mod items;
 pub mod money;
 pub mod orders;
 pub mod payments;
@@ -181,6 +186,14 @@ impl DataType {
     pub const BILLS: DataType = DataType::of::<bills::Bills>();
     /// Payments received from customers.
     pub const PAYMENTS: DataType = DataType::of::<payments::Payments>();
+    /// Payments made to suppliers.
+    pub const BILL_PAYMENTS: DataType = DataType::of::<bill_payments::BillPayments>();
+    /// Sales credit notes.
+    pub const CREDIT_NOTES: DataType = DataType::of::<credit_notes::CreditNotes>();
+    /// Products and services.
+    pub const ITEMS: DataType = DataType::of::<items::Items>();
+    /// The organization itself, one record per connection.
+    pub const COMPANY_INFO: DataType = DataType::of::<company_info::CompanyInfos>();
 
     /// The data type `D` defines.
     pub const fn of<D: Definition>() -> Self {
@@ -342,6 +355,10 @@ data_types! {
     tax_rates::TaxRates,
     bills::Bills,
     payments::Payments,
+    bill_payments::BillPayments,
+    credit_notes::CreditNotes,
+    items::Items,
+    company_info::CompanyInfos,
 }
 
 /// Declares a vocabulary: a string enum written by serde as its variants'
@@ -409,7 +426,7 @@ mod tests {
         assert_eq!(
             DataType::names(),
             "invoices, customers, orders, bankAccounts, bankTransactions, accounts, suppliers, taxRates, \
-             bills, payments"
+             bills, payments, billPayments, creditNotes, items, companyInfo"
         );
     }
 

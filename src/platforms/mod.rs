@@ -88,9 +88,8 @@ pub enum SourceType {
 
 /// Sales data: invoices and the customers they are addressed to.
 pub const SALES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
-/// Sales data, the chart of accounts, suppliers, tax rates, bills and
-/// payments (the accounting platforms whose connectors read the ledger so
-/// far).
+/// Sales data and the rest of the accounting model built so far (the
+/// accounting platforms whose connectors read the ledger so far).
 pub const LEDGER: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
@@ -99,6 +98,10 @@ pub const LEDGER: &[DataType] = &[
     DataType::TAX_RATES,
     DataType::BILLS,
     DataType::PAYMENTS,
+    DataType::BILL_PAYMENTS,
+    DataType::CREDIT_NOTES,
+    DataType::ITEMS,
+    DataType::COMPANY_INFO,
 ];
 /// Commerce data: orders and the customers who place them.
 pub const COMMERCE: &[DataType] = &[DataType::ORDERS, DataType::CUSTOMERS];
@@ -116,6 +119,10 @@ pub const EVERY: &[DataType] = &[
     DataType::TAX_RATES,
     DataType::BILLS,
     DataType::PAYMENTS,
+    DataType::BILL_PAYMENTS,
+    DataType::CREDIT_NOTES,
+    DataType::ITEMS,
+    DataType::COMPANY_INFO,
 ];
 /// No data type yet.
 pub const NONE_YET: &[DataType] = &[];

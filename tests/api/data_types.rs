@@ -68,7 +68,11 @@ async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
             "suppliers",
             "taxRates",
             "bills",
-            "payments"
+            "payments",
+            "billPayments",
+            "creditNotes",
+            "items",
+            "companyInfo"
         ])
     );
     let done = settled(&app.client, company_id).await;
@@ -505,7 +509,11 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "suppliers",
                 "taxRates",
                 "bills",
-                "payments"
+                "payments",
+                "billPayments",
+                "creditNotes",
+                "items",
+                "companyInfo"
             ])
         );
         let sandbox_entry = json(app.get("/integrations/sandbox").await).await;
@@ -521,7 +529,11 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "suppliers",
                 "taxRates",
                 "bills",
-                "payments"
+                "payments",
+                "billPayments",
+                "creditNotes",
+                "items",
+                "companyInfo"
             ])
         );
     })

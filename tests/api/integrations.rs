@@ -262,7 +262,15 @@ async fn an_integration_names_the_data_types_it_syncs_incrementally() {
         for (platform_key, incremental) in [
             (
                 "xero",
-                json!(["invoices", "customers", "suppliers", "bills", "payments"]),
+                json!([
+                    "invoices",
+                    "customers",
+                    "suppliers",
+                    "bills",
+                    "payments",
+                    "billPayments",
+                    "creditNotes"
+                ]),
             ),
             ("plaid", json!(["bankTransactions"])),
             ("zoho-books", json!(["invoices"])),

@@ -1,10 +1,10 @@
-//! `/companies/{companyId}/data/{bills,payments}` from the sandbox, held to
+//! `/companies/{companyId}/data/{bills,payments,billPayments,creditNotes}` from the sandbox, held to
 //! the consistency a ledger owes across data types: every reference names a
 //! record of the same connection (a bill line's account and tax rate, a
 //! bill's supplier, a payment's account, customer and invoice), a bill's
-//! amount due is its total less what was paid, a payment's allocations
-//! never exceed it, and what an invoice shows paid is what its payments
-//! settle.
+//! amount due is its total less what was paid, a payment's or a credit
+//! note's allocations never exceed it, and what an invoice shows paid is
+//! what its payments and credit notes settle.
 
 use std::collections::{HashMap, HashSet};
 
@@ -168,7 +168,9 @@ async fn payments_settle_what_the_invoices_show_paid_and_never_more_than_they_ar
         let customers = every(app, company_id, "customers").await;
         let accounts = every(app, company_id, "accounts").await;
         let payments = every(app, company_id, "payments").await;
+        let credit_notes = every(app, company_id, "creditNotes").await;
         assert!(!payments.is_empty());
+        assert!(!credit_notes.is_empty());
         let customer_ids = ids(&customers, "customerId");
         let bank_accounts: HashSet<&str> = accounts
             .iter()
@@ -213,7 +215,36 @@ async fn payments_settle_what_the_invoices_show_paid_and_never_more_than_they_ar
             );
         }
         assert!(unallocated > 0, "some payments leave something unallocated");
-        // What each invoice shows paid is exactly what its payments settle.
+        let mut statuses = HashSet::new();
+        for note in &credit_notes {
+            statuses.insert(note["status"].as_str().expect("a status"));
+            let mut allocated = Money(0);
+            for allocation in note["allocations"].as_array().expect("allocations") {
+                let invoice_id = allocation["invoiceRef"]["id"]
+                    .as_str()
+                    .expect("an invoice id");
+                let invoice = by_id
+                    .get(invoice_id)
+                    .unwrap_or_else(|| panic!("{invoice_id} is an invoice of the connection"));
+                assert_eq!(invoice["customerRef"]["id"], note["customerRef"]["id"]);
+                let sum = settled_per_invoice.entry(invoice_id).or_insert(Money(0));
+                *sum = *sum + money(&allocation["amount"]);
+                allocated = allocated + money(&allocation["amount"]);
+            }
+            let remaining = money(&note["remainingCredit"]);
+            assert!(
+                allocated + remaining <= money(&note["totalAmount"]),
+                "{note}"
+            );
+        }
+        // The unit test sees every status over more invoices; here, at
+        // least those whose credit went to invoices.
+        assert!(
+            statuses.contains("Paid") && statuses.contains("PartiallyPaid"),
+            "{statuses:?}"
+        );
+        // What each invoice shows paid is exactly what its payments and
+        // credit notes settle.
         for invoice in &invoices {
             let paid = money(&invoice["totalAmount"]) - money(&invoice["amountDue"]);
             let expected = if invoice["status"] == "Void" {
@@ -259,6 +290,89 @@ async fn payments_settle_what_the_invoices_show_paid_and_never_more_than_they_ar
         )
         .await;
         assert_eq!(one, payments[0]);
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn items_refer_to_the_chart_and_company_info_is_one_record_per_connection() {
+    for_each_database(async |app| {
+        let company_id = synced_company(app).await;
+        let accounts = every(app, company_id, "accounts").await;
+        let tax_rates = every(app, company_id, "taxRates").await;
+        let items = every(app, company_id, "items").await;
+        assert_eq!(items.len(), 9);
+        let (account_ids, rate_ids) = (ids(&accounts, "accountId"), ids(&tax_rates, "taxRateId"));
+        let names: Vec<&str> = items
+            .iter()
+            .map(|item| item["name"].as_str().expect("a name"))
+            .collect();
+        let mut sorted = names.clone();
+        sorted.sort();
+        assert_eq!(names, sorted, "by name");
+        for item in &items {
+            for side in ["sales", "purchases"] {
+                if item[side].is_null() {
+                    continue;
+                }
+                let account = item[side]["accountRef"]["id"].as_str().expect("an account");
+                assert!(account_ids.contains(account), "{item}");
+                let rate = item[side]["taxRateRef"]["id"].as_str().expect("a tax rate");
+                assert!(rate_ids.contains(rate), "{item}");
+            }
+            assert_eq!(
+                item["quantityOnHand"].is_null(),
+                item["type"] != "Inventory",
+                "only inventory has stock: {item}"
+            );
+        }
+        let path = format!("/companies/{company_id}/data/items");
+        let services = json(app.get(&format!("{path}?type=service")).await).await;
+        let expected = items
+            .iter()
+            .filter(|item| item["type"] == "Service")
+            .count();
+        assert_eq!(services["totalResults"], expected);
+        assert_eq!(app.get(&format!("{path}?type=widget")).await.status(), 400);
+
+        // One record per connection: a second connection adds a second.
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/companyInfo"))
+                .await,
+        )
+        .await;
+        assert_eq!(page["totalResults"], 1, "{page}");
+        assert_eq!(page["results"][0]["companyInfoId"], "sbx-ledger");
+        assert_eq!(page["results"][0]["baseCurrency"], "GBP");
+        assert_eq!(
+            page["results"][0]["financialYearStart"],
+            json!({"month": 4, "day": 1})
+        );
+        authorized_sandbox(
+            app,
+            company_id,
+            json!({"organizationId": "sbx-demo-books", "accessToken": "tok", "invoiceCount": 10}),
+        )
+        .await;
+        app.post_json(&format!("/companies/{company_id}/data/all"), &json!(null))
+            .await;
+        settled(&app.client, company_id).await;
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/companyInfo"))
+                .await,
+        )
+        .await;
+        assert_eq!(page["totalResults"], 2, "{page}");
+        let names: Vec<&str> = page["results"]
+            .as_array()
+            .expect("results")
+            .iter()
+            .map(|company| company["companyName"].as_str().expect("a name"))
+            .collect();
+        assert_eq!(
+            names,
+            ["Demo Books Ltd", "Sandbox Trading Ltd (sbx-ledger)"]
+        );
     })
     .await;
 }

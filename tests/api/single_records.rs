@@ -10,7 +10,7 @@ use crate::helpers::{TestApp, answer, basic, for_each_database, json};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// The lists whose records can be fetched one by one, and their id fields.
-const LISTS: [(&str, &str); 10] = [
+const LISTS: [(&str, &str); 14] = [
     ("invoices", "invoiceId"),
     ("customers", "customerId"),
     ("orders", "orderId"),
@@ -21,6 +21,10 @@ const LISTS: [(&str, &str); 10] = [
     ("taxRates", "taxRateId"),
     ("bills", "billId"),
     ("payments", "paymentId"),
+    ("billPayments", "billPaymentId"),
+    ("creditNotes", "creditNoteId"),
+    ("items", "itemId"),
+    ("companyInfo", "companyInfoId"),
 ];
 
 /// A sandbox connection of the company with a little of every data type,

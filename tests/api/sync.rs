@@ -117,6 +117,22 @@ fn payment_count(seed: u64, invoice_count: u64) -> i64 {
         .count() as i64
 }
 
+/// How many credit notes the sandbox has.
+fn credit_note_count(seed: u64, invoice_count: u64) -> i64 {
+    let dataset = Dataset::invoices_only(seed, invoice_count);
+    (0..invoice_count)
+        .filter(|index| dataset.credit_note(*index).is_some())
+        .count() as i64
+}
+
+/// How many bill payments the sandbox has: one per bill with something paid.
+fn bill_payment_count(seed: u64, invoice_count: u64) -> i64 {
+    let dataset = Dataset::invoices_only(seed, invoice_count);
+    (0..dataset.bill_count())
+        .filter(|index| dataset.bill_payment(*index).is_some())
+        .count() as i64
+}
+
 #[tokio::test]
 async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
     for_each_database(async |app| {
@@ -253,6 +269,10 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             client::types::DataType::TaxRates => 7,
             client::types::DataType::Bills => 300,
             client::types::DataType::Payments => payment_count(42, 600),
+            client::types::DataType::BillPayments => bill_payment_count(42, 600),
+            client::types::DataType::CreditNotes => credit_note_count(42, 600),
+            client::types::DataType::Items => 9,
+            client::types::DataType::CompanyInfo => 1,
         };
         assert_eq!(one.records_fetched, expected_records);
         let (_, other) = app.other_tenant("other-client").await;

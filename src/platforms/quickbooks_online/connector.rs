@@ -1,5 +1,6 @@
 //! QuickBooks Online's connector: invoices, customers, the chart of
-//! accounts, vendors, tax rates, bills and payments through the query
+//! accounts, vendors, tax rates, bills, payments, bill payments, credit
+//! memos and items through the query
 //! endpoint (`GET /v3/company/{realmId}/query?query=select * from Invoice
 //! STARTPOSITION n MAXRESULTS m`), on the production or sandbox host as the
 //! authorization says; tokens refresh at Intuit's token endpoint (HTTP
@@ -12,10 +13,15 @@ use chrono::{DateTime, Utc};
 
 use super::QuickBooksOnlineAuthorization;
 use super::mapping::{
-    AccountList, BillList, CompanyInfoAnswer, CustomerList, InvoiceList, PaymentList,
+    AccountList, BillList, BillPaymentList, CompanyInfoAnswer, CreditMemoList, ItemList,
+    PreferencesAnswer, CustomerList, InvoiceList, PaymentList,
     QueryAnswer, TaxRateList, VendorList,
 };
+use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
+use crate::data::company_info::{CompanyInfo, CompanyInfos};
+use crate::data::credit_notes::{CreditNote, CreditNotes};
+use crate::data::items::{Item, Items};
 use crate::data::payments::{Payment, Payments};
 use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::suppliers::{Supplier, Suppliers};
@@ -288,6 +294,87 @@ impl QuickBooksConnector {
     }
 }
 
+impl QuickBooksConnector {
+    /// A page of payments to vendors from `cursor` (changed since `since`,
+    /// when given).
+    async fn bill_payments(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BillPayment>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("BillPayment", None, since);
+        let list: BillPaymentList = self
+            .query(credentials, "a page of bill payments", &select, start)
+            .await?;
+        let returned = list.bill_payment.len();
+        let read = list.bill_payment.read(|payment| payment.into_record().map(Some));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+}
+
+impl QuickBooksConnector {
+    /// A page of credit memos (sales credit notes) from `cursor` (changed
+    /// since `since`, when given).
+    async fn credit_notes(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("CreditMemo", None, since);
+        let list: CreditMemoList = self
+            .query(credentials, "a page of credit notes", &select, start)
+            .await?;
+        let returned = list.credit_memo.len();
+        let read = list.credit_memo.read(|memo| memo.into_record().map(Some));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+}
+
+impl QuickBooksConnector {
+    /// A page of items from `cursor`, inactive ones included.
+    async fn items(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("Item", Some("Active in (true, false)"), None);
+        let list: ItemList = self
+            .query(credentials, "a page of items", &select, start)
+            .await?;
+        let returned = list.item.len();
+        let read = list.item.read(|item| Ok(item.into_record()));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+
+    /// The company: `GET /companyinfo/{realmId}`, and its home currency
+    /// from `GET /preferences` (the company info has none).
+    async fn company_info(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        let company_url = self.company_url(credentials);
+        let auth = Auth::bearer(&credentials.tokens);
+        let url = format!("{company_url}/companyinfo/{}", credentials.realm_id);
+        let call = Call::get(Self::PLATFORM, "company information", url, auth)
+            .query("minorversion", MINOR_VERSION);
+        let answer: CompanyInfoAnswer = self.http.json(&call).await.map_err(company_refused)?;
+        let url = format!("{company_url}/preferences");
+        let call = Call::get(Self::PLATFORM, "the company's preferences", url, Auth::bearer(&credentials.tokens))
+            .query("minorversion", MINOR_VERSION);
+        let preferences: PreferencesAnswer = self.http.json(&call).await.map_err(company_refused)?;
+        let realm_id = credentials.realm_id.to_string();
+        let company = answer
+            .company_info
+            .into_record(&realm_id, preferences.home_currency());
+        Ok(Fetched::all(vec![company], None))
+    }
+}
+
 impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
@@ -296,7 +383,10 @@ impl Connector for QuickBooksConnector {
     const LIMITS: Limits = Limits::per_second(8).concurrent(10);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes,
+            Items, CompanyInfos
+        ]
     }
 
     fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
@@ -456,6 +546,71 @@ impl Syncs<Payments> for QuickBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
         self.payments(credentials, Some(since.time), cursor).await
+    }
+}
+
+impl Syncs<BillPayments> for QuickBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BillPayment>, ConnectorError> {
+        self.bill_payments(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BillPayment>, ConnectorError> {
+        self.bill_payments(credentials, Some(since.time), cursor).await
+    }
+}
+
+impl Syncs<CreditNotes> for QuickBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.credit_notes(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.credit_notes(credentials, Some(since.time), cursor).await
+    }
+}
+
+/// Items are fetched whole every time (a handful of pages at most), which
+/// also finds what was made inactive.
+impl Syncs<Items> for QuickBooksConnector {
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        self.items(credentials, cursor).await
+    }
+}
+
+/// The company is two calls, whole every time.
+impl Syncs<CompanyInfos> for QuickBooksConnector {
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        self.company_info(credentials).await
     }
 }
 

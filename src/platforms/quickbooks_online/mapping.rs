@@ -4,10 +4,13 @@
 //! note. A payment's lines each settle one linked transaction.
 
 use serde::Deserialize;
-use serde_json::Value;
 
 use crate::data::accounts::{Account, AccountClassification, AccountRef, AccountStatus};
+use crate::data::bill_payments::{BillAllocationType, BillPayment, BillPaymentAllocation};
 use crate::data::bills::{Bill, BillLineItem};
+use crate::data::company_info::{Address, AddressType, CompanyInfo, YearStart};
+use crate::data::credit_notes::{CreditNote, status_by_remaining};
+use crate::data::items::{Item, ItemSide, ItemStatus, ItemType};
 use crate::data::payments::{AllocationType, Payment, PaymentAllocation};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
@@ -53,6 +56,13 @@ pub(super) struct BillList {
 pub(super) struct PaymentList {
     #[serde(rename = "Payment", default)]
     pub(super) payment: Each<QboPayment>,
+}
+
+/// Bill payments a query found.
+#[derive(Deserialize, Default)]
+pub(super) struct BillPaymentList {
+    #[serde(rename = "BillPayment", default)]
+    pub(super) bill_payment: Each<QboBillPayment>,
 }
 
 /// Customers a query found.
@@ -130,11 +140,226 @@ pub(super) struct AccountList {
     pub(super) account: Each<QboAccount>,
 }
 
-/// `GET /companyinfo/{realmId}`'s answer (its content is not used).
+/// `GET /companyinfo/{realmId}`'s answer.
 #[derive(Deserialize)]
 pub(super) struct CompanyInfoAnswer {
     #[serde(rename = "CompanyInfo")]
-    _company_info: Value,
+    pub(super) company_info: QboCompanyInfo,
+}
+
+/// The company as QuickBooks writes it (the `CompanyInfo` entity).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct QboCompanyInfo {
+    company_name: Option<String>,
+    legal_name: Option<String>,
+    company_addr: Option<PhysicalAddress>,
+    legal_addr: Option<PhysicalAddress>,
+    primary_phone: Option<Phone>,
+    web_addr: Option<WebAddress>,
+    fiscal_year_start_month: Option<String>,
+    company_start_date: Option<String>,
+    meta_data: Option<MetaData>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct PhysicalAddress {
+    line1: Option<String>,
+    line2: Option<String>,
+    line3: Option<String>,
+    city: Option<String>,
+    country_sub_division_code: Option<String>,
+    postal_code: Option<String>,
+    country: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct WebAddress {
+    #[serde(rename = "URI")]
+    uri: Option<String>,
+}
+
+/// `GET /preferences`' answer: the company's home currency.
+#[derive(Deserialize)]
+pub(super) struct PreferencesAnswer {
+    #[serde(rename = "Preferences")]
+    preferences: Preferences,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct Preferences {
+    currency_prefs: Option<CurrencyPrefs>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct CurrencyPrefs {
+    home_currency: Option<Reference>,
+}
+
+impl PreferencesAnswer {
+    /// The currency the company's books are kept in.
+    pub(super) fn home_currency(self) -> Option<String> {
+        self.preferences
+            .currency_prefs
+            .and_then(|prefs| prefs.home_currency)
+            .and_then(|currency| json::non_empty(currency.value))
+    }
+}
+
+/// The month QuickBooks names (`January`), 1 to 12.
+fn month_named(name: &str) -> Option<u32> {
+    const MONTHS: [&str; 12] = [
+        "January", "February", "March", "April", "May", "June", "July", "August", "September",
+        "October", "November", "December",
+    ];
+    MONTHS
+        .iter()
+        .position(|month| month.eq_ignore_ascii_case(name))
+        .map(|index| index as u32 + 1)
+}
+
+impl PhysicalAddress {
+    fn into_address(self, address_type: AddressType) -> Address {
+        let rest: Vec<String> = [self.line2, self.line3]
+            .into_iter()
+            .filter_map(json::non_empty)
+            .collect();
+        Address {
+            address_type,
+            line1: json::non_empty(self.line1),
+            line2: (!rest.is_empty()).then(|| rest.join(", ")),
+            city: json::non_empty(self.city),
+            region: json::non_empty(self.country_sub_division_code),
+            postal_code: json::non_empty(self.postal_code),
+            country: json::non_empty(self.country),
+        }
+    }
+}
+
+impl QboCompanyInfo {
+    /// Our company info for the company `realm_id`, whose books are in
+    /// `base_currency` (from the preferences). QuickBooks' financial year
+    /// starts on the first of `FiscalYearStartMonth`; its legal address is
+    /// the registered one, its company address where it trades. It gives no
+    /// registration or tax number.
+    pub(super) fn into_record(self, realm_id: &str, base_currency: Option<String>) -> CompanyInfo {
+        let addresses = [
+            self.legal_addr.map(|address| address.into_address(AddressType::Registered)),
+            self.company_addr.map(|address| address.into_address(AddressType::Street)),
+        ]
+        .into_iter()
+        .flatten()
+        .collect();
+        CompanyInfo {
+            company_info_id: realm_id.to_owned(),
+            company_name: json::non_empty(self.company_name).unwrap_or_else(|| realm_id.to_owned()),
+            legal_name: json::non_empty(self.legal_name),
+            registration_number: None,
+            tax_number: None,
+            base_currency,
+            financial_year_start: self
+                .fiscal_year_start_month
+                .as_deref()
+                .and_then(month_named)
+                .map(|month| YearStart { month, day: 1 }),
+            addresses,
+            phone: self
+                .primary_phone
+                .and_then(|phone| json::non_empty(phone.free_form_number)),
+            website: self.web_addr.and_then(|web| json::non_empty(web.uri)),
+            created_date: json::timestamp(self.company_start_date.as_deref()),
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+        }
+    }
+}
+
+/// Items a query found.
+#[derive(Deserialize, Default)]
+pub(super) struct ItemList {
+    #[serde(rename = "Item", default)]
+    pub(super) item: Each<QboItem>,
+}
+
+/// An item as QuickBooks writes it (the `Item` entity).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct QboItem {
+    id: String,
+    name: Option<String>,
+    sku: Option<String>,
+    #[serde(rename = "Type")]
+    kind: Option<String>,
+    active: Option<bool>,
+    description: Option<String>,
+    purchase_desc: Option<String>,
+    unit_price: Option<Amount>,
+    purchase_cost: Option<Amount>,
+    income_account_ref: Option<Reference>,
+    expense_account_ref: Option<Reference>,
+    qty_on_hand: Option<Amount>,
+    track_qty_on_hand: Option<bool>,
+    meta_data: Option<MetaData>,
+}
+
+impl Keyed for QboItem {
+    const ID: &'static str = "/Id";
+}
+
+impl QboItem {
+    /// Our item; `None` for a `Category` (a heading for items, not one
+    /// itself). `Group` (a bundle) has no equivalent type. An item is sold
+    /// when it has an income account, bought when it has an expense
+    /// account; its tax codes name tax codes, not rates, so no tax rate is
+    /// given.
+    pub(super) fn into_record(self) -> Option<Item> {
+        let item_type = match self.kind.as_deref() {
+            Some("Inventory") => ItemType::Inventory,
+            Some("NonInventory") => ItemType::NonInventory,
+            Some("Service") => ItemType::Service,
+            Some("Category") => return None,
+            _ => ItemType::Unknown,
+        };
+        let sales = self.income_account_ref.map(|account| ItemSide {
+            description: json::non_empty(self.description),
+            unit_price: self.unit_price.map(Amount::money),
+            account_ref: AccountRef::to(account.value, account.name),
+            tax_rate_ref: None,
+        });
+        let purchases = self.expense_account_ref.map(|account| ItemSide {
+            description: json::non_empty(self.purchase_desc),
+            unit_price: self.purchase_cost.map(Amount::money),
+            account_ref: AccountRef::to(account.value, account.name),
+            tax_rate_ref: None,
+        });
+        Some(Item {
+            code: json::non_empty(self.sku),
+            name: json::non_empty(self.name).unwrap_or_else(|| self.id.clone()),
+            item_type,
+            status: if self.active == Some(false) {
+                ItemStatus::Archived
+            } else {
+                ItemStatus::Active
+            },
+            sales,
+            purchases,
+            quantity_on_hand: (self.track_qty_on_hand == Some(true))
+                .then(|| self.qty_on_hand.map(Amount::quantity))
+                .flatten(),
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+            item_id: self.id,
+        })
+    }
 }
 
 #[derive(Deserialize)]
@@ -224,31 +449,7 @@ impl QboInvoice {
                 .private_note
                 .as_deref()
                 .is_some_and(|note| note.trim_start().starts_with("Voided"));
-        // Sales lines only: subtotal and discount lines repeat what they sum.
-        let line_items = self
-            .line
-            .into_iter()
-            .filter(|line| line.detail_type.as_deref() == Some("SalesItemLineDetail"))
-            .map(|line| {
-                let line_amount = money(line.amount);
-                let (unit_amount, quantity) = match line.sales_item_line_detail {
-                    Some(detail) => (
-                        money(detail.unit_price),
-                        json::quantity(detail.qty),
-                    ),
-                    None => (line_amount, Quantity::units(1)),
-                };
-                LineItem {
-                    description: line.description.unwrap_or_default(),
-                    unit_amount,
-                    quantity,
-                    discount_amount: Money(0),
-                    sub_total: line_amount,
-                    tax_amount: Money(0),
-                    total_amount: line_amount,
-                }
-            })
-            .collect();
+        let line_items = sale_lines(self.line);
         let (customer_id, customer_name) = self
             .customer_ref
             .map_or((None, None), |customer| (customer.value, customer.name));
@@ -278,6 +479,110 @@ impl QboInvoice {
                     .as_deref(),
             ),
             invoice_id: self.id,
+        })
+    }
+}
+
+/// The lines of a sales document (an invoice, a credit memo): sales lines
+/// only, as subtotal and discount lines repeat what they sum. QuickBooks
+/// gives tax for the whole document only, so lines carry none.
+fn sale_lines(lines: Vec<QboLine>) -> Vec<LineItem> {
+    lines
+        .into_iter()
+        .filter(|line| line.detail_type.as_deref() == Some("SalesItemLineDetail"))
+        .map(|line| {
+            let line_amount = money(line.amount);
+            let (unit_amount, quantity) = match line.sales_item_line_detail {
+                Some(detail) => (money(detail.unit_price), json::quantity(detail.qty)),
+                None => (line_amount, Quantity::units(1)),
+            };
+            LineItem {
+                description: line.description.unwrap_or_default(),
+                unit_amount,
+                quantity,
+                discount_amount: Money(0),
+                sub_total: line_amount,
+                tax_amount: Money(0),
+                total_amount: line_amount,
+            }
+        })
+        .collect()
+}
+
+/// Credit memos a query found.
+#[derive(Deserialize, Default)]
+pub(super) struct CreditMemoList {
+    #[serde(rename = "CreditMemo", default)]
+    pub(super) credit_memo: Each<QboCreditMemo>,
+}
+
+/// A credit memo as QuickBooks writes it (the `CreditMemo` entity).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct QboCreditMemo {
+    id: String,
+    doc_number: Option<String>,
+    txn_date: Option<String>,
+    currency_ref: Option<Reference>,
+    customer_ref: Option<Reference>,
+    total_amt: Option<Amount>,
+    balance: Option<Amount>,
+    remaining_credit: Option<Amount>,
+    txn_tax_detail: Option<TaxDetail>,
+    #[serde(default)]
+    line: Vec<QboLine>,
+    private_note: Option<String>,
+    customer_memo: Option<Memo>,
+    meta_data: Option<MetaData>,
+}
+
+impl Keyed for QboCreditMemo {
+    const ID: &'static str = "/Id";
+}
+
+impl QboCreditMemo {
+    /// Our credit note; one without a readable `TxnDate` cannot be read.
+    /// What remains is `RemainingCredit` (else `Balance`); the status
+    /// follows from it (QuickBooks has none). Where the credit went is not
+    /// on the credit memo: the payments that applied it name it, so
+    /// `allocations` is empty (`NOTES.md`).
+    pub(super) fn into_record(self) -> Result<CreditNote, Unreadable> {
+        let issue_date = self
+            .txn_date
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| Unreadable::field("TxnDate", "is missing or not a date"))?;
+        let total = money(self.total_amt);
+        let tax = money(self.txn_tax_detail.and_then(|detail| detail.total_tax));
+        let remaining = money(self.remaining_credit.or(self.balance));
+        let (customer_id, customer_name) = self
+            .customer_ref
+            .map_or((None, None), |customer| (customer.value, customer.name));
+        Ok(CreditNote {
+            credit_note_number: json::non_empty(self.doc_number),
+            customer_ref: CustomerRef::to(customer_id, customer_name),
+            issue_date,
+            currency: self
+                .currency_ref
+                .and_then(|currency| currency.value)
+                .unwrap_or_default(),
+            sub_total: total - tax,
+            total_tax_amount: tax,
+            total_amount: total,
+            remaining_credit: remaining,
+            status: status_by_remaining(total, remaining),
+            line_items: sale_lines(self.line),
+            allocations: Vec::new(),
+            note: self
+                .customer_memo
+                .and_then(|memo| json::non_empty(memo.value))
+                .or_else(|| json::non_empty(self.private_note)),
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+            credit_note_id: self.id,
         })
     }
 }
@@ -660,6 +965,102 @@ impl QboPayment {
                     .as_deref(),
             ),
             payment_id: self.id,
+        })
+    }
+}
+
+/// A payment to a vendor as QuickBooks writes it (the `BillPayment` entity):
+/// by cheque from a bank account or by credit card.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct QboBillPayment {
+    id: String,
+    txn_date: Option<String>,
+    doc_number: Option<String>,
+    currency_ref: Option<Reference>,
+    vendor_ref: Option<Reference>,
+    check_payment: Option<CheckPayment>,
+    credit_card_payment: Option<CreditCardPayment>,
+    total_amt: Option<Amount>,
+    #[serde(default)]
+    line: Vec<QboPaymentLine>,
+    private_note: Option<String>,
+    meta_data: Option<MetaData>,
+}
+
+impl Keyed for QboBillPayment {
+    const ID: &'static str = "/Id";
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct CheckPayment {
+    bank_account_ref: Option<Reference>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct CreditCardPayment {
+    #[serde(rename = "CCAccountRef")]
+    cc_account_ref: Option<Reference>,
+}
+
+impl QboBillPayment {
+    /// Our bill payment; one without a readable `TxnDate` cannot be read.
+    /// Each line settles the transaction it links: a `Bill` (positive), a
+    /// `VendorCredit` whose credit pays part of the bills (negative), or
+    /// anything else (`Other`). The account is the cheque's bank account
+    /// or the card's.
+    pub(super) fn into_record(self) -> Result<BillPayment, Unreadable> {
+        let date = self
+            .txn_date
+            .as_deref()
+            .and_then(json::date)
+            .ok_or_else(|| Unreadable::field("TxnDate", "is missing or not a date"))?;
+        let allocations = self
+            .line
+            .into_iter()
+            .filter_map(|line| {
+                let amount = money(line.amount);
+                let linked = line.linked_txn.into_iter().next()?;
+                let id = json::non_empty(linked.txn_id)?;
+                let (allocation_type, amount) = match linked.txn_type.as_deref() {
+                    Some("Bill") => (BillAllocationType::Bill, amount),
+                    Some("VendorCredit") => (BillAllocationType::SupplierCredit, -amount),
+                    _ => (BillAllocationType::Other, amount),
+                };
+                Some(BillPaymentAllocation {
+                    allocation_type,
+                    id,
+                    amount,
+                })
+            })
+            .collect();
+        let account = self
+            .check_payment
+            .and_then(|cheque| cheque.bank_account_ref)
+            .or_else(|| self.credit_card_payment.and_then(|card| card.cc_account_ref));
+        let (vendor_id, vendor_name) = self
+            .vendor_ref
+            .map_or((None, None), |vendor| (vendor.value, vendor.name));
+        Ok(BillPayment {
+            reference: json::non_empty(self.doc_number),
+            supplier_ref: SupplierRef::to(vendor_id, vendor_name),
+            account_ref: account.and_then(|account| AccountRef::to(account.value, account.name)),
+            date,
+            currency: self
+                .currency_ref
+                .and_then(|currency| currency.value)
+                .unwrap_or_default(),
+            total_amount: money(self.total_amt),
+            allocations,
+            note: json::non_empty(self.private_note),
+            source_modified_date: json::timestamp(
+                self.meta_data
+                    .and_then(|meta| meta.last_updated_time)
+                    .as_deref(),
+            ),
+            bill_payment_id: self.id,
         })
     }
 }

@@ -12,7 +12,11 @@ use crate::data::invoices::{Invoice, Invoices};
 use crate::data::orders::{Order, Orders};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
+use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
+use crate::data::company_info::{CompanyInfo, CompanyInfos};
+use crate::data::credit_notes::{CreditNote, CreditNotes};
+use crate::data::items::{Item, Items};
 use crate::data::payments::{Payment, Payments};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -45,7 +49,7 @@ impl Connector for SandboxConnector {
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![
-            Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers, TaxRates, Bills, Payments
+            Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes, Items, CompanyInfos
         ]
     }
 
@@ -194,5 +198,55 @@ impl Syncs<Payments> for SandboxConnector {
     ) -> Result<Fetched<Payment>, ConnectorError> {
         let start = Offset::from_cursor("sandbox", cursor, 0)?;
         Ok(Dataset::of(credentials).payments(start.0))
+    }
+}
+
+impl Syncs<BillPayments> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BillPayment>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).bill_payments(start.0))
+    }
+}
+
+impl Syncs<CreditNotes> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).credit_notes(start.0))
+    }
+}
+
+impl Syncs<Items> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).items(start.0))
+    }
+}
+
+/// The one organization the authorization names.
+impl Syncs<CompanyInfos> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        let organization_id = credentials.organization_id.as_str();
+        let name = super::LINKABLE_ORGANIZATIONS
+            .iter()
+            .find(|(id, _)| *id == organization_id)
+            .map(|(_, name)| *name);
+        let company = Dataset::of(credentials).company_info(organization_id, name);
+        Ok(Fetched::all(vec![company], None))
     }
 }

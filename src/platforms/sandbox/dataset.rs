@@ -7,7 +7,11 @@ use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use super::SandboxAuthorization;
 use crate::data::accounts::Accounts;
+use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
+use crate::data::items::Items;
 use crate::data::payments::Payments;
 use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
@@ -367,6 +371,13 @@ impl Dataset {
             "taxRates" => typed::<TaxRates>(self.tax_rates(start)),
             "bills" => typed::<Bills>(self.bills(start)),
             "payments" => typed::<Payments>(self.payments(start)),
+            "billPayments" => typed::<BillPayments>(self.bill_payments(start)),
+            "creditNotes" => typed::<CreditNotes>(self.credit_notes(start)),
+            "items" => typed::<Items>(self.items(start)),
+            "companyInfo" => typed::<CompanyInfos>(Fetched::all(
+                vec![self.company_info("sbx-standing-in", None)],
+                None,
+            )),
             _ => typed::<Customers>(self.customers(start)),
         }
     }

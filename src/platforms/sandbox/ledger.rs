@@ -1,14 +1,17 @@
 //! The sandbox's ledger beyond sales: its chart of accounts (whose trial
-//! balance balances), its suppliers and its tax rates, each record a pure
-//! function of the seed and its index like the rest of [`Dataset`].
+//! balance balances), its suppliers, its tax rates, its items and the
+//! company itself, each record a pure function of the seed and its index
+//! (the company: of the organization id) like the rest of [`Dataset`].
 
 use chrono::{Days, NaiveTime};
 
 use super::dataset::{Dataset, NAME_PARTS, Random, epoch};
-use crate::data::accounts::{Account, AccountClassification, AccountStatus};
+use crate::data::accounts::{Account, AccountClassification, AccountRef, AccountStatus};
+use crate::data::company_info::{Address, AddressType, CompanyInfo, YearStart};
+use crate::data::items::{Item, ItemSide, ItemStatus, ItemType};
 use crate::data::money::{Money, Quantity};
 use crate::data::suppliers::{Supplier, SupplierStatus};
-use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateStatus};
+use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateRef, TaxRateStatus};
 use crate::platforms::connector::Fetched;
 use crate::timestamp::Timestamp;
 
@@ -16,6 +19,8 @@ use crate::timestamp::Timestamp;
 pub const ACCOUNT_COUNT: u64 = CHART.len() as u64;
 /// How many tax rates it has.
 pub const TAX_RATE_COUNT: u64 = TAX_TABLE.len() as u64;
+/// How many items it sells and buys.
+pub const ITEM_COUNT: u64 = ITEMS.len() as u64;
 
 impl Dataset {
     /// The `index`-th account of the chart. Balances are in each account's
@@ -147,7 +152,161 @@ impl Dataset {
     pub fn tax_rates(&self, start: u64) -> Fetched<TaxRate> {
         self.slice(start, TAX_RATE_COUNT, |index| self.tax_rate(index))
     }
+
+    /// The `index`-th item: goods sold into `4000` Sales (and bought into
+    /// `5000` Cost of Goods Sold), services sold into `4100` Services, all
+    /// at the standard rate; inventory items with a quantity in stock.
+    pub fn item(&self, index: u64) -> Item {
+        let entry = &ITEMS[(index as usize) % ITEMS.len()];
+        let mut random = Random::new(self.seed, 14, index);
+        let standard = || {
+            Some(TaxRateRef {
+                id: "sbx-tax-s".to_owned(),
+                name: Some("Standard Rate".to_owned()),
+            })
+        };
+        let account = |code: &str, name: &str| {
+            Some(AccountRef {
+                id: format!("sbx-gl-{code}"),
+                name: Some(name.to_owned()),
+            })
+        };
+        let (income_code, income_name) = if entry.item_type == ItemType::Service {
+            ("4100", "Services")
+        } else {
+            ("4000", "Sales")
+        };
+        Item {
+            item_id: format!("sbx-item-{}", entry.code.to_lowercase()),
+            code: Some(entry.code.to_owned()),
+            name: entry.name.to_owned(),
+            item_type: entry.item_type,
+            status: if entry.archived {
+                ItemStatus::Archived
+            } else {
+                ItemStatus::Active
+            },
+            sales: Some(ItemSide {
+                description: Some(entry.name.to_owned()),
+                unit_price: Some(Money::from_cents(entry.sale_cents)),
+                account_ref: account(income_code, income_name),
+                tax_rate_ref: standard(),
+            }),
+            purchases: entry.purchase_cents.map(|cents| ItemSide {
+                description: Some(format!("{} (bought in)", entry.name)),
+                unit_price: Some(Money::from_cents(cents)),
+                account_ref: account("5000", "Cost of Goods Sold"),
+                tax_rate_ref: standard(),
+            }),
+            quantity_on_hand: (entry.item_type == ItemType::Inventory)
+                .then(|| Quantity::units(random.below(500) as i64)),
+            source_modified_date: Some(Timestamp(
+                (epoch() - Days::new(random.below(300)))
+                    .and_time(NaiveTime::MIN)
+                    .and_utc(),
+            )),
+        }
+    }
+
+    /// The items from record `start`, a page of them.
+    pub fn items(&self, start: u64) -> Fetched<Item> {
+        self.slice(start, ITEM_COUNT, |index| self.item(index))
+    }
+
+    /// The organization itself, called `organization_id` at the sandbox
+    /// (a linkable organization has its name; any other is named after
+    /// its id): British, books in pounds, a year that starts in April.
+    pub fn company_info(&self, organization_id: &str, name: Option<&str>) -> CompanyInfo {
+        let mut random = Random::new(self.seed, 15, 0);
+        let company_name = name.map_or_else(
+            || format!("Sandbox Trading Ltd ({organization_id})"),
+            str::to_owned,
+        );
+        CompanyInfo {
+            company_info_id: organization_id.to_owned(),
+            legal_name: Some(format!("{company_name} (registered)")),
+            company_name,
+            registration_number: Some(format!("{:08}", random.below(100_000_000))),
+            tax_number: Some(format!("GB{:09}", random.below(1_000_000_000))),
+            base_currency: Some("GBP".to_owned()),
+            financial_year_start: Some(YearStart { month: 4, day: 1 }),
+            addresses: vec![
+                Address {
+                    address_type: AddressType::Registered,
+                    line1: Some("1 Harbour Street".to_owned()),
+                    line2: Some("Suite 4".to_owned()),
+                    city: Some("Bristol".to_owned()),
+                    region: None,
+                    postal_code: Some("BS1 4RN".to_owned()),
+                    country: Some("GB".to_owned()),
+                },
+                Address {
+                    address_type: AddressType::Street,
+                    line1: Some(format!("{} Market Place", 1 + random.below(90))),
+                    line2: None,
+                    city: Some("Bath".to_owned()),
+                    region: Some("Somerset".to_owned()),
+                    postal_code: Some("BA1 1AA".to_owned()),
+                    country: Some("GB".to_owned()),
+                },
+            ],
+            phone: Some(format!("+44 117 496 {:04}", random.below(10_000))),
+            website: Some("https://sandbox.example".to_owned()),
+            created_date: Some(Timestamp(
+                (epoch() - Days::new(3 * 365)).and_time(NaiveTime::MIN).and_utc(),
+            )),
+            source_modified_date: Some(Timestamp(
+                (epoch() - Days::new(30)).and_time(NaiveTime::MIN).and_utc(),
+            )),
+        }
+    }
 }
+
+/// An item the sandbox sells (and perhaps buys).
+struct ItemEntry {
+    code: &'static str,
+    name: &'static str,
+    item_type: ItemType,
+    sale_cents: i64,
+    purchase_cents: Option<i64>,
+    archived: bool,
+}
+
+const fn item(
+    code: &'static str,
+    name: &'static str,
+    item_type: ItemType,
+    sale_cents: i64,
+    purchase_cents: Option<i64>,
+) -> ItemEntry {
+    ItemEntry {
+        code,
+        name,
+        item_type,
+        sale_cents,
+        purchase_cents,
+        archived: false,
+    }
+}
+
+/// What the sandbox sells: the invoices' products, and one archived item.
+const ITEMS: [ItemEntry; 9] = {
+    use ItemType::{Inventory, NonInventory, Service};
+    [
+        item("CONS-HR", "Consulting hours", Service, 12_000, None),
+        item("LIC-ANN", "Annual licence", NonInventory, 99_900, Some(45_000)),
+        item("SUP-PLN", "Support plan", Service, 30_000, None),
+        item("HW-KIT", "Hardware kit", Inventory, 45_000, Some(28_000)),
+        item("TRN-DAY", "Training day", Service, 80_000, None),
+        item("DES-RET", "Design retainer", Service, 150_000, None),
+        item("CLD-HST", "Cloud hosting", NonInventory, 5_000, Some(2_000)),
+        item("INST", "Installation", Service, 20_000, None),
+        ItemEntry {
+            archived: true,
+            ..item("OLD-KIT", "Legacy kit", Inventory, 30_000, Some(20_000))
+        },
+    ]
+};
 
 /// An account of the sandbox's chart.
 struct ChartEntry {

@@ -1,7 +1,8 @@
 //! The `sandbox` platform: synthetic data of every data type derived from
 //! the authorization's `seed` and counts, for demos, tests and
 //! benchmarks ([`dataset`]; the chart of accounts, suppliers and tax rates
-//! in `ledger.rs`, bills in `payables.rs`, payments in `receivables.rs`),
+//! in `ledger.rs`, bills and bill payments in `payables.rs`, payments in
+//! `receivables.rs`),
 //! and its connector. Notes: `NOTES.md`.
 
 pub mod connector;
@@ -46,7 +47,8 @@ pub static PLATFORM: Platform = Platform {
 /// tributary's synthetic platform, for demos, tests and benchmarks: its
 /// data (invoices and the payments of them, customers, orders, bank
 /// accounts and transactions, a chart of accounts, suppliers, their bills
-/// and tax rates) is generated from `seed` and the counts.
+/// and the payments of them, and tax rates) is generated from `seed` and
+/// the counts.
 #[derive(Debug, Clone, Deserialize, JsonSchema)]
 #[serde(rename_all = "camelCase")]
 #[schemars(deny_unknown_fields)]

@@ -1,12 +1,15 @@
-//! The sandbox's bills: what its suppliers charge it, each bill a pure
-//! function of the seed and its index like the rest of [`Dataset`]. Lines
-//! post to expense (or asset) accounts of the chart and name the sandbox's
-//! tax rates; a bill's amount due is its total less what was paid.
+//! The sandbox's bills and bill payments: what its suppliers charge it and
+//! what it paid them, each record a pure function of the seed and its index
+//! like the rest of [`Dataset`]. Lines post to expense (or asset) accounts
+//! of the chart and name the sandbox's tax rates; every bill with something
+//! paid has one payment that settles exactly that, so a bill's amount due
+//! is its total less its payments.
 
 use chrono::{Days, NaiveTime};
 
-use super::dataset::{Dataset, Random, epoch, weighted};
+use super::dataset::{Dataset, PAGE_SIZE, Random, epoch, weighted};
 use crate::data::accounts::AccountRef;
+use crate::data::bill_payments::{BillAllocationType, BillPayment, BillPaymentAllocation};
 use crate::data::bills::{Bill, BillLineItem, BillStatus};
 use crate::data::money::{Money, Quantity};
 use crate::data::suppliers::SupplierRef;
@@ -102,6 +105,60 @@ impl Dataset {
     pub fn bills(&self, start: u64) -> Fetched<Bill> {
         self.slice(start, self.bill_count(), |index| self.bill(index))
     }
+
+    /// The payment of the `index`-th bill; `None` when nothing of it was
+    /// paid. Paid from the current account, or one in four by card.
+    pub fn bill_payment(&self, index: u64) -> Option<BillPayment> {
+        let bill = self.bill(index);
+        if !matches!(bill.status, BillStatus::PartiallyPaid | BillStatus::Paid) {
+            return None;
+        }
+        let mut random = Random::new(self.seed, 12, index);
+        let paid = bill.total_amount - bill.amount_due;
+        let date = bill
+            .paid_on_date
+            .unwrap_or_else(|| bill.issue_date + Days::new(1 + random.below(45)));
+        let (account_id, account_name) = if random.below(4) == 0 {
+            ("sbx-gl-2200", "Business Credit Card")
+        } else {
+            ("sbx-gl-1000", "Business Current Account")
+        };
+        Some(BillPayment {
+            bill_payment_id: format!("sbx-bpay-{index:07}"),
+            reference: bill.reference.as_ref().map(|reference| format!("Remittance {reference}")),
+            supplier_ref: bill.supplier_ref,
+            account_ref: Some(AccountRef {
+                id: account_id.to_owned(),
+                name: Some(account_name.to_owned()),
+            }),
+            date,
+            currency: bill.currency,
+            total_amount: paid,
+            allocations: vec![BillPaymentAllocation {
+                allocation_type: BillAllocationType::Bill,
+                id: bill.bill_id,
+                amount: paid,
+            }],
+            note: None,
+            source_modified_date: Some(Timestamp(
+                date.and_time(NaiveTime::MIN).and_utc()
+                    + chrono::Duration::minutes(random.below(600) as i64),
+            )),
+        })
+    }
+
+    /// The payments of the bills from bill `start`: a page of bills, fewer
+    /// payments (no total is given: counting them means reading every bill).
+    pub fn bill_payments(&self, start: u64) -> Fetched<BillPayment> {
+        let count = self.bill_count();
+        let end = start.saturating_add(PAGE_SIZE).min(count);
+        Fetched::all(
+            (start.min(end)..end)
+                .filter_map(|index| self.bill_payment(index))
+                .collect(),
+            (end < count).then(|| end.to_string()),
+        )
+    }
 }
 
 const BILL_STATUSES: [BillStatus; 5] = [
@@ -175,5 +232,34 @@ mod tests {
             assert!(bills.iter().any(|bill| bill.status == status), "{status:?} is used");
         }
         assert_eq!(dataset.bill(7), bills[7], "pure");
+    }
+
+    #[test]
+    fn each_bill_owes_its_total_less_its_payments() {
+        let dataset = Dataset::invoices_only(6, 2_400);
+        let mut payments = Vec::new();
+        let mut start = Some("0".to_owned());
+        while let Some(from) = start {
+            let page = dataset.bill_payments(from.parse().expect("an offset"));
+            payments.extend(page.records);
+            start = page.next;
+        }
+        assert!(!payments.is_empty());
+        let mut paid_per_bill = std::collections::HashMap::new();
+        for payment in &payments {
+            assert_eq!(payment.allocated(), payment.total_amount);
+            for allocation in &payment.allocations {
+                assert_eq!(allocation.allocation_type, BillAllocationType::Bill);
+                let paid = paid_per_bill.entry(allocation.id.clone()).or_insert(Money(0));
+                *paid = *paid + allocation.amount;
+            }
+        }
+        for index in 0..dataset.bill_count() {
+            let bill = dataset.bill(index);
+            let paid = paid_per_bill.get(&bill.bill_id).copied().unwrap_or(Money(0));
+            if bill.status != BillStatus::Void {
+                assert_eq!(bill.amount_due, bill.total_amount - paid, "{}", bill.bill_id);
+            }
+        }
     }
 }

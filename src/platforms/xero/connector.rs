@@ -4,8 +4,8 @@
 //! refresh at Xero's identity server (HTTP Basic) and rotate on every
 //! refresh. After a first sync, only what changed is asked for, with the
 //! `If-Modified-Since` header. Suppliers are the contacts marked
-//! `IsSupplier`, bills the invoices of `Type=="ACCPAY"`, payments the
-//! receivable kinds of `GET /Payments`; the chart of accounts (`GET
+//! `IsSupplier`, bills the invoices of `Type=="ACCPAY"`, payments and bill
+//! payments the receivable and payable kinds of `GET /Payments`; the chart of accounts (`GET
 //! /Accounts`) and the tax rates (`GET /TaxRates`) are one call each, whole
 //! every time. Sources: `NOTES.md`.
 
@@ -14,12 +14,19 @@ use chrono::{DateTime, Utc};
 
 use super::XeroAuthorization;
 use super::mapping::{
-    AccountsAnswer, ContactsPage, InvoicesPage, Pagination, TaxRatesAnswer, XeroConnection,
-    XeroInvoice,
+    AccountsAnswer, ContactsPage, CreditNotesPage, InvoicesPage, Pagination, TaxRatesAnswer,
+    XeroConnection, XeroCreditNote, XeroInvoice,
 };
-use super::payments::{PaymentsPage, Read};
+use super::company::{AccountsByCode, ItemsAnswer, OrganisationAnswer};
+use super::payments::{Found, PaymentsPage, XeroPayment};
+use crate::data::accounts::AccountRef;
+use crate::data::company_info::{CompanyInfo, CompanyInfos};
+use crate::data::items::{Item, Items};
+use crate::data::bill_payments::{BillPayment, BillPayments};
+use crate::platforms::kit::records::Unreadable;
 use crate::data::accounts::{Account, Accounts};
 use crate::data::bills::{Bill, Bills};
+use crate::data::credit_notes::{CreditNote, CreditNotes};
 use crate::data::payments::{Payment, Payments};
 use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::suppliers::{Supplier, Suppliers};
@@ -145,33 +152,55 @@ impl XeroConnector {
             .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
     }
 
-    /// A page of payments (changed since `since`, when given). Xero lists
-    /// money received and paid together, and its `where` on `PaymentType`
-    /// is only fast for one type (NOTES.md), so the whole list is read and
-    /// the payable kinds left out; a deleted receivable payment is named so
-    /// that its stored copy is flagged at once.
-    async fn payments(
+    /// A page of sales credit notes (`where=Type=="ACCRECCREDIT"`, changed
+    /// since `since` when given), with their allocations to invoices.
+    async fn credit_notes(
         &self,
         credentials: &XeroAuthorization,
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
-    ) -> Result<Fetched<Payment>, ConnectorError> {
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self.list(credentials, "Payments", "a page of payments", page, since);
+        let call = self
+            .list(credentials, "CreditNotes", "a page of credit notes", page, since)
+            .query("where", "Type==\"ACCRECCREDIT\"");
+        let body: CreditNotesPage = self.http.json(&call).await.map_err(refusal)?;
+        let next = page.next(more(page, body.pagination.as_ref(), body.credit_notes.len()));
+        let read = body.credit_notes.read(XeroCreditNote::into_sale);
+        Ok(Fetched::read(read, next)
+            .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
+    }
+
+    /// A page of Xero's payments (changed since `since`, when given), read
+    /// for one side by `read`. Xero lists money received and paid together,
+    /// and its `where` on `PaymentType` is only fast for one type
+    /// (NOTES.md), so the whole list is read and the other side's payments
+    /// left out; a deleted payment of ours is named so that its stored copy
+    /// is flagged at once.
+    async fn payments_of<T>(
+        &self,
+        credentials: &XeroAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+        what: &'static str,
+        read: fn(XeroPayment) -> Result<Found<T>, Unreadable>,
+    ) -> Result<Fetched<T>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self.list(credentials, "Payments", what, page, since);
         let body: PaymentsPage = self.http.json(&call).await.map_err(refusal)?;
         let next = page.next(more(page, body.pagination.as_ref(), body.payments.len()));
         let mut deleted = Vec::new();
-        let read = body.payments.read(|payment| {
-            Ok(match payment.read()? {
-                Read::Payment(payment) => Some(*payment),
-                Read::Deleted(id) => {
+        let records = body.payments.read(|payment| {
+            Ok(match read(payment)? {
+                Found::Record(record) => Some(*record),
+                Found::Deleted(id) => {
                     deleted.push(id);
                     None
                 }
-                Read::NotOurs => None,
+                Found::NotOurs => None,
             })
         });
-        Ok(Fetched::read(read, next).removing(deleted))
+        Ok(Fetched::read(records, next).removing(deleted))
     }
 }
 
@@ -187,6 +216,50 @@ impl XeroConnector {
             .header("xero-tenant-id", credentials.tenant_id);
         let body: AccountsAnswer = self.http.json(&call).await.map_err(refusal)?;
         let read = body.accounts.read(|account| Ok(account.into_record()));
+        Ok(Fetched::read(read, None))
+    }
+}
+
+impl XeroConnector {
+    /// Every item: one call, no paging (Xero's document gives `GET /Items`
+    /// no `page`), after the chart of accounts, whose ids the items'
+    /// account codes name. Whole every time: a deleted item leaves the list.
+    async fn items(
+        &self,
+        credentials: &XeroAuthorization,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        let accounts: AccountsByCode = self
+            .accounts(credentials)
+            .await?
+            .records
+            .into_iter()
+            .filter_map(|account| {
+                let code = account.nominal_code?;
+                let reference = AccountRef {
+                    id: account.account_id,
+                    name: Some(account.account_name),
+                };
+                Some((code, reference))
+            })
+            .collect();
+        let url = format!("{}/api.xro/2.0/Items", self.api_base);
+        let call = Call::get(Self::PLATFORM, "the items", url, Auth::bearer(&credentials.tokens))
+            .header("xero-tenant-id", credentials.tenant_id);
+        let body: ItemsAnswer = self.http.json(&call).await.map_err(refusal)?;
+        let read = body.items.read(|item| Ok(Some(item.into_record(&accounts))));
+        Ok(Fetched::read(read, None))
+    }
+
+    /// The organisation: one call (`GET /Organisation`, a list of one).
+    async fn organisation(
+        &self,
+        credentials: &XeroAuthorization,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        let url = format!("{}/api.xro/2.0/Organisation", self.api_base);
+        let call = Call::get(Self::PLATFORM, "the organisation", url, Auth::bearer(&credentials.tokens))
+            .header("xero-tenant-id", credentials.tenant_id);
+        let body: OrganisationAnswer = self.http.json(&call).await.map_err(refusal)?;
+        let read = body.organisations.read(|organisation| Ok(Some(organisation.into_record())));
         Ok(Fetched::read(read, None))
     }
 }
@@ -292,7 +365,10 @@ impl Connector for XeroConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes,
+            Items, CompanyInfos
+        ]
     }
 
     fn token_endpoint(&self, _credentials: &XeroAuthorization) -> Option<TokenEndpoint> {
@@ -452,7 +528,8 @@ impl Syncs<Payments> for XeroConnector {
         credentials: &XeroAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
-        self.payments(credentials, None, cursor).await
+        self.payments_of(credentials, None, cursor, "a page of payments", XeroPayment::into_payment)
+            .await
     }
 
     async fn changed_page(
@@ -461,6 +538,80 @@ impl Syncs<Payments> for XeroConnector {
         since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
-        self.payments(credentials, Some(since.time), cursor).await
+        let since = Some(since.time);
+        self.payments_of(credentials, since, cursor, "a page of payments", XeroPayment::into_payment)
+            .await
+    }
+}
+
+/// Bill payments are the payable kinds of the same list as payments: a
+/// deleted one is flagged at once, the daily full fetch still reconciles.
+impl Syncs<BillPayments> for XeroConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BillPayment>, ConnectorError> {
+        let read = XeroPayment::into_bill_payment;
+        self.payments_of(credentials, None, cursor, "a page of bill payments", read)
+            .await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &XeroAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BillPayment>, ConnectorError> {
+        let read = XeroPayment::into_bill_payment;
+        let since = Some(since.time);
+        self.payments_of(credentials, since, cursor, "a page of bill payments", read)
+            .await
+    }
+}
+
+impl Syncs<CreditNotes> for XeroConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.credit_notes(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &XeroAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.credit_notes(credentials, Some(since.time), cursor).await
+    }
+}
+
+/// Items are one call (with the chart's), fetched whole every time, which
+/// finds deletions.
+impl Syncs<Items> for XeroConnector {
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        self.items(credentials).await
+    }
+}
+
+/// The organisation is one call, whole every time.
+impl Syncs<CompanyInfos> for XeroConnector {
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        self.organisation(credentials).await
     }
 }

@@ -1,6 +1,7 @@
 //! Xero's answers and how they become our records: invoice statuses (with
 //! the amounts that tell a part payment apart), line amounts inclusive or
-//! exclusive of tax, bills (`ACCPAY` invoices), contacts that are
+//! exclusive of tax, bills (`ACCPAY` invoices), sales credit notes and
+//! their allocations, contacts that are
 //! customers, the chart of accounts (account classes), `/Date(ms)/` dates.
 //! Payments are in `payments.rs`.
 
@@ -8,6 +9,9 @@ use serde::Deserialize;
 
 use crate::data::accounts::{Account, AccountClassification, AccountRef, AccountStatus};
 use crate::data::bills::{Bill, BillLineItem};
+use crate::data::credit_notes::{
+    CreditNote, CreditNoteAllocation, CreditNoteStatus, InvoiceRef, status_by_remaining,
+};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
@@ -46,6 +50,134 @@ pub(super) struct InvoicesPage {
     pub(super) invoices: Each<XeroInvoice>,
     #[serde(rename = "pagination")]
     pub(super) pagination: Option<Pagination>,
+}
+
+/// A page of `GET /api.xro/2.0/CreditNotes`.
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct CreditNotesPage {
+    pub(super) credit_notes: Each<XeroCreditNote>,
+    #[serde(rename = "pagination")]
+    pub(super) pagination: Option<Pagination>,
+}
+
+/// A credit note as Xero writes it (`CreditNote` in Xero's OpenAPI document).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+pub(super) struct XeroCreditNote {
+    #[serde(rename = "CreditNoteID")]
+    credit_note_id: String,
+    credit_note_number: Option<String>,
+    #[serde(rename = "Type")]
+    kind: Option<String>,
+    contact: Option<ContactRef>,
+    date: Option<String>,
+    status: Option<String>,
+    line_amount_types: Option<String>,
+    #[serde(default)]
+    line_items: Vec<XeroLine>,
+    sub_total: Option<Amount>,
+    total_tax: Option<Amount>,
+    total: Option<Amount>,
+    remaining_credit: Option<Amount>,
+    currency_code: Option<String>,
+    reference: Option<String>,
+    #[serde(default, deserialize_with = "json::list_or_null")]
+    allocations: Vec<XeroAllocation>,
+    #[serde(rename = "UpdatedDateUTC")]
+    updated_date_utc: Option<String>,
+}
+
+impl Keyed for XeroCreditNote {
+    const ID: &'static str = "/CreditNoteID";
+}
+
+/// Credit allocated to an invoice (`Allocation` in Xero's document).
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct XeroAllocation {
+    amount: Option<Amount>,
+    date: Option<String>,
+    invoice: Option<AllocatedInvoice>,
+    is_deleted: Option<bool>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "PascalCase")]
+struct AllocatedInvoice {
+    #[serde(rename = "InvoiceID")]
+    invoice_id: Option<String>,
+    invoice_number: Option<String>,
+}
+
+/// Our status of a Xero credit note: `AUTHORISED` by what remains of its
+/// credit; `SUBMITTED` is awaiting approval (a draft to the customer).
+pub(super) fn credit_note_status(status: &str, total: Money, remaining: Money) -> CreditNoteStatus {
+    match status {
+        "AUTHORISED" => status_by_remaining(total, remaining),
+        "DRAFT" | "SUBMITTED" => CreditNoteStatus::Draft,
+        "PAID" => CreditNoteStatus::Paid,
+        "VOIDED" | "DELETED" => CreditNoteStatus::Void,
+        _ => CreditNoteStatus::Unknown,
+    }
+}
+
+impl XeroCreditNote {
+    /// Our credit note when it is a sales one (`ACCRECCREDIT`), as a page
+    /// reads it; a supplier's credit note (`ACCPAYCREDIT`) is left out.
+    pub(super) fn into_sale(self) -> Result<Option<CreditNote>, Unreadable> {
+        if self.kind.as_deref().is_some_and(|kind| kind != "ACCRECCREDIT") {
+            return Ok(None);
+        }
+        let issue_date = self
+            .date
+            .as_deref()
+            .and_then(json::xero_date)
+            .ok_or_else(|| Unreadable::field("Date", "is missing or not a date"))?;
+        let total = money(self.total);
+        let tax = money(self.total_tax);
+        let remaining = money(self.remaining_credit);
+        let inclusive = self.line_amount_types.as_deref() == Some("Inclusive");
+        let allocations = self
+            .allocations
+            .into_iter()
+            .filter(|allocation| allocation.is_deleted != Some(true))
+            .filter_map(|allocation| {
+                let invoice = allocation.invoice?;
+                Some(CreditNoteAllocation {
+                    invoice_ref: InvoiceRef {
+                        id: json::non_empty(invoice.invoice_id)?,
+                        invoice_number: json::non_empty(invoice.invoice_number),
+                    },
+                    amount: money(allocation.amount),
+                    allocated_on_date: allocation.date.as_deref().and_then(json::xero_date),
+                })
+            })
+            .collect();
+        let (customer_id, customer_name) = self
+            .contact
+            .map_or((None, None), |contact| (contact.contact_id, contact.name));
+        Ok(Some(CreditNote {
+            credit_note_number: json::non_empty(self.credit_note_number),
+            customer_ref: CustomerRef::to(customer_id, customer_name),
+            issue_date,
+            currency: self.currency_code.unwrap_or_default(),
+            sub_total: self.sub_total.map_or(total - tax, Amount::money),
+            total_tax_amount: tax,
+            total_amount: total,
+            remaining_credit: remaining,
+            status: credit_note_status(self.status.as_deref().unwrap_or(""), total, remaining),
+            line_items: self
+                .line_items
+                .into_iter()
+                .map(|line| line.into_sale_line(inclusive))
+                .collect(),
+            allocations,
+            note: json::non_empty(self.reference),
+            source_modified_date: updated(self.updated_date_utc.as_deref()),
+            credit_note_id: self.credit_note_id,
+        }))
+    }
 }
 
 /// A page of `GET /api.xro/2.0/Contacts`.
@@ -256,6 +388,20 @@ struct XeroLine {
 }
 
 impl XeroLine {
+    /// The line of a sales document (an invoice, a credit note).
+    fn into_sale_line(self, inclusive: bool) -> LineItem {
+        let (sub_total, tax_amount, total_amount) = self.amounts(inclusive);
+        LineItem {
+            description: self.description.unwrap_or_default(),
+            unit_amount: money(self.unit_amount),
+            quantity: quantity(self.quantity),
+            discount_amount: money(self.discount_amount),
+            sub_total,
+            tax_amount,
+            total_amount,
+        }
+    }
+
     /// The line's total before tax, its tax and its total with tax: Xero's
     /// `LineAmount` includes the tax when the document's `LineAmountTypes`
     /// is `Inclusive`.
@@ -373,18 +519,7 @@ impl XeroInvoice {
         let line_items = self
             .line_items
             .into_iter()
-            .map(|line| {
-                let (sub_total, tax_amount, total_amount) = line.amounts(inclusive);
-                LineItem {
-                    description: line.description.unwrap_or_default(),
-                    unit_amount: money(line.unit_amount),
-                    quantity: quantity(line.quantity),
-                    discount_amount: money(line.discount_amount),
-                    sub_total,
-                    tax_amount,
-                    total_amount,
-                }
-            })
+            .map(|line| line.into_sale_line(inclusive))
             .collect();
         let (customer_id, customer_name) = self
             .contact
@@ -431,17 +566,19 @@ pub(super) struct XeroContact {
     updated_date_utc: Option<String>,
 }
 
+/// A phone number as Xero writes it (contacts and the organisation).
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-struct XeroPhone {
-    phone_type: Option<String>,
+pub(super) struct XeroPhone {
+    pub(super) phone_type: Option<String>,
     phone_number: Option<String>,
     phone_area_code: Option<String>,
     phone_country_code: Option<String>,
 }
 
 impl XeroPhone {
-    fn formatted(&self) -> Option<String> {
+    /// The number with its country and area codes, when it has one.
+    pub(super) fn formatted(&self) -> Option<String> {
         let number = json::non_empty(self.phone_number.clone())?;
         let parts: Vec<String> = [
             self.phone_country_code.clone(),

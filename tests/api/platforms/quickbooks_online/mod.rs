@@ -11,6 +11,7 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 
 use client::types::{PullStatus, QueueDataTypeDataType};
+use tributary::data::money::Money;
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
@@ -57,6 +58,9 @@ pub(crate) fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         let company = format!("/v3/company/{REALM}");
         let query = call.query.get("query").cloned().unwrap_or_default();
+        if call.path == format!("{company}/preferences") {
+            return Answer::json(200, fixture("quickbooks_online/fixtures/preferences.json"));
+        }
         if call.path == format!("{company}/companyinfo/{REALM}") {
             return Answer::json(200, fixture("quickbooks_online/fixtures/companyinfo.json"));
         }
@@ -108,6 +112,33 @@ pub(crate) fn router() -> super::fake::Router {
                 page_of(
                     &fixture("quickbooks_online/fixtures/bills.json"),
                     "Bill",
+                    &query,
+                ),
+            )
+        } else if query.starts_with("select * from Item where Active in (true, false)") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/items.json"),
+                    "Item",
+                    &query,
+                ),
+            )
+        } else if query.starts_with("select * from CreditMemo ") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/creditmemos.json"),
+                    "CreditMemo",
+                    &query,
+                ),
+            )
+        } else if query.starts_with("select * from BillPayment ") {
+            Answer::json(
+                200,
+                page_of(
+                    &fixture("quickbooks_online/fixtures/billpayments.json"),
+                    "BillPayment",
                     &query,
                 ),
             )
@@ -179,6 +210,10 @@ static CASE: Case = Case {
         "taxRates",
         "bills",
         "payments",
+        "billPayments",
+        "creditNotes",
+        "items",
+        "companyInfo",
     ],
     errors: Errors {
         rate_limited: r#"{"Fault":{"Error":[{"Message":"message=ThrottleExceeded; errorCode=003001; statusCode=429","Detail":"The request limit was reached.","code":"3001"}],"type":"SERVICE"}}"#,
@@ -542,6 +577,290 @@ async fn bills_and_payments_sync_with_their_references_and_allocations() {
                 "select * from Bill STARTPOSITION 1 MAXRESULTS 1000",
                 "select * from Payment STARTPOSITION 1 MAXRESULTS 1000"
             ]
+        );
+    }
+}
+
+/// Bill payments: by cheque from a bank account or by card, each line
+/// settling its linked bill (positive) or vendor credit (negative); what
+/// each bill shows paid is what its payments settle.
+#[tokio::test]
+async fn bill_payments_settle_bills_by_cheque_or_card() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        for data_type in [
+            QueueDataTypeDataType::BillPayments,
+            QueueDataTypeDataType::Bills,
+            QueueDataTypeDataType::Accounts,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let read = |data_type: &'static str| {
+            let app = &app;
+            async move {
+                json(
+                    app.get(&format!("/companies/{company_id}/data/{data_type}"))
+                        .await,
+                )
+                .await["results"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            }
+        };
+        let payments = read("billPayments").await;
+        assert_eq!(payments.len(), 2);
+        let (cheque, card) = (&payments[0], &payments[1]);
+        assert_eq!(cheque["billPaymentId"], "401");
+        assert_eq!(cheque["date"], "2026-10-12");
+        assert_eq!(cheque["reference"], "1047");
+        assert_eq!(
+            cheque["supplierRef"],
+            json!({"id": "46", "supplierName": "Tim Philip Masonry"})
+        );
+        assert_eq!(
+            cheque["accountRef"],
+            json!({"id": "35", "name": "Checking"})
+        );
+        assert_eq!(
+            card["accountRef"],
+            json!({"id": "41", "name": "Mastercard"})
+        );
+        assert_eq!(card["totalAmount"], "50.00");
+        assert_eq!(
+            card["allocations"],
+            json!([
+                {"type": "Bill", "id": "203", "amount": "60.00"},
+                {"type": "SupplierCredit", "id": "501", "amount": "-10.00"}
+            ])
+        );
+        assert_eq!(card["note"], "Less the September credit");
+        let accounts = read("accounts").await;
+        for payment in &payments {
+            assert!(
+                accounts
+                    .iter()
+                    .any(|a| a["accountId"] == payment["accountRef"]["id"]
+                        && a["isBankAccount"] == true),
+                "{payment}"
+            );
+        }
+        // What each bill shows paid is what its payments settle.
+        let bills = read("bills").await;
+        for bill in &bills {
+            let paid = serde_json::from_value::<Money>(bill["totalAmount"].clone()).expect("total")
+                - serde_json::from_value::<Money>(bill["amountDue"].clone()).expect("due");
+            let settled = payments
+                .iter()
+                .flat_map(|payment| {
+                    payment["allocations"]
+                        .as_array()
+                        .cloned()
+                        .unwrap_or_default()
+                })
+                .filter(|allocation| {
+                    allocation["type"] == "Bill" && allocation["id"] == bill["billId"]
+                })
+                .map(|allocation| {
+                    serde_json::from_value::<Money>(allocation["amount"].clone()).expect("amount")
+                })
+                .fold(Money(0), |sum, amount| sum + amount);
+            assert_eq!(settled, paid, "{bill}");
+        }
+    }
+}
+
+/// Credit notes are credit memos: the status from what remains of the
+/// credit (`RemainingCredit`), lines as on invoices (the subtotal line left
+/// out), no allocations (QuickBooks keeps them on the payments that applied
+/// the credit: the one payment here names credit memo 150).
+#[tokio::test]
+async fn credit_memos_sync_as_credit_notes_with_what_remains() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        for data_type in [
+            QueueDataTypeDataType::CreditNotes,
+            QueueDataTypeDataType::Payments,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let notes = json(
+            app.get(&format!("/companies/{company_id}/data/creditNotes"))
+                .await,
+        )
+        .await;
+        let notes = notes["results"].as_array().cloned().unwrap_or_default();
+        let listed: Vec<(&str, &str, &str, &str)> = notes
+            .iter()
+            .map(|note| {
+                (
+                    note["creditNoteId"].as_str().unwrap_or_default(),
+                    note["status"].as_str().unwrap_or_default(),
+                    note["totalAmount"].as_str().unwrap_or_default(),
+                    note["remainingCredit"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("151", "Submitted", "40.00", "40.00"),
+                ("150", "Paid", "10.00", "0.00")
+            ],
+            "newest first: {notes:#?}"
+        );
+        assert_eq!(notes[1]["creditNoteNumber"], "CM-150");
+        assert_eq!(
+            notes[1]["lineItems"].as_array().map(Vec::len),
+            Some(1),
+            "the subtotal line is left out"
+        );
+        assert_eq!(notes[1]["note"], "Refund for a missed visit");
+        assert_eq!(notes[1]["allocations"], json!([]));
+        let payments = json(
+            app.get(&format!("/companies/{company_id}/data/payments"))
+                .await,
+        )
+        .await;
+        let applied = payments["results"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .flat_map(|payment| {
+                payment["allocations"]
+                    .as_array()
+                    .cloned()
+                    .unwrap_or_default()
+            })
+            .find(|allocation| allocation["type"] == "CreditNote")
+            .expect("the payment that applied the credit");
+        assert_eq!(applied["id"], notes[1]["creditNoteId"]);
+        assert_eq!(
+            applied["amount"], "-10.00",
+            "all of credit memo 150's credit"
+        );
+    }
+}
+
+/// Items: services, inventory (with its quantity) and non-inventory items,
+/// inactive ones archived, a category left out; sold when they have an
+/// income account, bought when they have an expense account. Company info:
+/// the company info and the home currency from the preferences (two calls).
+#[tokio::test]
+async fn items_and_company_info_sync_as_quickbooks_describes_them() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let company_id = new_company(&app, "Amy's Bird Sanctuary").await;
+        let connection_id = new_connection(&app, company_id, "quickbooks-online").await;
+        let authorized =
+            authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
+        assert_eq!(authorized.status(), 200);
+        for data_type in [
+            QueueDataTypeDataType::Items,
+            QueueDataTypeDataType::CompanyInfo,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let items = json(
+            app.get(&format!("/companies/{company_id}/data/items"))
+                .await,
+        )
+        .await;
+        let items = items["results"].as_array().cloned().unwrap_or_default();
+        let listed: Vec<(&str, &str, &str)> = items
+            .iter()
+            .map(|item| {
+                (
+                    item["name"].as_str().unwrap_or_default(),
+                    item["type"].as_str().unwrap_or_default(),
+                    item["status"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("Concrete", "Service", "Active"),
+                ("Old Flyers", "NonInventory", "Archived"),
+                ("Pavers", "Inventory", "Active"),
+            ],
+            "by name, the category left out"
+        );
+        let pavers = &items[2];
+        assert_eq!(pavers["code"], "PAV-4");
+        assert_eq!(pavers["quantityOnHand"], "120");
+        assert_eq!(pavers["sales"]["unitPrice"], "30.00");
+        assert_eq!(
+            pavers["sales"]["accountRef"],
+            json!({"id": "79", "name": "Sales of Product Income"})
+        );
+        assert_eq!(pavers["purchases"]["unitPrice"], "25.00");
+        assert_eq!(pavers["purchases"]["accountRef"]["id"], "7");
+        assert_eq!(
+            items[0]["purchases"],
+            Value::Null,
+            "no expense account: not bought"
+        );
+        assert_eq!(
+            items[1]["sales"],
+            Value::Null,
+            "no income account: not sold"
+        );
+
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/companyInfo"))
+                .await,
+        )
+        .await;
+        assert_eq!(page["totalResults"], 1);
+        let company = &page["results"][0];
+        assert_eq!(company["companyInfoId"], REALM);
+        assert_eq!(company["companyName"], "Sandbox Company_US_1");
+        assert_eq!(company["legalName"], "Sandbox Company US 1 LLC");
+        assert_eq!(company["baseCurrency"], "USD");
+        assert_eq!(company["financialYearStart"], json!({"month": 1, "day": 1}));
+        assert_eq!(company["taxNumber"], Value::Null);
+        assert_eq!(company["phone"], "(650) 944-4444");
+        assert_eq!(company["addresses"][0]["type"], "Registered");
+        assert_eq!(company["addresses"][0]["line2"], "Floor 2");
+        assert_eq!(company["addresses"][1]["type"], "Street");
+        assert_eq!(company["addresses"][1]["region"], "CA");
+        assert!(
+            fake.calls()
+                .iter()
+                .any(|call| call.path.ends_with("/preferences")),
+            "the home currency comes from the preferences"
         );
     }
 }

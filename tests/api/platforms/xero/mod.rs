@@ -13,6 +13,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use tributary::data::money::Money;
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::scenarios::changes::{Changed, changes_scenario};
@@ -55,6 +56,10 @@ pub(crate) static CASE: Case = Case {
         "taxRates",
         "bills",
         "payments",
+        "billPayments",
+        "creditNotes",
+        "items",
+        "companyInfo",
     ],
     errors: Errors {
         rate_limited: "{\"Title\":\"Too Many Requests\",\"Status\":429,\"Detail\":\"daily limit reached\"}",
@@ -132,6 +137,16 @@ pub(crate) fn router() -> super::fake::Router {
                 Answer::json(200, fixture(&format!("xero/fixtures/invoices-{page}.json")))
             }
             "/api.xro/2.0/Payments" => Answer::json(200, fixture("xero/fixtures/payments.json")),
+            "/api.xro/2.0/Items" => Answer::json(200, fixture("xero/fixtures/items.json")),
+            "/api.xro/2.0/Organisation" => {
+                Answer::json(200, fixture("xero/fixtures/organisation.json"))
+            }
+            "/api.xro/2.0/CreditNotes"
+                if call.query.get("where").map(String::as_str)
+                    == Some("Type==\"ACCRECCREDIT\"") =>
+            {
+                Answer::json(200, fixture("xero/fixtures/credit-notes.json"))
+            }
             "/api.xro/2.0/Contacts"
                 if call.query.get("where").map(String::as_str) == Some("IsSupplier==true") =>
             {
@@ -639,6 +654,7 @@ async fn payments_sync_the_receivable_kinds_and_a_deletion_is_flagged_at_once() 
         for data_type in [
             QueueDataTypeDataType::Payments,
             QueueDataTypeDataType::Invoices,
+            QueueDataTypeDataType::CreditNotes,
         ] {
             let operations = sync(&app, company_id, data_type).await;
             assert!(
@@ -691,19 +707,15 @@ async fn payments_sync_the_receivable_kinds_and_a_deletion_is_flagged_at_once() 
             "c2e1d0f9-0000-4000-8000-0000000000c1"
         );
 
-        // What each invoice shows paid is what its payments settle.
+        // What each invoice shows paid is what its payments and credit
+        // notes settle.
+        let credit_notes = records(&app, company_id, "creditNotes").await;
+        let amount = |value: &Value| -> Money {
+            serde_json::from_value(value.clone()).unwrap_or_else(|_| panic!("an amount: {value}"))
+        };
         for invoice in invoices(&app, company_id).await {
-            let paid: f64 = invoice["totalAmount"]
-                .as_str()
-                .unwrap_or("0")
-                .parse()
-                .unwrap_or(0.0)
-                - invoice["amountDue"]
-                    .as_str()
-                    .unwrap_or("0")
-                    .parse()
-                    .unwrap_or(0.0);
-            let settled: f64 = payments
+            let paid = amount(&invoice["totalAmount"]) - amount(&invoice["amountDue"]);
+            let settled = payments
                 .iter()
                 .flat_map(|payment| {
                     payment["allocations"]
@@ -712,19 +724,18 @@ async fn payments_sync_the_receivable_kinds_and_a_deletion_is_flagged_at_once() 
                         .unwrap_or_default()
                 })
                 .filter(|allocation| allocation["id"] == invoice["invoiceId"])
-                .map(|allocation| {
-                    allocation["amount"]
-                        .as_str()
-                        .unwrap_or("0")
-                        .parse()
-                        .unwrap_or(0.0)
-                })
-                .sum();
+                .fold(Money(0), |sum, allocation| {
+                    sum + amount(&allocation["amount"])
+                });
+            let credited = credit_notes
+                .iter()
+                .flat_map(|note| note["allocations"].as_array().cloned().unwrap_or_default())
+                .filter(|allocation| allocation["invoiceRef"]["id"] == invoice["invoiceId"])
+                .fold(Money(0), |sum, allocation| {
+                    sum + amount(&allocation["amount"])
+                });
             if invoice["status"] != "Void" {
-                assert!(
-                    (paid - settled).abs() < 0.005,
-                    "{invoice}: paid {paid}, settled {settled}"
-                );
+                assert_eq!(settled + credited, paid, "{invoice}");
             }
         }
 
@@ -747,6 +758,315 @@ async fn payments_sync_the_receivable_kinds_and_a_deletion_is_flagged_at_once() 
         )
         .await;
         assert_eq!(other["isDeleted"], false, "{other}");
+    }
+}
+
+/// Bill payments are the payable kinds of Xero's payments: on a bill
+/// (money out, positive), a supplier credit note's refund (money back,
+/// negative); the receivable kinds are left out. What a bill shows paid
+/// (less what was credited) is what its payments settle.
+#[tokio::test]
+async fn bill_payments_are_the_payable_kinds_of_xeros_payments() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        for data_type in [
+            QueueDataTypeDataType::BillPayments,
+            QueueDataTypeDataType::Bills,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let payments = records(&app, company_id, "billPayments").await;
+        let listed: Vec<(&str, &str, &str, &str, &str)> = payments
+            .iter()
+            .map(|payment| {
+                (
+                    payment["date"].as_str().unwrap_or_default(),
+                    payment["totalAmount"].as_str().unwrap_or_default(),
+                    payment["allocations"][0]["type"]
+                        .as_str()
+                        .unwrap_or_default(),
+                    payment["allocations"][0]["id"].as_str().unwrap_or_default(),
+                    payment["supplierRef"]["supplierName"]
+                        .as_str()
+                        .unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                (
+                    "2026-10-17",
+                    "-12.00",
+                    "SupplierCredit",
+                    "c2e1d0f9-0000-4000-8000-0000000000c2",
+                    "Paper Supplies Co"
+                ),
+                (
+                    "2026-10-10",
+                    "40.00",
+                    "Bill",
+                    "a7d4c1e0-0000-4000-8000-00000000b003",
+                    "Old Freight Ltd"
+                ),
+                (
+                    "2026-10-09",
+                    "46.00",
+                    "Bill",
+                    "a7d4c1e0-0000-4000-8000-00000000b004",
+                    "Paper Supplies Co"
+                ),
+            ],
+            "newest first: {payments:#?}"
+        );
+        assert_eq!(
+            payments[2]["accountRef"],
+            json!({"id": "ebd06280-af70-4bed-97c6-7451a454ad85", "name": "Business Savings Account"})
+        );
+        // The paid bill owes nothing after its payment; the part-paid one
+        // owes its total less its payment and the 15.00 credited to it.
+        let bills = records(&app, company_id, "bills").await;
+        let bill = |id: &str| {
+            bills
+                .iter()
+                .find(|bill| bill["billId"] == id)
+                .cloned()
+                .unwrap_or_else(|| panic!("bill {id}"))
+        };
+        let paid = bill("a7d4c1e0-0000-4000-8000-00000000b004");
+        assert_eq!(
+            (paid["totalAmount"].as_str(), paid["amountDue"].as_str()),
+            (Some("46.00"), Some("0.00"))
+        );
+        let part = bill("a7d4c1e0-0000-4000-8000-00000000b003");
+        assert_eq!(
+            (part["totalAmount"].as_str(), part["amountDue"].as_str()),
+            (Some("115.00"), Some("60.00"))
+        );
+        let calls: Vec<Call> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path == "/api.xro/2.0/Payments")
+            .collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            calls[0].query.get("where"),
+            None,
+            "no PaymentType filter: {:?}",
+            calls[0].query
+        );
+    }
+}
+
+/// Credit notes are the sales ones (`where=Type=="ACCRECCREDIT"`, a
+/// supplier's credit note left out): each status, the remaining credit,
+/// allocations to invoices (a deleted allocation left out), the credit
+/// refunded by a payment; allocations and what remains never exceed the
+/// total, and every allocation names an invoice of the connection.
+#[tokio::test]
+async fn credit_notes_sync_with_their_allocations_and_remaining_credit() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        for data_type in [
+            QueueDataTypeDataType::CreditNotes,
+            QueueDataTypeDataType::Invoices,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let notes = records(&app, company_id, "creditNotes").await;
+        let listed: Vec<(&str, &str, &str, &str)> = notes
+            .iter()
+            .map(|note| {
+                (
+                    note["creditNoteNumber"].as_str().unwrap_or_default(),
+                    note["status"].as_str().unwrap_or_default(),
+                    note["totalAmount"].as_str().unwrap_or_default(),
+                    note["remainingCredit"].as_str().unwrap_or_default(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            listed,
+            [
+                ("CN-0002", "Submitted", "60.00", "60.00"),
+                ("CN-0001", "Paid", "25.00", "0.00"),
+                ("CN-0003", "PartiallyPaid", "30.00", "10.00"),
+                ("CN-0005", "Void", "8.00", "0.00"),
+                ("CN-0004", "Draft", "12.00", "12.00"),
+            ],
+            "newest first, the supplier's credit note left out: {notes:#?}"
+        );
+        assert_eq!(notes[0]["subTotal"], "50.00");
+        assert_eq!(notes[0]["totalTaxAmount"], "10.00");
+        assert_eq!(
+            notes[2]["allocations"],
+            json!([{
+                "invoiceRef": {"id": "9b2c7a10-0000-4000-8000-000000000004", "invoiceNumber": "INV-0004"},
+                "amount": "20.00",
+                "allocatedOnDate": "2026-10-07"
+            }]),
+            "the deleted allocation is left out"
+        );
+        assert_eq!(
+            notes[1]["customerRef"],
+            json!({"id": "3e6a5c2b-0000-4000-8000-000000000003", "companyName": "Brightside Cafe"})
+        );
+        let amount = |value: &Value| -> Money {
+            serde_json::from_value(value.clone()).unwrap_or_else(|_| panic!("an amount: {value}"))
+        };
+        let invoices = invoices(&app, company_id).await;
+        for note in &notes {
+            let mut allocated = Money(0);
+            for allocation in note["allocations"].as_array().expect("allocations") {
+                allocated = allocated + amount(&allocation["amount"]);
+                assert!(
+                    invoices
+                        .iter()
+                        .any(|invoice| invoice["invoiceId"] == allocation["invoiceRef"]["id"]),
+                    "{allocation}"
+                );
+            }
+            assert!(
+                allocated + amount(&note["remainingCredit"]) <= amount(&note["totalAmount"]),
+                "{note}"
+            );
+        }
+        let calls: Vec<Call> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path == "/api.xro/2.0/CreditNotes")
+            .collect();
+        assert_eq!(calls.len(), 1);
+        assert_eq!(
+            calls[0].query.get("where").map(String::as_str),
+            Some("Type==\"ACCRECCREDIT\"")
+        );
+    }
+}
+
+/// Items: tracked inventory or not (Xero has no service type), sold or
+/// bought or both; their account codes become the chart's account ids (the
+/// chart is read first, one call more), a code the chart lacks no
+/// reference; tax types name the connection's tax rates.
+#[tokio::test]
+async fn items_sync_with_the_ids_of_the_accounts_their_codes_name() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Items).await;
+        assert_eq!(latest(&operations, "items").status, PullStatus::Complete);
+        let items = records(&app, company_id, "items").await;
+        let names: Vec<&str> = items
+            .iter()
+            .map(|item| item["name"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            names,
+            ["Consulting", "Copier paper", "Fiction Books"],
+            "by name"
+        );
+        let books = &items[2];
+        assert_eq!(books["type"], "Inventory");
+        assert_eq!(books["code"], "BOOK");
+        assert_eq!(books["quantityOnHand"], "42");
+        assert_eq!(
+            books["sales"],
+            json!({
+                "description": "Paperback fiction",
+                "unitPrice": "12.99",
+                "accountRef": {"id": "7d05a53d-613d-4eb2-a2fc-dcb6adb80b80", "name": "Sales"},
+                "taxRateRef": {"id": "OUTPUT2", "name": null}
+            })
+        );
+        assert_eq!(
+            books["purchases"]["accountRef"],
+            json!({"id": "b1c2d3e4-0000-4000-8000-000000000429", "name": "General Expenses"}),
+            "a tracked item's purchases post to its cost of goods sold account"
+        );
+        let consulting = &items[0];
+        assert_eq!(consulting["type"], "NonInventory");
+        assert_eq!(consulting["purchases"], Value::Null, "not bought");
+        assert_eq!(consulting["quantityOnHand"], Value::Null);
+        let paper = &items[1];
+        assert_eq!(paper["sales"], Value::Null, "not sold");
+        assert_eq!(paper["purchases"]["unitPrice"], "12.50");
+        assert_eq!(
+            paper["purchases"]["accountRef"],
+            Value::Null,
+            "code 310 is not in the chart"
+        );
+        let paths: Vec<String> = fake.calls().into_iter().map(|call| call.path).collect();
+        let items_call = paths.iter().position(|path| path == "/api.xro/2.0/Items");
+        let accounts_call = paths
+            .iter()
+            .position(|path| path == "/api.xro/2.0/Accounts");
+        assert!(
+            accounts_call < items_call && accounts_call.is_some(),
+            "{paths:?}"
+        );
+    }
+}
+
+/// Company info: the organisation (`GET /Organisation`), one record per
+/// connection, its financial year starting the day after Xero's year end,
+/// its street and postal addresses (a delivery address is not the
+/// company's), its office phone and website.
+#[tokio::test]
+async fn company_info_is_the_organisation_one_record_per_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, connection_id) = connected(&app, CASE.lasting).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::CompanyInfo).await;
+        assert_eq!(
+            latest(&operations, "companyInfo").status,
+            PullStatus::Complete
+        );
+        let page = json(
+            app.get(&format!("/companies/{company_id}/data/companyInfo"))
+                .await,
+        )
+        .await;
+        assert_eq!(page["totalResults"], 1, "{page}");
+        let company = &page["results"][0];
+        assert_eq!(
+            company["companyInfoId"],
+            "b2c885a9-4bb9-4a00-9b6e-6c2bf60b1a2b"
+        );
+        assert_eq!(company["connectionId"], connection_id.to_string());
+        assert_eq!(company["companyName"], "Maple Florists");
+        assert_eq!(company["legalName"], "Maple Florists Limited");
+        assert_eq!(company["registrationNumber"], "09876543");
+        assert_eq!(company["taxNumber"], "GB123456789");
+        assert_eq!(company["baseCurrency"], "GBP");
+        assert_eq!(company["financialYearStart"], json!({"month": 4, "day": 1}));
+        assert_eq!(company["phone"], "44 117 496 0321");
+        assert_eq!(company["website"], "https://maple-florists.example");
+        assert_eq!(company["createdDate"], "2017-08-10T00:00:00.000000Z");
+        assert_eq!(
+            company["addresses"],
+            json!([
+                {"type": "Street", "line1": "12 Park Row", "line2": "Unit 3", "city": "Bristol", "region": null, "postalCode": "BS1 5LJ", "country": "United Kingdom"},
+                {"type": "Postal", "line1": "PO Box 77", "line2": null, "city": "Bristol", "region": null, "postalCode": "BS99 7ZZ", "country": "United Kingdom"}
+            ])
+        );
     }
 }
 
