@@ -254,6 +254,7 @@ def exercise(server: Server) -> None:
         ("CreditNotes", "CreditNote", "creditNoteId", "creditNoteId"),
         ("Items", "Item", "itemId", "itemId"),
         ("CompanyInfo", "CompanyInfo", "companyInfoId", "companyInfoId"),
+        ("JournalEntries", "JournalEntry", "journalEntryId", "journalEntryId"),
     ]:
         page = server.call(f"list{data_type}", ids, query={"pageSize": 1})
         if not page["results"]:

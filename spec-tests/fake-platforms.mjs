@@ -113,6 +113,7 @@ const server = createServer(async (request, response) => {
     if (path === '/api.xro/2.0/Payments') return json(response, 200, { Payments: [] });
     if (path === '/api.xro/2.0/CreditNotes') return json(response, 200, { CreditNotes: [] });
     if (path === '/api.xro/2.0/Items') return json(response, 200, { Items: [] });
+    if (path === '/api.xro/2.0/Journals') return json(response, 200, { Journals: [] });
     if (path === '/api.xro/2.0/Organisation') return json(response, 200, { Organisations: [] });
   }
   if (platform === 'quickbooks' && path === `/v3/company/${REALM}/query`) return json(response, 200, { QueryResponse: {} });

@@ -7,7 +7,7 @@
 //! - [`invoices`], [`customers`], [`orders`], [`bank_accounts`],
 //!   [`bank_transactions`], [`accounts`], [`suppliers`], [`tax_rates`],
 //!   [`bills`], [`payments`], [`bill_payments`], [`credit_notes`],
-//!   [`items`], [`company_info`]: the definitions.
+//!   [`items`], [`company_info`], [`journal_entries`]: the definitions.
 //! - [`money`]: exact amounts and quantities, as the API writes them.
 //! - [`records`]: records of any data type, on their way to the store.
 //! - [`fields`], [`query`]: what a list can be queried and ordered by, and
@@ -24,6 +24,7 @@ pub mod customers;
 pub mod fields;
 pub mod invoices;
 pub mod items;
+pub mod journal_entries;
 pub mod money;
 pub mod orders;
 pub mod payments;
@@ -194,6 +195,8 @@ impl DataType {
     pub const ITEMS: DataType = DataType::of::<items::Items>();
     /// The organization itself, one record per connection.
     pub const COMPANY_INFO: DataType = DataType::of::<company_info::CompanyInfos>();
+    /// The general ledger's posted entries.
+    pub const JOURNAL_ENTRIES: DataType = DataType::of::<journal_entries::JournalEntries>();
 
     /// The data type `D` defines.
     pub const fn of<D: Definition>() -> Self {
@@ -359,6 +362,7 @@ data_types! {
     credit_notes::CreditNotes,
     items::Items,
     company_info::CompanyInfos,
+    journal_entries::JournalEntries,
 }
 
 /// Declares a vocabulary: a string enum written by serde as its variants'
@@ -426,7 +430,7 @@ mod tests {
         assert_eq!(
             DataType::names(),
             "invoices, customers, orders, bankAccounts, bankTransactions, accounts, suppliers, taxRates, \
-             bills, payments, billPayments, creditNotes, items, companyInfo"
+             bills, payments, billPayments, creditNotes, items, companyInfo, journalEntries"
         );
     }
 

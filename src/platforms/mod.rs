@@ -102,6 +102,7 @@ pub const LEDGER: &[DataType] = &[
     DataType::CREDIT_NOTES,
     DataType::ITEMS,
     DataType::COMPANY_INFO,
+    DataType::JOURNAL_ENTRIES,
 ];
 /// Commerce data: orders and the customers who place them.
 pub const COMMERCE: &[DataType] = &[DataType::ORDERS, DataType::CUSTOMERS];
@@ -123,6 +124,7 @@ pub const EVERY: &[DataType] = &[
     DataType::CREDIT_NOTES,
     DataType::ITEMS,
     DataType::COMPANY_INFO,
+    DataType::JOURNAL_ENTRIES,
 ];
 /// No data type yet.
 pub const NONE_YET: &[DataType] = &[];

@@ -72,7 +72,8 @@ async fn synced_company(app: &TestApp) -> (Uuid, Uuid) {
             "billPayments",
             "creditNotes",
             "items",
-            "companyInfo"
+            "companyInfo",
+            "journalEntries"
         ])
     );
     let done = settled(&app.client, company_id).await;
@@ -513,7 +514,8 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "billPayments",
                 "creditNotes",
                 "items",
-                "companyInfo"
+                "companyInfo",
+                "journalEntries"
             ])
         );
         let sandbox_entry = json(app.get("/integrations/sandbox").await).await;
@@ -533,7 +535,8 @@ async fn a_platform_without_the_data_type_answers_not_supported_and_keeps_the_ot
                 "billPayments",
                 "creditNotes",
                 "items",
-                "companyInfo"
+                "companyInfo",
+                "journalEntries"
             ])
         );
     })

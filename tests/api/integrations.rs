@@ -269,7 +269,8 @@ async fn an_integration_names_the_data_types_it_syncs_incrementally() {
                     "bills",
                     "payments",
                     "billPayments",
-                    "creditNotes"
+                    "creditNotes",
+                    "journalEntries"
                 ]),
             ),
             ("plaid", json!(["bankTransactions"])),

@@ -376,3 +376,75 @@ async fn items_refer_to_the_chart_and_company_info_is_one_record_per_connection(
     })
     .await;
 }
+
+/// Every journal entry balances to zero, and every `accountRef` in the
+/// connection (bill lines, payments, bill payments, items, journal lines)
+/// names one of its accounts.
+#[tokio::test]
+async fn journal_entries_balance_and_every_account_reference_names_an_account() {
+    for_each_database(async |app| {
+        let company_id = synced_company(app).await;
+        let accounts = every(app, company_id, "accounts").await;
+        let account_ids = ids(&accounts, "accountId");
+        let entries = every(app, company_id, "journalEntries").await;
+        assert!(!entries.is_empty());
+        let mut sources = HashSet::new();
+        let mut references: Vec<String> = Vec::new();
+        for entry in &entries {
+            let lines = entry["journalLines"].as_array().expect("lines");
+            let balance = lines
+                .iter()
+                .fold(Money(0), |sum, line| sum + money(&line["netAmount"]));
+            assert_eq!(balance, Money(0), "the entry balances: {entry}");
+            sources.insert(
+                entry["source"]["type"]
+                    .as_str()
+                    .expect("a source")
+                    .to_owned(),
+            );
+            references.extend(
+                lines
+                    .iter()
+                    .map(|line| line["accountRef"]["id"].to_string()),
+            );
+        }
+        assert_eq!(sources.len(), 5, "{sources:?}");
+        for bill in every(app, company_id, "bills").await {
+            for line in bill["lineItems"].as_array().expect("lines") {
+                references.push(line["accountRef"]["id"].to_string());
+            }
+        }
+        for data_type in ["payments", "billPayments"] {
+            for payment in every(app, company_id, data_type).await {
+                references.push(payment["accountRef"]["id"].to_string());
+            }
+        }
+        for item in every(app, company_id, "items").await {
+            for side in ["sales", "purchases"] {
+                if !item[side].is_null() {
+                    references.push(item[side]["accountRef"]["id"].to_string());
+                }
+            }
+        }
+        assert!(references.len() > entries.len());
+        for reference in &references {
+            let id = reference.trim_matches('"');
+            assert!(
+                account_ids.contains(id),
+                "{reference} names an account of the connection"
+            );
+        }
+        let path = format!("/companies/{company_id}/data/journalEntries");
+        let first = &entries[0];
+        let one = json(
+            app.get(&format!(
+                "{path}/{}",
+                first["journalEntryId"].as_str().expect("an id")
+            ))
+            .await,
+        )
+        .await;
+        assert_eq!(&one, first);
+    })
+    .await;
+}

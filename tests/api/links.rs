@@ -411,7 +411,8 @@ async fn a_xero_consent_of_two_organizations_links_the_chosen_one_and_lets_go_of
         let asked = query_of(&authorize);
         assert_eq!(
             asked["scope"],
-            "offline_access accounting.invoices.read accounting.contacts.read accounting.settings.read"
+            "offline_access accounting.invoices.read accounting.payments.read accounting.contacts.read \
+             accounting.settings.read accounting.journals.read"
         );
         assert_eq!(asked["response_type"], "code");
         assert_eq!(asked["code_challenge_method"], "S256");

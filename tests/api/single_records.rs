@@ -10,7 +10,7 @@ use crate::helpers::{TestApp, answer, basic, for_each_database, json};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// The lists whose records can be fetched one by one, and their id fields.
-const LISTS: [(&str, &str); 14] = [
+const LISTS: [(&str, &str); 15] = [
     ("invoices", "invoiceId"),
     ("customers", "customerId"),
     ("orders", "orderId"),
@@ -25,6 +25,7 @@ const LISTS: [(&str, &str); 14] = [
     ("creditNotes", "creditNoteId"),
     ("items", "itemId"),
     ("companyInfo", "companyInfoId"),
+    ("journalEntries", "journalEntryId"),
 ];
 
 /// A sandbox connection of the company with a little of every data type,

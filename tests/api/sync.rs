@@ -117,6 +117,19 @@ fn payment_count(seed: u64, invoice_count: u64) -> i64 {
         .count() as i64
 }
 
+/// How many journal entries the sandbox has.
+fn journal_entry_count(seed: u64, invoice_count: u64) -> i64 {
+    let dataset = Dataset::invoices_only(seed, invoice_count);
+    let mut count = 0;
+    let mut start = Some(0);
+    while let Some(from) = start {
+        let page = dataset.journal_entries(from);
+        count += page.records.len() as i64;
+        start = page.next.and_then(|next| next.parse().ok());
+    }
+    count
+}
+
 /// How many credit notes the sandbox has.
 fn credit_note_count(seed: u64, invoice_count: u64) -> i64 {
     let dataset = Dataset::invoices_only(seed, invoice_count);
@@ -273,6 +286,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             client::types::DataType::CreditNotes => credit_note_count(42, 600),
             client::types::DataType::Items => 9,
             client::types::DataType::CompanyInfo => 1,
+            client::types::DataType::JournalEntries => journal_entry_count(42, 600),
         };
         assert_eq!(one.records_fetched, expected_records);
         let (_, other) = app.other_tenant("other-client").await;

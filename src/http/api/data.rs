@@ -281,7 +281,7 @@ impl DataApi {
         /// The company's id.
         #[oai(name = "companyId")]
         company_id: Path<Uuid>,
-        /// The data type: `invoices`, `customers`, `orders`, `bankAccounts`, `bankTransactions`, `accounts`, `suppliers`, `taxRates`, `bills`, `payments`, `billPayments`, `creditNotes`, `items` or `companyInfo`.
+        /// The data type: `invoices`, `customers`, `orders`, `bankAccounts`, `bankTransactions`, `accounts`, `suppliers`, `taxRates`, `bills`, `payments`, `billPayments`, `creditNotes`, `items`, `companyInfo` or `journalEntries`.
         #[oai(name = "dataType")]
         data_type: Path<String>,
         /// `true`: fetch the platform's whole list, not only what changed since
@@ -332,7 +332,7 @@ impl DataApi {
             validator(minimum(value = "1"), maximum(value = "5000"))
         )]
         page_size: Query<i32>,
-        /// Only operations of this data type: `invoices`, `customers`, `orders`, `bankAccounts`, `bankTransactions`, `accounts`, `suppliers`, `taxRates`, `bills`, `payments`, `billPayments`, `creditNotes`, `items` or `companyInfo`.
+        /// Only operations of this data type: `invoices`, `customers`, `orders`, `bankAccounts`, `bankTransactions`, `accounts`, `suppliers`, `taxRates`, `bills`, `payments`, `billPayments`, `creditNotes`, `items`, `companyInfo` or `journalEntries`.
         #[oai(name = "dataType")]
         data_type: Query<Option<String>>,
         /// Only operations in this status (`Queued`, `Fetching`, `Complete`, `Failed`, `AuthError`, `Cancelled`, `RateLimitError`, `PermissionsError`, `NotSupported`; any case).

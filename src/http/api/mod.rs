@@ -44,7 +44,7 @@ pub enum ApiTags {
     Connections,
     /// Link sessions send an end customer through tributary's hosted pages to consent at a platform, which links (or repairs) a connection; your link settings shape those pages.
     Links,
-    /// Syncing a company's data from its connections (when asked, or at a connection's first link; your sync settings choose what `data/all` syncs), and reading each synced data type: invoices, customers, orders, bank accounts, bank transactions, the chart of accounts, suppliers, tax rates, bills, payments, bill payments, credit notes, items and company info.
+    /// Syncing a company's data from its connections (when asked, or at a connection's first link; your sync settings choose what `data/all` syncs), and reading each synced data type: invoices, customers, orders, bank accounts, bank transactions, the chart of accounts, suppliers, tax rates, bills, payments, bill payments, credit notes, items, company info and journal entries.
     Data,
     /// The platforms tributary connects to, and the authorization body each takes.
     Integrations,

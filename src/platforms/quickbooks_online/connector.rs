@@ -1,6 +1,6 @@
 //! QuickBooks Online's connector: invoices, customers, the chart of
 //! accounts, vendors, tax rates, bills, payments, bill payments, credit
-//! memos and items through the query
+//! memos, items and journal entries through the query
 //! endpoint (`GET /v3/company/{realmId}/query?query=select * from Invoice
 //! STARTPOSITION n MAXRESULTS m`), on the production or sandbox host as the
 //! authorization says; tokens refresh at Intuit's token endpoint (HTTP
@@ -14,6 +14,7 @@ use chrono::{DateTime, Utc};
 use super::QuickBooksOnlineAuthorization;
 use super::mapping::{
     AccountList, BillList, BillPaymentList, CompanyInfoAnswer, CreditMemoList, ItemList,
+    JournalEntryList,
     PreferencesAnswer, CustomerList, InvoiceList, PaymentList,
     QueryAnswer, TaxRateList, VendorList,
 };
@@ -22,6 +23,7 @@ use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
 use crate::data::items::{Item, Items};
+use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
 use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::suppliers::{Supplier, Suppliers};
@@ -375,6 +377,26 @@ impl QuickBooksConnector {
     }
 }
 
+impl QuickBooksConnector {
+    /// A page of journal entries from `cursor` (changed since `since`, when
+    /// given): the ones entered by hand, the only ledger the API lists.
+    async fn journal_entries(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        let start = Offset::from_cursor(Self::PLATFORM, cursor, 1)?;
+        let select = select("JournalEntry", None, since);
+        let list: JournalEntryList = self
+            .query(credentials, "a page of journal entries", &select, start)
+            .await?;
+        let returned = list.journal_entry.len();
+        let read = list.journal_entry.read(|entry| entry.into_record().map(Some));
+        Ok(Fetched::read(read, start.next(returned, self.page_size)))
+    }
+}
+
 impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
@@ -385,7 +407,7 @@ impl Connector for QuickBooksConnector {
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![
             Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes,
-            Items, CompanyInfos
+            Items, CompanyInfos, JournalEntries
         ]
     }
 
@@ -611,6 +633,27 @@ impl Syncs<CompanyInfos> for QuickBooksConnector {
         _cursor: Option<String>,
     ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         self.company_info(credentials).await
+    }
+}
+
+impl Syncs<JournalEntries> for QuickBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        self.journal_entries(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        self.journal_entries(credentials, Some(since.time), cursor).await
     }
 }
 

@@ -17,6 +17,7 @@ use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
 use crate::data::items::{Item, Items};
+use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -49,7 +50,7 @@ impl Connector for SandboxConnector {
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![
-            Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes, Items, CompanyInfos
+            Self: Invoices, Customers, Orders, BankAccounts, BankTransactions, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes, Items, CompanyInfos, JournalEntries
         ]
     }
 
@@ -248,5 +249,16 @@ impl Syncs<CompanyInfos> for SandboxConnector {
             .map(|(_, name)| *name);
         let company = Dataset::of(credentials).company_info(organization_id, name);
         Ok(Fetched::all(vec![company], None))
+    }
+}
+
+impl Syncs<JournalEntries> for SandboxConnector {
+    async fn page(
+        &self,
+        credentials: &SandboxAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        let start = Offset::from_cursor("sandbox", cursor, 0)?;
+        Ok(Dataset::of(credentials).journal_entries(start.0))
     }
 }

@@ -12,6 +12,7 @@ use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
 use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
 use crate::data::payments::Payments;
 use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
@@ -374,6 +375,7 @@ impl Dataset {
             "billPayments" => typed::<BillPayments>(self.bill_payments(start)),
             "creditNotes" => typed::<CreditNotes>(self.credit_notes(start)),
             "items" => typed::<Items>(self.items(start)),
+            "journalEntries" => typed::<JournalEntries>(self.journal_entries(start)),
             "companyInfo" => typed::<CompanyInfos>(Fetched::all(
                 vec![self.company_info("sbx-standing-in", None)],
                 None,

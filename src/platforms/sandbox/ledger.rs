@@ -308,6 +308,18 @@ const ITEMS: [ItemEntry; 9] = {
     ]
 };
 
+/// A reference to the chart's account of `code` (its name as the chart
+/// has it; the code alone should the chart not have it).
+pub(super) fn account_ref(code: &str) -> AccountRef {
+    AccountRef {
+        id: format!("sbx-gl-{code}"),
+        name: CHART
+            .iter()
+            .find(|entry| entry.code == code)
+            .map(|entry| entry.name.to_owned()),
+    }
+}
+
 /// An account of the sandbox's chart.
 struct ChartEntry {
     code: &'static str,

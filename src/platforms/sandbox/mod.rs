@@ -2,11 +2,12 @@
 //! the authorization's `seed` and counts, for demos, tests and
 //! benchmarks ([`dataset`]; the chart of accounts, suppliers and tax rates
 //! in `ledger.rs`, bills and bill payments in `payables.rs`, payments in
-//! `receivables.rs`),
+//! `receivables.rs`, the general ledger in `journals.rs`),
 //! and its connector. Notes: `NOTES.md`.
 
 pub mod connector;
 pub mod dataset;
+mod journals;
 mod ledger;
 mod payables;
 mod receivables;

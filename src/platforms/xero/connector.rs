@@ -18,6 +18,8 @@ use super::mapping::{
     XeroConnection, XeroCreditNote, XeroInvoice,
 };
 use super::company::{AccountsByCode, ItemsAnswer, OrganisationAnswer};
+use super::journals::{JOURNALS_PER_CALL, JournalsAnswer};
+use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use super::payments::{Found, PaymentsPage, XeroPayment};
 use crate::data::accounts::AccountRef;
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
@@ -265,6 +267,51 @@ impl XeroConnector {
 }
 
 impl XeroConnector {
+    /// The journals numbered above `offset` (at most 100). The next page
+    /// starts after the last one read; the last page says where the next
+    /// sync resumes: after the highest number seen, since journals are only
+    /// ever added.
+    async fn journals(
+        &self,
+        credentials: &XeroAuthorization,
+        offset: u64,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        let url = format!("{}/api.xro/2.0/Journals", self.api_base);
+        let call = Call::get(Self::PLATFORM, "a page of journals", url, Auth::bearer(&credentials.tokens))
+            .header("xero-tenant-id", credentials.tenant_id)
+            .query("offset", offset);
+        let body: JournalsAnswer = self.http.json(&call).await.map_err(refusal)?;
+        let returned = body.journals.len();
+        let highest = body
+            .journals
+            .last_read()
+            .and_then(|journal| journal.journal_number)
+            .map_or(offset, |number| number.max(offset));
+        let read = body.journals.read(|journal| journal.into_record().map(Some));
+        let fetched = if returned >= JOURNALS_PER_CALL && highest > offset {
+            Fetched::read(read, Some(highest.to_string()))
+        } else {
+            Fetched::read(read, None).resuming(Some(highest.to_string()))
+        };
+        Ok(fetched)
+    }
+
+    /// Where a page of journals starts: after the journal number `cursor`
+    /// names (or `from`, or the first journal).
+    fn journal_offset(cursor: Option<String>, from: Option<String>) -> Result<u64, ConnectorError> {
+        match cursor.or(from) {
+            None => Ok(0),
+            Some(text) => text.parse().map_err(|_| {
+                ConnectorError::Failed(format!(
+                    "{}: the journals' position \"{text}\" is not a journal number",
+                    Self::PLATFORM
+                ))
+            }),
+        }
+    }
+}
+
+impl XeroConnector {
     /// Every tax rate: one call, no paging (Xero's document gives
     /// `GET /TaxRates` no `page`).
     async fn tax_rates(
@@ -367,7 +414,7 @@ impl Connector for XeroConnector {
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![
             Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes,
-            Items, CompanyInfos
+            Items, CompanyInfos, JournalEntries
         ]
     }
 
@@ -613,5 +660,31 @@ impl Syncs<CompanyInfos> for XeroConnector {
         _cursor: Option<String>,
     ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         self.organisation(credentials).await
+    }
+}
+
+/// Journals are only ever added (a void or a change posts a new, reversing
+/// journal), numbered in order: what changed is what was posted after the
+/// highest number the last sync read, which it kept as its resume point.
+impl Syncs<JournalEntries> for XeroConnector {
+    const CHANGES: Option<Changes> = Some(Changes::with(Deletions::InChanges));
+
+    async fn page(
+        &self,
+        credentials: &XeroAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        let offset = Self::journal_offset(cursor, None)?;
+        self.journals(credentials, offset).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &XeroAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        let offset = Self::journal_offset(cursor, since.cursor)?;
+        self.journals(credentials, offset).await
     }
 }

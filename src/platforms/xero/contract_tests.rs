@@ -10,6 +10,8 @@ use super::mapping::{
     invoice_status,
 };
 use super::company::{ItemsAnswer, OrganisationAnswer};
+use super::journals::JournalsAnswer;
+use crate::data::journal_entries::JournalEntry;
 use crate::data::company_info::CompanyInfo;
 use crate::data::credit_notes::CreditNote;
 use crate::data::items::Item;
@@ -235,6 +237,32 @@ fn every_organisation_answer_xeros_document_allows_is_read() {
         why: "the company info is kept under the organisation's id",
     }];
     hold(&answer, &bodies, organisation, &needed);
+}
+
+/// The journals as `Syncs<JournalEntries>::page` reads them.
+fn journals(text: &str) -> Result<Read<JournalEntry>, String> {
+    let answer: JournalsAnswer = serde_json::from_str(text).map_err(|error| error.to_string())?;
+    Ok(answer.journals.read(|journal| journal.into_record().map(Some)))
+}
+
+#[test]
+fn every_journals_answer_xeros_document_allows_is_read() {
+    let document = Document::load("xero.json");
+    let answer = document.answer("GET", "/Journals");
+    let bodies = answer.bodies();
+    let needed = [
+        Needed {
+            place: "Journals.0.JournalID",
+            field: "JournalID",
+            why: "a journal entry is kept under its id",
+        },
+        Needed {
+            place: "Journals.0.JournalDate",
+            field: "JournalDate",
+            why: "our journal entry has a posting date; Xero dates every journal it posts",
+        },
+    ];
+    hold(&answer, &bodies, journals, &needed);
 }
 
 #[test]

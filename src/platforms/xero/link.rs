@@ -17,14 +17,20 @@ use crate::platforms::link::{CallbackCheck, Grant, LinkSpec, Organization, jwt_c
 
 const PLATFORM: &str = "Xero";
 
-/// The read scopes of what the connector syncs (granular `accounting.invoices.read`,
-/// required of apps created from 2 March 2026; `accounting.settings.read` for the
-/// chart of accounts, as Xero's document has `GET /Accounts`) and `offline_access`.
+/// The read scopes of what the connector syncs and `offline_access`: the
+/// granular scopes required of apps created from 2 March 2026
+/// (`accounting.invoices.read`: invoices, bills, credit notes;
+/// `accounting.payments.read`: payments and bill payments), and
+/// `accounting.settings.read` (the chart, tax rates, items, the
+/// organisation) and `accounting.journals.read` (the general ledger), as
+/// Xero's document has them (NOTES.md, "Linking").
 pub const SCOPES: &[&str] = &[
     "offline_access",
     "accounting.invoices.read",
+    "accounting.payments.read",
     "accounting.contacts.read",
     "accounting.settings.read",
+    "accounting.journals.read",
 ];
 
 /// Xero's authorize step and code exchange.

@@ -1,13 +1,14 @@
 //! Xero: its catalogue entry and authorization body; its connector
 //! ([`connector`]: requests and paging) and the mapping of its records and
 //! statuses ([`mapping`], payments in `payments.rs`, the organisation and its items in
-//! `company.rs`); linking through the hosted flow ([`link`]). What these rely on, with sources: `NOTES.md`.
+//! `company.rs`, the general ledger in `journals.rs`); linking through the hosted flow ([`link`]). What these rely on, with sources: `NOTES.md`.
 
 pub mod connector;
 #[cfg(test)]
 mod contract_tests;
 pub mod link;
 mod company;
+mod journals;
 pub mod mapping;
 mod payments;
 

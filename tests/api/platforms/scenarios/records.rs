@@ -324,7 +324,7 @@ pub async fn an_unknown_account_fails_with_the_platforms_answer(case: &Case) {
 /// syncs instead, nothing is asked of it, and its integration lists what
 /// it syncs.
 pub async fn the_data_types_it_lacks_are_refused_without_asking_the_platform(case: &Case) {
-    const EVERY: [(&str, &str); 14] = [
+    const EVERY: [(&str, &str); 15] = [
         ("invoices", "invoices"),
         ("customers", "customers"),
         ("orders", "orders"),
@@ -339,6 +339,7 @@ pub async fn the_data_types_it_lacks_are_refused_without_asking_the_platform(cas
         ("creditNotes", "credit notes"),
         ("items", "items"),
         ("companyInfo", "company info"),
+        ("journalEntries", "journal entries"),
     ];
     for backend in backends() {
         let fake = (case.fake)().await;

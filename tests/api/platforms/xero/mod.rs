@@ -60,6 +60,7 @@ pub(crate) static CASE: Case = Case {
         "creditNotes",
         "items",
         "companyInfo",
+        "journalEntries",
     ],
     errors: Errors {
         rate_limited: "{\"Title\":\"Too Many Requests\",\"Status\":429,\"Detail\":\"daily limit reached\"}",
@@ -138,6 +139,11 @@ pub(crate) fn router() -> super::fake::Router {
             }
             "/api.xro/2.0/Payments" => Answer::json(200, fixture("xero/fixtures/payments.json")),
             "/api.xro/2.0/Items" => Answer::json(200, fixture("xero/fixtures/items.json")),
+            "/api.xro/2.0/Journals" => match call.query.get("offset").map(String::as_str) {
+                Some("0") => Answer::json(200, fixture("xero/fixtures/journals.json")),
+                Some("2") => Answer::json(200, fixture("xero/fixtures/journals-after-2.json")),
+                _ => Answer::json(200, "{\"Journals\": []}".to_owned()),
+            },
             "/api.xro/2.0/Organisation" => {
                 Answer::json(200, fixture("xero/fixtures/organisation.json"))
             }
@@ -1067,6 +1073,96 @@ async fn company_info_is_the_organisation_one_record_per_connection() {
                 {"type": "Postal", "line1": "PO Box 77", "line2": null, "city": "Bristol", "region": null, "postalCode": "BS99 7ZZ", "country": "United Kingdom"}
             ])
         );
+    }
+}
+
+/// Journal entries are Xero's journals, the whole ledger: signed net
+/// amounts (debits positive) that balance, on the chart's accounts, with
+/// the document that posted each. Journals are only ever added, so a resync
+/// asks only for those numbered after the last one read (`offset`) and
+/// keeps the others.
+#[tokio::test]
+async fn journals_are_the_ledger_and_a_resync_asks_after_the_last_number() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, CASE.lasting).await;
+        for data_type in [
+            QueueDataTypeDataType::JournalEntries,
+            QueueDataTypeDataType::Accounts,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let entries = records(&app, company_id, "journalEntries").await;
+        assert_eq!(entries.len(), 2, "{entries:#?}");
+        let payment = &entries[0];
+        assert_eq!(payment["journalNumber"], "2");
+        assert_eq!(payment["postedOn"], "2026-10-11");
+        assert_eq!(
+            payment["source"],
+            json!({"type": "ACCRECPAYMENT", "id": "5e8f0a1b-0000-4000-8000-0000000a0001"})
+        );
+        assert_eq!(
+            payment["journalLines"][0],
+            json!({
+                "accountRef": {"id": "ebd06280-af70-4bed-97c6-7451a454ad85", "name": "Business Savings Account"},
+                "description": null,
+                "netAmount": "200.00",
+                "currency": null
+            })
+        );
+        let amount = |value: &Value| -> Money {
+            serde_json::from_value(value.clone()).unwrap_or_else(|_| panic!("an amount: {value}"))
+        };
+        let accounts = records(&app, company_id, "accounts").await;
+        let check = |entries: &[Value]| {
+            for entry in entries {
+                let lines = entry["journalLines"].as_array().expect("lines");
+                let balance = lines
+                    .iter()
+                    .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
+                assert_eq!(balance, Money(0), "the entry balances: {entry}");
+                for line in lines {
+                    assert!(
+                        accounts
+                            .iter()
+                            .any(|account| account["accountId"] == line["accountRef"]["id"]),
+                        "{line}"
+                    );
+                }
+            }
+        };
+        check(&entries);
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::JournalEntries).await;
+        assert_eq!(
+            latest(&operations, "journalEntries").status,
+            PullStatus::Complete
+        );
+        let entries = records(&app, company_id, "journalEntries").await;
+        let numbers: Vec<&str> = entries
+            .iter()
+            .map(|entry| entry["journalNumber"].as_str().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            numbers,
+            ["3", "2", "1"],
+            "the new journal added, the others kept"
+        );
+        check(&entries);
+        let offsets: Vec<String> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path == "/api.xro/2.0/Journals")
+            .filter_map(|call| call.query.get("offset").cloned())
+            .collect();
+        assert_eq!(offsets, ["0", "2"], "the resync starts after journal 2");
     }
 }
 
