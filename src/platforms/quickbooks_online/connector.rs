@@ -12,12 +12,12 @@ use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 
 use super::QuickBooksOnlineAuthorization;
+use super::company::{CompanyInfoAnswer, ItemList, PreferencesAnswer};
+use super::journals::JournalEntryList;
 use super::mapping::{
-    AccountList, BillList, BillPaymentList, CompanyInfoAnswer, CreditMemoList, ItemList,
-    JournalEntryList,
-    PreferencesAnswer, CustomerList, InvoiceList, PaymentList,
-    QueryAnswer, TaxRateList, VendorList,
+    AccountList, CreditMemoList, CustomerList, InvoiceList, QueryAnswer, TaxRateList, VendorList,
 };
+use super::settlements::{BillList, BillPaymentList, PaymentList};
 use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};

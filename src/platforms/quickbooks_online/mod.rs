@@ -1,10 +1,15 @@
 //! QuickBooks Online: its catalogue entry and authorization body; its
 //! connector ([`connector`]: the query endpoint, paging) and the mapping of
-//! its records and statuses ([`mapping`]). What these rely on, with sources:
+//! its records and statuses ([`mapping`]; bills and payments in
+//! `settlements.rs`, the company and items in `company.rs`, journal entries
+//! in `journals.rs`). What these rely on, with sources:
 //! `NOTES.md`.
 
+mod company;
 pub mod connector;
+mod journals;
 pub mod mapping;
+mod settlements;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
