@@ -274,7 +274,7 @@ async fn an_integration_names_the_data_types_it_syncs_incrementally() {
                 ]),
             ),
             ("plaid", json!(["bankTransactions"])),
-            ("zoho-books", json!(["invoices"])),
+            ("zoho-books", json!(["invoices", "bills", "creditNotes"])),
             ("stripe", json!([])),
             ("sandbox", json!([])),
             ("gocardless-bank-account-data", json!([])),

@@ -1,6 +1,7 @@
 //! Zoho Books' connector: invoices and contacts (`GET
 //! /books/v3/invoices?organization_id=…&page=&per_page=`, paged by
-//! `page_context.has_more_page`), with the `Zoho-oauthtoken` scheme. The API
+//! `page_context.has_more_page`), with the `Zoho-oauthtoken` scheme; the
+//! rest of the ledger is read in [`super::ledger`]. The API
 //! lives on the organisation's data centre: the `api_domain` of the last
 //! token answer when there is one, else the data centre's; tokens refresh at
 //! that centre's accounts server (client credentials in the form body) and
@@ -15,7 +16,14 @@ use chrono::{DateTime, Utc};
 
 use super::{ZohoBooksAuthorization, ZohoDataCenter};
 use super::mapping::{ContactsPage, InvoicesPage, OrganizationsAnswer, check_code};
+use crate::data::accounts::Accounts;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -41,7 +49,7 @@ pub struct ZohoBooksConnector {
     authorize_url: String,
     token_url: Option<String>,
     page_size: u64,
-    http: PlatformHttp,
+    pub(super) http: PlatformHttp,
 }
 
 impl Configured for ZohoBooksConnector {
@@ -65,7 +73,7 @@ impl Configured for ZohoBooksConnector {
 impl ZohoBooksConnector {
     /// `path` of the Books API: on the `api_domain` Zoho gave, else the
     /// configured base, else the data centre's domain.
-    fn books_url(&self, credentials: &ZohoBooksAuthorization, path: &str) -> String {
+    pub(super) fn books_url(&self, credentials: &ZohoBooksAuthorization, path: &str) -> String {
         let base = credentials
             .api_domain
             .clone()
@@ -74,7 +82,8 @@ impl ZohoBooksConnector {
         format!("{base}/books/v3/{path}")
     }
 
-    fn list<'a>(
+    /// A call for page `page` of the list at `path`.
+    pub(super) fn list<'a>(
         &self,
         credentials: &'a ZohoBooksAuthorization,
         path: &str,
@@ -105,7 +114,7 @@ fn data_center_of(callback: &BTreeMap<String, String>) -> Result<ZohoDataCenter,
     })
 }
 
-fn auth(credentials: &ZohoBooksAuthorization) -> Auth<'_> {
+pub(super) fn auth(credentials: &ZohoBooksAuthorization) -> Auth<'_> {
     Auth::Scheme("Zoho-oauthtoken", credentials.tokens.access_token.expose())
 }
 
@@ -117,7 +126,7 @@ impl Connector for ZohoBooksConnector {
     const LIMITS: Limits = Limits::per_minute(100);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, CreditNotes, Items, CompanyInfos]
     }
 
     /// `access_type=offline` for a refresh token and `prompt=consent` for
@@ -136,6 +145,9 @@ impl Connector for ZohoBooksConnector {
                     "ZohoBooks.invoices.READ",
                     "ZohoBooks.contacts.READ",
                     "ZohoBooks.settings.READ",
+                    "ZohoBooks.accountants.READ",
+                    "ZohoBooks.bills.READ",
+                    "ZohoBooks.creditnotes.READ",
                 ],
             )
             .scopes_separated_by(",")

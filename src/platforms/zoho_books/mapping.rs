@@ -1,4 +1,5 @@
-//! Zoho Books' answers and how they become our records. Its invoice list
+//! Zoho Books' sales answers and how they become our records: invoices,
+//! and contacts as customers or suppliers. Its invoice list
 //! carries totals but no lines, so invoices have no line items; a sent
 //! invoice whose balance is below its total is part paid, whatever its
 //! overdue state.
@@ -9,6 +10,7 @@ use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::Money;
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::json::{self, Amount, money};
 use crate::platforms::kit::status::{StatusTable, lookup};
@@ -193,6 +195,28 @@ impl ZohoContact {
             },
             source_modified_date: json::timestamp(self.last_modified_time.as_deref()),
             customer_id: self.contact_id,
+        }
+    }
+
+    /// Only vendors are suppliers.
+    pub(super) fn is_vendor(&self) -> bool {
+        self.contact_type.as_deref() == Some("vendor")
+    }
+
+    /// Our supplier, named as a customer is.
+    pub(super) fn into_supplier(self) -> Supplier {
+        let customer = self.into_record();
+        Supplier {
+            supplier_id: customer.customer_id,
+            supplier_name: customer.customer_name,
+            email_address: customer.email_address,
+            phone: customer.phone,
+            default_currency: customer.default_currency,
+            status: match customer.status {
+                CustomerStatus::Archived => SupplierStatus::Archived,
+                CustomerStatus::Active => SupplierStatus::Active,
+            },
+            source_modified_date: customer.source_modified_date,
         }
     }
 }

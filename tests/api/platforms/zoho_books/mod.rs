@@ -4,7 +4,9 @@
 //! A resync asks only for the invoices changed (`last_modified_time`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
-//! `CASE`; the tests here are its own.
+//! `CASE`; the tests here are its own, the accounting lists' in [`ledger`].
+
+mod ledger;
 
 use std::sync::Arc;
 
@@ -22,13 +24,16 @@ use crate::connections::{new_company, new_connection};
 use crate::helpers::{TestApp, backends, json};
 
 pub const ORGANIZATION: &str = "10234695";
-const ACCESS: &str = "1000.zoho-access-token";
+pub const ACCESS: &str = "1000.zoho-access-token";
 const REFRESH: &str = "1000.zoho-refresh-token";
 
-fn router() -> super::fake::Router {
+pub fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/books/v3/organizations" {
             return Answer::json(200, fixture("zoho_books/fixtures/organizations.json"));
+        }
+        if call.path == format!("/books/v3/organizations/{ORGANIZATION}") {
+            return Answer::json(200, fixture("zoho_books/fixtures/organization.json"));
         }
         if call.query.get("organization_id").map(String::as_str) != Some(ORGANIZATION) {
             return Answer::json(
@@ -41,11 +46,19 @@ fn router() -> super::fake::Router {
             .get("page")
             .cloned()
             .unwrap_or_else(|| "1".to_owned());
+        let vendors = call.query.get("contact_type").map(String::as_str) == Some("vendor");
+        let whole = |name: &str| Answer::json(200, fixture(&format!("zoho_books/fixtures/{name}")));
         match call.path.as_str() {
             "/books/v3/invoices" => Answer::json(
                 200,
                 fixture(&format!("zoho_books/fixtures/invoices-{page}.json")),
             ),
+            "/books/v3/contacts" if vendors => whole("vendors.json"),
+            "/books/v3/chartofaccounts" => whole("chartofaccounts.json"),
+            "/books/v3/settings/taxes" => whole("taxes.json"),
+            "/books/v3/items" => whole("items.json"),
+            "/books/v3/creditnotes" => whole("creditnotes.json"),
+            "/books/v3/bills" => whole(&format!("bills-{page}.json")),
             "/books/v3/contacts" => Answer::json(
                 200,
                 fixture(&format!("zoho_books/fixtures/contacts-{page}.json")),
@@ -72,7 +85,7 @@ pub async fn fake() -> Fake {
     fake
 }
 
-fn body(access: &str, organization: &str, expires_at: Option<&str>) -> Value {
+pub fn body(access: &str, organization: &str, expires_at: Option<&str>) -> Value {
     let mut body = json!({"organizationId": organization, "dataCenter": "eu", "accessToken": access, "refreshToken": REFRESH});
     match expires_at {
         Some(at) => body["expiresAt"] = json!(at),
@@ -101,7 +114,17 @@ static CASE: Case = Case {
         records: 7,
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "creditNotes",
+        "items",
+        "companyInfo",
+    ],
     errors: Errors {
         rate_limited: r#"{"code":44,"message":"You have made too many requests. Please try after some time."}"#,
         rate_limit_headers: &[],

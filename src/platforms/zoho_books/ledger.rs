@@ -1,0 +1,294 @@
+//! Zoho Books' ledger beyond sales: the chart of accounts, suppliers (vendor
+//! contacts), taxes, bills, credit notes, items and the organization, each
+//! a paged list with the invoices' `page`/`per_page` and
+//! `page_context.has_more_page`. Bills and credit notes are asked for by
+//! `last_modified_time` after a first sync; the others are fetched whole.
+//! A consent that lacks a data type's scope is told from a rejected token
+//! by the organization list, which every consent reads. Sources: `NOTES.md`,
+//! "Accounting model".
+
+use serde::de::DeserializeOwned;
+
+use super::ZohoBooksAuthorization;
+use super::chart::{AccountsPage, ItemsPage, OrganizationAnswer, TaxesPage};
+use super::connector::{ZohoBooksConnector, auth, last_modified_time};
+use super::documents::{BillsPage, CreditNotesPage};
+use super::mapping::{ContactsPage, PageContext, check_code};
+use crate::data::accounts::{Account, Accounts};
+use crate::data::bills::{Bill, Bills};
+use crate::data::company_info::{CompanyInfo, CompanyInfos};
+use crate::data::credit_notes::{CreditNote, CreditNotes};
+use crate::data::items::{Item, Items};
+use crate::data::suppliers::{Supplier, Suppliers};
+use crate::data::tax_rates::{TaxRate, TaxRates};
+use crate::platforms::connector::{
+    Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs,
+};
+use crate::platforms::kit::http::Call;
+use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::kit::records::Read;
+
+/// One of Zoho's list answers: its `code`, its rows, whether more follow.
+trait ListPage: DeserializeOwned {
+    type Record;
+
+    /// `code` and `message`, which say whether the call succeeded.
+    fn outcome(&mut self) -> (Option<i64>, Option<String>);
+
+    /// The page's `page_context`; none (as the document shows for some
+    /// lists) means the last page.
+    fn context(&self) -> Option<&PageContext>;
+
+    /// The rows, read as ours.
+    fn read(self) -> Read<Self::Record>;
+}
+
+macro_rules! list_page {
+    ($page:ty, $record:ty, $rows:ident, |$row:ident| $into:expr) => {
+        impl ListPage for $page {
+            type Record = $record;
+
+            fn outcome(&mut self) -> (Option<i64>, Option<String>) {
+                (self.code, self.message.take())
+            }
+
+            fn context(&self) -> Option<&PageContext> {
+                self.page_context.as_ref()
+            }
+
+            fn read(self) -> Read<$record> {
+                self.$rows.read(|$row| $into)
+            }
+        }
+    };
+}
+
+list_page!(AccountsPage, Account, chartofaccounts, |row| Ok(Some(row.into_record())));
+list_page!(TaxesPage, TaxRate, taxes, |row| Ok(Some(row.into_record())));
+list_page!(ItemsPage, Item, items, |row| Ok(Some(row.into_record())));
+list_page!(BillsPage, Bill, bills, |row| row.into_record().map(Some));
+list_page!(CreditNotesPage, CreditNote, creditnotes, |row| row.into_record().map(Some));
+list_page!(ContactsPage, Supplier, contacts, |row| Ok(row
+    .is_vendor()
+    .then(|| row.into_supplier())));
+
+/// What each list needs of the consent, for a refusal's message.
+const ACCOUNTANTS: &str = "ZohoBooks.accountants.READ";
+const BILLS: &str = "ZohoBooks.bills.READ";
+const CREDIT_NOTES: &str = "ZohoBooks.creditnotes.READ";
+const CONTACTS: &str = "ZohoBooks.contacts.READ";
+const SETTINGS: &str = "ZohoBooks.settings.READ";
+
+impl ZohoBooksConnector {
+    /// One page of a list, `call` for page `page`. Zoho answers a scope the
+    /// consent lacks as it answers a rejected token (a 401); when the token
+    /// still reads the organization list (`verify`), it was the scope.
+    async fn list_page<P: ListPage>(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        call: Call<'_>,
+        page: PageNumber,
+        scope: &'static str,
+    ) -> Result<Fetched<P::Record>, ConnectorError> {
+        let mut body: P = match self.http.json(&call).await {
+            Ok(body) => body,
+            Err(ConnectorError::Expired(message)) => {
+                return Err(self.refused_or_expired(credentials, message, scope).await);
+            }
+            Err(other) => return Err(other),
+        };
+        let (code, message) = body.outcome();
+        check_code(code, message)?;
+        let more = body.context().is_some_and(|context| context.has_more_page);
+        Ok(Fetched::read(body.read(), page.next(more)))
+    }
+
+    /// A 401 on a list: the data type's scope is missing when the token
+    /// still reads the organization list, else the token was rejected.
+    async fn refused_or_expired(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        message: String,
+        scope: &'static str,
+    ) -> ConnectorError {
+        match Connector::verify(self, credentials).await {
+            Ok(()) => ConnectorError::Permissions(format!(
+                "Zoho Books refused this list to the connection's consent, which does not cover this data \
+                 type (it needs the {scope} scope; link the connection again to grant it): {message}"
+            )),
+            Err(_) => ConnectorError::Expired(message),
+        }
+    }
+
+    /// A page of the list at `path`, changed since `since` when given.
+    async fn changed_list_page<P: ListPage>(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        (path, what, scope): (&str, &'static str, &'static str),
+        since: Option<Since>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<P::Record>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, path, what, page)
+            .query("filter_by", "Status.All");
+        let call = match since {
+            Some(since) => call.query("last_modified_time", last_modified_time(since.time)),
+            None => call,
+        };
+        self.list_page::<P>(credentials, call, page, scope).await
+    }
+}
+
+impl Syncs<Accounts> for ZohoBooksConnector {
+    /// Fetched whole every time, balances included (`showbalance`): a
+    /// balance moves without the account being modified, so
+    /// `last_modified_time` would leave balances stale.
+    async fn page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Account>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "chartofaccounts", "a page of the chart of accounts", page)
+            .query("filter_by", "AccountType.All")
+            .query("showbalance", "true");
+        self.list_page::<AccountsPage>(credentials, call, page, ACCOUNTANTS)
+            .await
+    }
+}
+
+/// Vendor contacts, fetched whole: contacts have no modified-since filter.
+impl Syncs<Suppliers> for ZohoBooksConnector {
+    async fn page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "contacts", "a page of vendors", page)
+            .query("contact_type", "vendor")
+            .query("filter_by", "Status.All");
+        self.list_page::<ContactsPage>(credentials, call, page, CONTACTS)
+            .await
+    }
+}
+
+/// Taxes are few and have no filter: fetched whole.
+impl Syncs<TaxRates> for ZohoBooksConnector {
+    async fn page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<TaxRate>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self.list(credentials, "settings/taxes", "a page of taxes", page);
+        self.list_page::<TaxesPage>(credentials, call, page, SETTINGS)
+            .await
+    }
+}
+
+/// Items have no modified-since filter: fetched whole, inactive ones too.
+impl Syncs<Items> for ZohoBooksConnector {
+    async fn page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let call = self
+            .list(credentials, "items", "a page of items", page)
+            .query("filter_by", "Status.All");
+        self.list_page::<ItemsPage>(credentials, call, page, SETTINGS)
+            .await
+    }
+}
+
+impl Syncs<Bills> for ZohoBooksConnector {
+    /// A voided bill keeps its id with status `void`; a deleted one stops
+    /// being listed, which only a full fetch finds.
+    const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+
+    async fn page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        self.changed_list_page::<BillsPage>(credentials, ("bills", "a page of bills", BILLS), None, cursor)
+            .await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        self.changed_list_page::<BillsPage>(
+            credentials,
+            ("bills", "a page of bills", BILLS),
+            Some(since),
+            cursor,
+        )
+        .await
+    }
+}
+
+impl Syncs<CreditNotes> for ZohoBooksConnector {
+    /// As bills: voided ones keep their id, deleted ones only a full fetch finds.
+    const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+
+    async fn page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.changed_list_page::<CreditNotesPage>(
+            credentials,
+            ("creditnotes", "a page of credit notes", CREDIT_NOTES),
+            None,
+            cursor,
+        )
+        .await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.changed_list_page::<CreditNotesPage>(
+            credentials,
+            ("creditnotes", "a page of credit notes", CREDIT_NOTES),
+            Some(since),
+            cursor,
+        )
+        .await
+    }
+}
+
+/// The organization's profile, one call, whole every time.
+impl Syncs<CompanyInfos> for ZohoBooksConnector {
+    async fn page(
+        &self,
+        credentials: &ZohoBooksAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        let path = format!("organizations/{}", credentials.organization_id);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the organization's profile",
+            self.books_url(credentials, &path),
+            auth(credentials),
+        );
+        let answer: OrganizationAnswer = self.http.json(&call).await?;
+        check_code(answer.code, answer.message)?;
+        let organization = answer.organization.ok_or_else(|| {
+            ConnectorError::Failed("Zoho Books answered without the organization".to_owned())
+        })?;
+        Ok(Fetched::all(vec![organization.into_record()], None))
+    }
+}
