@@ -274,7 +274,16 @@ async fn an_integration_names_the_data_types_it_syncs_incrementally() {
                 ]),
             ),
             ("plaid", json!(["bankTransactions"])),
-            ("zoho-books", json!(["invoices", "bills", "creditNotes"])),
+            (
+                "zoho-books",
+                json!([
+                    "invoices",
+                    "bills",
+                    "billPayments",
+                    "creditNotes",
+                    "journalEntries"
+                ]),
+            ),
             ("stripe", json!([])),
             ("sandbox", json!([])),
             ("gocardless-bank-account-data", json!([])),

@@ -1330,7 +1330,8 @@ async fn wave_myob_zoho_books_and_paypal_link_with_the_organization_each_documen
         assert_eq!(
             asked["scope"],
             "ZohoBooks.invoices.READ,ZohoBooks.contacts.READ,ZohoBooks.settings.READ,\
-             ZohoBooks.accountants.READ,ZohoBooks.bills.READ,ZohoBooks.creditnotes.READ"
+             ZohoBooks.accountants.READ,ZohoBooks.bills.READ,ZohoBooks.creditnotes.READ,\
+             ZohoBooks.customerpayments.READ,ZohoBooks.vendorpayments.READ"
         );
 
         let fake = crate::platforms::paypal::fake().await;

@@ -7,6 +7,7 @@ use chrono::NaiveTime;
 use serde::Deserialize;
 
 use super::mapping::PageContext;
+use super::settlements::BaseCurrency;
 use crate::data::accounts::{Account, AccountClassification, AccountRef, AccountStatus};
 use crate::data::company_info::{Address, AddressType, CompanyInfo, YearStart};
 use crate::data::items::{Item, ItemSide, ItemStatus, ItemType};
@@ -251,6 +252,7 @@ pub(super) struct ZohoOrganization {
     name: Option<String>,
     company_id_value: Option<String>,
     tax_id_value: Option<String>,
+    currency_id: Option<String>,
     currency_code: Option<String>,
     fiscal_year_start_month: Option<u32>,
     account_created_date: Option<String>,
@@ -271,6 +273,14 @@ struct ZohoAddress {
 }
 
 impl ZohoOrganization {
+    /// The currency its books are kept in, with Zoho's id of it.
+    pub(super) fn base_currency(&self) -> BaseCurrency {
+        BaseCurrency {
+            id: json::non_empty(self.currency_id.clone()),
+            code: json::non_empty(self.currency_code.clone()).unwrap_or_default(),
+        }
+    }
+
     /// Our company info. Zoho numbers the fiscal year's first month from 0
     /// (January); a year starts on that month's first day. The company and
     /// tax ids are the profile's `company_id_value` and `tax_id_value`,

@@ -17,11 +17,14 @@ use chrono::{DateTime, Utc};
 use super::{ZohoBooksAuthorization, ZohoDataCenter};
 use super::mapping::{ContactsPage, InvoicesPage, OrganizationsAnswer, check_code};
 use crate::data::accounts::Accounts;
+use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
+use crate::data::payments::Payments;
 use crate::data::suppliers::Suppliers;
 use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
@@ -126,7 +129,20 @@ impl Connector for ZohoBooksConnector {
     const LIMITS: Limits = Limits::per_minute(100);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, CreditNotes, Items, CompanyInfos]
+        syncs![
+            Self: Invoices,
+            Customers,
+            Accounts,
+            Suppliers,
+            TaxRates,
+            Bills,
+            Payments,
+            BillPayments,
+            CreditNotes,
+            Items,
+            CompanyInfos,
+            JournalEntries
+        ]
     }
 
     /// `access_type=offline` for a refresh token and `prompt=consent` for
@@ -148,6 +164,8 @@ impl Connector for ZohoBooksConnector {
                     "ZohoBooks.accountants.READ",
                     "ZohoBooks.bills.READ",
                     "ZohoBooks.creditnotes.READ",
+                    "ZohoBooks.customerpayments.READ",
+                    "ZohoBooks.vendorpayments.READ",
                 ],
             )
             .scopes_separated_by(",")

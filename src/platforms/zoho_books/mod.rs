@@ -2,22 +2,24 @@
 //! ([`connector`]: the organization's data centre, paging; [`ledger`]: the
 //! accounting lists beyond sales) and the mapping of its records and
 //! statuses ([`mapping`] for sales, [`chart`] for settings and the chart,
-//! [`documents`] for bills and credit notes). What these rely on, with sources:
+//! [`documents`] for bills and credit notes, [`settlements`] for payments,
+//! [`journals`]). What these rely on, with sources:
 //! `NOTES.md`.
 
 pub mod chart;
 pub mod connector;
 pub mod documents;
+pub mod journals;
 pub mod ledger;
 pub mod mapping;
+pub mod settlements;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::data::DataType;
-use crate::platforms::{Platform, SourceType};
+use crate::platforms::{LEDGER, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -26,25 +28,10 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "zoho-books",
     name: "Zoho Books",
     source_type: SourceType::Accounting,
-    data_types: DATA_TYPES,
+    data_types: LEDGER,
     authorization: Some(BodyKind::of::<ZohoBooksAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::ZohoBooksConnector>()),
 };
-
-/// What Zoho Books' connector syncs: its payments, vendor payments and
-/// journals carry what they settle or post only one record at a time
-/// (`NOTES.md`, "Accounting model"), so they are not synced yet.
-const DATA_TYPES: &[DataType] = &[
-    DataType::INVOICES,
-    DataType::CUSTOMERS,
-    DataType::ACCOUNTS,
-    DataType::SUPPLIERS,
-    DataType::TAX_RATES,
-    DataType::BILLS,
-    DataType::CREDIT_NOTES,
-    DataType::ITEMS,
-    DataType::COMPANY_INFO,
-];
 
 /// Zoho's data centres: each has its own accounts server and API domain.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize, JsonSchema)]

@@ -2,7 +2,7 @@
 //! balances, vendors as suppliers, taxes, items, bills and credit notes
 //! (paged, then asked for by `last_modified_time`), the organization as
 //! company info, and a consent without a list's scope failing only that
-//! data type.
+//! data type; payments and journals are in [`super::postings`].
 
 use serde_json::{Value, json};
 use uuid::Uuid;
@@ -17,7 +17,7 @@ use crate::helpers::{TestApp, backends, json};
 
 /// A company with a Zoho Books connection authorized at `fake`, four
 /// records a page.
-async fn connected(app: &TestApp) -> (Uuid, Uuid) {
+pub(super) async fn connected(app: &TestApp) -> (Uuid, Uuid) {
     set_oauth_client(app, "zoho-books").await;
     let company_id = new_company(app, "Zillium Inc").await;
     let connection_id = new_connection(app, company_id, "zoho-books").await;
@@ -33,7 +33,7 @@ async fn connected(app: &TestApp) -> (Uuid, Uuid) {
     (company_id, connection_id)
 }
 
-async fn synced(app: &TestApp, company_id: Uuid, data_types: &[QueueDataTypeDataType]) {
+pub(super) async fn synced(app: &TestApp, company_id: Uuid, data_types: &[QueueDataTypeDataType]) {
     for data_type in data_types {
         let operations = sync(app, company_id, *data_type).await;
         let operation = latest(&operations, &data_type.to_string());
@@ -41,7 +41,7 @@ async fn synced(app: &TestApp, company_id: Uuid, data_types: &[QueueDataTypeData
     }
 }
 
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+pub(super) async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
     json(
         app.get(&format!(
             "/companies/{company_id}/data/{data_type}?pageSize=100"
@@ -55,7 +55,7 @@ async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value>
 }
 
 /// The calls `fake` received at `path`, as their query strings.
-fn calls_to(fake: &Fake, path: &str) -> Vec<std::collections::BTreeMap<String, String>> {
+pub(super) fn calls_to(fake: &Fake, path: &str) -> Vec<std::collections::BTreeMap<String, String>> {
     fake.calls()
         .into_iter()
         .filter(|call| call.path == format!("/books/v3/{path}"))
@@ -85,34 +85,32 @@ async fn the_chart_vendors_and_taxes_sync_whole_with_balances() {
         .await;
 
         let accounts = records(&app, company_id, "accounts").await;
-        let listed: Vec<(&str, &str, &str, &str, bool)> = accounts
-            .iter()
-            .map(|account| {
-                (
-                    account["nominalCode"].as_str().unwrap_or("-"),
-                    account["accountName"].as_str().unwrap_or_default(),
-                    account["classification"].as_str().unwrap_or_default(),
-                    account["status"].as_str().unwrap_or_default(),
-                    account["isBankAccount"].as_bool().unwrap_or_default(),
-                )
-            })
-            .collect();
+        let listed = columns(
+            &accounts,
+            &[
+                "/nominalCode",
+                "/accountName",
+                "/classification",
+                "/status",
+                "/isBankAccount",
+            ],
+        );
         assert_eq!(
             listed,
             [
-                ("1000", "Petty Cash", "Asset", "Active", true),
-                ("1010", "Undeposited Funds", "Asset", "Active", true),
-                ("1020", "Business Checking", "Asset", "Active", true),
-                ("1100", "Accounts Receivable", "Asset", "Active", false),
-                ("2000", "Accounts Payable", "Liability", "Active", false),
-                ("2100", "Business Card", "Liability", "Active", true),
-                ("2500", "Notes Payable", "Liability", "Active", false),
-                ("3000", "Owner's Equity", "Equity", "Active", false),
-                ("4000", "Sales", "Income", "Active", false),
-                ("5000", "Cost of Goods Sold", "Expense", "Active", false),
-                ("6100", "Old Marketing", "Expense", "Archived", false),
-                ("6900", "Other Expenses", "Expense", "Active", false),
-                ("-", "Payment Clearing", "Unknown", "Active", false),
+                ["1000", "Petty Cash", "Asset", "Active", "true"],
+                ["1010", "Undeposited Funds", "Asset", "Active", "true"],
+                ["1020", "Business Checking", "Asset", "Active", "true"],
+                ["1100", "Accounts Receivable", "Asset", "Active", "false"],
+                ["2000", "Accounts Payable", "Liability", "Active", "false"],
+                ["2100", "Business Card", "Liability", "Active", "true"],
+                ["2500", "Notes Payable", "Liability", "Active", "false"],
+                ["3000", "Owner's Equity", "Equity", "Active", "false"],
+                ["4000", "Sales", "Income", "Active", "false"],
+                ["5000", "Cost of Goods Sold", "Expense", "Active", "false"],
+                ["6100", "Old Marketing", "Expense", "Archived", "false"],
+                ["6900", "Other Expenses", "Expense", "Active", "false"],
+                ["-", "Payment Clearing", "Unknown", "Active", "false"],
             ]
         );
         assert_eq!(accounts[2]["currentBalance"], "8420.50");
@@ -126,22 +124,13 @@ async fn the_chart_vendors_and_taxes_sync_whole_with_balances() {
         assert_eq!(chart_calls[0]["organization_id"], ORGANIZATION);
 
         let suppliers = records(&app, company_id, "suppliers").await;
-        let named: Vec<(&str, &str, &str)> = suppliers
-            .iter()
-            .map(|supplier| {
-                (
-                    supplier["supplierId"].as_str().unwrap_or_default(),
-                    supplier["supplierName"].as_str().unwrap_or_default(),
-                    supplier["status"].as_str().unwrap_or_default(),
-                )
-            })
-            .collect();
+        let named = columns(&suppliers, &["/supplierId", "/supplierName", "/status"]);
         assert_eq!(
             named,
             [
-                ("460000000000005", "Kraus Office Supplies", "Archived"),
-                ("460000000044001", "Richards Electric Company", "Active"),
-                ("460000000000004", "Steel Vendor AG", "Active"),
+                ["460000000000005", "Kraus Office Supplies", "Archived"],
+                ["460000000044001", "Richards Electric Company", "Active"],
+                ["460000000000004", "Steel Vendor AG", "Active"],
             ]
         );
         assert_eq!(suppliers[2]["defaultCurrency"], "EUR");
@@ -152,21 +141,28 @@ async fn the_chart_vendors_and_taxes_sync_whole_with_balances() {
         assert_eq!(vendor_calls[0]["filter_by"], "Status.All");
 
         let taxes = records(&app, company_id, "taxRates").await;
-        let rates: Vec<(&str, &str, bool)> = taxes
-            .iter()
-            .map(|tax| {
-                (
-                    tax["name"].as_str().unwrap_or_default(),
-                    tax["effectiveTaxRate"].as_str().unwrap_or_default(),
-                    tax["components"][0]["isCompound"]
-                        .as_bool()
-                        .unwrap_or_default(),
-                )
-            })
-            .collect();
-        assert!(rates.contains(&("VAT (12.5%)", "12.5", false)), "{rates:?}");
-        assert!(rates.contains(&("Reduced VAT", "7", false)), "{rates:?}");
-        assert!(rates.contains(&("Sales Group", "10.5", true)), "{rates:?}");
+        let rates = columns(
+            &taxes,
+            &["/name", "/effectiveTaxRate", "/components/0/isCompound"],
+        );
+        assert!(
+            rates
+                .iter()
+                .any(|row| row == &["VAT (12.5%)", "12.5", "false"]),
+            "{rates:?}"
+        );
+        assert!(
+            rates
+                .iter()
+                .any(|row| row == &["Reduced VAT", "7", "false"]),
+            "{rates:?}"
+        );
+        assert!(
+            rates
+                .iter()
+                .any(|row| row == &["Sales Group", "10.5", "true"]),
+            "{rates:?}"
+        );
         assert_eq!(rates.len(), 3);
     }
 }
@@ -193,23 +189,14 @@ async fn items_refer_to_the_chart_and_the_organization_is_one_record() {
         .await;
 
         let items = records(&app, company_id, "items").await;
-        let names: Vec<(&str, &str, &str)> = items
-            .iter()
-            .map(|item| {
-                (
-                    item["name"].as_str().unwrap_or_default(),
-                    item["type"].as_str().unwrap_or_default(),
-                    item["status"].as_str().unwrap_or_default(),
-                )
-            })
-            .collect();
+        let names = columns(&items, &["/name", "/type", "/status"]);
         assert_eq!(
             names,
             [
-                ("Basic Monthly", "Service", "Active"),
-                ("Hard Drive", "NonInventory", "Active"),
-                ("Old Cable", "NonInventory", "Archived"),
-                ("Steel Bracket", "Inventory", "Active"),
+                ["Basic Monthly", "Service", "Active"],
+                ["Hard Drive", "NonInventory", "Active"],
+                ["Old Cable", "NonInventory", "Archived"],
+                ["Steel Bracket", "Inventory", "Active"],
             ]
         );
         let drive = &items[1];
@@ -295,26 +282,19 @@ async fn bills_and_credit_notes_page_and_then_ask_only_for_what_changed() {
         synced(&app, company_id, &kinds).await;
 
         let bills = records(&app, company_id, "bills").await;
-        let listed: Vec<(&str, &str, &str, &str)> = bills
-            .iter()
-            .map(|bill| {
-                (
-                    bill["reference"].as_str().unwrap_or_default(),
-                    bill["status"].as_str().unwrap_or_default(),
-                    bill["totalAmount"].as_str().unwrap_or_default(),
-                    bill["amountDue"].as_str().unwrap_or_default(),
-                )
-            })
-            .collect();
+        let listed = columns(
+            &bills,
+            &["/reference", "/status", "/totalAmount", "/amountDue"],
+        );
         assert_eq!(
             listed,
             [
-                ("00454", "Open", "40.00", "40.00"),
-                ("00455", "PartiallyPaid", "250.00", "100.00"),
-                ("00456", "Paid", "60.00", "0.00"),
-                ("00457", "PartiallyPaid", "300.00", "120.00"),
-                ("00458", "Draft", "75.00", "75.00"),
-                ("00459", "Void", "20.00", "0.00"),
+                ["00454", "Open", "40.00", "40.00"],
+                ["00455", "PartiallyPaid", "250.00", "100.00"],
+                ["00456", "Paid", "60.00", "0.00"],
+                ["00457", "PartiallyPaid", "300.00", "120.00"],
+                ["00458", "Draft", "75.00", "75.00"],
+                ["00459", "Void", "20.00", "0.00"],
             ],
             "newest first"
         );
@@ -347,24 +327,18 @@ async fn bills_and_credit_notes_page_and_then_ask_only_for_what_changed() {
         );
 
         let notes = records(&app, company_id, "creditNotes").await;
-        let credits: Vec<(&str, &str, &str)> = notes
-            .iter()
-            .map(|note| {
-                (
-                    note["creditNoteNumber"].as_str().unwrap_or_default(),
-                    note["status"].as_str().unwrap_or_default(),
-                    note["remainingCredit"].as_str().unwrap_or_default(),
-                )
-            })
-            .collect();
+        let credits = columns(
+            &notes,
+            &["/creditNoteNumber", "/status", "/remainingCredit"],
+        );
         assert_eq!(
             credits,
             [
-                ("CN-29", "Draft", "450.00"),
-                ("CN-30", "Submitted", "100.00"),
-                ("CN-31", "PartiallyPaid", "20.00"),
-                ("CN-32", "Paid", "0.00"),
-                ("CN-33", "Void", "0.00"),
+                ["CN-29", "Draft", "450.00"],
+                ["CN-30", "Submitted", "100.00"],
+                ["CN-31", "PartiallyPaid", "20.00"],
+                ["CN-32", "Paid", "0.00"],
+                ["CN-33", "Void", "0.00"],
             ]
         );
         assert_eq!(
@@ -432,4 +406,22 @@ async fn a_consent_without_the_bills_scope_fails_bills_alone() {
         assert_eq!(records(&app, company_id, "invoices").await.len(), 7);
         synced(&app, company_id, &[QueueDataTypeDataType::Invoices]).await;
     }
+}
+
+/// `records`' values at `pointers`, a row each, as text (`-` for null or
+/// absent), to compare with a table.
+pub(super) fn columns(records: &[Value], pointers: &[&str]) -> Vec<Vec<String>> {
+    records
+        .iter()
+        .map(|record| {
+            pointers
+                .iter()
+                .map(|pointer| match record.pointer(pointer) {
+                    Some(Value::String(text)) => text.clone(),
+                    None | Some(Value::Null) => "-".to_owned(),
+                    Some(other) => other.to_string(),
+                })
+                .collect()
+        })
+        .collect()
 }

@@ -4,9 +4,11 @@
 //! A resync asks only for the invoices changed (`last_modified_time`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
-//! `CASE`; the tests here are its own, the accounting lists' in [`ledger`].
+//! `CASE`; the tests here are its own, the accounting lists' in [`ledger`]
+//! and [`postings`].
 
 mod ledger;
+mod postings;
 
 use std::sync::Arc;
 
@@ -46,6 +48,9 @@ pub fn router() -> super::fake::Router {
             .get("page")
             .cloned()
             .unwrap_or_else(|| "1".to_owned());
+        if let Some(answer) = single_record(&call.path) {
+            return answer;
+        }
         let vendors = call.query.get("contact_type").map(String::as_str) == Some("vendor");
         let whole = |name: &str| Answer::json(200, fixture(&format!("zoho_books/fixtures/{name}")));
         match call.path.as_str() {
@@ -59,6 +64,9 @@ pub fn router() -> super::fake::Router {
             "/books/v3/items" => whole("items.json"),
             "/books/v3/creditnotes" => whole("creditnotes.json"),
             "/books/v3/bills" => whole(&format!("bills-{page}.json")),
+            "/books/v3/customerpayments" => whole("customerpayments.json"),
+            "/books/v3/vendorpayments" => whole("vendorpayments.json"),
+            "/books/v3/journals" => journals(call.query.get("status").map(String::as_str)),
             "/books/v3/contacts" => Answer::json(
                 200,
                 fixture(&format!("zoho_books/fixtures/contacts-{page}.json")),
@@ -66,6 +74,68 @@ pub fn router() -> super::fake::Router {
             _ => Answer::json(404, "{\"code\":5,\"message\":\"Invalid URL Passed\"}"),
         }
     })
+}
+
+/// `GET /journals`, by `status` (published, draft, or both).
+fn journals(status: Option<&str>) -> Answer {
+    let read = |name: &str| -> Value {
+        serde_json::from_str(&fixture(&format!("zoho_books/fixtures/{name}")))
+            .expect("fixture JSON")
+    };
+    let mut answer = read("journals.json");
+    match status {
+        Some("published") => {}
+        Some("draft") => answer = read("journals-drafts.json"),
+        _ => {
+            let drafts = read("journals-drafts.json")["journals"].clone();
+            if let (Some(listed), Some(drafts)) =
+                (answer["journals"].as_array_mut(), drafts.as_array())
+            {
+                listed.extend(drafts.iter().cloned());
+            }
+        }
+    }
+    Answer::json(200, answer.to_string())
+}
+
+/// `GET /customerpayments/{id}`, `/vendorpayments/{id}`, `/journals/{id}`:
+/// the answer in the fixture of such answers whose record has the id, or
+/// Zoho's 404; `None` for any other path.
+fn single_record(path: &str) -> Option<Answer> {
+    let (file, key, id_field) = [
+        (
+            "customerpayments",
+            "customerpayment-details.json",
+            "payment",
+            "payment_id",
+        ),
+        (
+            "vendorpayments",
+            "vendorpayment-details.json",
+            "vendorpayment",
+            "payment_id",
+        ),
+        ("journals", "journal-details.json", "journal", "journal_id"),
+    ]
+    .into_iter()
+    .find(|(list, ..)| path.starts_with(&format!("/books/v3/{list}/")))
+    .map(|(_, file, key, id_field)| (file, key, id_field))?;
+    let id = path.rsplit('/').next().unwrap_or_default();
+    let answers: Vec<Value> =
+        serde_json::from_str(&fixture(&format!("zoho_books/fixtures/{file}")))
+            .expect("fixture JSON");
+    Some(
+        answers
+            .into_iter()
+            .find(|answer| answer[key][id_field] == id)
+            .map(|answer| Answer::json(200, answer.to_string()))
+            .unwrap_or_else(|| {
+                Answer::json(
+                    404,
+                    "{\"code\":1002,\"message\":\"The record does not exist.\"}",
+                )
+            }),
+    )
 }
 
 pub async fn fake() -> Fake {
@@ -121,9 +191,12 @@ static CASE: Case = Case {
         "suppliers",
         "taxRates",
         "bills",
+        "payments",
+        "billPayments",
         "creditNotes",
         "items",
         "companyInfo",
+        "journalEntries",
     ],
     errors: Errors {
         rate_limited: r#"{"code":44,"message":"You have made too many requests. Please try after some time."}"#,
