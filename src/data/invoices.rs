@@ -5,6 +5,7 @@ use chrono::NaiveDate;
 use schemars::JsonSchema;
 use serde::{Deserialize, Serialize};
 
+use super::accounts::AccountRef;
 use super::money::{Money, Quantity};
 use std::borrow::Cow;
 
@@ -133,6 +134,10 @@ pub struct LineItem {
     pub tax_amount: Money,
     /// Line total including tax.
     pub total_amount: Money,
+    /// The account the line posts to (its income account), of the same
+    /// connection; null when the platform gives none or tributary does not
+    /// sync that platform's chart of accounts yet.
+    pub account_ref: Option<AccountRef>,
 }
 
 #[cfg(test)]

@@ -409,9 +409,11 @@ async fn journal_entries_balance_and_every_account_reference_names_an_account() 
             );
         }
         assert_eq!(sources.len(), 5, "{sources:?}");
-        for bill in every(app, company_id, "bills").await {
-            for line in bill["lineItems"].as_array().expect("lines") {
-                references.push(line["accountRef"]["id"].to_string());
+        for data_type in ["bills", "invoices", "creditNotes"] {
+            for document in every(app, company_id, data_type).await {
+                for line in document["lineItems"].as_array().expect("lines") {
+                    references.push(line["accountRef"]["id"].to_string());
+                }
             }
         }
         for data_type in ["payments", "billPayments"] {

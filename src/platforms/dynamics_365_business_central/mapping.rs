@@ -142,6 +142,7 @@ impl BcInvoice {
                 sub_total: money(line.amount_excluding_tax),
                 tax_amount: money(line.total_tax_amount),
                 total_amount: money(line.amount_including_tax),
+                account_ref: None,
             })
             .collect();
         let customer_id = json::non_empty(self.customer_id).filter(|id| id != EMPTY_GUID);

@@ -178,6 +178,7 @@ impl ExactInvoice {
                     sub_total,
                     tax_amount,
                     total_amount: sub_total + tax_amount,
+                    account_ref: None,
                 }
             })
             .collect();

@@ -160,6 +160,7 @@ impl FreeAgentItem {
             sub_total,
             tax_amount,
             total_amount: sub_total + tax_amount,
+            account_ref: None,
         }
     }
 }

@@ -259,6 +259,7 @@ impl FreshBooksLine {
             sub_total,
             tax_amount,
             total_amount: sub_total + tax_amount,
+            account_ref: None,
         }
     }
 }

@@ -138,6 +138,7 @@ pub(super) fn lines_by_invoice(rows: Vec<NsLine>) -> HashMap<String, Lines> {
             sub_total: amount,
             tax_amount: Money(0),
             total_amount: amount,
+            account_ref: None,
         });
     }
     by_invoice

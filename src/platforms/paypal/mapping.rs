@@ -267,6 +267,7 @@ impl Item {
             sub_total,
             tax_amount,
             total_amount: sub_total + tax_amount,
+            account_ref: None,
         }
     }
 }

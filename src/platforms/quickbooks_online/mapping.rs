@@ -263,6 +263,7 @@ fn sale_lines(lines: Vec<QboLine>) -> Vec<LineItem> {
                 sub_total: line_amount,
                 tax_amount: Money(0),
                 total_amount: line_amount,
+                account_ref: None,
             }
         })
         .collect()

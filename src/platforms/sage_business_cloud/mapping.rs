@@ -145,6 +145,7 @@ impl SageInvoice {
                     total_amount: line
                         .total_amount
                         .map_or(sub_total + tax_amount, Amount::money),
+                    account_ref: None,
                 }
             })
             .collect();

@@ -115,6 +115,7 @@ impl Dataset {
                 sub_total: Money::from_cents(sub_total_cents),
                 tax_amount: Money::from_cents(tax_cents),
                 total_amount: Money::from_cents(sub_total_cents + tax_cents),
+                account_ref: Some(super::ledger::account_ref("4000")),
             });
         }
         let sub_total = Money(line_items.iter().map(|item| item.sub_total.0).sum());

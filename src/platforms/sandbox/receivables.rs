@@ -148,6 +148,7 @@ impl Dataset {
                 sub_total: total_amount,
                 tax_amount: Money(0),
                 total_amount,
+                account_ref: Some(super::ledger::account_ref("4000")),
             }],
             allocations,
             note: Some("Goodwill credit.".to_owned()),

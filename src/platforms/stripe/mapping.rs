@@ -239,6 +239,7 @@ impl StripeLine {
             sub_total,
             tax_amount: inclusive_tax + exclusive_tax,
             total_amount: amount + exclusive_tax,
+            account_ref: None,
         })
     }
 }

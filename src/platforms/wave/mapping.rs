@@ -315,6 +315,7 @@ impl WaveInvoice {
                     sub_total,
                     tax_amount,
                     total_amount: sub_total + tax_amount,
+                    account_ref: None,
                 }
             })
             .collect();

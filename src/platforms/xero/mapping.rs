@@ -388,7 +388,8 @@ struct XeroLine {
 }
 
 impl XeroLine {
-    /// The line of a sales document (an invoice, a credit note).
+    /// The line of a sales document (an invoice, a credit note), with the
+    /// account it posts to (its `AccountID`).
     fn into_sale_line(self, inclusive: bool) -> LineItem {
         let (sub_total, tax_amount, total_amount) = self.amounts(inclusive);
         LineItem {
@@ -399,6 +400,7 @@ impl XeroLine {
             sub_total,
             tax_amount,
             total_amount,
+            account_ref: AccountRef::to(json::non_empty(self.account_id), None),
         }
     }
 

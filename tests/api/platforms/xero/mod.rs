@@ -613,6 +613,30 @@ async fn bills_sync_with_their_statuses_and_refer_to_the_connections_accounts() 
             calls[0].query.get("where").map(String::as_str),
             Some("Type==\"ACCPAY\"")
         );
+
+        // Sales invoices' lines name their income account (`AccountID`) too.
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Invoices).await;
+        assert_eq!(latest(&operations, "invoices").status, PullStatus::Complete);
+        let invoices = records(&app, company_id, "invoices").await;
+        let lines: Vec<&Value> = invoices
+            .iter()
+            .flat_map(|invoice| invoice["lineItems"].as_array().into_iter().flatten())
+            .collect();
+        assert!(!lines.is_empty());
+        for line in lines {
+            assert_eq!(
+                line["accountRef"],
+                json!({"id": "7d05a53d-613d-4eb2-a2fc-dcb6adb80b80", "name": null}),
+                "{line}"
+            );
+            assert!(
+                accounts
+                    .iter()
+                    .any(|account| account["accountId"] == line["accountRef"]["id"]
+                        && account["classification"] == "Income"),
+                "{line}"
+            );
+        }
     }
 }
 
