@@ -1,6 +1,7 @@
 //! Sage Business Cloud Accounting's connector: API v3.1's sales invoices
 //! (`GET /sales_invoices`) and customer contacts (`GET
-//! /contacts?contact_type_id=CUSTOMER`), with every attribute, for the
+//! /contacts?contact_type_id=CUSTOMER`), with every attribute (the rest of
+//! the ledger in [`super::ledger`]), for the
 //! business named by the `X-Business` header; paged by `page` and
 //! `items_per_page` (200, the maximum) until the answer's `$next` is null.
 //! Tokens refresh at Sage's OAuth server (client credentials in the form
@@ -15,7 +16,17 @@ use serde::de::DeserializeOwned;
 use super::SageBusinessCloudAuthorization;
 use super::mapping::{ListPage, SageBusiness, SageContact, SageInvoice};
 use crate::platforms::kit::records::Each;
+use crate::data::accounts::Accounts;
+use crate::data::bill_payments::BillPayments;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
+use crate::data::payments::Payments;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -38,11 +49,11 @@ const AUTHORIZE_URL: &str = "https://www.sageone.com/oauth2/auth/central?filter=
 /// The Sage Business Cloud Accounting connector.
 #[derive(Debug)]
 pub struct SageBusinessCloudConnector {
-    api_base: String,
+    pub(super) api_base: String,
     token_url: String,
     authorize_url: String,
     page_size: u64,
-    http: PlatformHttp,
+    pub(super) http: PlatformHttp,
 }
 
 impl Configured for SageBusinessCloudConnector {
@@ -64,7 +75,7 @@ impl SageBusinessCloudConnector {
     /// A page of a list of the connection's business, with every attribute;
     /// of what was updated or created since `since`, when given
     /// (`updated_or_created_since`).
-    fn list<'a>(
+    pub(super) fn list<'a>(
         &self,
         credentials: &'a SageBusinessCloudAuthorization,
         path: &str,
@@ -118,7 +129,7 @@ impl SageBusinessCloudConnector {
     /// the next page in `$next` (null on the last), and serves the last
     /// page again for a page beyond it, so a page numbered below the one
     /// asked for ends the list too.
-    async fn fetch<T: DeserializeOwned>(
+    pub(super) async fn fetch<T: DeserializeOwned>(
         &self,
         call: &Call<'_>,
         page: PageNumber,
@@ -138,7 +149,10 @@ impl Connector for SageBusinessCloudConnector {
     const LIMITS: Limits = Limits::per_minute(100);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes,
+            Items, CompanyInfos, JournalEntries
+        ]
     }
 
     fn token_endpoint(&self, _credentials: &SageBusinessCloudAuthorization) -> Option<TokenEndpoint> {
@@ -218,7 +232,7 @@ pub fn updated_or_created_since(since: DateTime<Utc>) -> String {
 /// comes back, but a deleted invoice or contact is listed only by
 /// `deleted_since`, as ids rather than records, which a page of records
 /// cannot carry (`NOTES.md`); so a daily full fetch reconciles.
-const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+pub(super) const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
 
 impl Syncs<Invoices> for SageBusinessCloudConnector {
     const CHANGES: Option<Changes> = CHANGES;

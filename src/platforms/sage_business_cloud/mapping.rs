@@ -6,7 +6,10 @@
 
 use serde::Deserialize;
 
+use crate::data::accounts::AccountRef;
 use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::suppliers::{Supplier, SupplierStatus};
+use crate::data::tax_rates::TaxRateRef;
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
 use crate::platforms::kit::records::{Keyed, Unreadable};
@@ -66,7 +69,30 @@ impl Keyed for SageContact {
 #[derive(Deserialize)]
 pub(super) struct Link {
     pub(super) id: Option<String>,
-    displayed_as: Option<String>,
+    pub(super) displayed_as: Option<String>,
+    #[serde(rename = "$path")]
+    pub(super) path: Option<String>,
+}
+
+impl Link {
+    /// The id and the name shown for it, each where given.
+    pub(super) fn parts(link: Option<Link>) -> (Option<String>, Option<String>) {
+        link.map_or((None, None), |link| {
+            (json::non_empty(link.id), json::non_empty(link.displayed_as))
+        })
+    }
+
+    /// A reference to the ledger account it names.
+    pub(super) fn account(link: Option<Link>) -> Option<AccountRef> {
+        let (id, name) = Self::parts(link);
+        AccountRef::to(id, name)
+    }
+
+    /// A reference to the tax rate it names.
+    pub(super) fn tax_rate(link: Option<Link>) -> Option<TaxRateRef> {
+        let (id, name) = Self::parts(link);
+        TaxRateRef::to(id, name)
+    }
 }
 
 /// A sales invoice as `GET /sales_invoices?attributes=all` gives it.
@@ -94,8 +120,10 @@ pub(super) struct SageInvoice {
     invoice_lines: Vec<SageLine>,
 }
 
+/// A line of a sales invoice or credit note (`invoice_lines`,
+/// `credit_note_lines`).
 #[derive(Deserialize)]
-struct SageLine {
+pub(super) struct SageLine {
     description: Option<String>,
     quantity: Option<Amount>,
     unit_price: Option<Amount>,
@@ -103,11 +131,32 @@ struct SageLine {
     tax_amount: Option<Amount>,
     total_amount: Option<Amount>,
     discount_amount: Option<Amount>,
+    ledger_account: Option<Link>,
+}
+
+impl SageLine {
+    /// Our line, posting to its ledger account.
+    pub(super) fn into_line(self) -> LineItem {
+        let sub_total = money(self.net_amount);
+        let tax_amount = money(self.tax_amount);
+        LineItem {
+            description: self.description.unwrap_or_default(),
+            unit_amount: money(self.unit_price),
+            quantity: quantity(self.quantity),
+            discount_amount: money(self.discount_amount),
+            sub_total,
+            tax_amount,
+            total_amount: self
+                .total_amount
+                .map_or(sub_total + tax_amount, Amount::money),
+            account_ref: Link::account(self.ledger_account),
+        }
+    }
 }
 
 /// An ISO 4217 code from a currency link: its `id` when it is one, else
 /// its `displayed_as` when that is.
-fn currency_code(link: Option<Link>) -> Option<String> {
+pub(super) fn currency_code(link: Option<Link>) -> Option<String> {
     let is_code = |text: &String| text.len() == 3 && text.bytes().all(|b| b.is_ascii_uppercase());
     let link = link?;
     link.id
@@ -129,26 +178,7 @@ impl SageInvoice {
         let voided = json::non_empty(self.void_reason).is_some();
         let status_id = self.status.and_then(|status| status.id).unwrap_or_default();
         let status = invoice_status(&status_id, voided, total, outstanding);
-        let line_items = self
-            .invoice_lines
-            .into_iter()
-            .map(|line| {
-                let sub_total = money(line.net_amount);
-                let tax_amount = money(line.tax_amount);
-                LineItem {
-                    description: line.description.unwrap_or_default(),
-                    unit_amount: money(line.unit_price),
-                    quantity: quantity(line.quantity),
-                    discount_amount: money(line.discount_amount),
-                    sub_total,
-                    tax_amount,
-                    total_amount: line
-                        .total_amount
-                        .map_or(sub_total + tax_amount, Amount::money),
-                    account_ref: None,
-                }
-            })
-            .collect();
+        let line_items = self.invoice_lines.into_iter().map(SageLine::into_line).collect();
         let (customer_id, customer_name) = self
             .contact
             .map_or((None, None), |contact| (contact.id, contact.displayed_as));
@@ -200,6 +230,7 @@ pub(super) struct SageContact {
     #[serde(default)]
     contact_types: Vec<Link>,
     system: Option<bool>,
+    is_active: Option<bool>,
     deleted_at: Option<String>,
     updated_at: Option<String>,
 }
@@ -216,7 +247,33 @@ impl SageContact {
         customer && self.system != Some(true)
     }
 
-    /// Our customer.
+    /// A supplier: typed `VENDOR`, and not a system contact.
+    pub(super) fn is_vendor(&self) -> bool {
+        let vendor = self
+            .contact_types
+            .iter()
+            .any(|kind| kind.id.as_deref() == Some("VENDOR"));
+        vendor && self.system != Some(true)
+    }
+
+    /// Our supplier, named and reached as a customer is.
+    pub(super) fn into_supplier(self) -> Supplier {
+        let customer = self.into_record();
+        Supplier {
+            supplier_id: customer.customer_id,
+            supplier_name: customer.customer_name,
+            email_address: customer.email_address,
+            phone: customer.phone,
+            default_currency: customer.default_currency,
+            status: match customer.status {
+                CustomerStatus::Archived => SupplierStatus::Archived,
+                CustomerStatus::Active => SupplierStatus::Active,
+            },
+            source_modified_date: customer.source_modified_date,
+        }
+    }
+
+    /// Our customer: archived when deleted or made inactive.
     pub(super) fn into_record(self) -> Customer {
         let (phone, person_email) = self.main_contact_person.map_or((None, None), |person| {
             (
@@ -231,7 +288,7 @@ impl SageContact {
             email_address: json::non_empty(self.email).or(person_email),
             phone,
             default_currency: currency_code(self.currency),
-            status: if json::non_empty(self.deleted_at).is_some() {
+            status: if json::non_empty(self.deleted_at).is_some() || self.is_active == Some(false) {
                 CustomerStatus::Archived
             } else {
                 CustomerStatus::Active

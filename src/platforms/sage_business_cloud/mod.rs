@@ -1,17 +1,24 @@
 //! Sage Business Cloud Accounting: its catalogue entry and authorization
 //! body; its connector ([`connector`]: the `X-Business` header, `$next`
-//! paging) and the mapping of its records and statuses ([`mapping`]). What
+//! paging; [`ledger`]: the accounting lists beyond sales) and the mapping
+//! of its records and statuses ([`mapping`] for sales, [`chart`],
+//! [`documents`], [`settlements`], [`journals`]). What
 //! these rely on, with sources: `NOTES.md`.
 
+pub mod chart;
 pub mod connector;
+pub mod documents;
+pub mod journals;
+pub mod ledger;
 pub mod mapping;
+pub mod settlements;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{LEDGER, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -20,7 +27,7 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "sage-business-cloud",
     name: "Sage Business Cloud Accounting",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: LEDGER,
     authorization: Some(BodyKind::of::<SageBusinessCloudAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::SageBusinessCloudConnector>()),
 };

@@ -8,7 +8,9 @@
 //! A resync asks only for what changed (`updated_or_created_since`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
-//! `CASE`; the tests here are its own.
+//! `CASE`; the tests here are its own, the accounting lists' in [`ledger`].
+
+mod ledger;
 
 use std::sync::Arc;
 
@@ -45,8 +47,17 @@ fn router() -> super::fake::Router {
         if call.path == "/businesses" {
             return Answer::json(200, fixture("sage_business_cloud/fixtures/businesses.json"));
         }
+        if call.path == format!("/businesses/{BUSINESS}") {
+            return Answer::json(200, fixture("sage_business_cloud/fixtures/business.json"));
+        }
         if call.headers.get("x-business").map(String::as_str) != Some(BUSINESS) {
             return not_found();
+        }
+        if call.path == "/financial_settings" {
+            return Answer::json(
+                200,
+                fixture("sage_business_cloud/fixtures/financial_settings.json"),
+            );
         }
         let query = |name: &str| call.query.get(name).map(String::as_str);
         if query("attributes") != Some("all") || query("items_per_page").is_none() {
@@ -67,6 +78,24 @@ fn router() -> super::fake::Router {
                 200,
                 fixture(&format!(
                     "sage_business_cloud/fixtures/contacts-{page}.json"
+                )),
+            ),
+            "/contacts" if query("contact_type_id") == Some("VENDOR") => {
+                Answer::json(200, fixture("sage_business_cloud/fixtures/vendors.json"))
+            }
+            "/ledger_accounts"
+            | "/tax_rates"
+            | "/purchase_invoices"
+            | "/sales_credit_notes"
+            | "/contact_payments"
+            | "/bank_accounts"
+            | "/products"
+            | "/services"
+            | "/journals" => Answer::json(
+                200,
+                fixture(&format!(
+                    "sage_business_cloud/fixtures/{}.json",
+                    call.path.trim_start_matches('/')
                 )),
             ),
             _ => not_found(),
@@ -94,7 +123,7 @@ fn body(business: &str, expires_in: i64) -> Value {
 }
 
 /// A company with an authorized Sage connection.
-async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+pub(super) async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
     connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
@@ -121,7 +150,20 @@ static CASE: Case = Case {
         records: 6,
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "payments",
+        "billPayments",
+        "creditNotes",
+        "items",
+        "companyInfo",
+        "journalEntries",
+    ],
     errors: Errors {
         rate_limited: r#"[{"$severity":"error","$dataCode":"TooManyRequests","$message":"Rate limit exceeded","$source":""}]"#,
         rate_limit_headers: &[],
