@@ -13,7 +13,13 @@ use chrono::{DateTime, Utc};
 
 use super::BusinessCentralAuthorization;
 use super::mapping::{BcCompany, BcCustomer, BcEnvironment, BcInvoice, Collection, RecordPage};
+use crate::data::accounts::Accounts;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
+use crate::data::suppliers::Suppliers;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -54,7 +60,7 @@ pub struct BusinessCentralConnector {
     authorize_url: String,
     token_url: Option<String>,
     page_size: u64,
-    http: PlatformHttp,
+    pub(super) http: PlatformHttp,
 }
 
 impl Configured for BusinessCentralConnector {
@@ -91,7 +97,7 @@ impl BusinessCentralConnector {
     /// request (of the entities modified since `since`, when given), the next
     /// ones from the `@odata.nextLink` Business Central gave, which must stay
     /// on the API host (the access token goes with it) and carries the filter.
-    fn list<'a>(
+    pub(super) fn list<'a>(
         &self,
         credentials: &'a BusinessCentralAuthorization,
         path: &str,
@@ -179,7 +185,7 @@ pub fn modified_since(since: DateTime<Utc>) -> String {
 /// deleted unposted invoice or a deleted customer just stops being listed;
 /// only delta links report deletions, and they are not used: `NOTES.md`), so
 /// a daily full fetch reconciles.
-const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+pub(super) const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
 
 impl BusinessCentralConnector {
     /// The environments a linked token's user can open, then each one's
@@ -257,7 +263,7 @@ impl Connector for BusinessCentralConnector {
     const LIMITS: Limits = Limits::per(6_000, Duration::from_secs(5 * 60)).concurrent(5);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, Bills, CreditNotes, Items, CompanyInfos]
     }
 
     /// The Microsoft identity platform's code flow, with PKCE ("recommended

@@ -5,7 +5,10 @@
 
 use serde::Deserialize;
 
+use crate::data::accounts::AccountRef;
+use crate::data::bills::BillLineItem;
 use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
@@ -24,9 +27,38 @@ const STATUSES: StatusTable = &[
     ("Corrective", InvoiceStatus::Void),
 ];
 
-/// Business Central's invoice status, with the amounts that tell a part payment apart.
+/// An enum member as Business Central's OData writes it, with its
+/// characters as the caption has them: the JSON carries the XML-escaped
+/// member name (`In_x0020_Review`, `_x0020_` for the blank member), not
+/// the caption the documentation shows (`NOTES.md`, "Enum values").
+pub(super) fn member(name: &str) -> String {
+    let mut caption = String::with_capacity(name.len());
+    let mut rest = name;
+    while let Some(at) = rest.find("_x") {
+        caption.push_str(&rest[..at]);
+        let escaped = rest.get(at + 2..at + 6).filter(|_| rest.get(at + 6..at + 7) == Some("_"));
+        match escaped
+            .and_then(|hex| u32::from_str_radix(hex, 16).ok())
+            .and_then(char::from_u32)
+        {
+            Some(decoded) => {
+                caption.push(decoded);
+                rest = &rest[at + 7..];
+            }
+            None => {
+                caption.push_str("_x");
+                rest = &rest[at + 2..];
+            }
+        }
+    }
+    caption.push_str(rest);
+    caption
+}
+
+/// Business Central's invoice status (its member name or its caption),
+/// with the amounts that tell a part payment apart.
 pub(super) fn invoice_status(status: &str, total: Money, remaining: Money) -> InvoiceStatus {
-    match status {
+    match member(status).as_str() {
         "Open" => by_balance(total, remaining),
         other => lookup(STATUSES, other).unwrap_or(InvoiceStatus::Unknown),
     }
@@ -96,13 +128,18 @@ pub(super) struct BcInvoice {
     sales_invoice_lines: Vec<BcLine>,
 }
 
-/// A line (`salesInvoiceLine` entity), as `$expand=salesInvoiceLines` gives it.
+/// A document line (`salesInvoiceLine`, `salesCreditMemoLine`,
+/// `purchaseInvoiceLine`), as `$expand` gives it: a purchase line's price is
+/// its `unitCost`.
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct BcLine {
+pub(super) struct BcLine {
     sequence: Option<i64>,
+    line_type: Option<String>,
+    account_id: Option<String>,
     description: Option<String>,
     unit_price: Option<Amount>,
+    unit_cost: Option<Amount>,
     quantity: Option<Amount>,
     discount_amount: Option<Amount>,
     amount_excluding_tax: Option<Amount>,
@@ -110,8 +147,57 @@ struct BcLine {
     amount_including_tax: Option<Amount>,
 }
 
+impl BcLine {
+    /// The G/L account an `Account` line posts to; an item line's account
+    /// is its posting group's, which the API does not give.
+    fn account(&self) -> Option<AccountRef> {
+        let account = self
+            .line_type
+            .as_deref()
+            .is_some_and(|kind| member(kind) == "Account");
+        let id = json::non_empty(self.account_id.clone()).filter(|id| id != EMPTY_GUID);
+        AccountRef::to(id.filter(|_| account), None)
+    }
+
+    /// Lines in their `sequence`.
+    pub(super) fn in_order(mut lines: Vec<BcLine>) -> Vec<BcLine> {
+        lines.sort_by_key(|line| line.sequence.unwrap_or(i64::MAX));
+        lines
+    }
+
+    /// Our sales line.
+    pub(super) fn into_line(self) -> LineItem {
+        LineItem {
+            account_ref: self.account(),
+            description: self.description.unwrap_or_default(),
+            unit_amount: money(self.unit_price),
+            quantity: quantity(self.quantity),
+            discount_amount: money(self.discount_amount),
+            sub_total: money(self.amount_excluding_tax),
+            tax_amount: money(self.total_tax_amount),
+            total_amount: money(self.amount_including_tax),
+        }
+    }
+
+    /// Our bill line. Its tax code names no tax rate tributary syncs (the
+    /// API lists none), so it has no tax rate reference.
+    pub(super) fn into_bill_line(self) -> BillLineItem {
+        BillLineItem {
+            account_ref: self.account(),
+            description: self.description.unwrap_or_default(),
+            unit_amount: money(self.unit_cost.or(self.unit_price)),
+            quantity: quantity(self.quantity),
+            discount_amount: money(self.discount_amount),
+            sub_total: money(self.amount_excluding_tax),
+            tax_amount: money(self.total_tax_amount),
+            total_amount: money(self.amount_including_tax),
+            tax_rate_ref: None,
+        }
+    }
+}
+
 /// The GUID of an empty reference (`customerId` of an invoice without a customer).
-const EMPTY_GUID: &str = "00000000-0000-0000-0000-000000000000";
+pub(super) const EMPTY_GUID: &str = "00000000-0000-0000-0000-000000000000";
 
 impl BcInvoice {
     /// Our invoice; one without a readable invoice (or posting) date cannot be read.
@@ -130,20 +216,9 @@ impl BcInvoice {
         let total = money(self.total_amount_including_tax);
         let tax = money(self.total_tax_amount);
         let remaining = money(self.remaining_amount);
-        let mut lines = self.sales_invoice_lines;
-        lines.sort_by_key(|line| line.sequence.unwrap_or(i64::MAX));
-        let line_items = lines
+        let line_items = BcLine::in_order(self.sales_invoice_lines)
             .into_iter()
-            .map(|line| LineItem {
-                description: line.description.unwrap_or_default(),
-                unit_amount: money(line.unit_price),
-                quantity: quantity(line.quantity),
-                discount_amount: money(line.discount_amount),
-                sub_total: money(line.amount_excluding_tax),
-                tax_amount: money(line.total_tax_amount),
-                total_amount: money(line.amount_including_tax),
-                account_ref: None,
-            })
+            .map(BcLine::into_line)
             .collect();
         let customer_id = json::non_empty(self.customer_id).filter(|id| id != EMPTY_GUID);
         Ok(Invoice {
@@ -183,9 +258,27 @@ pub(super) struct BcCustomer {
 }
 
 impl BcCustomer {
+    /// Our supplier (a `vendor` entity has the same fields): blocked for
+    /// anything (`Payment`, `All`) is archived.
+    pub(super) fn into_supplier(self) -> Supplier {
+        let customer = self.into_record();
+        Supplier {
+            supplier_id: customer.customer_id,
+            supplier_name: customer.customer_name,
+            email_address: customer.email_address,
+            phone: customer.phone,
+            default_currency: customer.default_currency,
+            status: match customer.status {
+                CustomerStatus::Archived => SupplierStatus::Archived,
+                CustomerStatus::Active => SupplierStatus::Active,
+            },
+            source_modified_date: customer.source_modified_date,
+        }
+    }
+
     /// Our customer: blocked for anything (`Ship`, `Invoice`, `All`) is archived.
     pub(super) fn into_record(self) -> Customer {
-        let blocked = json::non_empty(self.blocked).is_some();
+        let blocked = json::non_empty(self.blocked.map(|blocked| member(&blocked))).is_some();
         Customer {
             customer_name: json::non_empty(self.display_name)
                 .or_else(|| json::non_empty(self.number))
@@ -223,5 +316,21 @@ mod tests {
         assert_eq!(invoice_status("Canceled", total, total), InvoiceStatus::Void);
         assert_eq!(invoice_status("Corrective", total, total), InvoiceStatus::Void);
         assert_eq!(invoice_status(" ", total, total), InvoiceStatus::Unknown);
+        assert_eq!(
+            invoice_status("In_x0020_Review", total, total),
+            InvoiceStatus::Draft,
+            "the wire's member name"
+        );
+        assert_eq!(invoice_status("_x0020_", total, total), InvoiceStatus::Unknown);
+    }
+
+    #[test]
+    fn member_names_read_as_their_captions() {
+        assert_eq!(member("In_x0020_Review"), "In Review");
+        assert_eq!(member("Cost_x0020_of_x0020_Goods_x0020_Sold"), "Cost of Goods Sold");
+        assert_eq!(member("Non_x002D_Inventory"), "Non-Inventory");
+        assert_eq!(member("_x0020_"), " ");
+        assert_eq!(member("Open"), "Open");
+        assert_eq!(member("odd_xZZ_name_x00"), "odd_xZZ_name_x00", "not an escape");
     }
 }

@@ -8,7 +8,9 @@
 //! example response; sources B1–B6 in `src/platforms/dynamics_365_business_central/NOTES.md`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
-//! `CASE`; the tests here are its own.
+//! `CASE`; the tests here are its own, the accounting lists' in [`ledger`].
+
+mod ledger;
 
 use std::sync::Arc;
 
@@ -65,6 +67,18 @@ fn router() -> super::fake::Router {
         if call.path == format!("{company}/customers") {
             return Answer::json(200, linked(&format!("customers-{page}.json"), call));
         }
+        for entity in [
+            "accounts",
+            "vendors",
+            "purchaseInvoices",
+            "salesCreditMemos",
+            "items",
+            "companyInformation",
+        ] {
+            if call.path == format!("{company}/{entity}") {
+                return Answer::json(200, linked(&format!("{entity}.json"), call));
+            }
+        }
         Answer::json(404, fixture(&format!("{DIR}/not-found.json")))
     })
 }
@@ -92,7 +106,7 @@ fn body(company: &str, expires_in: i64) -> Value {
 }
 
 /// A company with an authorized Business Central connection.
-async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
+pub(super) async fn connected(app: &TestApp, expires_in: i64) -> (Uuid, Uuid) {
     connected_as(app, &CASE, &(CASE.authorization)(expires_in)).await
 }
 
@@ -119,7 +133,16 @@ static CASE: Case = Case {
         records: 8,
         calls: 3,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "bills",
+        "creditNotes",
+        "items",
+        "companyInfo",
+    ],
     errors: Errors {
         rate_limited: r#"{"error":{"code":"Application_TooManyRequests","message":"Too many requests reached. Actual (6001). Maximum (6000)."}}"#,
         rate_limit_headers: &[],
