@@ -388,78 +388,64 @@ impl Syncs<Items> for ZohoBooksConnector {
     }
 }
 
-impl Syncs<Bills> for ZohoBooksConnector {
-    /// A voided bill keeps its id with status `void`; a deleted one stops
-    /// being listed, which only a full fetch finds.
-    const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+/// A data type asked for by `last_modified_time` after a first sync: a
+/// voided record keeps its id, but a deleted one (or, for journals, one
+/// returned to draft) stops being listed, which only a full fetch finds.
+macro_rules! changed_syncs {
+    ($definition:ty, $record:ty, $fetch:ident) => {
+        impl Syncs<$definition> for ZohoBooksConnector {
+            const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
 
-    async fn page(
+            async fn page(
+                &self,
+                credentials: &ZohoBooksAuthorization,
+                cursor: Option<String>,
+            ) -> Result<Fetched<$record>, ConnectorError> {
+                self.$fetch(credentials, None, cursor).await
+            }
+
+            async fn changed_page(
+                &self,
+                credentials: &ZohoBooksAuthorization,
+                since: Since,
+                cursor: Option<String>,
+            ) -> Result<Fetched<$record>, ConnectorError> {
+                self.$fetch(credentials, Some(since), cursor).await
+            }
+        }
+    };
+}
+
+impl ZohoBooksConnector {
+    /// A page of bills, changed since `since` when given.
+    async fn bills(
         &self,
         credentials: &ZohoBooksAuthorization,
+        since: Option<Since>,
         cursor: Option<String>,
     ) -> Result<Fetched<Bill>, ConnectorError> {
-        self.changed_list_page::<BillsPage>(
-            credentials,
-            ("bills", "a page of bills", BILLS),
-            ALL,
-            None,
-            cursor,
-        )
+        let list = ("bills", "a page of bills", BILLS);
+        self.changed_list_page::<BillsPage>(credentials, list, ALL, since, cursor)
             .await
     }
 
-    async fn changed_page(
+    /// A page of credit notes, changed since `since` when given.
+    async fn credit_notes(
         &self,
         credentials: &ZohoBooksAuthorization,
-        since: Since,
+        since: Option<Since>,
         cursor: Option<String>,
-    ) -> Result<Fetched<Bill>, ConnectorError> {
-        self.changed_list_page::<BillsPage>(
-            credentials,
-            ("bills", "a page of bills", BILLS),
-            ALL,
-            Some(since),
-            cursor,
-        )
-        .await
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        let list = ("creditnotes", "a page of credit notes", CREDIT_NOTES);
+        self.changed_list_page::<CreditNotesPage>(credentials, list, ALL, since, cursor)
+            .await
     }
 }
 
-impl Syncs<CreditNotes> for ZohoBooksConnector {
-    /// As bills: voided ones keep their id, deleted ones only a full fetch finds.
-    const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
-
-    async fn page(
-        &self,
-        credentials: &ZohoBooksAuthorization,
-        cursor: Option<String>,
-    ) -> Result<Fetched<CreditNote>, ConnectorError> {
-        self.changed_list_page::<CreditNotesPage>(
-            credentials,
-            ("creditnotes", "a page of credit notes", CREDIT_NOTES),
-            ALL,
-            None,
-            cursor,
-        )
-        .await
-    }
-
-    async fn changed_page(
-        &self,
-        credentials: &ZohoBooksAuthorization,
-        since: Since,
-        cursor: Option<String>,
-    ) -> Result<Fetched<CreditNote>, ConnectorError> {
-        self.changed_list_page::<CreditNotesPage>(
-            credentials,
-            ("creditnotes", "a page of credit notes", CREDIT_NOTES),
-            ALL,
-            Some(since),
-            cursor,
-        )
-        .await
-    }
-}
+changed_syncs!(Bills, Bill, bills);
+changed_syncs!(CreditNotes, CreditNote, credit_notes);
+changed_syncs!(BillPayments, BillPayment, vendor_payments);
+changed_syncs!(JournalEntries, JournalEntry, journals);
 
 /// The organization's profile, one call, whole every time.
 impl Syncs<CompanyInfos> for ZohoBooksConnector {
@@ -497,50 +483,5 @@ impl Syncs<Payments> for ZohoBooksConnector {
             ZohoCustomerPayment::into_record,
         )
         .await
-    }
-}
-
-impl Syncs<BillPayments> for ZohoBooksConnector {
-    /// A deleted vendor payment stops being listed, which only a full fetch finds.
-    const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
-
-    async fn page(
-        &self,
-        credentials: &ZohoBooksAuthorization,
-        cursor: Option<String>,
-    ) -> Result<Fetched<BillPayment>, ConnectorError> {
-        self.vendor_payments(credentials, None, cursor).await
-    }
-
-    async fn changed_page(
-        &self,
-        credentials: &ZohoBooksAuthorization,
-        since: Since,
-        cursor: Option<String>,
-    ) -> Result<Fetched<BillPayment>, ConnectorError> {
-        self.vendor_payments(credentials, Some(since), cursor).await
-    }
-}
-
-impl Syncs<JournalEntries> for ZohoBooksConnector {
-    /// A deleted journal, or one returned to draft, stops being listed as
-    /// published, which only a full fetch finds.
-    const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
-
-    async fn page(
-        &self,
-        credentials: &ZohoBooksAuthorization,
-        cursor: Option<String>,
-    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
-        self.journals(credentials, None, cursor).await
-    }
-
-    async fn changed_page(
-        &self,
-        credentials: &ZohoBooksAuthorization,
-        since: Since,
-        cursor: Option<String>,
-    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
-        self.journals(credentials, Some(since), cursor).await
     }
 }

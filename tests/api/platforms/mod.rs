@@ -11,6 +11,7 @@ pub mod exact_online;
 pub mod fake;
 pub mod freeagent;
 pub mod freshbooks;
+pub mod ledger_reads;
 pub mod mollie;
 pub mod myob;
 pub mod netsuite;

@@ -5,51 +5,13 @@
 //! data types API v2.0 cannot give refused without a call.
 
 use serde_json::{Value, json};
-use uuid::Uuid;
 
 use client::types::{PullStatus, QueueDataTypeDataType};
 
+use super::super::ledger_reads::{columns, records, synced};
 use super::super::{latest, options_for, sync};
 use super::{COMPANY, connected, fake};
-use crate::helpers::{TestApp, backends, json};
-
-async fn synced(app: &TestApp, company_id: Uuid, data_types: &[QueueDataTypeDataType]) {
-    for data_type in data_types {
-        let operations = sync(app, company_id, *data_type).await;
-        let operation = latest(&operations, &data_type.to_string());
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-    }
-}
-
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// `records`' values at `pointers`, a row each, as text (`-` for null).
-fn columns(records: &[Value], pointers: &[&str]) -> Vec<Vec<String>> {
-    records
-        .iter()
-        .map(|record| {
-            pointers
-                .iter()
-                .map(|pointer| match record.pointer(pointer) {
-                    Some(Value::String(text)) => text.clone(),
-                    None | Some(Value::Null) => "-".to_owned(),
-                    Some(other) => other.to_string(),
-                })
-                .collect()
-        })
-        .collect()
-}
+use crate::helpers::{TestApp, backends};
 
 /// Posting accounts only, classified by their category as the wire writes
 /// it (`Cost_x0020_of_x0020_Goods_x0020_Sold`); balances of balance-sheet

@@ -6,72 +6,14 @@
 //! and profile as company info.
 
 use serde_json::{Value, json};
-use uuid::Uuid;
 
-use client::types::{PullStatus, QueueDataTypeDataType};
+use client::types::QueueDataTypeDataType;
 use tributary::data::money::Money;
 
-use super::super::{latest, options_for, sync};
+use super::super::ledger_reads::{amount, columns, records, settled, synced};
+use super::super::options_for;
 use super::{connected, fake};
-use crate::helpers::{TestApp, backends, json};
-
-async fn synced(app: &TestApp, company_id: Uuid, data_types: &[QueueDataTypeDataType]) {
-    for data_type in data_types {
-        let operations = sync(app, company_id, *data_type).await;
-        let operation = latest(&operations, &data_type.to_string());
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-    }
-}
-
-async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
-}
-
-/// `records`' values at `pointers`, a row each, as text (`-` for null).
-fn columns(records: &[Value], pointers: &[&str]) -> Vec<Vec<String>> {
-    records
-        .iter()
-        .map(|record| {
-            pointers
-                .iter()
-                .map(|pointer| match record.pointer(pointer) {
-                    Some(Value::String(text)) => text.clone(),
-                    None | Some(Value::Null) => "-".to_owned(),
-                    Some(other) => other.to_string(),
-                })
-                .collect()
-        })
-        .collect()
-}
-
-fn amount(value: &Value) -> Money {
-    serde_json::from_value(value.clone()).expect("an amount")
-}
-
-/// What `payments`' allocations of `kind` to `id` add up to.
-fn settled(payments: &[Value], kind: &str, id: &Value) -> Money {
-    payments
-        .iter()
-        .flat_map(|payment| {
-            payment["allocations"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|allocation| allocation["type"] == kind && &allocation["id"] == id)
-        .fold(Money(0), |sum, allocation| {
-            sum + amount(&allocation["amount"])
-        })
-}
+use crate::helpers::{TestApp, backends};
 
 /// Ledger accounts classified by their type id (`SPECIAL` unknown), the
 /// bank account a bank account, one left out of the chart archived, a

@@ -10,10 +10,11 @@ use uuid::Uuid;
 use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 
 use super::super::fake::{Answer, Fake};
+use super::super::ledger_reads::{columns, records, synced};
 use super::super::{authorize, latest, options_for, set_oauth_client, sync};
 use super::{ACCESS, ORGANIZATION, body, fake};
 use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use crate::helpers::{TestApp, backends};
 
 /// A company with a Zoho Books connection authorized at `fake`, four
 /// records a page.
@@ -31,27 +32,6 @@ pub(super) async fn connected(app: &TestApp) -> (Uuid, Uuid) {
     .await;
     assert_eq!(authorized.status(), 200);
     (company_id, connection_id)
-}
-
-pub(super) async fn synced(app: &TestApp, company_id: Uuid, data_types: &[QueueDataTypeDataType]) {
-    for data_type in data_types {
-        let operations = sync(app, company_id, *data_type).await;
-        let operation = latest(&operations, &data_type.to_string());
-        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
-    }
-}
-
-pub(super) async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
-    json(
-        app.get(&format!(
-            "/companies/{company_id}/data/{data_type}?pageSize=100"
-        ))
-        .await,
-    )
-    .await["results"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default()
 }
 
 /// The calls `fake` received at `path`, as their query strings.
@@ -406,22 +386,4 @@ async fn a_consent_without_the_bills_scope_fails_bills_alone() {
         assert_eq!(records(&app, company_id, "invoices").await.len(), 7);
         synced(&app, company_id, &[QueueDataTypeDataType::Invoices]).await;
     }
-}
-
-/// `records`' values at `pointers`, a row each, as text (`-` for null or
-/// absent), to compare with a table.
-pub(super) fn columns(records: &[Value], pointers: &[&str]) -> Vec<Vec<String>> {
-    records
-        .iter()
-        .map(|record| {
-            pointers
-                .iter()
-                .map(|pointer| match record.pointer(pointer) {
-                    Some(Value::String(text)) => text.clone(),
-                    None | Some(Value::Null) => "-".to_owned(),
-                    Some(other) => other.to_string(),
-                })
-                .collect()
-        })
-        .collect()
 }

@@ -5,9 +5,11 @@
 use serde_json::{Value, json};
 
 use client::types::QueueDataTypeDataType;
+use tributary::data::money::Money;
 
+use super::super::ledger_reads::{amount, columns, records, settled, synced};
 use super::super::options_for;
-use super::ledger::{calls_to, columns, connected, records, synced};
+use super::ledger::{calls_to, connected};
 use super::{ORGANIZATION, fake};
 use crate::helpers::{TestApp, backends};
 
@@ -70,9 +72,9 @@ async fn payments_are_read_whole_and_settle_what_invoices_and_bills_show_paid() 
         assert_eq!(payments[2]["currency"], "EUR");
         let invoices = records(&app, company_id, "invoices").await;
         for (invoice_id, credited) in [
-            ("4600000000004", 300_000),
-            ("4600000000005", 0),
-            ("4600000000007", 0),
+            ("4600000000004", Money(300_000)),
+            ("4600000000005", Money(0)),
+            ("4600000000007", Money(0)),
         ] {
             let invoice = invoices
                 .iter()
@@ -80,7 +82,7 @@ async fn payments_are_read_whole_and_settle_what_invoices_and_bills_show_paid() 
                 .expect("the invoice");
             let paid = amount(&invoice["totalAmount"]) - amount(&invoice["amountDue"]);
             assert_eq!(
-                settled(&payments, "Invoice", invoice_id) + credited,
+                settled(&payments, "Invoice", &json!(invoice_id)) + credited,
                 paid,
                 "{invoice}"
             );
@@ -125,8 +127,11 @@ async fn payments_are_read_whole_and_settle_what_invoices_and_bills_show_paid() 
             .filter(|bill| bill["status"] != "Draft" && bill["status"] != "Void")
         {
             let paid = amount(&bill["totalAmount"]) - amount(&bill["amountDue"]);
-            let bill_id = bill["billId"].as_str().unwrap_or_default();
-            assert_eq!(settled(&bill_payments, "Bill", bill_id), paid, "{bill}");
+            assert_eq!(
+                settled(&bill_payments, "Bill", &bill["billId"]),
+                paid,
+                "{bill}"
+            );
         }
 
         for (path, count) in [("customerpayments", 3), ("vendorpayments", 3)] {
@@ -187,8 +192,10 @@ async fn published_journals_balance_and_post_to_the_chart() {
         let accounts = records(&app, company_id, "accounts").await;
         for entry in &entries {
             let lines = entry["journalLines"].as_array().expect("lines");
-            let balance: i64 = lines.iter().map(|line| amount(&line["netAmount"])).sum();
-            assert_eq!(balance, 0, "{entry}");
+            let balance = lines
+                .iter()
+                .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
+            assert_eq!(balance, Money(0), "{entry}");
             for line in lines {
                 assert!(
                     accounts
@@ -210,26 +217,4 @@ async fn published_journals_balance_and_post_to_the_chart() {
             "{lists:?}"
         );
     }
-}
-
-/// An amount in ten-thousandths (`Money`'s scale).
-fn amount(value: &Value) -> i64 {
-    serde_json::from_value::<tributary::data::money::Money>(value.clone())
-        .expect("an amount")
-        .0
-}
-
-/// What `payments`' allocations of `kind` to `id` add up to.
-fn settled(payments: &[Value], kind: &str, id: &str) -> i64 {
-    payments
-        .iter()
-        .flat_map(|payment| {
-            payment["allocations"]
-                .as_array()
-                .cloned()
-                .unwrap_or_default()
-        })
-        .filter(|allocation| allocation["type"] == kind && allocation["id"] == id)
-        .map(|allocation| amount(&allocation["amount"]))
-        .sum()
 }

@@ -1,0 +1,74 @@
+//! What the accounting platforms' tests share to read what a sync stored:
+//! sync data types one by one, list a data type whole, compare records as a
+//! table of fields, and add up what payments settle.
+
+use serde_json::Value;
+use uuid::Uuid;
+
+use client::types::{PullStatus, QueueDataTypeDataType};
+use tributary::data::money::Money;
+
+use super::{latest, sync};
+use crate::helpers::{TestApp, json};
+
+/// Syncs each of `data_types` in turn; each must complete.
+pub async fn synced(app: &TestApp, company_id: Uuid, data_types: &[QueueDataTypeDataType]) {
+    for data_type in data_types {
+        let operations = sync(app, company_id, *data_type).await;
+        let operation = latest(&operations, &data_type.to_string());
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+    }
+}
+
+/// The company's records of `data_type` (one page of up to 100).
+pub async fn records(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
+    json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{data_type}?pageSize=100"
+        ))
+        .await,
+    )
+    .await["results"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default()
+}
+
+/// `records`' values at `pointers`, a row each, as text (`-` for null or
+/// absent), to compare with a table.
+pub fn columns(records: &[Value], pointers: &[&str]) -> Vec<Vec<String>> {
+    records
+        .iter()
+        .map(|record| {
+            pointers
+                .iter()
+                .map(|pointer| match record.pointer(pointer) {
+                    Some(Value::String(text)) => text.clone(),
+                    None | Some(Value::Null) => "-".to_owned(),
+                    Some(other) => other.to_string(),
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// An amount of a record.
+pub fn amount(value: &Value) -> Money {
+    serde_json::from_value(value.clone()).expect("an amount")
+}
+
+/// What `payments`' allocations of `kind` to the record `id` add up to.
+pub fn settled(payments: &[Value], kind: &str, id: &Value) -> Money {
+    payments
+        .iter()
+        .flat_map(|payment| {
+            payment["allocations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter(|allocation| allocation["type"] == kind && &allocation["id"] == id)
+        .fold(Money(0), |sum, allocation| {
+            sum + amount(&allocation["amount"])
+        })
+}
