@@ -12,6 +12,7 @@ use serde::de::{self, Deserializer};
 use serde_json::value::RawValue;
 
 use crate::data::money::{Money, Quantity};
+use crate::platforms::kit::records::Unreadable;
 use crate::timestamp::Timestamp;
 
 /// A list the platform may send as `null` (nullable in its schema) or leave
@@ -239,6 +240,13 @@ pub fn datetime(text: &str) -> Option<DateTime<Utc>> {
 pub fn date(text: &str) -> Option<NaiveDate> {
     let day = text.get(..10).unwrap_or(text);
     NaiveDate::parse_from_str(day, "%Y-%m-%d").ok()
+}
+
+/// A record's date that it cannot be read without: `field`'s `YYYY-MM-DD`
+/// (or a date-time's date), else why the record is unreadable.
+pub fn required_date(text: Option<&str>, field: &str) -> Result<NaiveDate, Unreadable> {
+    text.and_then(date)
+        .ok_or_else(|| Unreadable::field(field, "is missing or not a date"))
 }
 
 /// Deserializes an optional string field, treating `""` as absent.

@@ -6,7 +6,7 @@
 
 use serde::Deserialize;
 
-use super::mapping::{Link, SageLine, currency_code, invoice_status};
+use super::mapping::{Link, SageLine, artefact_status, currency_code};
 use crate::data::bills::{Bill, BillLineItem, BillStatus};
 use crate::data::credit_notes::{CreditNote, CreditNoteStatus, status_by_remaining};
 use crate::data::invoices::{CustomerRef, InvoiceStatus};
@@ -59,24 +59,16 @@ struct SagePurchaseLine {
     tax_rate: Option<Link>,
 }
 
-/// A read date, or why the record cannot be read.
-fn issue_date(date: Option<&str>) -> Result<chrono::NaiveDate, Unreadable> {
-    date.and_then(json::date)
-        .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))
-}
-
 impl SagePurchaseInvoice {
     /// Our bill: the vendor's reference is the supplier's number (else
     /// Sage's own reference); the status as a sales invoice's, `UNPAID`
     /// being `Open`.
     pub(super) fn into_record(self) -> Result<Bill, Unreadable> {
-        let issue_date = issue_date(self.date.as_deref())?;
+        let issue_date = json::required_date(self.date.as_deref(), "date")?;
         let total = money(self.total_amount);
         let tax = money(self.tax_amount);
         let outstanding = money(self.outstanding_amount);
-        let voided = json::non_empty(self.void_reason).is_some();
-        let status_id = self.status.and_then(|status| status.id).unwrap_or_default();
-        let status = BillStatus::from(invoice_status(&status_id, voided, total, outstanding));
+        let status = BillStatus::from(artefact_status(self.status, self.void_reason, total, outstanding));
         let (supplier_id, supplier_shown) = Link::parts(self.contact);
         Ok(Bill {
             reference: json::non_empty(self.vendor_reference).or_else(|| json::non_empty(self.reference)),
@@ -152,13 +144,11 @@ impl SageCreditNote {
     /// invoices it was set against is on the payments that allocated it
     /// (`allocated_artefacts`), so its allocations are empty here.
     pub(super) fn into_record(self) -> Result<CreditNote, Unreadable> {
-        let issue_date = issue_date(self.date.as_deref())?;
+        let issue_date = json::required_date(self.date.as_deref(), "date")?;
         let total = money(self.total_amount);
         let tax = money(self.tax_amount);
         let outstanding = money(self.outstanding_amount);
-        let voided = json::non_empty(self.void_reason).is_some();
-        let status_id = self.status.and_then(|status| status.id).unwrap_or_default();
-        let status = match invoice_status(&status_id, voided, total, outstanding) {
+        let status = match artefact_status(self.status, self.void_reason, total, outstanding) {
             InvoiceStatus::Draft => CreditNoteStatus::Draft,
             InvoiceStatus::Void => CreditNoteStatus::Void,
             InvoiceStatus::Unknown => CreditNoteStatus::Unknown,

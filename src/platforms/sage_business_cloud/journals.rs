@@ -43,11 +43,7 @@ impl SageJournal {
         if json::non_empty(self.deleted_at).is_some() {
             return Ok(None);
         }
-        let posted_on = self
-            .date
-            .as_deref()
-            .and_then(json::date)
-            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
+        let posted_on = json::required_date(self.date.as_deref(), "date")?;
         Ok(Some(JournalEntry {
             journal_number: json::non_empty(self.reference),
             posted_on,

@@ -41,6 +41,19 @@ pub(super) fn invoice_status(
     lookup(STATUSES, status_id).unwrap_or_else(|| by_balance(total, outstanding))
 }
 
+/// The status of a sales or purchase artefact (invoice, credit note) from
+/// its `status` link and `void_reason`, with its amounts.
+pub(super) fn artefact_status(
+    status: Option<Link>,
+    void_reason: Option<String>,
+    total: Money,
+    outstanding: Money,
+) -> InvoiceStatus {
+    let voided = json::non_empty(void_reason).is_some();
+    let status_id = status.and_then(|status| status.id).unwrap_or_default();
+    invoice_status(&status_id, voided, total, outstanding)
+}
+
 /// A page of a list: `$items` (`L`: the records read one by one, or a
 /// `Vec` of what a token reaches), and `$next`, the next page's path (null
 /// on the last page; a page beyond the last serves the last again).
@@ -167,17 +180,11 @@ pub(super) fn currency_code(link: Option<Link>) -> Option<String> {
 impl SageInvoice {
     /// Our invoice; one without a readable `date` cannot be read.
     pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
-        let issue_date = self
-            .date
-            .as_deref()
-            .and_then(json::date)
-            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
+        let issue_date = json::required_date(self.date.as_deref(), "date")?;
         let total = money(self.total_amount);
         let tax = money(self.tax_amount);
         let outstanding = money(self.outstanding_amount);
-        let voided = json::non_empty(self.void_reason).is_some();
-        let status_id = self.status.and_then(|status| status.id).unwrap_or_default();
-        let status = invoice_status(&status_id, voided, total, outstanding);
+        let status = artefact_status(self.status, self.void_reason, total, outstanding);
         let line_items = self.invoice_lines.into_iter().map(SageLine::into_line).collect();
         let (customer_id, customer_name) = self
             .contact

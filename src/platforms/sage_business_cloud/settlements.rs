@@ -123,88 +123,110 @@ impl SageContactPayment {
         }
     }
 
-    /// Our payment, signed by its effect on the cash: a receipt positive
-    /// with the invoices it settles positive, a refund negative; a credit
-    /// note set against it always negative.
-    pub(super) fn into_payment(self, banks: &BankLedgers, refund: bool) -> Result<Payment, Unreadable> {
-        let date = payment_date(self.date.as_deref())?;
+    /// What a payment and a bill payment share, signed by the money's
+    /// direction: the total negative for a refund, each allocation with
+    /// the payment's sign, except a credit note set against it (a sales or
+    /// a purchase one), which is always negative.
+    fn settlement(self, banks: &BankLedgers, refund: bool) -> Result<Settlement, Unreadable> {
+        let date = json::required_date(self.date.as_deref(), "date")?;
         let sign = if refund { -1 } else { 1 };
-        let total = money(self.total_amount);
-        let (customer_id, customer_name) = Link::parts(self.contact);
-        Ok(Payment {
+        Ok(Settlement {
             reference: json::non_empty(self.reference),
-            customer_ref: CustomerRef::to(customer_id, customer_name),
+            contact: Link::parts(self.contact),
             account_ref: banks.account(self.bank_account),
             date,
             currency: currency_code(self.currency).unwrap_or_default(),
-            total_amount: Money(sign * total.0),
+            total_amount: Money(sign * money(self.total_amount).0),
             allocations: self
                 .allocated_artefacts
                 .into_iter()
                 .map(|allocation| {
                     let (kind, id, amount) = allocation.artefact();
-                    let (allocation_type, amount) = match kind.as_str() {
-                        "sales_invoices" | "sales_corrective_invoices" => {
-                            (AllocationType::Invoice, Money(sign * amount.0))
-                        }
-                        "sales_credit_notes" => (AllocationType::CreditNote, Money(-amount.0.abs())),
-                        _ => (AllocationType::Other, Money(sign * amount.0)),
+                    let amount = if kind.ends_with("_credit_notes") {
+                        Money(-amount.0.abs())
+                    } else {
+                        Money(sign * amount.0)
                     };
-                    PaymentAllocation {
-                        allocation_type,
-                        id,
-                        amount,
-                    }
+                    (kind, id, amount)
                 })
                 .collect(),
-            note: None,
             source_modified_date: json::timestamp(self.updated_at.as_deref()),
-            payment_id: self.id,
+            id: self.id,
         })
     }
 
-    /// Our bill payment, signed by money paid: a vendor payment positive
-    /// with the bills it settles positive, a refund from the vendor
-    /// negative; a supplier credit note set against it always negative.
-    pub(super) fn into_bill_payment(self, banks: &BankLedgers, refund: bool) -> Result<BillPayment, Unreadable> {
-        let date = payment_date(self.date.as_deref())?;
-        let sign = if refund { -1 } else { 1 };
-        let total = money(self.total_amount);
-        let (supplier_id, supplier_name) = Link::parts(self.contact);
-        Ok(BillPayment {
-            reference: json::non_empty(self.reference),
-            supplier_ref: SupplierRef::to(supplier_id, supplier_name),
-            account_ref: banks.account(self.bank_account),
-            date,
-            currency: currency_code(self.currency).unwrap_or_default(),
-            total_amount: Money(sign * total.0),
-            allocations: self
-                .allocated_artefacts
+    /// Our payment: allocations to sales invoices and sales credit notes.
+    pub(super) fn into_payment(self, banks: &BankLedgers, refund: bool) -> Result<Payment, Unreadable> {
+        let settlement = self.settlement(banks, refund)?;
+        let (customer_id, customer_name) = settlement.contact;
+        Ok(Payment {
+            reference: settlement.reference,
+            customer_ref: CustomerRef::to(customer_id, customer_name),
+            account_ref: settlement.account_ref,
+            date: settlement.date,
+            currency: settlement.currency,
+            total_amount: settlement.total_amount,
+            allocations: settlement
+                .allocations
                 .into_iter()
-                .map(|allocation| {
-                    let (kind, id, amount) = allocation.artefact();
-                    let (allocation_type, amount) = match kind.as_str() {
-                        "purchase_invoices" | "purchase_corrective_invoices" => {
-                            (BillAllocationType::Bill, Money(sign * amount.0))
-                        }
-                        "purchase_credit_notes" => (BillAllocationType::SupplierCredit, Money(-amount.0.abs())),
-                        _ => (BillAllocationType::Other, Money(sign * amount.0)),
-                    };
-                    BillPaymentAllocation {
-                        allocation_type,
-                        id,
-                        amount,
-                    }
+                .map(|(kind, id, amount)| PaymentAllocation {
+                    allocation_type: match kind.as_str() {
+                        "sales_invoices" | "sales_corrective_invoices" => AllocationType::Invoice,
+                        "sales_credit_notes" => AllocationType::CreditNote,
+                        _ => AllocationType::Other,
+                    },
+                    id,
+                    amount,
                 })
                 .collect(),
             note: None,
-            source_modified_date: json::timestamp(self.updated_at.as_deref()),
-            bill_payment_id: self.id,
+            source_modified_date: settlement.source_modified_date,
+            payment_id: settlement.id,
+        })
+    }
+
+    /// Our bill payment: allocations to purchase invoices and purchase
+    /// credit notes (supplier credits).
+    pub(super) fn into_bill_payment(self, banks: &BankLedgers, refund: bool) -> Result<BillPayment, Unreadable> {
+        let settlement = self.settlement(banks, refund)?;
+        let (supplier_id, supplier_name) = settlement.contact;
+        Ok(BillPayment {
+            reference: settlement.reference,
+            supplier_ref: SupplierRef::to(supplier_id, supplier_name),
+            account_ref: settlement.account_ref,
+            date: settlement.date,
+            currency: settlement.currency,
+            total_amount: settlement.total_amount,
+            allocations: settlement
+                .allocations
+                .into_iter()
+                .map(|(kind, id, amount)| BillPaymentAllocation {
+                    allocation_type: match kind.as_str() {
+                        "purchase_invoices" | "purchase_corrective_invoices" => BillAllocationType::Bill,
+                        "purchase_credit_notes" => BillAllocationType::SupplierCredit,
+                        _ => BillAllocationType::Other,
+                    },
+                    id,
+                    amount,
+                })
+                .collect(),
+            note: None,
+            source_modified_date: settlement.source_modified_date,
+            bill_payment_id: settlement.id,
         })
     }
 }
 
-fn payment_date(date: Option<&str>) -> Result<chrono::NaiveDate, Unreadable> {
-    date.and_then(json::date)
-        .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))
+/// A contact payment's parts, signed, before it is a payment or a bill
+/// payment: allocations as the artefact's kind, its id and the amount.
+struct Settlement {
+    id: String,
+    reference: Option<String>,
+    contact: (Option<String>, Option<String>),
+    account_ref: Option<AccountRef>,
+    date: chrono::NaiveDate,
+    currency: String,
+    total_amount: Money,
+    allocations: Vec<(String, String, Money)>,
+    source_modified_date: Option<crate::timestamp::Timestamp>,
 }

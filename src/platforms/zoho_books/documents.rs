@@ -97,11 +97,7 @@ impl ZohoBill {
     /// number is the supplier's reference; Zoho's `reference_number` (an
     /// order number, say) is the note.
     pub(super) fn into_record(self) -> Result<Bill, Unreadable> {
-        let issue_date = self
-            .date
-            .as_deref()
-            .and_then(json::date)
-            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
+        let issue_date = json::required_date(self.date.as_deref(), "date")?;
         let total = money(self.total);
         let balance = money(self.balance);
         let tax = money(self.tax_total);
@@ -150,11 +146,7 @@ impl ZohoCreditNote {
     /// Our credit note; what remains is Zoho's `balance`, "the unapplied
     /// credits". Which invoices it was applied to is not in the list.
     pub(super) fn into_record(self) -> Result<CreditNote, Unreadable> {
-        let issue_date = self
-            .date
-            .as_deref()
-            .and_then(json::date)
-            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
+        let issue_date = json::required_date(self.date.as_deref(), "date")?;
         let total = money(self.total);
         let balance = money(self.balance);
         let tax = money(self.tax_total);

@@ -75,11 +75,7 @@ impl ZohoJournal {
     /// describe it. A line that is neither cannot be signed, so the
     /// journal cannot be read.
     pub(super) fn into_record(self) -> Result<JournalEntry, Unreadable> {
-        let posted_on = self
-            .journal_date
-            .as_deref()
-            .and_then(json::date)
-            .ok_or_else(|| Unreadable::field("journal_date", "is missing or not a date"))?;
+        let posted_on = json::required_date(self.journal_date.as_deref(), "journal_date")?;
         let currency = json::non_empty(self.currency_code);
         let journal_lines = self
             .line_items

@@ -276,16 +276,12 @@ impl ZohoBooksConnector {
                 cursor,
             )
             .await?;
-        if listed.records.is_empty() {
-            return Ok(Fetched::read(
-                Read {
-                    records: Vec::new(),
-                    issues: listed.issues,
-                },
-                listed.next,
-            ));
-        }
-        let base: BaseCurrency = self.organization(credentials).await?.base_currency();
+        // The organization's currency, asked for only when there is a payment to read.
+        let base = if listed.records.is_empty() {
+            BaseCurrency::default()
+        } else {
+            self.organization(credentials).await?.base_currency()
+        };
         self.each_whole::<VendorPaymentAnswer, ZohoVendorPayment, _>(
             credentials,
             listed,

@@ -104,11 +104,7 @@ impl ZohoCustomerPayment {
     /// deposited to is in no answer the document shows, so it is read only
     /// where Zoho gives it.
     pub(super) fn into_record(self) -> Result<Payment, Unreadable> {
-        let date = self
-            .date
-            .as_deref()
-            .and_then(json::date)
-            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
+        let date = json::required_date(self.date.as_deref(), "date")?;
         Ok(Payment {
             reference: json::non_empty(self.reference_number),
             customer_ref: CustomerRef::to(
@@ -165,7 +161,7 @@ struct AppliedBill {
 }
 
 /// The organization's currency, for payments that give only a currency id.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(super) struct BaseCurrency {
     /// Zoho's id of it.
     pub(super) id: Option<String>,
@@ -179,11 +175,7 @@ impl ZohoVendorPayment {
     /// a vendor payment's currency only as `currency_id`: the organization's
     /// own is read as `base`'s code, another cannot be told.
     pub(super) fn into_record(self, base: &BaseCurrency) -> Result<BillPayment, Unreadable> {
-        let date = self
-            .date
-            .as_deref()
-            .and_then(json::date)
-            .ok_or_else(|| Unreadable::field("date", "is missing or not a date"))?;
+        let date = json::required_date(self.date.as_deref(), "date")?;
         let currency = match (json::non_empty(self.currency_code), self.currency_id) {
             (Some(code), _) => code,
             (None, None) => base.code.clone(),
