@@ -13,10 +13,20 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::MyobAuthorization;
-use super::mapping::{CompanyFile, MyobCustomer, MyobInvoice, Paged};
+use super::mapping::{CompanyFile, MyobCard, MyobInvoice, Paged};
 use crate::platforms::kit::records::Keyed;
+use crate::data::accounts::Accounts;
+use crate::data::bill_payments::BillPayments;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
+use crate::data::payments::Payments;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
@@ -85,7 +95,7 @@ impl MyobConnector {
     /// The company file's `resource` list: the first page (of what was
     /// modified since `since`, when given), or the page MYOB's
     /// `NextPageLink` named (which carries the first page's filter).
-    async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
+    pub(super) async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
         &self,
         credentials: &MyobAuthorization,
         what: &'static str,
@@ -148,8 +158,40 @@ impl MyobConnector {
         }
     }
 
+    /// The home currency of the connection's company file, when its
+    /// country implies one (`GET /accountright/`).
+    pub(super) async fn file_currency(
+        &self,
+        credentials: &MyobAuthorization,
+    ) -> Result<Option<&'static str>, ConnectorError> {
+        let files = self.company_files(credentials).await?;
+        let wanted = credentials.company_file_id.to_string();
+        Ok(files
+            .iter()
+            .find(|file| file.id.eq_ignore_ascii_case(&wanted))
+            .and_then(CompanyFile::currency))
+    }
+
+    /// One object of the company file (`GET /{cf}/{resource}`, no paging).
+    pub(super) async fn single<T: serde::de::DeserializeOwned>(
+        &self,
+        credentials: &MyobAuthorization,
+        what: &'static str,
+        resource: &str,
+    ) -> Result<T, ConnectorError> {
+        let url = format!(
+            "{}/accountright/{}/{resource}",
+            self.api_base, credentials.company_file_id
+        );
+        let call = self.call(credentials, what, url)?;
+        self.http
+            .json(&call)
+            .await
+            .map_err(rate_limit_is_not_an_auth_failure)
+    }
+
     /// The company files the token reaches (`GET /accountright/`).
-    async fn company_files(
+    pub(super) async fn company_files(
         &self,
         credentials: &MyobAuthorization,
     ) -> Result<Vec<CompanyFile>, ConnectorError> {
@@ -182,7 +224,10 @@ impl Connector for MyobConnector {
     const LIMITS: Limits = Limits::per_second(8).daily(1_000_000);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes,
+            Items, CompanyInfos, JournalEntries
+        ]
     }
 
     /// `prompt=consent` is what makes MYOB name the company file on the
@@ -193,7 +238,16 @@ impl Connector for MyobConnector {
                 self.authorize_url.clone(),
                 self.token_url.clone(),
                 ClientAuth::RequestBody,
-                &["sme-company-file", "sme-sales", "sme-contacts-customer"],
+                &[
+                    "sme-company-file",
+                    "sme-sales",
+                    "sme-contacts-customer",
+                    "sme-contacts-supplier",
+                    "sme-purchases",
+                    "sme-general-ledger",
+                    "sme-inventory",
+                    "sme-company-settings",
+                ],
             )
             .with_parameters(&[("prompt", "consent")]),
         )
@@ -261,53 +315,27 @@ impl Connector for MyobConnector {
     }
 }
 
-/// An invoice cursor: the file's currency, then MYOB's next link.
-fn invoice_cursor(currency: &str, next: Option<String>) -> Option<String> {
-    NextLink::next(next).map(|link| format!("{currency} {link}"))
-}
-
 impl MyobConnector {
     /// A page of sale invoices, credit notes left out (modified since
-    /// `since`, when given).
+    /// `since`, when given); the first page looks up the file's currency.
     async fn invoices(
         &self,
         credentials: &MyobAuthorization,
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Invoice>, ConnectorError> {
-        // The first page looks up the file's currency, later pages carry it.
-        let (currency, link) = match cursor {
-            None => {
-                let files = self.company_files(credentials).await?;
-                let wanted = credentials.company_file_id.to_string();
-                let currency = files
-                    .iter()
-                    .find(|file| file.id.eq_ignore_ascii_case(&wanted))
-                    .and_then(CompanyFile::currency)
-                    .unwrap_or_default();
-                (currency.to_owned(), NextLink::First)
-            }
-            Some(cursor) => {
-                let (currency, link) = cursor.split_once(' ').ok_or_else(|| {
-                    ConnectorError::Failed(format!("invalid MYOB cursor {cursor:?}"))
-                })?;
-                (currency.to_owned(), NextLink::Given(link.to_owned()))
-            }
-        };
+        let walk = self.walk(credentials, cursor).await?;
         let page: Paged<MyobInvoice> = self
-            .list_page(credentials, "a page of invoices", "Sale/Invoice", &link, since)
+            .list_page(credentials, "a page of invoices", "Sale/Invoice", &walk.link, since)
             .await?;
         let read = page.items.read(|invoice| {
             if invoice.is_credit_note() {
                 Ok(None)
             } else {
-                invoice.into_record(&currency).map(Some)
+                invoice.into_record(walk.currency()).map(Some)
             }
         });
-        Ok(Fetched::read(
-            read,
-            invoice_cursor(&currency, page.next_page_link),
-        ))
+        Ok(Fetched::read(read, walk.after(page.next_page_link, 1)))
     }
 
     /// A page of customers (modified since `since`, when given).
@@ -318,7 +346,7 @@ impl MyobConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let link = NextLink::from_cursor(cursor);
-        let page: Paged<MyobCustomer> = self
+        let page: Paged<MyobCard> = self
             .list_page(credentials, "a page of customers", "Contact/Customer", &link, since)
             .await?;
         let read = page.items.read(|customer| Ok(Some(customer.into_record())));
@@ -342,7 +370,7 @@ pub fn modified_since(since: DateTime<Utc>) -> String {
 /// confirmed: a UTC wall clock read as the file's local time in Australia
 /// or New Zealand already asks from earlier than meant, and fourteen hours
 /// also cover a reading on any clock behind UTC by as much.
-const CHANGES: Option<Changes> = Some(Changes {
+pub(super) const CHANGES: Option<Changes> = Some(Changes {
     overlap: Duration::from_secs(14 * 60 * 60),
     deletions: Deletions::OnlyByFullFetch,
 });

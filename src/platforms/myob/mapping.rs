@@ -7,6 +7,7 @@
 use serde::Deserialize;
 
 use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::Money;
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
@@ -39,7 +40,7 @@ impl Keyed for MyobInvoice {
     const ID: &'static str = "/UID";
 }
 
-impl Keyed for MyobCustomer {
+impl Keyed for MyobCard {
     const ID: &'static str = "/UID";
 }
 
@@ -67,16 +68,16 @@ impl CompanyFile {
 /// A link to another record (`CardLink`).
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-struct CardLink {
+pub(super) struct CardLink {
     #[serde(rename = "UID")]
-    uid: Option<String>,
-    name: Option<String>,
+    pub(super) uid: Option<String>,
+    pub(super) name: Option<String>,
 }
 
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-struct Terms {
-    due_date: Option<String>,
+pub(super) struct Terms {
+    pub(super) due_date: Option<String>,
 }
 
 /// A sale invoice as `GET /Sale/Invoice` writes it (every invoice type; the
@@ -85,20 +86,20 @@ struct Terms {
 #[serde(rename_all = "PascalCase")]
 pub(super) struct MyobInvoice {
     #[serde(rename = "UID")]
-    uid: String,
-    number: Option<String>,
-    date: Option<String>,
-    customer: Option<CardLink>,
-    terms: Option<Terms>,
-    subtotal: Option<Rounded>,
-    total_tax: Option<Rounded>,
-    total_amount: Option<Rounded>,
-    balance_due_amount: Option<Rounded>,
-    status: Option<String>,
-    last_payment_date: Option<String>,
-    comment: Option<String>,
-    journal_memo: Option<String>,
-    last_modified: Option<String>,
+    pub(super) uid: String,
+    pub(super) number: Option<String>,
+    pub(super) date: Option<String>,
+    pub(super) customer: Option<CardLink>,
+    pub(super) terms: Option<Terms>,
+    pub(super) subtotal: Option<Rounded>,
+    pub(super) total_tax: Option<Rounded>,
+    pub(super) total_amount: Option<Rounded>,
+    pub(super) balance_due_amount: Option<Rounded>,
+    pub(super) status: Option<String>,
+    pub(super) last_payment_date: Option<String>,
+    pub(super) comment: Option<String>,
+    pub(super) journal_memo: Option<String>,
+    pub(super) last_modified: Option<String>,
 }
 
 impl MyobInvoice {
@@ -150,10 +151,11 @@ impl MyobInvoice {
     }
 }
 
-/// A customer card as `GET /Contact/Customer` writes it.
+/// A contact card as `GET /Contact/Customer` and `GET /Contact/Supplier`
+/// write it.
 #[derive(Deserialize)]
 #[serde(rename_all = "PascalCase")]
-pub(super) struct MyobCustomer {
+pub(super) struct MyobCard {
     #[serde(rename = "UID")]
     uid: String,
     company_name: Option<String>,
@@ -182,10 +184,22 @@ struct CurrencyLink {
     code: Option<String>,
 }
 
-impl MyobCustomer {
-    /// Our customer: the company name, or an individual's first and last
-    /// names; e-mail and phone from address 1, else the first that has one.
-    pub(super) fn into_record(self) -> Customer {
+/// What a card says of whom it names, as customers and suppliers share it.
+struct CardDetails {
+    name: String,
+    email: Option<String>,
+    phone: Option<String>,
+    currency: Option<String>,
+    archived: bool,
+    modified: Option<crate::timestamp::Timestamp>,
+    uid: String,
+}
+
+impl MyobCard {
+    /// The card's name (the company name, or an individual's first and last
+    /// names), and e-mail and phone from address 1, else the first that has
+    /// one.
+    fn details(self) -> CardDetails {
         let individual = self.is_individual == Some(true);
         let person = [self.first_name, self.last_name]
             .into_iter()
@@ -199,28 +213,58 @@ impl MyobCustomer {
         };
         let mut addresses = self.addresses.unwrap_or_default();
         addresses.sort_by_key(|address| address.location != Some(1));
-        let email = addresses
-            .iter()
-            .find_map(|address| json::non_empty(address.email.clone()));
-        let phone = addresses
-            .iter()
-            .find_map(|address| json::non_empty(address.phone1.clone()));
-        Customer {
-            customer_name: name
+        CardDetails {
+            name: name
                 .or_else(|| json::non_empty(self.display_id))
                 .unwrap_or_else(|| self.uid.clone()),
-            email_address: email,
-            phone,
-            default_currency: self
+            email: addresses
+                .iter()
+                .find_map(|address| json::non_empty(address.email.clone())),
+            phone: addresses
+                .iter()
+                .find_map(|address| json::non_empty(address.phone1.clone())),
+            currency: self
                 .foreign_currency
                 .and_then(|currency| json::non_empty(currency.code)),
-            status: if self.is_active == Some(false) {
+            archived: self.is_active == Some(false),
+            modified: json::timestamp(self.last_modified.as_deref()),
+            uid: self.uid,
+        }
+    }
+
+    /// Our customer (`GET /Contact/Customer`).
+    pub(super) fn into_record(self) -> Customer {
+        let card = self.details();
+        Customer {
+            customer_name: card.name,
+            email_address: card.email,
+            phone: card.phone,
+            default_currency: card.currency,
+            status: if card.archived {
                 CustomerStatus::Archived
             } else {
                 CustomerStatus::Active
             },
-            source_modified_date: json::timestamp(self.last_modified.as_deref()),
-            customer_id: self.uid,
+            source_modified_date: card.modified,
+            customer_id: card.uid,
+        }
+    }
+
+    /// Our supplier (`GET /Contact/Supplier`, the same card).
+    pub(super) fn into_supplier(self) -> Supplier {
+        let card = self.details();
+        Supplier {
+            supplier_name: card.name,
+            email_address: card.email,
+            phone: card.phone,
+            default_currency: card.currency,
+            status: if card.archived {
+                SupplierStatus::Archived
+            } else {
+                SupplierStatus::Active
+            },
+            source_modified_date: card.modified,
+            supplier_id: card.uid,
         }
     }
 }

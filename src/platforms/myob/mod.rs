@@ -1,10 +1,17 @@
 //! MYOB Business: its catalogue entry and authorization body; its connector
 //! ([`connector`]: the AccountRight API's sale invoices and customers of one
-//! company file, `NextPageLink` paging) and the mapping of its records and
-//! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+//! company file, `NextPageLink` paging; [`ledger`]: the accounting lists
+//! beyond sales) and the mapping of its records and statuses ([`mapping`]
+//! for sales and cards, [`chart`], [`documents`], [`settlements`],
+//! [`journals`]). What these rely on, with sources: `NOTES.md`.
 
+pub mod chart;
 pub mod connector;
+pub mod documents;
+pub mod journals;
+pub mod ledger;
 pub mod mapping;
+pub mod settlements;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -12,7 +19,7 @@ use uuid::Uuid;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{LEDGER, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -21,7 +28,7 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "myob",
     name: "MYOB Business",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: LEDGER,
     authorization: Some(BodyKind::of::<MyobAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::MyobConnector>()),
 };

@@ -1,6 +1,7 @@
 //! What the accounting platforms' tests share to read what a sync stored:
 //! sync data types one by one, list a data type whole, compare records as a
-//! table of fields, and add up what payments settle.
+//! table of fields, add up what payments settle, and check that references
+//! name accounts of the chart.
 
 use serde_json::Value;
 use uuid::Uuid;
@@ -71,4 +72,23 @@ pub fn settled(payments: &[Value], kind: &str, id: &Value) -> Money {
         .fold(Money(0), |sum, allocation| {
             sum + amount(&allocation["amount"])
         })
+}
+
+/// Every `accountRef` in `documents`' `pointer` arrays (or the documents
+/// themselves when `pointer` is empty) names one of `accounts`.
+pub fn refs_name_accounts(accounts: &[Value], documents: &[Value], pointer: &str) {
+    for document in documents {
+        let lines = if pointer.is_empty() {
+            vec![document.clone()]
+        } else {
+            document[pointer].as_array().cloned().unwrap_or_default()
+        };
+        for line in lines {
+            let account = &line["accountRef"];
+            assert!(
+                account.is_null() || accounts.iter().any(|a| a["accountId"] == account["id"]),
+                "{line}"
+            );
+        }
+    }
 }

@@ -8,7 +8,10 @@
 //! A resync asks only for what changed (`LastModified gt datetime'…'`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
-//! `CASE`; the tests here are its own.
+//! `CASE`; the tests here are its own, the accounting lists' in [`ledger`]
+//! (fixtures in `fixtures/ledger/`, shaped from MYOB's SDK contracts [M30]).
+
+mod ledger;
 
 use std::sync::Arc;
 
@@ -69,9 +72,35 @@ fn router() -> super::fake::Router {
             (path, Some("2")) if path == format!("/accountright/{FILE}/Contact/Customer") => {
                 Answer::json(200, linked(call, "customers-2.json"))
             }
-            _ => Answer::json(404, r#"[{"Message":"The resource could not be found"}]"#),
+            (path, skip) => ledger(call, path, skip),
         }
     })
+}
+
+/// The accounting lists (`fixtures/ledger/`, one file a page, named by the
+/// resource's path: `Purchase-Bill-Item-1.json`); a resource without one
+/// is not found, as MYOB answers.
+fn ledger(call: &Call, path: &str, skip: Option<&str>) -> Answer {
+    let resource = path
+        .strip_prefix(&format!("/accountright/{FILE}/"))
+        .map(|resource| resource.replace('/', "-"));
+    let page = if skip.is_some() { 2 } else { 1 };
+    let names = resource.map(|resource| {
+        [
+            format!("{resource}-{page}.json"),
+            format!("{resource}.json"),
+        ]
+    });
+    let found = names.into_iter().flatten().find(|name| {
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/api/platforms/myob/fixtures/ledger")
+            .join(name)
+            .exists()
+    });
+    match found {
+        Some(name) => Answer::json(200, linked(call, &format!("ledger/{name}"))),
+        None => Answer::json(404, r#"[{"Message":"The resource could not be found"}]"#),
+    }
 }
 
 pub async fn fake() -> Fake {
@@ -128,7 +157,20 @@ static CASE: Case = Case {
         // The company file list and both pages.
         calls: 3,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "payments",
+        "billPayments",
+        "creditNotes",
+        "items",
+        "companyInfo",
+        "journalEntries",
+    ],
     errors: Errors {
         rate_limited: include_str!("fixtures/rate-limit.json"),
         rate_limit_headers: &[],
