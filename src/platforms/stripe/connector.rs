@@ -6,11 +6,16 @@
 //! the API version pinned by `Stripe-Version`. The token does not expire: it
 //! is refreshed only after a 401 and only when the authorization holds a
 //! refresh token (at `connect.stripe.com/oauth/token`, the platform's secret
-//! key as `client_secret`). Sources: `NOTES.md`.
+//! key as `client_secret`). Payments are its succeeded charges (`GET
+//! /v1/charges`) and refunds (`GET /v1/refunds`), company info its account
+//! (`GET /v1/account`). Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
 use super::StripeAuthorization;
 use super::mapping::{Account, List, StripeCustomer, StripeInvoice, StripeLine};
+use super::money_in::{StripeAccount, StripeCharge, StripeRefund};
+use crate::data::company_info::{CompanyInfo, CompanyInfos};
+use crate::data::payments::{Payment, Payments};
 use crate::platforms::kit::records::{Read, Unreadable};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
@@ -133,7 +138,7 @@ impl Connector for StripeConnector {
     const LIMITS: Limits = Limits::per_second(25);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Payments, CompanyInfos]
     }
 
     /// Only a connection holding a refresh token can be refreshed; Connect
@@ -253,6 +258,81 @@ impl Syncs<Customers> for StripeConnector {
         let next = next_cursor(page.has_more, page.data.last_id().as_deref());
         let read = page.data.read(|customer| Ok(Some(customer.into_record())));
         Ok(Fetched::read(read, next))
+    }
+}
+
+/// Payments are two lists in turn: the charges, then the refunds. A cursor
+/// names the list and, past its first page, the last object read
+/// (`charges:ch_…`, `refunds`, `refunds:re_…`).
+fn payments_cursor(list: &str, next: Option<String>) -> Option<String> {
+    match (list, next) {
+        (_, Some(after)) => Some(format!("{list}:{after}")),
+        ("charges", None) => Some("refunds".to_owned()),
+        (_, None) => None,
+    }
+}
+
+/// Succeeded charges as payments, then succeeded refunds as negative ones;
+/// both lists whole on every sync (a charge is refunded, or a pending one
+/// succeeds, long after it was created, which is all Stripe filters on).
+impl Syncs<Payments> for StripeConnector {
+    async fn page(
+        &self,
+        credentials: &StripeAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        let (list, after) = match cursor.as_deref() {
+            None => ("charges", None),
+            Some(cursor) => match cursor.split_once(':') {
+                Some((list @ ("charges" | "refunds"), after)) => (list, Some(after.to_owned())),
+                None if cursor == "refunds" => ("refunds", None),
+                _ => {
+                    return Err(ConnectorError::Failed(format!(
+                        "the Stripe payments cursor {cursor:?} names neither charges nor refunds"
+                    )));
+                }
+            },
+        };
+        if list == "charges" {
+            let call = self.list(credentials, "charges", "a page of charges", after);
+            let page: List<StripeCharge> = self.http.json(&call).await?;
+            let next = next_cursor(page.has_more, page.data.last_id().as_deref());
+            let read = page.data.read(|charge| {
+                if charge.is_money_in() {
+                    charge.into_record().map(Some)
+                } else {
+                    Ok(None)
+                }
+            });
+            Ok(Fetched::read(read, payments_cursor("charges", next)))
+        } else {
+            let call = self.list(credentials, "refunds", "a page of refunds", after);
+            let page: List<StripeRefund> = self.http.json(&call).await?;
+            let next = next_cursor(page.has_more, page.data.last_id().as_deref());
+            let read = page.data.read(|refund| {
+                if refund.is_money_out() {
+                    refund.into_record().map(Some)
+                } else {
+                    Ok(None)
+                }
+            });
+            Ok(Fetched::read(read, payments_cursor("refunds", next)))
+        }
+    }
+}
+
+/// The connected account, one call.
+impl Syncs<CompanyInfos> for StripeConnector {
+    async fn page(
+        &self,
+        credentials: &StripeAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        let account: StripeAccount = self
+            .http
+            .json(&self.get(credentials, "account", "the account"))
+            .await?;
+        Ok(Fetched::all(vec![account.into_record()], None))
     }
 }
 

@@ -6,7 +6,10 @@
 use serde_json::{Value, json};
 
 use super::mapping::{Account, List, StripeCustomer, StripeInvoice, StripeLine};
+use super::money_in::{StripeAccount, StripeCharge, StripeRefund};
+use crate::data::company_info::CompanyInfo;
 use crate::data::customers::Customer;
+use crate::data::payments::Payment;
 use crate::data::invoices::{Invoice, LineItem, InvoiceStatus};
 use crate::platforms::kit::openapi_contract::{Document, NEW_VALUE, Needed, hold, set, whole};
 use crate::platforms::kit::records::Read;
@@ -105,4 +108,83 @@ fn every_invoice_status_of_stripes_document_maps_and_a_new_word_is_unknown() {
         assert_ne!(status(value.clone()), InvoiceStatus::Unknown, "{value}");
     }
     assert_eq!(status(json!(NEW_VALUE)), InvoiceStatus::Unknown);
+}
+
+/// A page of charges as `Syncs<Payments>::page` reads it.
+fn charges(text: &str) -> Result<Read<Payment>, String> {
+    let page: List<StripeCharge> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(page.data.read(|charge| {
+        if charge.is_money_in() {
+            charge.into_record().map(Some)
+        } else {
+            Ok(None)
+        }
+    }))
+}
+
+/// A page of refunds as `Syncs<Payments>::page` reads it.
+fn refunds(text: &str) -> Result<Read<Payment>, String> {
+    let page: List<StripeRefund> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(page.data.read(|refund| {
+        if refund.is_money_out() {
+            refund.into_record().map(Some)
+        } else {
+            Ok(None)
+        }
+    }))
+}
+
+#[test]
+fn every_charges_answer_stripes_document_allows_is_read() {
+    let document = Document::load("stripe.json");
+    let answer = document.answer("GET", "/v1/charges");
+    let mut bodies = answer.bodies();
+    // Only succeeded, captured charges are payments (the statuses are the
+    // next test's): the rest are left out before they are read.
+    bodies.pin("data.0.status", json!("succeeded"));
+    bodies.pin("data.0.captured", json!(true));
+    hold(&answer, &bodies, charges, &[]);
+}
+
+#[test]
+fn a_charge_is_a_payment_only_once_it_succeeded() {
+    let document = Document::load("stripe.json");
+    let bodies = document.answer("GET", "/v1/charges").bodies();
+    let (at, values) = bodies.enum_at("data.0.status");
+    for value in values {
+        let mut body = bodies.full[0].clone();
+        set(&mut body, &at, value.clone());
+        let read = charges(&body.to_string()).expect("the page reads");
+        assert!(read.issues.is_empty(), "{:?}", read.issues);
+        assert_eq!(read.records.len(), usize::from(value == json!("succeeded")), "{value}");
+    }
+}
+
+#[test]
+fn every_refunds_answer_stripes_document_allows_is_read() {
+    let document = Document::load("stripe.json");
+    let answer = document.answer("GET", "/v1/refunds");
+    let mut bodies = answer.bodies();
+    // Only succeeded refunds moved money (the others are left out first).
+    bodies.pin("data.0.status", json!("succeeded"));
+    hold(&answer, &bodies, refunds, &[]);
+}
+
+#[test]
+fn every_account_answer_stripes_document_allows_is_read_as_company_info() {
+    let document = Document::load("stripe.json");
+    let answer = document.answer("GET", "/v1/account");
+    let needed = [Needed {
+        place: "id",
+        field: "id",
+        why: "company info is kept under the account's id",
+    }];
+    let company = |text: &str| -> Result<Read<CompanyInfo>, String> {
+        let read = whole::<StripeAccount>(text)?;
+        Ok(Read {
+            records: read.records.into_iter().map(StripeAccount::into_record).collect(),
+            issues: read.issues,
+        })
+    };
+    hold(&answer, &answer.bodies(), company, &needed);
 }

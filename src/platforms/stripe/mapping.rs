@@ -60,12 +60,12 @@ fn minor_decimal(text: &str, currency: &str) -> Option<Money> {
 }
 
 /// Unix seconds as a time.
-fn time(seconds: i64) -> Option<DateTime<Utc>> {
+pub(super) fn time(seconds: i64) -> Option<DateTime<Utc>> {
     DateTime::from_timestamp(seconds, 0)
 }
 
 /// Unix seconds as a (UTC) date.
-fn date(seconds: Option<i64>) -> Option<NaiveDate> {
+pub(super) fn date(seconds: Option<i64>) -> Option<NaiveDate> {
     seconds.and_then(time).map(|at| at.date_naive())
 }
 

@@ -1,12 +1,14 @@
 //! Stripe: its catalogue entry and authorization body; its connector
-//! ([`connector`]: the connected account's invoices and customers) and the
-//! mapping of its objects and statuses ([`mapping`]). What these rely on,
-//! with sources: `NOTES.md`.
+//! ([`connector`]: the connected account's invoices, customers, payments
+//! and the account itself) and the mapping of its objects and statuses
+//! ([`mapping`]; charges, refunds and the account in [`money_in`]). What
+//! these rely on, with sources: `NOTES.md`.
 
 pub mod connector;
 #[cfg(test)]
 mod contract_tests;
 pub mod mapping;
+pub mod money_in;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -18,8 +20,14 @@ use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 use crate::platforms::{Platform, SourceType};
 
-/// What Stripe syncs: the connected account's invoices and customers.
-const DATA_TYPES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS];
+/// What Stripe syncs: the connected account's invoices, customers, payments
+/// (charges and refunds) and company info (the account).
+const DATA_TYPES: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::PAYMENTS,
+    DataType::COMPANY_INFO,
+];
 
 /// Stripe in the catalogue.
 pub static PLATFORM: Platform = Platform {

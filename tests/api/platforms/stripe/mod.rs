@@ -42,7 +42,9 @@ fn page(resource: &str, call: &Call) -> Answer {
         call.query.get("starting_after").map(String::as_str),
     ) {
         (_, None) => 1,
-        ("invoices", Some("in_3Part")) | ("customers", Some("cus_3")) => 2,
+        ("invoices", Some("in_3Part"))
+        | ("customers", Some("cus_3"))
+        | ("charges", Some("ch_4Fail")) => 2,
         ("invoices", Some("in_6Void")) => 3,
         _ => return Answer::json(400, fixture("stripe/fixtures/not-found.json")),
     };
@@ -58,6 +60,8 @@ fn router() -> super::fake::Router {
         "/v1/account" => Answer::json(200, fixture("stripe/fixtures/account.json")),
         "/v1/invoices" => page("invoices", call),
         "/v1/customers" => page("customers", call),
+        "/v1/charges" => page("charges", call),
+        "/v1/refunds" => page("refunds", call),
         "/v1/invoices/in_4Paid/lines"
             if call.query.get("starting_after").map(String::as_str) == Some("il_4a") =>
         {
@@ -132,7 +136,7 @@ static CASE: Case = Case {
         records: 4,
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &["invoices", "customers", "payments", "companyInfo"],
     errors: Errors {
         rate_limited: r#"{"error":{"code":"rate_limit","message":"Too many requests hit the API too quickly.","type":"invalid_request_error"}}"#,
         rate_limit_headers: &[],
@@ -375,5 +379,151 @@ async fn stripe_lines_whose_amount_lists_are_null_read_as_none() {
         let open = &by_id(&invoices, "invoiceId", "in_2Open")["lineItems"][0];
         assert_eq!(open["discountAmount"], "0.00");
         assert_eq!(open["taxAmount"], "187.97");
+    }
+}
+
+/// Payments are the succeeded charges over every page (a pending and a
+/// failed one left out), each allocated to the invoice it paid, in its
+/// currency's minor unit, then the succeeded refunds as negative payments
+/// allocated to their charge; what each invoice shows paid is what the
+/// charges settle. Company info is the account: its public name, legal
+/// name, registered and support addresses, no tax numbers (Stripe returns
+/// none).
+#[tokio::test]
+async fn stripe_payments_are_its_charges_and_refunds_and_its_account_is_the_company() {
+    use super::ledger_reads::{amount, columns, settled, synced};
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 2)).await;
+        let (company_id, _) = connected(&app, None).await;
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::Invoices,
+                QueueDataTypeDataType::Payments,
+                QueueDataTypeDataType::CompanyInfo,
+            ],
+        )
+        .await;
+
+        let payments = records(&app, company_id, "payments").await;
+        assert_eq!(
+            columns(
+                &payments,
+                &[
+                    "/paymentId",
+                    "/date",
+                    "/currency",
+                    "/totalAmount",
+                    "/customerRef/id",
+                    "/allocations/0/type",
+                    "/allocations/0/id"
+                ]
+            ),
+            [
+                [
+                    "re_1Jpy",
+                    "2024-10-22",
+                    "JPY",
+                    "-500.00",
+                    "-",
+                    "Other",
+                    "ch_2Jpy"
+                ],
+                ["ch_5Shop", "2024-10-20", "USD", "20.00", "-", "-", "-"],
+                [
+                    "ch_3Kwd",
+                    "2024-10-17",
+                    "KWD",
+                    "5.12",
+                    "cus_1",
+                    "Invoice",
+                    "in_7Kwd"
+                ],
+                [
+                    "ch_2Jpy",
+                    "2024-10-16",
+                    "JPY",
+                    "5500.00",
+                    "cus_2",
+                    "Invoice",
+                    "in_4Paid"
+                ],
+                [
+                    "ch_1Eur",
+                    "2024-10-15",
+                    "EUR",
+                    "234.56",
+                    "cus_4",
+                    "Invoice",
+                    "in_3Part"
+                ],
+            ]
+        );
+        assert_eq!(payments[1]["reference"], "1405-3322");
+        let invoices = records(&app, company_id, "invoices").await;
+        for invoice in invoices
+            .iter()
+            .filter(|invoice| invoice["status"] != "Void" && invoice["status"] != "Draft")
+        {
+            let paid = amount(&invoice["totalAmount"]) - amount(&invoice["amountDue"]);
+            assert_eq!(
+                settled(&payments, "Invoice", &invoice["invoiceId"]),
+                paid,
+                "{invoice}"
+            );
+        }
+        let lists: Vec<(String, Option<String>)> = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path == "/v1/charges" || call.path == "/v1/refunds")
+            .map(|call| (call.path.clone(), call.query.get("starting_after").cloned()))
+            .collect();
+        assert_eq!(
+            lists,
+            [
+                ("/v1/charges".to_owned(), None),
+                ("/v1/charges".to_owned(), Some("ch_4Fail".to_owned())),
+                ("/v1/refunds".to_owned(), None),
+            ]
+        );
+
+        let company = records(&app, company_id, "companyInfo").await;
+        assert_eq!(
+            columns(
+                &company,
+                &[
+                    "/companyInfoId",
+                    "/companyName",
+                    "/legalName",
+                    "/baseCurrency",
+                    "/phone",
+                    "/website",
+                    "/taxNumber",
+                    "/createdDate"
+                ]
+            ),
+            [[
+                ACCOUNT,
+                "Acme Supplies Inc.",
+                "Acme Supplies Incorporated",
+                "USD",
+                "+14155550199",
+                "https://acme.example",
+                "-",
+                "2023-09-27T16:05:51.000000Z"
+            ]]
+        );
+        assert_eq!(
+            columns(
+                company[0]["addresses"].as_array().expect("addresses"),
+                &["/type", "/line1", "/city", "/region", "/country"]
+            ),
+            [
+                ["Registered", "1 Market St", "San Francisco", "CA", "US"],
+                ["Street", "500 Broadway", "Oakland", "CA", "US"],
+            ]
+        );
     }
 }
