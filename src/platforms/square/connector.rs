@@ -17,7 +17,9 @@ use serde_json::{Value, json};
 
 use super::SquareAuthorization;
 use super::mapping::{CustomersPage, InvoicesPage, Location, LocationsAnswer, OrdersPage};
+use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
+use crate::data::payments::Payments;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::data::orders::{Order, Orders};
 use crate::platforms::authorization::Environment;
@@ -60,7 +62,7 @@ pub struct SquareConnector {
     /// A page size asked for in the configuration (tests), within each
     /// list's own maximum.
     page_size: Option<u64>,
-    http: PlatformHttp,
+    pub(super) http: PlatformHttp,
 }
 
 impl Configured for SquareConnector {
@@ -99,9 +101,9 @@ fn environment_host(credentials: &SquareAuthorization) -> &'static str {
 /// the page is not its location's first (Square's ids are letters and
 /// digits, so neither separator occurs in them).
 #[derive(Debug, Clone, PartialEq, Eq)]
-struct Position {
-    index: usize,
-    locations: Vec<String>,
+pub(super) struct Position {
+    pub(super) index: usize,
+    pub(super) locations: Vec<String>,
     within: NextLink,
 }
 
@@ -140,7 +142,7 @@ impl Position {
     /// The next page: Square's next cursor in this location, else the next
     /// location's first page, else none. `positions` is how many locations
     /// (or groups) the list walks.
-    fn next(&self, given: Option<String>, positions: usize) -> Option<String> {
+    pub(super) fn next(&self, given: Option<String>, positions: usize) -> Option<String> {
         let locations = self.locations.join(",");
         match NextLink::next(given) {
             Some(given) => Some(format!("{}:{locations}:{given}", self.index)),
@@ -149,7 +151,7 @@ impl Position {
     }
 
     /// Square's cursor for this page, if it is not the first of its location.
-    fn given(&self) -> Option<&str> {
+    pub(super) fn given(&self) -> Option<&str> {
         match &self.within {
             NextLink::First => None,
             NextLink::Given(given) => Some(given),
@@ -160,7 +162,7 @@ impl Position {
 impl SquareConnector {
     /// A page's `limit` on a list whose most is `most`: the configured page
     /// size where one is, else the most.
-    fn limit(&self, most: u64) -> u64 {
+    pub(super) fn limit(&self, most: u64) -> u64 {
         self.page_size.unwrap_or(most).clamp(1, most)
     }
 
@@ -174,7 +176,7 @@ impl SquareConnector {
     }
 
     /// A `GET` of the v2 API with the pinned version.
-    fn get<'a>(
+    pub(super) fn get<'a>(
         &self,
         credentials: &'a SquareAuthorization,
         path: &str,
@@ -288,7 +290,7 @@ impl SquareConnector {
 
     /// Where the page of `cursor` is; the first page of a sync reads the
     /// seller's locations, the others carry them in their cursor.
-    async fn position(
+    pub(super) async fn position(
         &self,
         credentials: &SquareAuthorization,
         cursor: Option<String>,
@@ -331,7 +333,7 @@ impl Connector for SquareConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Orders]
+        syncs![Self: Invoices, Customers, Orders, Payments, CompanyInfos]
     }
 
     fn token_endpoint(&self, credentials: &SquareAuthorization) -> Option<TokenEndpoint> {
@@ -355,7 +357,13 @@ impl Connector for SquareConnector {
                 self.authorize_url.clone(),
                 self.token_url.clone().unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
                 ClientAuth::JsonBody,
-                &["MERCHANT_PROFILE_READ", "INVOICES_READ", "ORDERS_READ", "CUSTOMERS_READ"],
+                &[
+                    "MERCHANT_PROFILE_READ",
+                    "INVOICES_READ",
+                    "ORDERS_READ",
+                    "CUSTOMERS_READ",
+                    "PAYMENTS_READ",
+                ],
             )
             .with_pkce()
             .with_parameters(&[("session", "false")]),

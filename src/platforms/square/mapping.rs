@@ -52,7 +52,7 @@ pub(super) struct SquareMoney {
 impl SquareMoney {
     /// The amount as our money (ten-thousandths of the unit); `None` when
     /// it does not fit.
-    fn money(&self) -> Option<Money> {
+    pub(super) fn money(&self) -> Option<Money> {
         let digits = json::minor_digits(self.currency.as_deref().unwrap_or_default());
         json::from_minor(self.amount.unwrap_or(0), digits)
     }
@@ -65,6 +65,13 @@ fn money(value: Option<&SquareMoney>, field: &str) -> Result<Money, Unreadable> 
         Some(value) => value
             .money()
             .ok_or_else(|| Unreadable::field(field, "is too large to keep")),
+    }
+}
+
+impl SquareMoney {
+    /// The currency's code, when Square gives one.
+    pub(super) fn currency(&self) -> Option<String> {
+        json::non_empty(self.currency.clone())
     }
 }
 

@@ -1,11 +1,15 @@
 //! Square: its catalogue entry and authorization body; its connector
-//! ([`connector`]: invoices, customers and orders, location by location)
-//! and the mapping of its money, records and statuses ([`mapping`]). What
-//! these rely on, with sources: `NOTES.md`.
+//! ([`connector`]: invoices, customers and orders, location by location;
+//! [`ledger`]: payments and the seller) and the mapping of its money,
+//! records and statuses ([`mapping`]; [`commerce`] for payments and the
+//! seller). What these rely on, with sources:
+//! `NOTES.md`.
 
+pub mod commerce;
 pub mod connector;
 #[cfg(test)]
 mod contract_tests;
+pub mod ledger;
 pub mod mapping;
 
 use schemars::JsonSchema;
@@ -18,8 +22,15 @@ use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
-/// What Square syncs: invoices, customer profiles and orders.
-const DATA_TYPES: &[DataType] = &[DataType::INVOICES, DataType::CUSTOMERS, DataType::ORDERS];
+/// What Square syncs: invoices, customer profiles, orders, payments (and
+/// refunds) and the seller as company info.
+const DATA_TYPES: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::ORDERS,
+    DataType::PAYMENTS,
+    DataType::COMPANY_INFO,
+];
 
 /// Square in the catalogue.
 pub static PLATFORM: Platform = Platform {

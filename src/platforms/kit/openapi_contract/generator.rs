@@ -170,6 +170,17 @@ impl<'a> Generator<'a> {
             object.insert(key.clone(), self.value(property, place, seen));
             place.pop();
         }
+        // A name the schema requires but does not define (Square's
+        // `RiskEvaluation` requires a `status` it has no property for): any
+        // value is the vendor's, so a string stands in, and every body can
+        // be valid.
+        for name in required {
+            if !object.contains_key(name)
+                && properties.is_none_or(|defined| !defined.contains_key(name))
+            {
+                object.insert(name.to_owned(), json!("undefined by the vendor"));
+            }
+        }
         let more = &schema["additionalProperties"];
         if object.is_empty() && more.is_object() && matches!(self.mode, Mode::Full | Mode::Nulls) {
             place.push(Step::Key("key".to_owned()));

@@ -70,6 +70,20 @@ fn router() -> super::fake::Router {
                 };
                 Answer::json(200, fixture(&format!("square/fixtures/{file}")))
             }
+            ("GET", "/v2/payments") => {
+                let location = call.query.get("location_id").map(String::as_str);
+                let file = match (location, cursor) {
+                    (Some(FIRST), None) => "payments-L01-1.json",
+                    (Some(FIRST), Some("pay-cursor:2")) => "payments-L01-2.json",
+                    (Some(_), None) => "empty.json",
+                    _ => return not_found(),
+                };
+                Answer::json(200, fixture(&format!("square/fixtures/{file}")))
+            }
+            ("GET", "/v2/refunds") => Answer::json(200, fixture("square/fixtures/refunds.json")),
+            ("GET", "/v2/merchants/me") => {
+                Answer::json(200, fixture("square/fixtures/merchant.json"))
+            }
             ("GET", "/v2/customers") => match cursor {
                 None => Answer::json(200, fixture("square/fixtures/customers-1.json")),
                 Some("cust-cursor-2") => {
@@ -160,7 +174,7 @@ static CASE: Case = Case {
         // The locations, then two searches of the first ten and one of the eleventh.
         calls: 4,
     },
-    syncs: &["invoices", "customers", "orders"],
+    syncs: &["invoices", "customers", "orders", "payments", "companyInfo"],
     errors: Errors {
         rate_limited: r#"{"errors":[{"category":"RATE_LIMIT_ERROR","code":"RATE_LIMITED"}]}"#,
         rate_limit_headers: &[],
@@ -638,3 +652,121 @@ static CHANGES: Changed = Changed {
 };
 
 changes_scenario!(CASE, CHANGES);
+
+/// Payments are the completed payments of each location in turn (over
+/// Square's cursor; a failed and an only approved one left out), each
+/// allocated to its order, asked for since 2009 (Square lists only the last
+/// year otherwise), then the completed refunds as negative payments (a
+/// pending one left out). Company info is the seller with its main
+/// location's address, phone and site.
+#[tokio::test]
+async fn square_payments_are_completed_payments_and_refunds_and_the_seller_is_the_company() {
+    use super::ledger_reads::{columns, records, synced};
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 2)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::Payments,
+                QueueDataTypeDataType::CompanyInfo,
+            ],
+        )
+        .await;
+
+        let payments = records(&app, company_id, "payments").await;
+        assert_eq!(
+            columns(
+                &payments,
+                &[
+                    "/paymentId",
+                    "/date",
+                    "/currency",
+                    "/totalAmount",
+                    "/customerRef/id",
+                    "/allocations/0/type",
+                    "/allocations/0/id",
+                    "/allocations/0/amount"
+                ]
+            ),
+            [
+                [
+                    "REF-1",
+                    "2026-10-09",
+                    "USD",
+                    "-3.50",
+                    "-",
+                    "Other",
+                    "PAY-3",
+                    "-3.50"
+                ],
+                [
+                    "PAY-3",
+                    "2026-10-07",
+                    "USD",
+                    "18.50",
+                    "-",
+                    "Other",
+                    "ORD-COUNTER-9",
+                    "18.50"
+                ],
+                [
+                    "PAY-1",
+                    "2026-10-05",
+                    "USD",
+                    "50.00",
+                    "CUST-A",
+                    "Other",
+                    "ORD-FOR-INV-004",
+                    "50.00"
+                ],
+            ]
+        );
+        let calls = fake.calls();
+        let listed: Vec<&Call> = calls
+            .iter()
+            .filter(|call| call.path == "/v2/payments" || call.path == "/v2/refunds")
+            .collect();
+        assert_eq!(
+            listed.len(),
+            11 + 1 + 1,
+            "each location, its second page, then the refunds"
+        );
+        assert!(
+            listed
+                .iter()
+                .all(|call| call.query.get("begin_time").map(String::as_str)
+                    == Some("2009-01-01T00:00:00Z")),
+            "{listed:?}"
+        );
+
+        let company = records(&app, company_id, "companyInfo").await;
+        assert_eq!(
+            columns(
+                &company,
+                &[
+                    "/companyInfoId",
+                    "/companyName",
+                    "/baseCurrency",
+                    "/phone",
+                    "/website",
+                    "/addresses/0/line1",
+                    "/addresses/0/city",
+                    "/createdDate"
+                ]
+            ),
+            [[
+                "MLR6ZX4A6KXS2",
+                "Harbor Coffee",
+                "USD",
+                "+1 206-555-0142",
+                "https://harbor.example",
+                "12 Pier Way",
+                "Seattle",
+                "2024-03-01T17:30:00.000000Z"
+            ]]
+        );
+    }
+}
