@@ -4,7 +4,7 @@
 //! company info. Accounts, products and sales taxes are asked for in two
 //! halves, unarchived then archived ([`Half`]); after a first sync,
 //! vendors, products and sales taxes ask only for what changed
-//! (`modifiedAtAfter`). Wave's public API has no bills, payments, credit
+//! (`modifiedAtAfter`, as invoices and customers do: [`super::connector`]). Wave's public API has no bills, payments, credit
 //! notes or journals. Sources: `NOTES.md`, "Accounting model".
 
 use chrono::{DateTime, Utc};
@@ -12,16 +12,14 @@ use serde_json::{Value, json};
 
 use super::WaveAuthorization;
 use super::chart::{BusinessAccounts, BusinessProducts, BusinessSalesTaxes, WaveBusiness};
-use super::connector::{WaveConnector, unreachable_business};
+use super::connector::{CHANGES, WaveConnector, changed_since, unreachable_business};
 use super::mapping::BusinessVendors;
 use crate::data::accounts::{Account, Accounts};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::items::{Item, Items};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::platforms::connector::{
-    Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs,
-};
+use crate::platforms::connector::{Changes, Connector, ConnectorError, Fetched, Since, Syncs};
 use crate::platforms::kit::paging::PageNumber;
 
 /// A page of the chart of accounts, unarchived or archived. Wave's
@@ -98,11 +96,6 @@ pub(super) const COMPANY_QUERY: &str = "query WaveCompanyInfo($businessId: ID!) 
   }
 }";
 
-/// What Wave's `modifiedAtAfter` says: records changed since, not those
-/// deleted (a deleted vendor just stops being listed), so a full fetch the
-/// engine runs from time to time reconciles.
-const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
-
 /// Where a walk of a list asked for in two halves stands: the unarchived
 /// records (`isArchived: false`), then the archived ones (`true`), since
 /// what Wave lists without the argument is not documented. As a cursor:
@@ -152,15 +145,6 @@ impl Half {
         } else {
             None
         }
-    }
-}
-
-/// The filter of what changed since `since` (`modifiedAtAfter`, RFC 3339
-/// in UTC to the second), when given; no variable for a whole list.
-pub(super) fn changed_since(since: Option<DateTime<Utc>>) -> Value {
-    match since {
-        Some(since) => json!({"modifiedAtAfter": since.format("%Y-%m-%dT%H:%M:%SZ").to_string()}),
-        None => json!({}),
     }
 }
 

@@ -21,9 +21,10 @@ use apollo_compiler::{ExecutableDocument, Schema};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{ConnectionStatus, FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -103,9 +104,9 @@ fn empty(list: &str) -> String {
 /// Serves the Wave fixtures, each query checked against Wave's schema
 /// first: two pages each of invoices, customers and vendors; accounts over
 /// two pages and an archived one; products and sales taxes, each with an
-/// archived one; the business. Vendors and products modified after
-/// `modifiedAtAfter` are a changed one and, for vendors, a new one; no
-/// sales tax changed. Another business is not found.
+/// archived one; the business. Invoices, customers, vendors and products
+/// modified after `modifiedAtAfter` are a changed one and, but for
+/// products, a new one; no sales tax changed. Another business is not found.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.method != "POST" || call.path != "/graphql/public" {
@@ -130,8 +131,10 @@ fn router() -> super::fake::Router {
         match (name, changed, archived) {
             ("WaveBusiness", _, _) => file("business".to_owned()),
             ("WaveCompanyInfo", _, _) => file("company".to_owned()),
-            ("WaveInvoices", _, _) => file(format!("invoices-{page}")),
-            ("WaveCustomers", _, _) => file(format!("customers-{page}")),
+            ("WaveInvoices", true, _) => file("invoices-changed".to_owned()),
+            ("WaveInvoices", false, _) => file(format!("invoices-{page}")),
+            ("WaveCustomers", true, _) => file("customers-changed".to_owned()),
+            ("WaveCustomers", false, _) => file(format!("customers-{page}")),
             ("WaveAccounts", _, true) => file("accounts-archived".to_owned()),
             ("WaveAccounts", _, false) => file(format!("accounts-{page}")),
             ("WaveVendors", true, _) => file("vendors-changed".to_owned()),
@@ -519,5 +522,77 @@ async fn the_fake_refuses_a_query_waves_schema_does_not_validate() {
         );
         let message = body["errors"][0]["message"].as_str().unwrap_or_default();
         assert!(message.contains(says), "{message}");
+    }
+}
+
+/// Wave asked for the invoices modified after the first sync began, in the
+/// shared scenario (`scenarios::changes`): one paid since, one new.
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake()),
+    filter: |call| {
+        graphql(call).1["modifiedAtAfter"]
+            .as_str()
+            .map(str::to_owned)
+    },
+    since: "2026-11-27T08:55:00Z",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
+
+changes_scenario!(CASE, CHANGES);
+
+/// A resync of customers asks Wave for those modified after Wave's own time
+/// when the first began, less five minutes: the changed customer's new
+/// e-mail and the new customer are stored, the others kept as they were.
+#[tokio::test]
+async fn a_resync_asks_for_the_customers_modified_after_the_first() {
+    for backend in backends() {
+        let fake = fake().await;
+        fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 1800).await;
+        let first = latest(
+            &sync(&app, company_id, QueueDataTypeDataType::Customers).await,
+            "customers",
+        );
+        assert_eq!(first.fetch_mode, Some(FetchMode::Full));
+        let before = list(&app, company_id, "customers").await;
+        let from = fake.calls().len();
+        let second = latest(
+            &sync(&app, company_id, QueueDataTypeDataType::Customers).await,
+            "customers",
+        );
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(second.fetch_mode, Some(FetchMode::Incremental));
+        let asked: Vec<Value> = fake.calls()[from..]
+            .iter()
+            .map(|call| graphql(call).1["modifiedAtAfter"].clone())
+            .collect();
+        assert_eq!(asked, [json!("2026-11-27T08:55:00Z")]);
+        let after = list(&app, company_id, "customers").await;
+        let names: Vec<&str> = after
+            .iter()
+            .filter_map(|customer| customer["customerName"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "Bedford Books",
+                "Harbour Bakery",
+                "Lakeside Dental",
+                "Northwind Outfitters"
+            ]
+        );
+        assert_eq!(after[1]["emailAddress"], "ap@harbourbakery.example");
+        let kept = after
+            .iter()
+            .filter(|customer| before.contains(customer))
+            .count();
+        assert_eq!(
+            kept, 2,
+            "the customers Wave did not change are kept as they were"
+        );
     }
 }
