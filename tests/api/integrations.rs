@@ -284,6 +284,10 @@ async fn an_integration_names_the_data_types_it_syncs_incrementally() {
                     "journalEntries"
                 ]),
             ),
+            (
+                "wave",
+                json!(["invoices", "customers", "suppliers", "taxRates", "items"]),
+            ),
             ("stripe", json!([])),
             ("sandbox", json!([])),
             ("gocardless-bank-account-data", json!([])),

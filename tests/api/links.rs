@@ -1265,9 +1265,11 @@ async fn wave_myob_zoho_books_and_paypal_link_with_the_organization_each_documen
         let (_, stored) = link_choosing(&app, "wave", &[], Some(business)).await;
         assert_eq!(stored["businessId"], business);
         let scope = fake.with(|inner| inner.authorize_requests[0]["scope"].clone());
-        assert!(
-            scope.split(' ').any(|scope| scope == "offline_access"),
-            "{scope}"
+        assert_eq!(
+            scope,
+            "business:read customer:read invoice:read account:read vendor:read product:read \
+             sales_tax:read offline_access",
+            "the read scopes of what Wave syncs, and a refresh token"
         );
         let fake = crate::platforms::wave::fake().await;
         fake.with(|inner| {

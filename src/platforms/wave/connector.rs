@@ -1,11 +1,13 @@
 //! Wave's connector: GraphQL queries (`POST /graphql/public`) on the
 //! connection's business, `business(id:) { invoices(page:, pageSize:) }` and
-//! `customers(page:, pageSize:)`, page-numbered until `pageInfo.currentPage`
-//! reaches `totalPages`. Wave answers many failures with 200 and an `errors`
+//! `customers(page:, pageSize:)` (the chart and settings: [`super::ledger`]),
+//! page-numbered until `pageInfo.currentPage` reaches `totalPages`; after a
+//! first sync, only what changed (`modifiedAtAfter`). Wave answers many failures with 200 and an `errors`
 //! array ([`super::mapping::Answer`]). Tokens refresh at Wave's token URL
 //! (client credentials in the form body) and rotate. Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
+use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde_json::json;
 
@@ -14,11 +16,17 @@ use super::mapping::{
     Answer, Business, BusinessCustomers, BusinessData, BusinessInvoices, BusinessesData,
     Connection, PageInfo, WaveInvoice,
 };
+use crate::data::accounts::Accounts;
+use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::items::Items;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
+    Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
+    Syncs, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
@@ -43,12 +51,13 @@ const BUSINESSES_QUERY: &str = "query WaveBusinesses($page: Int!, $pageSize: Int
 /// The most pages of businesses the link flow reads (50 each).
 const BUSINESS_PAGES: u64 = 20;
 
-/// A page of the business's invoices, oldest first so pages stay put while
-/// invoices are added, with their lines.
-const INVOICES_QUERY: &str = "query WaveInvoices($businessId: ID!, $page: Int!, $pageSize: Int!) {
+/// A page of the business's invoices (modified after `$modifiedAtAfter`,
+/// when given), oldest first so pages stay put while invoices are added or
+/// modified, with their lines and the account each posts to.
+const INVOICES_QUERY: &str = "query WaveInvoices($businessId: ID!, $page: Int!, $pageSize: Int!, $modifiedAtAfter: DateTime) {
   business(id: $businessId) {
     id
-    invoices(page: $page, pageSize: $pageSize, sort: [CREATED_AT_ASC]) {
+    invoices(page: $page, pageSize: $pageSize, sort: [CREATED_AT_ASC], modifiedAtAfter: $modifiedAtAfter) {
       pageInfo { currentPage totalPages totalCount }
       edges { node {
         id invoiceNumber status invoiceDate dueDate createdAt modifiedAt memo
@@ -56,6 +65,7 @@ const INVOICES_QUERY: &str = "query WaveInvoices($businessId: ID!, $page: Int!, 
         currency { code }
         subtotal { value } taxTotal { value } total { value } amountPaid { value } amountDue { value }
         items {
+          account { id name }
           product { name } description quantity unitPrice
           subtotal { value } total { value }
           taxes { amount { value } }
@@ -65,12 +75,13 @@ const INVOICES_QUERY: &str = "query WaveInvoices($businessId: ID!, $page: Int!, 
   }
 }";
 
-/// A page of the business's customers, oldest first as the invoices are
-/// (Wave's schema makes `sort` a required list and documents no default).
-const CUSTOMERS_QUERY: &str = "query WaveCustomers($businessId: ID!, $page: Int!, $pageSize: Int!) {
+/// A page of the business's customers (modified after `$modifiedAtAfter`,
+/// when given), oldest first as the invoices are (Wave's schema makes
+/// `sort` a required list and documents no default).
+const CUSTOMERS_QUERY: &str = "query WaveCustomers($businessId: ID!, $page: Int!, $pageSize: Int!, $modifiedAtAfter: DateTime) {
   business(id: $businessId) {
     id
-    customers(page: $page, pageSize: $pageSize, sort: [CREATED_AT_ASC]) {
+    customers(page: $page, pageSize: $pageSize, sort: [CREATED_AT_ASC], modifiedAtAfter: $modifiedAtAfter) {
       pageInfo { currentPage totalPages totalCount }
       edges { node {
         id name email phone mobile isArchived createdAt modifiedAt
@@ -79,6 +90,20 @@ const CUSTOMERS_QUERY: &str = "query WaveCustomers($businessId: ID!, $page: Int!
     }
   }
 }";
+
+/// The scopes a link asks for: the read scopes of what the connector syncs
+/// (`NOTES.md` says which Wave's own pages confirm) and `offline_access`
+/// for a refresh token.
+const SCOPES: &[&str] = &[
+    "business:read",
+    "customer:read",
+    "invoice:read",
+    "account:read",
+    "vendor:read",
+    "product:read",
+    "sales_tax:read",
+    "offline_access",
+];
 
 /// The Wave connector.
 #[derive(Debug)]
@@ -108,7 +133,7 @@ impl Configured for WaveConnector {
 impl WaveConnector {
     /// Runs `query` with `variables` (plus the business id) and reads the
     /// business out of its `data`.
-    async fn business<T: DeserializeOwned>(
+    pub(super) async fn business<T: DeserializeOwned>(
         &self,
         credentials: &WaveAuthorization,
         what: &'static str,
@@ -160,24 +185,30 @@ impl WaveConnector {
         Ok(found)
     }
 
-    /// A page of a list of the business: `pick` takes the list out of it.
-    async fn list<T: DeserializeOwned, L>(
+    /// A page of a list of the business (`pick` takes it out of the
+    /// answer): page `page`, with `filters` (more variables) besides the
+    /// page's own.
+    pub(super) async fn list<T: DeserializeOwned, L>(
         &self,
         credentials: &WaveAuthorization,
-        what: &'static str,
-        query: &str,
-        cursor: Option<String>,
+        (what, query): (&'static str, &str),
+        page: PageNumber,
+        filters: serde_json::Value,
         pick: impl FnOnce(T) -> Option<Connection<L>>,
     ) -> Result<Page<L>, ConnectorError> {
-        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let variables = page_variables(page, self.page_size);
+        let mut variables = page_variables(page, self.page_size);
+        if let serde_json::Value::Object(filters) = filters {
+            for (name, value) in filters {
+                variables[name] = value;
+            }
+        }
         let business = self.business(credentials, what, query, variables).await?;
         read_page(business, &credentials.business_id, what, page, pick)
     }
 }
 
-/// A page's edges, the next page's cursor and the total Wave counts.
-type Page<L> = (Connection<L>, Option<String>, Option<u64>);
+/// A page's edges, whether more pages follow, and the total Wave counts.
+pub(super) type Page<L> = (Connection<L>, bool, Option<u64>);
 
 /// A page's variables besides the business: the page number and its size.
 fn page_variables(page: PageNumber, page_size: u64) -> serde_json::Value {
@@ -197,7 +228,7 @@ fn read_page<T, L>(
     let connection = pick(business).ok_or_else(|| without(what, "the list"))?;
     let more = more(page, connection.page_info.as_ref());
     let total = connection.page_info.as_ref().and_then(|info| info.total_count);
-    Ok((connection, page.next(more), total))
+    Ok((connection, more, total))
 }
 
 /// Wave answered `what` with `missing` null and no error to say why.
@@ -216,7 +247,8 @@ fn more(page: PageNumber, info: Option<&PageInfo>) -> bool {
     info.total_pages.is_some_and(|total| current < total)
 }
 
-fn unreachable_business(business_id: &str) -> ConnectorError {
+/// The business is not one the token reaches (`business(id:)` is null).
+pub(super) fn unreachable_business(business_id: &str) -> ConnectorError {
     ConnectorError::Auth(format!(
         "Wave accepted the access token, but business {business_id} is not reachable with it \
          (business(id:) answered null)"
@@ -230,7 +262,7 @@ impl Connector for WaveConnector {
     const LIMITS: Limits = Limits::per_minute(60);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Items, CompanyInfos]
     }
 
     fn link_spec(&self) -> Option<LinkSpec> {
@@ -238,7 +270,7 @@ impl Connector for WaveConnector {
             self.authorize_url.clone(),
             self.token_url.clone(),
             ClientAuth::RequestBody,
-            &["business:read", "customer:read", "invoice:read", "offline_access"],
+            SCOPES,
         ))
     }
 
@@ -286,43 +318,103 @@ impl Connector for WaveConnector {
     }
 }
 
+/// What Wave's `modifiedAtAfter` says: records changed since, not those
+/// deleted (a deleted invoice just stops being listed: `NOTES.md` §7), so
+/// the full fetch the engine runs from time to time flags what is gone.
+pub(super) const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+
+/// The filter of what changed since `since` (`modifiedAtAfter`, RFC 3339
+/// in UTC to the second), when given; no variable for a whole list.
+pub(super) fn changed_since(since: Option<DateTime<Utc>>) -> serde_json::Value {
+    match since {
+        Some(since) => json!({"modifiedAtAfter": since.format("%Y-%m-%dT%H:%M:%SZ").to_string()}),
+        None => json!({}),
+    }
+}
+
+impl WaveConnector {
+    /// A page of invoices (modified since `since`, when given).
+    async fn invoices(
+        &self,
+        credentials: &WaveAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let (invoices, more, total) = self
+            .list(
+                credentials,
+                ("a page of invoices", INVOICES_QUERY),
+                page,
+                changed_since(since),
+                |business: BusinessInvoices| business.invoices,
+            )
+            .await?;
+        let read = invoices.read(WaveInvoice::into_record);
+        Ok(Fetched::read(read, page.next(more)).of_total(total))
+    }
+
+    /// A page of customers (modified since `since`, when given).
+    async fn customers(
+        &self,
+        credentials: &WaveAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let (customers, more, total) = self
+            .list(
+                credentials,
+                ("a page of customers", CUSTOMERS_QUERY),
+                page,
+                changed_since(since),
+                |business: BusinessCustomers| business.customers,
+            )
+            .await?;
+        let read = customers.read(|customer| Ok(customer.into_record()));
+        Ok(Fetched::read(read, page.next(more)).of_total(total))
+    }
+}
+
 impl Syncs<Invoices> for WaveConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &WaveAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Invoice>, ConnectorError> {
-        let (invoices, next, total) = self
-            .list(
-                credentials,
-                "a page of invoices",
-                INVOICES_QUERY,
-                cursor,
-                |business: BusinessInvoices| business.invoices,
-            )
-            .await?;
-        let read = invoices.read(WaveInvoice::into_record);
-        Ok(Fetched::read(read, next).of_total(total))
+        self.invoices(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &WaveAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        self.invoices(credentials, Some(since.time), cursor).await
     }
 }
 
 impl Syncs<Customers> for WaveConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &WaveAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
-        let (customers, next, total) = self
-            .list(
-                credentials,
-                "a page of customers",
-                CUSTOMERS_QUERY,
-                cursor,
-                |business: BusinessCustomers| business.customers,
-            )
-            .await?;
-        let read = customers.read(|customer| Ok(customer.into_record()));
-        Ok(Fetched::read(read, next).of_total(total))
+        self.customers(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &WaveAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        self.customers(credentials, Some(since.time), cursor).await
     }
 }
 
@@ -334,13 +426,21 @@ mod tests {
 
     use apollo_compiler::validation::Valid;
     use apollo_compiler::{ExecutableDocument, Schema};
+    use serde::Serialize;
     use serde_json::Value;
 
     use super::*;
+    use crate::data::accounts::AccountClassification;
     use crate::data::invoices::InvoiceStatus;
     use crate::platforms::kit::graphql_contract::{self as contract, Sample, dotted, with};
     use crate::platforms::kit::records::Read;
-    use crate::platforms::wave::mapping::WaveCustomer;
+    use crate::platforms::wave::chart::{
+        BANK_SUBTYPES, BusinessAccounts, BusinessProducts, BusinessSalesTaxes, WaveBusiness,
+    };
+    use crate::platforms::wave::ledger::{
+        ACCOUNTS_QUERY, COMPANY_QUERY, PRODUCTS_QUERY, SALES_TAXES_QUERY, VENDORS_QUERY,
+    };
+    use crate::platforms::wave::mapping::{BusinessVendors, WaveContact};
 
     const BUSINESS_ID: &str = "QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw";
 
@@ -378,49 +478,91 @@ mod tests {
             .map_err(|error| error.to_string())
     }
 
-    /// The records read; a record that could not be read costs itself, in
-    /// words (`Wave's record ...`), as a failed page does.
-    fn every<R>(read: Read<R>) -> Result<Vec<R>, String> {
+    /// The records read, as the API writes them; a record that could not be
+    /// read costs itself, in words (`Wave's record ...`), as a failed page
+    /// does.
+    fn every<R: Serialize>(read: Read<R>) -> Result<Vec<Value>, String> {
         match read.issues.first() {
-            None => Ok(read.records),
+            None => Ok(read
+                .records
+                .iter()
+                .map(|record| serde_json::to_value(record).expect("a record serializes"))
+                .collect()),
             Some(issue) => Err(format!("Wave's record could not be read: {issue:?}")),
         }
     }
 
-    fn invoices(answer: &Value) -> Result<Vec<Invoice>, String> {
+    fn invoices(answer: &Value) -> Result<Vec<Value>, String> {
         every(page(answer, |business: BusinessInvoices| business.invoices)?.read(WaveInvoice::into_record))
     }
 
-    fn customers(answer: &Value) -> Result<Vec<Customer>, String> {
+    fn customers(answer: &Value) -> Result<Vec<Value>, String> {
         let customers = page(answer, |business: BusinessCustomers| business.customers)?;
-        every(customers.read(|customer: WaveCustomer| Ok(customer.into_record())))
+        every(customers.read(|customer: WaveContact| Ok(customer.into_record())))
     }
 
-    fn businesses(answer: &Value) -> Result<usize, String> {
+    fn accounts(answer: &Value) -> Result<Vec<Value>, String> {
+        let accounts = page(answer, |business: BusinessAccounts| business.accounts)?;
+        every(accounts.read(|account| Ok(account.into_record())))
+    }
+
+    fn vendors(answer: &Value) -> Result<Vec<Value>, String> {
+        let vendors = page(answer, |business: BusinessVendors| business.vendors)?;
+        every(vendors.read(|vendor| Ok(vendor.into_supplier())))
+    }
+
+    fn products(answer: &Value) -> Result<Vec<Value>, String> {
+        let products = page(answer, |business: BusinessProducts| business.products)?;
+        every(products.read(|product| Ok(product.into_record())))
+    }
+
+    fn sales_taxes(answer: &Value) -> Result<Vec<Value>, String> {
+        let taxes = page(answer, |business: BusinessSalesTaxes| business.sales_taxes)?;
+        every(taxes.read(|tax| Ok(tax.into_record())))
+    }
+
+    fn company(answer: &Value) -> Result<Vec<Value>, String> {
+        let business = data::<BusinessData<WaveBusiness>>(answer)?
+            .business
+            .ok_or_else(|| unreachable_business(BUSINESS_ID).to_string())?;
+        Ok(vec![serde_json::to_value(business.into_record()).expect("a record serializes")])
+    }
+
+    fn businesses(answer: &Value) -> Result<Vec<Value>, String> {
         let businesses = data::<BusinessesData>(answer)?
             .businesses
             .ok_or_else(|| without("the businesses", "businesses").to_string())?;
-        Ok(businesses.nodes("the businesses").map_err(|error| error.to_string())?.len())
+        let found = businesses.nodes("the businesses").map_err(|error| error.to_string())?;
+        Ok(found.into_iter().map(|business| json!(business.id)).collect())
     }
 
-    fn business(answer: &Value) -> Result<usize, String> {
+    fn business(answer: &Value) -> Result<Vec<Value>, String> {
         let business = data::<BusinessData<Business>>(answer)?.business;
         business
-            .map(|_| 1)
+            .map(|business| vec![json!(business.id)])
             .ok_or_else(|| unreachable_business(BUSINESS_ID).to_string())
     }
+
+    /// How the connector reads an answer: the records, as the API writes them.
+    type Reader = fn(&Value) -> Result<Vec<Value>, String>;
 
     /// Each query, the variables the connector sends it, how the connector
     /// reads its answer, and the places whose `null` fails the page (or the
     /// verification), or costs the record (a null node), in the connector's
     /// own words.
-    type Reader = fn(&Value) -> Result<usize, String>;
     fn queries() -> Vec<(&'static str, &'static str, Value, Reader, &'static [&'static str])> {
-        let page = |page| {
+        let page = |page, filters: Value| {
             let mut variables = page_variables(PageNumber(page), PAGE_SIZE);
             variables["businessId"] = json!(BUSINESS_ID);
+            if let Value::Object(filters) = filters {
+                for (name, value) in filters {
+                    variables[name] = value;
+                }
+            }
             variables
         };
+        let since = json!({"modifiedAtAfter": "2026-11-27T08:55:00Z"});
+        let archived_since = json!({"isArchived": true, "modifiedAtAfter": "2026-11-27T08:55:00Z"});
         vec![
             (
                 "BUSINESS_QUERY",
@@ -439,16 +581,51 @@ mod tests {
             (
                 "INVOICES_QUERY",
                 INVOICES_QUERY,
-                page(2),
-                (|answer| invoices(answer).map(|records| records.len())) as Reader,
+                page(2, since.clone()),
+                invoices as Reader,
                 &["business", "business.invoices"],
             ),
             (
                 "CUSTOMERS_QUERY",
                 CUSTOMERS_QUERY,
-                page(1),
-                (|answer| customers(answer).map(|records| records.len())) as Reader,
+                page(1, since.clone()),
+                customers as Reader,
                 &["business", "business.customers", "business.customers.edges.0.node"],
+            ),
+            (
+                "ACCOUNTS_QUERY",
+                ACCOUNTS_QUERY,
+                page(1, json!({"isArchived": false})),
+                accounts as Reader,
+                &["business", "business.accounts", "business.accounts.edges.0.node"],
+            ),
+            (
+                "VENDORS_QUERY",
+                VENDORS_QUERY,
+                page(1, since),
+                vendors as Reader,
+                &["business", "business.vendors"],
+            ),
+            (
+                "PRODUCTS_QUERY",
+                PRODUCTS_QUERY,
+                page(1, archived_since.clone()),
+                products as Reader,
+                &["business", "business.products"],
+            ),
+            (
+                "SALES_TAXES_QUERY",
+                SALES_TAXES_QUERY,
+                page(2, archived_since),
+                sales_taxes as Reader,
+                &["business", "business.salesTaxes", "business.salesTaxes.edges.0.node"],
+            ),
+            (
+                "COMPANY_QUERY",
+                COMPANY_QUERY,
+                json!({"businessId": BUSINESS_ID}),
+                company as Reader,
+                &["business"],
             ),
         ]
     }
@@ -460,6 +637,13 @@ mod tests {
             let document = valid(&schema, name, query);
             contract::coerce_variables(&schema, &document, &variables)
                 .unwrap_or_else(|error| panic!("{name} with {variables}: {error}"));
+            // A whole list is asked for without `modifiedAtAfter`.
+            if let Some(whole) = variables.as_object().filter(|all| all.contains_key("modifiedAtAfter")) {
+                let mut whole = whole.clone();
+                whole.remove("modifiedAtAfter");
+                contract::coerce_variables(&schema, &document, &Value::Object(whole))
+                    .unwrap_or_else(|error| panic!("{name}, a whole list: {error}"));
+            }
         }
     }
 
@@ -473,9 +657,22 @@ mod tests {
         let unsorted = CUSTOMERS_QUERY.replace(", sort: [CREATED_AT_ASC]", "");
         let errors = contract::validate(&schema, &unsorted, "unsorted").expect_err("refused");
         assert!(errors.contains("sort"), "{errors}");
+        let unsorted = PRODUCTS_QUERY.replace(", sort: [CREATED_AT_ASC]", "");
+        let errors = contract::validate(&schema, &unsorted, "unsorted").expect_err("refused");
+        assert!(errors.contains("sort"), "{errors}");
+        // Accounts have no `modifiedAt` to ask by.
+        let filtered = ACCOUNTS_QUERY.replace(
+            "isArchived: $isArchived)",
+            "isArchived: $isArchived, modifiedAtAfter: \"2026-01-01T00:00:00Z\")",
+        );
+        let errors = contract::validate(&schema, &filtered, "filtered").expect_err("refused");
+        assert!(errors.contains("modifiedAtAfter"), "{errors}");
         let document = valid(&schema, "BUSINESSES_QUERY", BUSINESSES_QUERY);
         let sent = json!({"page": "1", "pageSize": 50});
         assert!(contract::coerce_variables(&schema, &document, &sent).is_err());
+        let document = valid(&schema, "ACCOUNTS_QUERY", ACCOUNTS_QUERY);
+        let unhalved = json!({"businessId": BUSINESS_ID, "page": 1, "pageSize": 50});
+        assert!(contract::coerce_variables(&schema, &document, &unhalved).is_err());
     }
 
     #[test]
@@ -506,37 +703,56 @@ mod tests {
         }
     }
 
+    /// The one record `read` gives for `answer`.
+    fn one(read: Reader, answer: &Value) -> Value {
+        read(answer).expect("reads").remove(0)
+    }
+
     #[test]
-    fn every_invoice_status_of_waves_schema_maps_and_a_new_word_is_unknown() {
+    fn every_enum_value_of_waves_schema_the_connector_reads_maps_and_a_new_word_does_not_fail() {
         let schema = schema();
-        for (name, query) in [("INVOICES_QUERY", INVOICES_QUERY), ("CUSTOMERS_QUERY", CUSTOMERS_QUERY)] {
+        for (name, query, _, read, _) in queries() {
             let sample = sample(&schema, name, query);
             for (at, values) in &sample.enums {
                 let field = dotted(at);
                 let new_word = with(&sample.data, at, json!("A_WORD_WAVE_ADDS_LATER"));
+                let each = |value: &str| one(read, &with(&sample.data, at, json!(value)));
                 match field.as_str() {
                     "business.invoices.edges.0.node.status" => {
                         for value in values {
-                            let answer = with(&sample.data, at, json!(value));
-                            let invoice = invoices(&answer).expect("reads").remove(0);
-                            assert_ne!(invoice.status, InvoiceStatus::Unknown, "{value}");
+                            let status: InvoiceStatus =
+                                serde_json::from_value(each(value)["status"].clone()).expect("a status");
+                            assert_ne!(status, InvoiceStatus::Unknown, "{value}");
                         }
-                        let invoice = invoices(&new_word).expect("reads").remove(0);
-                        assert_eq!(invoice.status, InvoiceStatus::Unknown);
+                        assert_eq!(one(read, &new_word)["status"], "Unknown");
+                    }
+                    // Every account type is a classification.
+                    "business.accounts.edges.0.node.type.value" => {
+                        for value in values {
+                            let classification: AccountClassification =
+                                serde_json::from_value(each(value)["classification"].clone())
+                                    .expect("a classification");
+                            assert_ne!(classification, AccountClassification::Unknown, "{value}");
+                        }
+                        assert_eq!(one(read, &new_word)["classification"], "Unknown");
+                    }
+                    // A subtype is the account's type as Wave writes it;
+                    // bank and card subtypes are bank accounts.
+                    "business.accounts.edges.0.node.subtype.value" => {
+                        for value in values.iter().map(String::as_str).chain(["A_WORD_WAVE_ADDS_LATER"]) {
+                            let account = each(value);
+                            assert_eq!(account["accountType"], value);
+                            assert_eq!(account["isBankAccount"], BANK_SUBTYPES.contains(&value), "{value}");
+                        }
                     }
                     // Currency codes are words passed on as they are.
                     _ if field.ends_with("currency.code") => {
                         for value in values.iter().map(String::as_str).chain(["XYZ"]) {
-                            let answer = with(&sample.data, at, json!(value));
-                            let currency = if name == "INVOICES_QUERY" {
-                                invoices(&answer).expect("reads").remove(0).currency
-                            } else {
-                                customers(&answer).expect("reads").remove(0).default_currency.unwrap_or_default()
-                            };
-                            assert_eq!(currency, value);
+                            let record = each(value).to_string();
+                            assert!(record.contains(&format!("\"{value}\"")), "{name} {value}: {record}");
                         }
                     }
-                    _ => panic!("{field} is an enum the connector reads: map each of its values"),
+                    _ => panic!("{name}: {field} is an enum the connector reads: map each of its values"),
                 }
             }
         }

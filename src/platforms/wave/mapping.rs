@@ -1,12 +1,16 @@
 //! Wave's GraphQL answers and how they become our records: the `data` and
 //! `errors` envelope (an auth error in `errors` counts as a 401), Wave's
 //! `Money { value }` amounts, its invoice statuses (with the amounts that
-//! tell a part payment apart) and line items with their taxes.
+//! tell a part payment apart), line items with their taxes and accounts,
+//! and customers and vendors (one shape, [`WaveContact`]). The chart and
+//! settings: [`super::chart`].
 
 use serde::Deserialize;
 
 use crate::platforms::kit::records::{Each, Keyed, Read, Unreadable};
+use crate::data::accounts::AccountRef;
 use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
 use crate::platforms::connector::ConnectorError;
@@ -144,7 +148,13 @@ pub(super) struct BusinessInvoices {
 /// The business with a page of its customers.
 #[derive(Deserialize)]
 pub(super) struct BusinessCustomers {
-    pub(super) customers: Option<Connection<Each<Edge<WaveCustomer>>>>,
+    pub(super) customers: Option<Connection<Each<Edge<WaveContact>>>>,
+}
+
+/// The business with a page of its vendors.
+#[derive(Deserialize)]
+pub(super) struct BusinessVendors {
+    pub(super) vendors: Option<Connection<Each<Edge<WaveContact>>>>,
 }
 
 /// A page of a list: where it stands, and its edges (`L`: records read one
@@ -171,7 +181,7 @@ impl Keyed for Edge<WaveInvoice> {
     const ID: &'static str = "/node/id";
 }
 
-impl Keyed for Edge<WaveCustomer> {
+impl Keyed for Edge<WaveContact> {
     const ID: &'static str = "/node/id";
 }
 
@@ -218,7 +228,7 @@ pub(super) struct PageInfo {
 
 /// Wave's `Money`: its `value` is a decimal string ("100.00").
 #[derive(Deserialize)]
-struct WaveMoney {
+pub(super) struct WaveMoney {
     value: Option<Amount>,
 }
 
@@ -226,30 +236,57 @@ fn money(value: Option<WaveMoney>) -> Money {
     json::money(value.and_then(|money| money.value))
 }
 
+/// A `Currency`, as its `code`.
 #[derive(Deserialize)]
-struct Currency {
-    code: Option<String>,
+pub(super) struct Currency {
+    pub(super) code: Option<String>,
 }
 
+impl Currency {
+    /// The code of `currency`, when Wave gives one.
+    pub(super) fn code_of(currency: Option<Self>) -> Option<String> {
+        currency.and_then(|currency| json::non_empty(currency.code))
+    }
+}
+
+/// A link to an `Account` of the chart: its `id` and `name`.
+#[derive(Deserialize)]
+pub(super) struct AccountLink {
+    id: Option<String>,
+    name: Option<String>,
+}
+
+impl AccountLink {
+    /// Our reference to the account, when Wave names one.
+    pub(super) fn to_ref(link: Option<Self>) -> Option<AccountRef> {
+        link.and_then(|link| AccountRef::to(json::non_empty(link.id), json::non_empty(link.name)))
+    }
+}
+
+/// The customer an invoice is addressed to.
 #[derive(Deserialize)]
 struct CustomerLink {
     id: Option<String>,
     name: Option<String>,
 }
 
+/// The product a line sells, as its `name`.
 #[derive(Deserialize)]
 struct Product {
     name: Option<String>,
 }
 
+/// A tax on a line, as its amount.
 #[derive(Deserialize)]
 struct ItemTax {
     amount: Option<WaveMoney>,
 }
 
+/// An invoice's line (`InvoiceItem`).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct Item {
+    account: Option<AccountLink>,
     product: Option<Product>,
     description: Option<String>,
     quantity: Option<Amount>,
@@ -315,7 +352,7 @@ impl WaveInvoice {
                     sub_total,
                     tax_amount,
                     total_amount: sub_total + tax_amount,
-                    account_ref: None,
+                    account_ref: AccountLink::to_ref(item.account),
                 }
             })
             .collect();
@@ -329,10 +366,7 @@ impl WaveInvoice {
             due_date: self.due_date.as_deref().and_then(json::date),
             // Wave's invoice gives no payment date.
             paid_on_date: None,
-            currency: self
-                .currency
-                .and_then(|currency| currency.code)
-                .unwrap_or_default(),
+            currency: Currency::code_of(self.currency).unwrap_or_default(),
             sub_total: match self.subtotal {
                 Some(subtotal) => money(Some(subtotal)),
                 None => total - tax,
@@ -349,28 +383,30 @@ impl WaveInvoice {
     }
 }
 
-/// A customer as Wave's `customers` query gives it.
+/// A customer or a vendor: Wave's `Customer` and `Vendor` have the same
+/// fields (`Vendor` without the outstanding amounts, not asked for).
 #[derive(Deserialize)]
 #[serde(rename_all = "camelCase")]
-pub(super) struct WaveCustomer {
+pub(super) struct WaveContact {
     id: String,
     name: Option<String>,
     email: Option<String>,
     phone: Option<String>,
     mobile: Option<String>,
     currency: Option<Currency>,
+    /// Nullable in Wave's schema: null reads as not archived.
     is_archived: Option<bool>,
     modified_at: Option<String>,
 }
 
-impl WaveCustomer {
+impl WaveContact {
     /// Our customer.
     pub(super) fn into_record(self) -> Customer {
         Customer {
             customer_name: json::non_empty(self.name).unwrap_or_else(|| self.id.clone()),
             email_address: json::non_empty(self.email),
             phone: json::non_empty(self.phone).or_else(|| json::non_empty(self.mobile)),
-            default_currency: self.currency.and_then(|currency| json::non_empty(currency.code)),
+            default_currency: Currency::code_of(self.currency),
             status: if self.is_archived == Some(true) {
                 CustomerStatus::Archived
             } else {
@@ -378,6 +414,23 @@ impl WaveCustomer {
             },
             source_modified_date: json::timestamp(self.modified_at.as_deref()),
             customer_id: self.id,
+        }
+    }
+
+    /// Our supplier: a vendor read as a customer is.
+    pub(super) fn into_supplier(self) -> Supplier {
+        let customer = self.into_record();
+        Supplier {
+            supplier_id: customer.customer_id,
+            supplier_name: customer.customer_name,
+            email_address: customer.email_address,
+            phone: customer.phone,
+            default_currency: customer.default_currency,
+            status: match customer.status {
+                CustomerStatus::Archived => SupplierStatus::Archived,
+                CustomerStatus::Active => SupplierStatus::Active,
+            },
+            source_modified_date: customer.source_modified_date,
         }
     }
 }

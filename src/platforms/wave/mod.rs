@@ -1,9 +1,12 @@
 //! Wave: its catalogue entry and authorization body; its connector
-//! ([`connector`]: GraphQL queries on one business, page-numbered) and the
-//! mapping of its records and statuses ([`mapping`]). What these rely on,
-//! with sources: `NOTES.md`.
+//! ([`connector`]: GraphQL queries on one business, page-numbered;
+//! [`ledger`]: the chart and settings beyond sales) and the mapping of its
+//! records and statuses ([`mapping`] for sales and contacts, [`chart`]).
+//! What these rely on, with sources: `NOTES.md`.
 
+pub mod chart;
 pub mod connector;
+pub mod ledger;
 pub mod mapping;
 
 use schemars::JsonSchema;
@@ -13,14 +16,28 @@ use crate::platforms::authorization::BodyKind;
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SALES, SourceType};
+use crate::data::DataType;
+use crate::platforms::{Platform, SourceType};
+
+/// What Wave's connector syncs: its public API has no bills, payments,
+/// bill payments, credit notes or journals (`NOTES.md`, "Accounting
+/// model"); those answer `NotSupported`.
+const DATA_TYPES: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::ACCOUNTS,
+    DataType::SUPPLIERS,
+    DataType::TAX_RATES,
+    DataType::ITEMS,
+    DataType::COMPANY_INFO,
+];
 
 /// Wave in the catalogue.
 pub static PLATFORM: Platform = Platform {
     platform_key: "wave",
     name: "Wave",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<WaveAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::WaveConnector>()),
 };

@@ -3,19 +3,28 @@
 //! strings and line items; refresh on a 401 and on an `UNAUTHENTICATED`
 //! error in a 200 answer, with the rotated refresh token stored before use;
 //! `invalid_grant`, 429, 5xx, garbage, an unknown business, and verification
-//! at migration. Fixtures follow the documented query shapes (NOTES.md §6, §8).
+//! at migration. Fixtures follow the documented query shapes (NOTES.md §6, §8);
+//! the fake refuses a query Wave's schema does not validate, as Wave does.
+//! The chart, vendors, products, sales taxes and the business: [`ledger`].
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
 //! `CASE`; the tests here are its own.
 
-use std::sync::Arc;
+mod ledger;
 
+use std::sync::{Arc, OnceLock};
+
+use apollo_compiler::request::coerce_variable_values;
+use apollo_compiler::response::JsonValue;
+use apollo_compiler::validation::Valid;
+use apollo_compiler::{ExecutableDocument, Schema};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{ConnectionStatus, FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -38,35 +47,109 @@ fn graphql(call: &Call) -> (String, Value) {
     )
 }
 
-/// Serves the Wave fixtures: two pages each of invoices and customers, and
-/// the business; another business is not found.
+/// Wave's public schema as the contract file prints it
+/// (`tests/contracts/graphql/wave-public.graphql`), read once.
+fn schema() -> &'static Valid<Schema> {
+    static SCHEMA: OnceLock<Valid<Schema>> = OnceLock::new();
+    SCHEMA.get_or_init(|| {
+        let path = format!(
+            "{}/tests/contracts/graphql/wave-public.graphql",
+            env!("CARGO_MANIFEST_DIR")
+        );
+        let text = std::fs::read_to_string(&path).unwrap_or_else(|error| panic!("{path}: {error}"));
+        Schema::parse_and_validate(text, &path)
+            .unwrap_or_else(|invalid| panic!("{path}: {}", invalid.errors))
+    })
+}
+
+/// Why Wave refuses `query` with `variables`, as it validates a request
+/// against its schema before running it: a field or argument it lacks, or
+/// a variable of the wrong type.
+fn refusal(query: &str, variables: &Value) -> Option<String> {
+    let schema = schema();
+    let document = match ExecutableDocument::parse_and_validate(schema, query, "query.graphql") {
+        Ok(document) => document,
+        Err(invalid) => return Some(invalid.errors.to_string()),
+    };
+    let operation = match document.operations.get(None) {
+        Ok(operation) => operation,
+        Err(error) => return Some(error.message().to_string()),
+    };
+    let JsonValue::Object(values) = JsonValue::from(variables.clone()) else {
+        return Some("variables must be an object".to_owned());
+    };
+    coerce_variable_values(schema, operation, &values)
+        .err()
+        .map(|error| error.message().to_string())
+}
+
+/// The name of a query's operation (`WaveInvoices` of `query WaveInvoices(…)`).
+fn operation(query: &str) -> &str {
+    query
+        .trim_start()
+        .strip_prefix("query ")
+        .and_then(|rest| rest.split(|c: char| c == '(' || c.is_whitespace()).next())
+        .unwrap_or_default()
+}
+
+/// An empty page of the business's list `list`.
+fn empty(list: &str) -> String {
+    json!({"data": {"business": {"id": BUSINESS, list: {
+        "pageInfo": {"currentPage": 1, "totalPages": 1, "totalCount": 0},
+        "edges": []
+    }}}})
+    .to_string()
+}
+
+/// Serves the Wave fixtures, each query checked against Wave's schema
+/// first: two pages each of invoices, customers and vendors; accounts over
+/// two pages and an archived one; products and sales taxes, each with an
+/// archived one; the business. Invoices, customers, vendors and products
+/// modified after `modifiedAtAfter` are a changed one and, but for
+/// products, a new one; no sales tax changed. Another business is not found.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.method != "POST" || call.path != "/graphql/public" {
             return Answer::json(404, "{\"errors\":[{\"message\":\"Not found\"}]}");
         }
         let (query, variables) = graphql(call);
-        if query.contains("query WaveBusinesses") {
+        if let Some(refusal) = refusal(&query, &variables) {
+            let body = json!({"errors": [{"message": refusal, "extensions": {"code": "GRAPHQL_VALIDATION_FAILED"}}]});
+            return Answer::json(400, body.to_string());
+        }
+        let name = operation(&query);
+        if name == "WaveBusinesses" {
             return Answer::json(200, fixture("wave/fixtures/businesses.json"));
         }
         if variables["businessId"] != BUSINESS {
             return Answer::json(200, fixture("wave/fixtures/business-not-found.json"));
         }
         let page = variables["page"].as_u64().unwrap_or(1);
-        if query.contains("query WaveInvoices") {
-            Answer::json(200, fixture(&format!("wave/fixtures/invoices-{page}.json")))
-        } else if query.contains("query WaveCustomers") {
-            Answer::json(
-                200,
-                fixture(&format!("wave/fixtures/customers-{page}.json")),
-            )
-        } else if query.contains("query WaveBusiness") {
-            Answer::json(200, fixture("wave/fixtures/business.json"))
-        } else {
-            Answer::json(
+        let archived = variables["isArchived"] == true;
+        let changed = variables["modifiedAtAfter"].is_string();
+        let file = |name: String| Answer::json(200, fixture(&format!("wave/fixtures/{name}.json")));
+        match (name, changed, archived) {
+            ("WaveBusiness", _, _) => file("business".to_owned()),
+            ("WaveCompanyInfo", _, _) => file("company".to_owned()),
+            ("WaveInvoices", true, _) => file("invoices-changed".to_owned()),
+            ("WaveInvoices", false, _) => file(format!("invoices-{page}")),
+            ("WaveCustomers", true, _) => file("customers-changed".to_owned()),
+            ("WaveCustomers", false, _) => file(format!("customers-{page}")),
+            ("WaveAccounts", _, true) => file("accounts-archived".to_owned()),
+            ("WaveAccounts", _, false) => file(format!("accounts-{page}")),
+            ("WaveVendors", true, _) => file("vendors-changed".to_owned()),
+            ("WaveVendors", false, _) => file(format!("vendors-{page}")),
+            ("WaveProducts", true, false) => file("products-changed".to_owned()),
+            ("WaveProducts", true, true) => Answer::json(200, empty("products")),
+            ("WaveProducts", false, true) => file("products-archived".to_owned()),
+            ("WaveProducts", false, false) => file(format!("products-{page}")),
+            ("WaveSalesTaxes", true, _) => Answer::json(200, empty("salesTaxes")),
+            ("WaveSalesTaxes", false, true) => file("sales-taxes-archived".to_owned()),
+            ("WaveSalesTaxes", false, false) => file("sales-taxes".to_owned()),
+            _ => Answer::json(
                 200,
                 "{\"errors\":[{\"message\":\"Cannot query field\",\"extensions\":{\"code\":\"GRAPHQL_VALIDATION_FAILED\"}}]}",
-            )
+            ),
         }
     })
 }
@@ -131,7 +214,15 @@ static CASE: Case = Case {
         records: 10,
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "items",
+        "companyInfo",
+    ],
     errors: Errors {
         rate_limited: r#"{"errors":[{"message":"Too many requests"}]}"#,
         rate_limit_headers: &[],
@@ -401,5 +492,107 @@ async fn a_wave_body_with_unknown_fields_or_a_malformed_business_id_is_refused()
         );
         assert_eq!(count_rows(&app, "connection_credential").await, 0);
         assert!(fake.calls().is_empty());
+    }
+}
+
+/// The fake holds every query to Wave's schema, as Wave does: a field Wave
+/// lacks, or a variable of the wrong type, is refused with Wave's code.
+#[tokio::test]
+async fn the_fake_refuses_a_query_waves_schema_does_not_validate() {
+    let fake = fake().await;
+    let client = reqwest::Client::new();
+    let misspelt = "query WaveVendors($businessId: ID!) { business(id: $businessId) { vendors(sort: [NAME_ASC]) { edges { node { id } } } } }";
+    let mistyped = "query WaveBusinesses($page: Int!, $pageSize: Int!) { businesses(page: $page, pageSize: $pageSize) { edges { node { id } } } }";
+    for (query, variables, says) in [
+        (misspelt, json!({"businessId": BUSINESS}), "sort"),
+        (mistyped, json!({"page": "1", "pageSize": 50}), "page"),
+    ] {
+        let answer = client
+            .post(format!("{}/graphql/public", fake.url()))
+            .bearer_auth(ACCESS)
+            .json(&json!({"query": query, "variables": variables}))
+            .send()
+            .await
+            .expect("the fake answers");
+        assert_eq!(answer.status(), 400, "{query}");
+        let body: Value = answer.json().await.expect("JSON");
+        assert_eq!(
+            body["errors"][0]["extensions"]["code"],
+            "GRAPHQL_VALIDATION_FAILED"
+        );
+        let message = body["errors"][0]["message"].as_str().unwrap_or_default();
+        assert!(message.contains(says), "{message}");
+    }
+}
+
+/// Wave asked for the invoices modified after the first sync began, in the
+/// shared scenario (`scenarios::changes`): one paid since, one new.
+static CHANGES: Changed = Changed {
+    data_type: "invoices",
+    fake: || Box::pin(fake()),
+    filter: |call| {
+        graphql(call).1["modifiedAtAfter"]
+            .as_str()
+            .map(str::to_owned)
+    },
+    since: "2026-11-27T08:55:00Z",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
+
+changes_scenario!(CASE, CHANGES);
+
+/// A resync of customers asks Wave for those modified after Wave's own time
+/// when the first began, less five minutes: the changed customer's new
+/// e-mail and the new customer are stored, the others kept as they were.
+#[tokio::test]
+async fn a_resync_asks_for_the_customers_modified_after_the_first() {
+    for backend in backends() {
+        let fake = fake().await;
+        fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 1800).await;
+        let first = latest(
+            &sync(&app, company_id, QueueDataTypeDataType::Customers).await,
+            "customers",
+        );
+        assert_eq!(first.fetch_mode, Some(FetchMode::Full));
+        let before = list(&app, company_id, "customers").await;
+        let from = fake.calls().len();
+        let second = latest(
+            &sync(&app, company_id, QueueDataTypeDataType::Customers).await,
+            "customers",
+        );
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(second.fetch_mode, Some(FetchMode::Incremental));
+        let asked: Vec<Value> = fake.calls()[from..]
+            .iter()
+            .map(|call| graphql(call).1["modifiedAtAfter"].clone())
+            .collect();
+        assert_eq!(asked, [json!("2026-11-27T08:55:00Z")]);
+        let after = list(&app, company_id, "customers").await;
+        let names: Vec<&str> = after
+            .iter()
+            .filter_map(|customer| customer["customerName"].as_str())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "Bedford Books",
+                "Harbour Bakery",
+                "Lakeside Dental",
+                "Northwind Outfitters"
+            ]
+        );
+        assert_eq!(after[1]["emailAddress"], "ap@harbourbakery.example");
+        let kept = after
+            .iter()
+            .filter(|customer| before.contains(customer))
+            .count();
+        assert_eq!(
+            kept, 2,
+            "the customers Wave did not change are kept as they were"
+        );
     }
 }
