@@ -1,7 +1,8 @@
 //! FreshBooks' connector: the accounting API's invoices with their lines
 //! (`GET /accounting/account/{accountId}/invoices/invoices?include[]=lines`)
 //! and clients (`…/users/clients`), `page`/`per_page` paged until the
-//! answer's `pages`; tokens refresh at `/auth/oauth/token` with the client
+//! answer's `pages` (the ledger's lists, read the same way: [`super::ledger`]);
+//! tokens refresh at `/auth/oauth/token` with the client
 //! credentials in the form body, and every refresh rotates the refresh token
 //! (single use). Sources: `NOTES.md`.
 
@@ -10,7 +11,13 @@ use serde::de::DeserializeOwned;
 
 use super::FreshBooksAuthorization;
 use super::mapping::{ClientsPage, IdentityAnswer, InvoicesPage, ListAnswer, check_errors};
+use crate::data::bill_payments::BillPayments;
+use crate::data::bills::Bills;
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
+use crate::data::payments::Payments;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -57,15 +64,15 @@ impl Configured for FreshBooksConnector {
 }
 
 impl FreshBooksConnector {
-    /// One page of an accounting list of the connection's account, its
-    /// `result` (FreshBooks' errors fail it).
-    async fn list<T: DeserializeOwned>(
+    /// One page of an accounting list of the connection's account with
+    /// what it `includes` (`include[]=…`), its `result` (FreshBooks' errors
+    /// fail it).
+    pub(super) async fn list<T: DeserializeOwned>(
         &self,
         credentials: &FreshBooksAuthorization,
-        path: &str,
-        what: &'static str,
+        (path, what): (&str, &'static str),
         page: PageNumber,
-        include_lines: bool,
+        includes: &[&str],
     ) -> Result<T, ConnectorError> {
         let url = format!(
             "{}/accounting/account/{}/{path}",
@@ -74,8 +81,8 @@ impl FreshBooksConnector {
         let mut call = Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
             .query("page", page.0)
             .query("per_page", self.page_size);
-        if include_lines {
-            call = call.query("include[]", "lines");
+        for include in includes {
+            call = call.query("include[]", include);
         }
         let answer: ListAnswer<T> = self.http.json(&call).await?;
         check_errors(&answer.response.errors)?;
@@ -88,7 +95,7 @@ impl FreshBooksConnector {
 }
 
 /// Whether pages follow `page`: FreshBooks says how many there are.
-fn more(page: PageNumber, pages: Option<u64>) -> bool {
+pub(super) fn more(page: PageNumber, pages: Option<u64>) -> bool {
     pages.is_some_and(|pages| page.0 < pages)
 }
 
@@ -99,7 +106,7 @@ impl Connector for FreshBooksConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, TaxRates, Items]
     }
 
     fn token_endpoint(&self, _credentials: &FreshBooksAuthorization) -> Option<TokenEndpoint> {
@@ -112,8 +119,8 @@ impl Connector for FreshBooksConnector {
         Some(endpoint)
     }
 
-    /// FreshBooks' code flow (read scopes of the profile, invoices and
-    /// clients); the user's businesses are `GET /auth/api/v1/users/me`'s
+    /// FreshBooks' code flow (read scopes of the profile, invoices,
+    /// clients and the lists of the ledger it syncs); the user's businesses are `GET /auth/api/v1/users/me`'s
     /// memberships (not those where the user is only a client): several,
     /// and the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
@@ -122,7 +129,17 @@ impl Connector for FreshBooksConnector {
                 self.authorize_url.clone(),
                 self.token_url.clone(),
                 ClientAuth::RequestBody,
-                &["user:profile:read", "user:invoices:read", "user:clients:read"],
+                &[
+                    "user:profile:read",
+                    "user:invoices:read",
+                    "user:clients:read",
+                    "user:bill_vendors:read",
+                    "user:bills:read",
+                    "user:bill_payments:read",
+                    "user:payments:read",
+                    "user:taxes:read",
+                    "user:billable_items:read",
+                ],
             ),
         )
     }
@@ -192,7 +209,7 @@ impl Syncs<Invoices> for FreshBooksConnector {
     ) -> Result<Fetched<Invoice>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: InvoicesPage = self
-            .list(credentials, "invoices/invoices", "a page of invoices", page, true)
+            .list(credentials, ("invoices/invoices", "a page of invoices"), page, &["lines"])
             .await?;
         let read = result
             .invoices
@@ -209,7 +226,7 @@ impl Syncs<Customers> for FreshBooksConnector {
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: ClientsPage = self
-            .list(credentials, "users/clients", "a page of clients", page, false)
+            .list(credentials, ("users/clients", "a page of clients"), page, &[])
             .await?;
         let read = result.clients.read(|client| Ok(Some(client.into_record())));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))

@@ -31,8 +31,11 @@ const ACCOUNT: &str = "zDmNq";
 const ACCESS: &str = "freshbooks-access-token-0001";
 const REFRESH: &str = "freshbooks-refresh-token-0001";
 
+mod ledger;
+
 /// Serves the FreshBooks fixtures: three pages of invoices, two of
-/// clients, the identity; another account's lists are a 404.
+/// clients, the identity, the ledger's lists ([`ledger_list`]); another
+/// account's lists are a 404.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/auth/api/v1/users/me" {
@@ -56,9 +59,25 @@ fn router() -> super::fake::Router {
                 fixture(&format!("freshbooks/fixtures/clients-{page}.json")),
             )
         } else {
-            Answer::json(404, fixture("freshbooks/fixtures/not-found.json"))
+            ledger_list(&call.path, &page)
+                .unwrap_or_else(|| Answer::json(404, fixture("freshbooks/fixtures/not-found.json")))
         }
     })
+}
+
+/// A page of one of the account's ledger lists (`…/bills/bills` serves
+/// `fixtures/ledger/bills-{page}.json`), when there is such a fixture.
+fn ledger_list(path: &str, page: &str) -> Option<Answer> {
+    let list = path
+        .strip_prefix(&format!("/accounting/account/{ACCOUNT}/"))?
+        .split('/')
+        .nth(1)?;
+    let name = format!("freshbooks/fixtures/ledger/{list}-{page}.json");
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/api/platforms")
+        .join(&name)
+        .exists()
+        .then(|| Answer::json(200, fixture(&name)))
 }
 
 pub(crate) async fn fake() -> Fake {
@@ -113,7 +132,16 @@ static CASE: Case = Case {
         records: 18,
         calls: 3,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "suppliers",
+        "bills",
+        "billPayments",
+        "payments",
+        "taxRates",
+        "items",
+    ],
     errors: Errors {
         rate_limited: "{}",
         rate_limit_headers: &[],

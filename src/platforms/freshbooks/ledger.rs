@@ -1,0 +1,137 @@
+//! FreshBooks' ledger beyond sales: bill vendors, bills (with their lines
+//! and vendor), bill payments (with the supplier and currency of the bill
+//! each pays, read from the bill list for a page that has payments),
+//! payments, taxes and items. Every list pages by `page`/`per_page` until
+//! the answer's `pages`, and is fetched whole each sync (NOTES.md,
+//! "Accounting model"). Sources: `NOTES.md`.
+
+use super::FreshBooksAuthorization;
+use super::catalogue::{ItemsPage, TaxesPage};
+use super::connector::{FreshBooksConnector, more};
+use super::purchases::{BillPaymentsPage, BillsPage, FreshBooksBill, Payees, VendorsPage, payees};
+use super::receipts::PaymentsPage;
+use crate::data::bill_payments::{BillPayment, BillPayments};
+use crate::data::bills::{Bill, Bills};
+use crate::data::items::{Item, Items};
+use crate::data::payments::{Payment, Payments};
+use crate::data::suppliers::{Supplier, Suppliers};
+use crate::data::tax_rates::{TaxRate, TaxRates};
+use crate::platforms::connector::{Connector, ConnectorError, Fetched, Syncs};
+use crate::platforms::kit::paging::PageNumber;
+
+/// The bill list and what a bill page includes: its lines (which the list
+/// example carries) and its vendor, for the supplier's name.
+const BILLS: (&str, &str) = ("bills/bills", "a page of bills");
+/// What a bill page asks to include.
+const BILL_INCLUDES: &[&str] = &["lines", "vendor"];
+
+impl FreshBooksConnector {
+    /// Every bill of the account, for the payees of a page of bill payments.
+    async fn all_bills(&self, credentials: &FreshBooksAuthorization) -> Result<Payees, ConnectorError> {
+        let mut bills: Vec<FreshBooksBill> = Vec::new();
+        let mut page = PageNumber(1);
+        loop {
+            let result: BillsPage = self.list(credentials, BILLS, page, BILL_INCLUDES).await?;
+            bills.extend(result.bills.read(|bill| Ok(Some(bill))).records);
+            if !more(page, result.pages) {
+                return Ok(payees(bills));
+            }
+            page = PageNumber(page.0 + 1);
+        }
+    }
+}
+
+impl Syncs<Suppliers> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Supplier>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: VendorsPage = self
+            .list(credentials, ("bill_vendors/bill_vendors", "a page of bill vendors"), page, &[])
+            .await?;
+        let read = result.bill_vendors.read(|vendor| Ok(Some(vendor.into_record())));
+        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
+    }
+}
+
+impl Syncs<Bills> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: BillsPage = self.list(credentials, BILLS, page, BILL_INCLUDES).await?;
+        let read = result.bills.read(|bill| bill.into_record().map(Some));
+        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
+    }
+}
+
+impl Syncs<BillPayments> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<BillPayment>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: BillPaymentsPage = self
+            .list(credentials, ("bill_payments/bill_payments", "a page of bill payments"), page, &[])
+            .await?;
+        let payees = if result.bill_payments.is_empty() {
+            Payees::new()
+        } else {
+            self.all_bills(credentials).await?
+        };
+        let read = result.bill_payments.read(|payment| payment.into_record(&payees));
+        // Deleted payments are left out, so the list's total is not ours.
+        Ok(Fetched::read(read, page.next(more(page, result.pages))))
+    }
+}
+
+impl Syncs<Payments> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: PaymentsPage = self
+            .list(credentials, ("payments/payments", "a page of payments"), page, &[])
+            .await?;
+        let read = result.payments.read(|payment| payment.into_record());
+        // Deleted payments and credits applied are left out: no total.
+        Ok(Fetched::read(read, page.next(more(page, result.pages))))
+    }
+}
+
+impl Syncs<TaxRates> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<TaxRate>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: TaxesPage = self
+            .list(credentials, ("taxes/taxes", "a page of taxes"), page, &[])
+            .await?;
+        let read = result.taxes.read(|tax| tax.into_record().map(Some));
+        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
+    }
+}
+
+impl Syncs<Items> for FreshBooksConnector {
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: ItemsPage = self
+            .list(credentials, ("items/items", "a page of items"), page, &[])
+            .await?;
+        let read = result.items.read(|item| item.into_record().map(Some));
+        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
+    }
+}
