@@ -7,6 +7,7 @@
 //! (single use). Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
+use chrono::NaiveDate;
 use serde::de::DeserializeOwned;
 
 use super::FreshBooksAuthorization;
@@ -65,13 +66,14 @@ impl Configured for FreshBooksConnector {
 
 impl FreshBooksConnector {
     /// One page of an accounting list of the connection's account with
-    /// what it `includes` (`include[]=…`), its `result` (FreshBooks' errors
-    /// fail it).
+    /// what it `includes` (`include[]=…`), only of what was updated from
+    /// `updated_min` on (`search[updated_min]`, a day) when given; its
+    /// `result` (FreshBooks' errors fail it).
     pub(super) async fn list<T: DeserializeOwned>(
         &self,
         credentials: &FreshBooksAuthorization,
         (path, what): (&str, &'static str),
-        page: PageNumber,
+        (page, updated_min): (PageNumber, Option<NaiveDate>),
         includes: &[&str],
     ) -> Result<T, ConnectorError> {
         let url = format!(
@@ -83,6 +85,9 @@ impl FreshBooksConnector {
             .query("per_page", self.page_size);
         for include in includes {
             call = call.query("include[]", include);
+        }
+        if let Some(day) = updated_min {
+            call = call.query("search[updated_min]", day.format("%Y-%m-%d"));
         }
         let answer: ListAnswer<T> = self.http.json(&call).await?;
         check_errors(&answer.response.errors)?;
@@ -209,7 +214,7 @@ impl Syncs<Invoices> for FreshBooksConnector {
     ) -> Result<Fetched<Invoice>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: InvoicesPage = self
-            .list(credentials, ("invoices/invoices", "a page of invoices"), page, &["lines"])
+            .list(credentials, ("invoices/invoices", "a page of invoices"), (page, None), &["lines"])
             .await?;
         let read = result
             .invoices
@@ -226,7 +231,7 @@ impl Syncs<Customers> for FreshBooksConnector {
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: ClientsPage = self
-            .list(credentials, ("users/clients", "a page of clients"), page, &[])
+            .list(credentials, ("users/clients", "a page of clients"), (page, None), &[])
             .await?;
         let read = result.clients.read(|client| Ok(Some(client.into_record())));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))

@@ -2,8 +2,14 @@
 //! and vendor), bill payments (with the supplier and currency of the bill
 //! each pays, read from the bill list for a page that has payments),
 //! payments, taxes and items. Every list pages by `page`/`per_page` until
-//! the answer's `pages`, and is fetched whole each sync (NOTES.md,
-//! "Accounting model"). Sources: `NOTES.md`.
+//! the answer's `pages`; payments and items, whose `search[updated_min]`
+//! FreshBooks documents, are asked only for what changed after a first
+//! whole fetch ([`CHANGES`]), the others are fetched whole each sync.
+//! Sources: `NOTES.md`, "Accounting model".
+
+use std::time::Duration;
+
+use chrono::{DateTime, NaiveDate, Utc};
 
 use super::FreshBooksAuthorization;
 use super::catalogue::{ItemsPage, TaxesPage};
@@ -16,7 +22,7 @@ use crate::data::items::{Item, Items};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::platforms::connector::{Connector, ConnectorError, Fetched, Syncs};
+use crate::platforms::connector::{Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs};
 use crate::platforms::kit::paging::PageNumber;
 
 /// The bill list and what a bill page includes: its lines (which the list
@@ -31,7 +37,7 @@ impl FreshBooksConnector {
         let mut bills: Vec<FreshBooksBill> = Vec::new();
         let mut page = PageNumber(1);
         loop {
-            let result: BillsPage = self.list(credentials, BILLS, page, BILL_INCLUDES).await?;
+            let result: BillsPage = self.list(credentials, BILLS, (page, None), BILL_INCLUDES).await?;
             bills.extend(result.bills.read(|bill| Ok(Some(bill))).records);
             if !more(page, result.pages) {
                 return Ok(payees(bills));
@@ -49,7 +55,7 @@ impl Syncs<Suppliers> for FreshBooksConnector {
     ) -> Result<Fetched<Supplier>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: VendorsPage = self
-            .list(credentials, ("bill_vendors/bill_vendors", "a page of bill vendors"), page, &[])
+            .list(credentials, ("bill_vendors/bill_vendors", "a page of bill vendors"), (page, None), &[])
             .await?;
         let read = result.bill_vendors.read(|vendor| Ok(Some(vendor.into_record())));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
@@ -63,7 +69,7 @@ impl Syncs<Bills> for FreshBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Bill>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let result: BillsPage = self.list(credentials, BILLS, page, BILL_INCLUDES).await?;
+        let result: BillsPage = self.list(credentials, BILLS, (page, None), BILL_INCLUDES).await?;
         let read = result.bills.read(|bill| bill.into_record().map(Some));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
     }
@@ -77,7 +83,7 @@ impl Syncs<BillPayments> for FreshBooksConnector {
     ) -> Result<Fetched<BillPayment>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: BillPaymentsPage = self
-            .list(credentials, ("bill_payments/bill_payments", "a page of bill payments"), page, &[])
+            .list(credentials, ("bill_payments/bill_payments", "a page of bill payments"), (page, None), &[])
             .await?;
         let payees = if result.bill_payments.is_empty() {
             Payees::new()
@@ -90,19 +96,85 @@ impl Syncs<BillPayments> for FreshBooksConnector {
     }
 }
 
+impl FreshBooksConnector {
+    /// A page of payments (only those updated since `since`, when given).
+    async fn payments(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: PaymentsPage = self
+            .list(
+                credentials,
+                ("payments/payments", "a page of payments"),
+                (page, since.map(updated_min)),
+                &[],
+            )
+            .await?;
+        let read = result.payments.read(|payment| payment.into_record());
+        // Deleted payments and credits applied are left out: no total.
+        Ok(Fetched::read(read, page.next(more(page, result.pages))))
+    }
+
+    /// A page of items (only those updated since `since`, when given).
+    async fn items(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
+        let result: ItemsPage = self
+            .list(
+                credentials,
+                ("items/items", "a page of items"),
+                (page, since.map(updated_min)),
+                &[],
+            )
+            .await?;
+        let read = result.items.read(|item| item.into_record().map(Some));
+        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
+    }
+}
+
+/// The day `search[updated_min]` names for `since`: FreshBooks compares
+/// `updated`, written in US/Eastern, by the day. Five hours behind UTC
+/// (EST) is never later than Eastern's own day, so no change is missed.
+pub(super) fn updated_min(since: DateTime<Utc>) -> NaiveDate {
+    (since - chrono::Duration::hours(5)).date_naive()
+}
+
+/// What FreshBooks' changes say: a day's overlap, since the filter keeps
+/// only the day (whether it takes the day itself is not documented, so the
+/// whole day before the last fetch began is asked for again). Deletions: a
+/// deleted payment is left out of ours, and whether the filter returns
+/// deleted rows is not confirmed, so the engine's daily full fetch finds
+/// them.
+pub(super) const CHANGES: Option<Changes> = Some(Changes {
+    overlap: Duration::from_secs(24 * 60 * 60),
+    deletions: Deletions::OnlyByFullFetch,
+});
+
 impl Syncs<Payments> for FreshBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &FreshBooksAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
-        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let result: PaymentsPage = self
-            .list(credentials, ("payments/payments", "a page of payments"), page, &[])
-            .await?;
-        let read = result.payments.read(|payment| payment.into_record());
-        // Deleted payments and credits applied are left out: no total.
-        Ok(Fetched::read(read, page.next(more(page, result.pages))))
+        self.payments(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        self.payments(credentials, Some(since.time), cursor).await
     }
 }
 
@@ -114,7 +186,7 @@ impl Syncs<TaxRates> for FreshBooksConnector {
     ) -> Result<Fetched<TaxRate>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: TaxesPage = self
-            .list(credentials, ("taxes/taxes", "a page of taxes"), page, &[])
+            .list(credentials, ("taxes/taxes", "a page of taxes"), (page, None), &[])
             .await?;
         let read = result.taxes.read(|tax| tax.into_record().map(Some));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
@@ -122,16 +194,40 @@ impl Syncs<TaxRates> for FreshBooksConnector {
 }
 
 impl Syncs<Items> for FreshBooksConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
     async fn page(
         &self,
         credentials: &FreshBooksAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Item>, ConnectorError> {
-        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let result: ItemsPage = self
-            .list(credentials, ("items/items", "a page of items"), page, &[])
-            .await?;
-        let read = result.items.read(|item| item.into_record().map(Some));
-        Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
+        self.items(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Item>, ConnectorError> {
+        self.items(credentials, Some(since.time), cursor).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn updated_min_is_a_day_no_later_than_the_eastern_one() {
+        let day = |text: &str| {
+            updated_min(text.parse::<DateTime<Utc>>().expect("a time"))
+                .format("%Y-%m-%d")
+                .to_string()
+        };
+        // 03:00 UTC is still the day before in Toronto, winter or summer.
+        assert_eq!(day("2026-11-27T03:00:00Z"), "2026-11-26");
+        assert_eq!(day("2026-07-02T03:30:00Z"), "2026-07-01");
+        assert_eq!(day("2026-11-27T09:00:00Z"), "2026-11-27");
     }
 }

@@ -19,6 +19,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records,
@@ -190,6 +191,49 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unknown_account);
+
+/// The FreshBooks fake, but a page of payments asked with
+/// `search[updated_min]` answers what changed since (one payment changed,
+/// one new), on one page.
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    let fake = Fake::start(
+        "freshbooks",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("freshbooks/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let changes = call.query.contains_key("search[updated_min]");
+            if changes && call.path == format!("/accounting/account/{ACCOUNT}/payments/payments") {
+                Answer::json(
+                    200,
+                    fixture("freshbooks/fixtures/ledger/payments-changed.json"),
+                )
+            } else {
+                whole(call)
+            }
+        }),
+    )
+    .await;
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+/// FreshBooks asked for the payments that changed, in the shared scenario
+/// (`scenarios::changes`): the day of the platform's time less a day's
+/// overlap, five hours behind UTC.
+static CHANGES: Changed = Changed {
+    data_type: "payments",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.query.get("search[updated_min]").cloned(),
+    since: "2026-11-26",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
+
+changes_scenario!(CASE, CHANGES);
 
 #[tokio::test]
 async fn freshbooks_invoices_and_clients_sync_over_every_page_with_every_status() {
