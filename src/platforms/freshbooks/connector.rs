@@ -14,6 +14,7 @@ use super::FreshBooksAuthorization;
 use super::mapping::{ClientsPage, IdentityAnswer, InvoicesPage, ListAnswer, check_errors};
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
 use crate::data::items::Items;
 use crate::data::payments::Payments;
@@ -99,6 +100,24 @@ impl FreshBooksConnector {
     }
 }
 
+impl FreshBooksConnector {
+    /// The token's user and the businesses it belongs to (`GET
+    /// /auth/api/v1/users/me`).
+    pub(super) async fn identity(
+        &self,
+        credentials: &FreshBooksAuthorization,
+    ) -> Result<IdentityAnswer, ConnectorError> {
+        let url = format!("{}/auth/api/v1/users/me", self.api_base);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the user's identity",
+            url,
+            Auth::bearer(&credentials.tokens),
+        );
+        self.http.json(&call).await
+    }
+}
+
 /// Whether pages follow `page`: FreshBooks says how many there are.
 pub(super) fn more(page: PageNumber, pages: Option<u64>) -> bool {
     pages.is_some_and(|pages| page.0 < pages)
@@ -111,7 +130,7 @@ impl Connector for FreshBooksConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, TaxRates, Items]
+        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, TaxRates, Items, CompanyInfos]
     }
 
     fn token_endpoint(&self, _credentials: &FreshBooksAuthorization) -> Option<TokenEndpoint> {
@@ -182,14 +201,7 @@ impl Connector for FreshBooksConnector {
     /// `GET /auth/api/v1/users/me` lists the businesses the token's user
     /// belongs to: one must have our account id.
     async fn verify(&self, credentials: &FreshBooksAuthorization) -> Result<(), ConnectorError> {
-        let url = format!("{}/auth/api/v1/users/me", self.api_base);
-        let call = Call::get(
-            Self::PLATFORM,
-            "the user's identity",
-            url,
-            Auth::bearer(&credentials.tokens),
-        );
-        let answer: IdentityAnswer = self.http.json(&call).await?;
+        let answer = self.identity(credentials).await?;
         let account_id = &credentials.account_id;
         let reached = answer
             .response

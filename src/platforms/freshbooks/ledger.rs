@@ -1,7 +1,8 @@
 //! FreshBooks' ledger beyond sales: bill vendors, bills (with their lines
 //! and vendor), bill payments (with the supplier and currency of the bill
 //! each pays, read from the bill list for a page that has payments),
-//! payments, taxes and items. Every list pages by `page`/`per_page` until
+//! payments, taxes, items, and the business itself (from the identity's
+//! memberships) as company info. Every list pages by `page`/`per_page` until
 //! the answer's `pages`; payments and items, whose `search[updated_min]`
 //! FreshBooks documents, are asked only for what changed after a first
 //! whole fetch ([`CHANGES`]), the others are fetched whole each sync.
@@ -18,6 +19,7 @@ use super::purchases::{BillPaymentsPage, BillsPage, FreshBooksBill, Payees, Vend
 use super::receipts::PaymentsPage;
 use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
+use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::items::{Item, Items};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
@@ -211,6 +213,33 @@ impl Syncs<Items> for FreshBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Item>, ConnectorError> {
         self.items(credentials, Some(since.time), cursor).await
+    }
+}
+
+impl Syncs<CompanyInfos> for FreshBooksConnector {
+    /// The connection's business, one record: the membership of `GET
+    /// /auth/api/v1/users/me` whose business has our account id.
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        let account_id = &credentials.account_id;
+        let business = self
+            .identity(credentials)
+            .await?
+            .response
+            .business_memberships
+            .into_iter()
+            .filter_map(|membership| membership.business)
+            .find(|business| business.account_id.as_deref() == Some(account_id.as_str()))
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!(
+                    "FreshBooks' identity no longer lists account {account_id} among the user's \
+                     businesses; the previous data is kept"
+                ))
+            })?;
+        Ok(Fetched::all(vec![business.into_company(account_id)], None))
     }
 }
 

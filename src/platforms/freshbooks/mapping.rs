@@ -228,6 +228,32 @@ pub(super) struct Business {
     pub(super) id: Option<u64>,
     /// Its name.
     pub(super) name: Option<String>,
+    /// Its address.
+    pub(super) address: Option<BusinessAddress>,
+    /// Its phone (`{"id", "phone_number"}`).
+    pub(super) phone_number: Option<BusinessPhone>,
+}
+
+/// A business's address as `/users/me` writes it.
+#[derive(Deserialize)]
+pub(super) struct BusinessAddress {
+    /// The street.
+    pub(super) street: Option<String>,
+    /// The city.
+    pub(super) city: Option<String>,
+    /// The province or state.
+    pub(super) province: Option<String>,
+    /// The country, by name (`Canada`).
+    pub(super) country: Option<String>,
+    /// The postal code.
+    pub(super) postal_code: Option<String>,
+}
+
+/// A business's phone as `/users/me` writes it.
+#[derive(Deserialize)]
+pub(super) struct BusinessPhone {
+    /// The number.
+    pub(super) phone_number: Option<String>,
 }
 
 /// An invoice as FreshBooks writes it (with `include[]=lines`).

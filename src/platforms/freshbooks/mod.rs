@@ -2,9 +2,10 @@
 //! ([`connector`]: the account's accounting lists, paging; [`ledger`]: the
 //! lists beyond sales) and the mapping of its records and statuses
 //! ([`mapping`] for sales and clients, [`purchases`], [`receipts`],
-//! [`catalogue`]). What these rely on, with sources: `NOTES.md`.
+//! [`catalogue`], [`company`]). What these rely on, with sources: `NOTES.md`.
 
 pub mod catalogue;
+pub mod company;
 pub mod connector;
 pub mod ledger;
 pub mod mapping;
@@ -24,9 +25,9 @@ use crate::platforms::connector::ConnectorKind;
 
 /// What FreshBooks' connector syncs. Not credit notes (their allocations to
 /// invoices are not documented), the chart of accounts (under another API
-/// with its own envelope and an unconfirmed scope), company info (the
-/// systems call's id is not confirmed) nor journal entries (no documented
-/// list of whole, balanced entries): `NOTES.md`, "Accounting model".
+/// with its own envelope and an unconfirmed scope) nor journal entries (no
+/// documented list of whole, balanced entries): `NOTES.md`, "Accounting
+/// model".
 const DATA_TYPES: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
@@ -36,6 +37,7 @@ const DATA_TYPES: &[DataType] = &[
     DataType::PAYMENTS,
     DataType::TAX_RATES,
     DataType::ITEMS,
+    DataType::COMPANY_INFO,
 ];
 
 /// FreshBooks in the catalogue.

@@ -3,7 +3,8 @@
 //! counting inventory, one deleted), bills over two pages with their lines
 //! and every status (a deleted one void), bill payments that settle what
 //! the bills show paid (a deleted one left out), payments that settle what
-//! the invoices show paid (a deleted one and a credit applied left out); a
+//! the invoices show paid (a deleted one and a credit applied left out), the
+//! business of the identity's memberships as company info; a
 //! 403 for a scope the consent lacks fails that data type only; what
 //! FreshBooks does not sync is refused without a call. Fixtures follow
 //! https://www.freshbooks.com/api/bills, /bill_payments, /vendors,
@@ -601,6 +602,56 @@ async fn freshbooks_payments_settle_what_the_invoices_show_paid() {
     }
 }
 
+/// The connection's business (not the user's other one) is the one
+/// company info record: its name, address and phone from `/users/me`; what
+/// FreshBooks does not say there is null.
+#[tokio::test]
+async fn freshbooks_company_info_is_the_connections_business() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 43_200).await;
+        synced(&app, company_id, &[QueueDataTypeDataType::CompanyInfo]).await;
+        let company = records(&app, company_id, "companyInfo").await;
+        assert_eq!(company.len(), 1, "{company:?}");
+        assert_eq!(
+            columns(
+                &company,
+                &[
+                    "/companyInfoId",
+                    "/companyName",
+                    "/phone",
+                    "/baseCurrency",
+                    "/legalName",
+                    "/taxNumber",
+                    "/financialYearStart"
+                ]
+            ),
+            [[
+                "zDmNq",
+                "Maple Leaf Foods",
+                "416-555-0100",
+                "-",
+                "-",
+                "-",
+                "-"
+            ]]
+        );
+        assert_eq!(
+            company[0]["addresses"],
+            json!([{
+                "type": "Unknown",
+                "line1": "1 Main St",
+                "line2": null,
+                "city": "Toronto",
+                "region": "Ontario",
+                "postalCode": "M5V 2T6",
+                "country": "Canada"
+            }])
+        );
+    }
+}
+
 /// A token whose consent lacks `user:bills:read` gets a 403 for bills:
 /// that data type fails `PermissionsError`, the connection stays linked,
 /// and the other data types still sync.
@@ -637,9 +688,8 @@ async fn a_missing_bills_scope_fails_bills_only() {
     }
 }
 
-/// Credit notes, accounts, company info and journal entries are not
-/// synced from FreshBooks: queued, they answer `NotSupported` without a
-/// call.
+/// Credit notes, accounts and journal entries are not synced from
+/// FreshBooks: queued, they answer `NotSupported` without a call.
 #[tokio::test]
 async fn what_freshbooks_does_not_sync_is_refused_without_a_call() {
     for backend in backends() {
@@ -647,7 +697,7 @@ async fn what_freshbooks_does_not_sync_is_refused_without_a_call() {
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
         let (company_id, _) = connected(&app, 43_200).await;
         let before = fake.calls().len();
-        for data_type in ["creditNotes", "accounts", "companyInfo", "journalEntries"] {
+        for data_type in ["creditNotes", "accounts", "journalEntries"] {
             let queued = json(
                 app.post_json(
                     &format!("/companies/{company_id}/data/queue/{data_type}"),

@@ -142,6 +142,7 @@ static CASE: Case = Case {
         "payments",
         "taxRates",
         "items",
+        "companyInfo",
     ],
     errors: Errors {
         rate_limited: "{}",
