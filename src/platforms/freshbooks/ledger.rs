@@ -27,10 +27,10 @@ use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::connector::{Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs};
 use crate::platforms::kit::paging::PageNumber;
 
-/// The bill list and what a bill page includes: its lines (which the list
-/// example carries) and its vendor, for the supplier's name.
+/// The bill list: its path, and what a page of it is called in messages.
 const BILLS: (&str, &str) = ("bills/bills", "a page of bills");
-/// What a bill page asks to include.
+/// What a bill page asks to include: its lines (which the list example
+/// carries) and its vendor, for the supplier's name.
 const BILL_INCLUDES: &[&str] = &["lines", "vendor"];
 
 impl FreshBooksConnector {
