@@ -1,16 +1,25 @@
 //! FreshBooks' connector: the accounting API's invoices with their lines
 //! (`GET /accounting/account/{accountId}/invoices/invoices?include[]=lines`)
 //! and clients (`…/users/clients`), `page`/`per_page` paged until the
-//! answer's `pages`; tokens refresh at `/auth/oauth/token` with the client
+//! answer's `pages` (the ledger's lists, read the same way: [`super::ledger`]);
+//! tokens refresh at `/auth/oauth/token` with the client
 //! credentials in the form body, and every refresh rotates the refresh token
 //! (single use). Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
+use chrono::NaiveDate;
 use serde::de::DeserializeOwned;
 
 use super::FreshBooksAuthorization;
 use super::mapping::{ClientsPage, IdentityAnswer, InvoicesPage, ListAnswer, check_errors};
+use crate::data::bill_payments::BillPayments;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
+use crate::data::payments::Payments;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -57,15 +66,16 @@ impl Configured for FreshBooksConnector {
 }
 
 impl FreshBooksConnector {
-    /// One page of an accounting list of the connection's account, its
+    /// One page of an accounting list of the connection's account with
+    /// what it `includes` (`include[]=…`), only of what was updated from
+    /// `updated_min` on (`search[updated_min]`, a day) when given; its
     /// `result` (FreshBooks' errors fail it).
-    async fn list<T: DeserializeOwned>(
+    pub(super) async fn list<T: DeserializeOwned>(
         &self,
         credentials: &FreshBooksAuthorization,
-        path: &str,
-        what: &'static str,
-        page: PageNumber,
-        include_lines: bool,
+        (path, what): (&str, &'static str),
+        (page, updated_min): (PageNumber, Option<NaiveDate>),
+        includes: &[&str],
     ) -> Result<T, ConnectorError> {
         let url = format!(
             "{}/accounting/account/{}/{path}",
@@ -74,8 +84,11 @@ impl FreshBooksConnector {
         let mut call = Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
             .query("page", page.0)
             .query("per_page", self.page_size);
-        if include_lines {
-            call = call.query("include[]", "lines");
+        for include in includes {
+            call = call.query("include[]", include);
+        }
+        if let Some(day) = updated_min {
+            call = call.query("search[updated_min]", day.format("%Y-%m-%d"));
         }
         let answer: ListAnswer<T> = self.http.json(&call).await?;
         check_errors(&answer.response.errors)?;
@@ -87,8 +100,26 @@ impl FreshBooksConnector {
     }
 }
 
+impl FreshBooksConnector {
+    /// The token's user and the businesses it belongs to (`GET
+    /// /auth/api/v1/users/me`).
+    pub(super) async fn identity(
+        &self,
+        credentials: &FreshBooksAuthorization,
+    ) -> Result<IdentityAnswer, ConnectorError> {
+        let url = format!("{}/auth/api/v1/users/me", self.api_base);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the user's identity",
+            url,
+            Auth::bearer(&credentials.tokens),
+        );
+        self.http.json(&call).await
+    }
+}
+
 /// Whether pages follow `page`: FreshBooks says how many there are.
-fn more(page: PageNumber, pages: Option<u64>) -> bool {
+pub(super) fn more(page: PageNumber, pages: Option<u64>) -> bool {
     pages.is_some_and(|pages| page.0 < pages)
 }
 
@@ -99,7 +130,7 @@ impl Connector for FreshBooksConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, TaxRates, Items, CompanyInfos]
     }
 
     fn token_endpoint(&self, _credentials: &FreshBooksAuthorization) -> Option<TokenEndpoint> {
@@ -112,8 +143,8 @@ impl Connector for FreshBooksConnector {
         Some(endpoint)
     }
 
-    /// FreshBooks' code flow (read scopes of the profile, invoices and
-    /// clients); the user's businesses are `GET /auth/api/v1/users/me`'s
+    /// FreshBooks' code flow (read scopes of the profile, invoices,
+    /// clients and the lists of the ledger it syncs); the user's businesses are `GET /auth/api/v1/users/me`'s
     /// memberships (not those where the user is only a client): several,
     /// and the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
@@ -122,7 +153,17 @@ impl Connector for FreshBooksConnector {
                 self.authorize_url.clone(),
                 self.token_url.clone(),
                 ClientAuth::RequestBody,
-                &["user:profile:read", "user:invoices:read", "user:clients:read"],
+                &[
+                    "user:profile:read",
+                    "user:invoices:read",
+                    "user:clients:read",
+                    "user:bill_vendors:read",
+                    "user:bills:read",
+                    "user:bill_payments:read",
+                    "user:payments:read",
+                    "user:taxes:read",
+                    "user:billable_items:read",
+                ],
             ),
         )
     }
@@ -160,14 +201,7 @@ impl Connector for FreshBooksConnector {
     /// `GET /auth/api/v1/users/me` lists the businesses the token's user
     /// belongs to: one must have our account id.
     async fn verify(&self, credentials: &FreshBooksAuthorization) -> Result<(), ConnectorError> {
-        let url = format!("{}/auth/api/v1/users/me", self.api_base);
-        let call = Call::get(
-            Self::PLATFORM,
-            "the user's identity",
-            url,
-            Auth::bearer(&credentials.tokens),
-        );
-        let answer: IdentityAnswer = self.http.json(&call).await?;
+        let answer = self.identity(credentials).await?;
         let account_id = &credentials.account_id;
         let reached = answer
             .response
@@ -192,7 +226,7 @@ impl Syncs<Invoices> for FreshBooksConnector {
     ) -> Result<Fetched<Invoice>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: InvoicesPage = self
-            .list(credentials, "invoices/invoices", "a page of invoices", page, true)
+            .list(credentials, ("invoices/invoices", "a page of invoices"), (page, None), &["lines"])
             .await?;
         let read = result
             .invoices
@@ -209,7 +243,7 @@ impl Syncs<Customers> for FreshBooksConnector {
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: ClientsPage = self
-            .list(credentials, "users/clients", "a page of clients", page, false)
+            .list(credentials, ("users/clients", "a page of clients"), (page, None), &[])
             .await?;
         let read = result.clients.read(|client| Ok(Some(client.into_record())));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))

@@ -48,7 +48,7 @@ const BY_BALANCE: &[&str] = &[
 ];
 
 /// `vis_state` of a deleted record.
-const DELETED: i64 = 1;
+pub(super) const DELETED: i64 = 1;
 
 /// FreshBooks' invoice status: deleted invoices are void; otherwise its
 /// `v3_status`, with the amounts where the word does not settle it.
@@ -93,14 +93,50 @@ pub(super) fn eastern(text: &str) -> Option<Timestamp> {
     Some(Timestamp(utc))
 }
 
+/// A FreshBooks date-time written in UTC (`YYYY-MM-DD hh:mm:ss`, no zone:
+/// the bills' `updated_at`, which the SDK reads as UTC); other forms are
+/// read as [`json::datetime`] reads them.
+pub(super) fn utc(text: &str) -> Option<Timestamp> {
+    NaiveDateTime::parse_from_str(text.trim(), "%Y-%m-%d %H:%M:%S")
+        .map(|at| at.and_utc())
+        .ok()
+        .or_else(|| json::datetime(text))
+        .map(Timestamp)
+}
+
 /// FreshBooks' money: `{"amount": "3000.00", "code": "USD"}`.
 #[derive(Deserialize)]
 pub(super) struct FbMoney {
     amount: Option<Amount>,
+    /// The currency of the amount.
+    pub(super) code: Option<String>,
 }
 
-fn amount(value: Option<FbMoney>) -> Money {
+/// The exact amount of FreshBooks' money; zero when it gives none.
+pub(super) fn amount(value: Option<FbMoney>) -> Money {
     money(value.and_then(|value| value.amount))
+}
+
+/// An id FreshBooks writes as a number or as a string (the SDK types
+/// `invoiceid` and `clientid` of a payment as strings).
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(super) enum FbId {
+    /// `1234`.
+    Number(i64),
+    /// `"1234"`.
+    Text(String),
+}
+
+impl FbId {
+    /// The id as text; `None` for FreshBooks' "none" (`0` or empty).
+    pub(super) fn named(self) -> Option<String> {
+        match self {
+            Self::Number(0) => None,
+            Self::Number(id) => Some(id.to_string()),
+            Self::Text(text) => json::non_empty(Some(text)).filter(|text| text != "0"),
+        }
+    }
 }
 
 /// An accounting error: `{"errno": 1012, "field": …, "message": …}`.
@@ -192,6 +228,32 @@ pub(super) struct Business {
     pub(super) id: Option<u64>,
     /// Its name.
     pub(super) name: Option<String>,
+    /// Its address.
+    pub(super) address: Option<BusinessAddress>,
+    /// Its phone (`{"id", "phone_number"}`).
+    pub(super) phone_number: Option<BusinessPhone>,
+}
+
+/// A business's address as `/users/me` writes it.
+#[derive(Deserialize)]
+pub(super) struct BusinessAddress {
+    /// The street.
+    pub(super) street: Option<String>,
+    /// The city.
+    pub(super) city: Option<String>,
+    /// The province or state.
+    pub(super) province: Option<String>,
+    /// The country, by name (`Canada`).
+    pub(super) country: Option<String>,
+    /// The postal code.
+    pub(super) postal_code: Option<String>,
+}
+
+/// A business's phone as `/users/me` writes it.
+#[derive(Deserialize)]
+pub(super) struct BusinessPhone {
+    /// The number.
+    pub(super) phone_number: Option<String>,
 }
 
 /// An invoice as FreshBooks writes it (with `include[]=lines`).
@@ -265,7 +327,7 @@ impl FreshBooksLine {
 }
 
 /// The name FreshBooks copies onto records: the organization, else the person.
-fn name(organization: Option<String>, first: Option<String>, last: Option<String>) -> Option<String> {
+pub(super) fn name(organization: Option<String>, first: Option<String>, last: Option<String>) -> Option<String> {
     json::non_empty(organization).or_else(|| {
         let person = [first, last]
             .into_iter()

@@ -19,6 +19,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::changes::{Changed, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records,
@@ -31,8 +32,11 @@ const ACCOUNT: &str = "zDmNq";
 const ACCESS: &str = "freshbooks-access-token-0001";
 const REFRESH: &str = "freshbooks-refresh-token-0001";
 
+mod ledger;
+
 /// Serves the FreshBooks fixtures: three pages of invoices, two of
-/// clients, the identity; another account's lists are a 404.
+/// clients, the identity, the ledger's lists ([`ledger_list`]); another
+/// account's lists are a 404.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/auth/api/v1/users/me" {
@@ -56,9 +60,25 @@ fn router() -> super::fake::Router {
                 fixture(&format!("freshbooks/fixtures/clients-{page}.json")),
             )
         } else {
-            Answer::json(404, fixture("freshbooks/fixtures/not-found.json"))
+            ledger_list(&call.path, &page)
+                .unwrap_or_else(|| Answer::json(404, fixture("freshbooks/fixtures/not-found.json")))
         }
     })
+}
+
+/// A page of one of the account's ledger lists (`…/bills/bills` serves
+/// `fixtures/ledger/bills-{page}.json`), when there is such a fixture.
+fn ledger_list(path: &str, page: &str) -> Option<Answer> {
+    let list = path
+        .strip_prefix(&format!("/accounting/account/{ACCOUNT}/"))?
+        .split('/')
+        .nth(1)?;
+    let name = format!("freshbooks/fixtures/ledger/{list}-{page}.json");
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/api/platforms")
+        .join(&name)
+        .exists()
+        .then(|| Answer::json(200, fixture(&name)))
 }
 
 pub(crate) async fn fake() -> Fake {
@@ -113,7 +133,17 @@ static CASE: Case = Case {
         records: 18,
         calls: 3,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "suppliers",
+        "bills",
+        "billPayments",
+        "payments",
+        "taxRates",
+        "items",
+        "companyInfo",
+    ],
     errors: Errors {
         rate_limited: "{}",
         rate_limit_headers: &[],
@@ -162,6 +192,49 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry, unknown_account);
+
+/// The FreshBooks fake, but a page of payments asked with
+/// `search[updated_min]` answers what changed since (one payment changed,
+/// one new), on one page.
+async fn fake_with_changes() -> Fake {
+    let whole = router();
+    let fake = Fake::start(
+        "freshbooks",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("freshbooks/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let changes = call.query.contains_key("search[updated_min]");
+            if changes && call.path == format!("/accounting/account/{ACCOUNT}/payments/payments") {
+                Answer::json(
+                    200,
+                    fixture("freshbooks/fixtures/ledger/payments-changed.json"),
+                )
+            } else {
+                whole(call)
+            }
+        }),
+    )
+    .await;
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+/// FreshBooks asked for the payments that changed, in the shared scenario
+/// (`scenarios::changes`): the day of the platform's time less a day's
+/// overlap, five hours behind UTC.
+static CHANGES: Changed = Changed {
+    data_type: "payments",
+    fake: || Box::pin(fake_with_changes()),
+    filter: |call| call.query.get("search[updated_min]").cloned(),
+    since: "2026-11-26",
+    calls: 1,
+    changed: 1,
+    added: 1,
+};
+
+changes_scenario!(CASE, CHANGES);
 
 #[tokio::test]
 async fn freshbooks_invoices_and_clients_sync_over_every_page_with_every_status() {
