@@ -157,8 +157,15 @@ pub async fn number_staged(
             (
                 counted,
                 "(SELECT COALESCE(sum(size), 0) FROM first_half)::bigint",
-                "COALESCE(f.size, 0)",
-                " LEFT JOIN first_half f ON f.filter_value IS NOT DISTINCT FROM s.filter_value",
+                // Joined by equality, which hashes: `IS NOT DISTINCT FROM`
+                // does not, and compared every row with every value of the
+                // first half (60,000 payments by 10,000 customers: 11 s).
+                // The rows without a value take that group's count, read
+                // once.
+                "COALESCE(CASE WHEN s.filter_value IS NULL \
+                 THEN (SELECT size FROM first_half WHERE filter_value IS NULL) \
+                 ELSE f.size END, 0)",
+                " LEFT JOIN first_half f ON f.filter_value = s.filter_value",
                 format!(" AND NOT (s.sort_key {before} $4)"),
             )
         }
