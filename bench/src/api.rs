@@ -61,6 +61,17 @@ async fn call(
     Ok(serde_json::from_str(&text).unwrap_or(Value::Null))
 }
 
+/// `POST`s `body` to `path` of the API, its answer's JSON.
+pub async fn post(server: &Server, path: &str, body: Value) -> anyhow::Result<Value> {
+    call(
+        &reqwest::Client::new(),
+        reqwest::Method::POST,
+        format!("{}{path}", server.base_url),
+        Some(body),
+    )
+    .await
+}
+
 /// Creates a company and its sandbox connection holding `count` records of
 /// `data_type` (`invoices` or `orders`; none of the other counted types),
 /// then syncs it and waits for every data type, sampling the server's
@@ -187,6 +198,38 @@ pub async fn sync_company(
         None,
     )
     .await?;
+    let measured_done = settle(&client, base, company_id, &queued, data_type, started).await?;
+    // The engine deletes the moved staging rows right after completing.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let peak_rss = memory.finish();
+    let (wall, records) =
+        measured_done.with_context(|| format!("no {data_type} operation completed"))?;
+    // One operation's phases: a sync of several connections logs several.
+    let phases = match connections {
+        1 => phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await,
+        _ => None,
+    };
+    Ok(Synced {
+        company_id: company_id.to_owned(),
+        data_type,
+        records,
+        wall,
+        peak_rss,
+        phases,
+    })
+}
+
+/// Waits until every operation of `queued` (an answer of `data/all` or
+/// `data/queue`) completes; when the last of `data_type`'s did, counted
+/// from `started`, and their records together.
+async fn settle(
+    client: &reqwest::Client,
+    base: &str,
+    company_id: &str,
+    queued: &Value,
+    data_type: &str,
+    started: Instant,
+) -> anyhow::Result<Option<(Duration, u64)>> {
     let operations: Vec<String> = queued
         .as_array()
         .context("queued operations")?
@@ -195,13 +238,13 @@ pub async fn sync_company(
         .collect();
     // (when the last of the data type's operations completed, their records)
     let mut measured_done: Option<(Duration, u64)> = None;
-    let mut pending = operations.clone();
+    let mut pending = operations;
     while !pending.is_empty() {
         tokio::time::sleep(Duration::from_millis(50)).await;
         let mut still = Vec::new();
         for id in pending {
             let operation = call(
-                &client,
+                client,
                 reqwest::Method::GET,
                 format!("{base}/companies/{company_id}/data/history/{id}"),
                 None,
@@ -224,24 +267,30 @@ pub async fn sync_company(
             bail!("the sync did not finish in 30 minutes");
         }
     }
-    // The engine deletes the moved staging rows right after completing.
-    tokio::time::sleep(Duration::from_secs(1)).await;
-    let peak_rss = memory.finish();
-    let (wall, records) =
-        measured_done.with_context(|| format!("no {data_type} operation completed"))?;
-    // One operation's phases: a sync of several connections logs several.
-    let phases = match connections {
-        1 => phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await,
-        _ => None,
-    };
-    Ok(Synced {
-        company_id: company_id.to_owned(),
-        data_type,
-        records,
-        wall,
-        peak_rss,
-        phases,
-    })
+    Ok(measured_done)
+}
+
+/// Syncs one data type of the company alone (`POST .../data/queue/{dataType}`)
+/// and waits for it: the wall time from the request until its operations
+/// completed, and the records they fetched.
+pub async fn sync_data_type(
+    server: &Server,
+    company_id: &str,
+    data_type: &str,
+) -> anyhow::Result<(Duration, u64)> {
+    let client = reqwest::Client::new();
+    let base = &server.base_url;
+    let started = Instant::now();
+    let queued = call(
+        &client,
+        reqwest::Method::POST,
+        format!("{base}/companies/{company_id}/data/queue/{data_type}"),
+        None,
+    )
+    .await?;
+    settle(&client, base, company_id, &queued, data_type, started)
+        .await?
+        .with_context(|| format!("no {data_type} operation completed"))
 }
 
 /// How long one request for `path` takes, from sending it to the last byte

@@ -172,3 +172,73 @@ impl PeakMemory {
         self.peak.load(Ordering::Relaxed)
     }
 }
+
+/// What a benchmark binary run per size needs: the PostgreSQL URL of a user
+/// who may create databases, the release binary, and a name for its work.
+pub struct PerSize<'a> {
+    /// PostgreSQL URL of a user who may create databases.
+    pub postgres: &'a str,
+    /// The tributary binary (by default `target/release/tributary`).
+    pub binary: Option<PathBuf>,
+    /// Names the temporary directory and the databases (`tributary_<name>_bench_…`).
+    pub name: &'a str,
+}
+
+impl PerSize<'_> {
+    /// For each of `sizes`, the release server (2 sync workers, the
+    /// product's defaults) on a fresh PostgreSQL database, what `measure`
+    /// makes of it, and the database dropped.
+    pub async fn run<T>(
+        &self,
+        sizes: &[u64],
+        measure: impl AsyncFn(&Server, u64) -> anyhow::Result<T>,
+    ) -> anyhow::Result<Vec<T>> {
+        let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
+        let binary = self
+            .binary
+            .clone()
+            .unwrap_or_else(|| workspace.join("target/release/tributary"));
+        anyhow::ensure!(
+            binary.exists(),
+            "{} does not exist: run `cargo build --release --bin tributary` first",
+            binary.display()
+        );
+        let workdir = tempfile::Builder::new()
+            .prefix(&format!("tributary-{}-bench-", self.name))
+            .tempdir()?;
+        let keys = std::process::Command::new(&binary)
+            .args(["encryption-key", "generate"])
+            .output()
+            .context("tributary encryption-key generate")?;
+        let keys = String::from_utf8(keys.stdout)?.trim().to_owned();
+        let mut measured = Vec::new();
+        for &size in sizes {
+            let database = format!(
+                "tributary_{}_bench_{}_{size}",
+                self.name,
+                std::process::id()
+            );
+            let url = crate::sql::fresh_database(
+                crate::SqlTimer::Builtin,
+                self.postgres,
+                &database,
+                true,
+            )
+            .await?;
+            let spec = ServerSpec {
+                binary: binary.clone(),
+                database_url: url,
+                encryption_keys: Some(keys.clone()),
+                sync_workers: 2,
+                naive_paging: false,
+            };
+            let log = workdir.path().join(format!("server-{size}.log"));
+            let mut server = Server::start(&spec, &log).await?;
+            let result = measure(&server, size).await;
+            server.stop();
+            crate::sql::drop_database(crate::SqlTimer::Builtin, self.postgres, &database).await?;
+            measured.push(result?);
+        }
+        Ok(measured)
+    }
+}

@@ -7,8 +7,7 @@
 use std::path::PathBuf;
 
 use anyhow::Context;
-use bench::SqlTimer;
-use bench::process::{Server, ServerSpec};
+use bench::process::PerSize;
 use clap::Parser;
 
 /// The resync benchmark.
@@ -33,42 +32,16 @@ struct Options {
 async fn main() -> anyhow::Result<()> {
     let options = Options::parse();
     bench::ensure_crypto_provider();
-    let workspace = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("..");
-    let binary = options
-        .binary
-        .unwrap_or_else(|| workspace.join("target/release/tributary"));
-    anyhow::ensure!(
-        binary.exists(),
-        "{} does not exist: run `cargo build --release --bin tributary` first",
-        binary.display()
-    );
-    let workdir = tempfile::Builder::new()
-        .prefix("tributary-resync-bench-")
-        .tempdir()?;
-    let keys = std::process::Command::new(&binary)
-        .args(["encryption-key", "generate"])
-        .output()
-        .context("tributary encryption-key generate")?;
-    let keys = String::from_utf8(keys.stdout)?.trim().to_owned();
-    let mut runs = Vec::new();
-    for invoices in options.invoices {
-        let name = format!("tributary_resync_bench_{}_{invoices}", std::process::id());
-        let url =
-            bench::sql::fresh_database(SqlTimer::Builtin, &options.postgres, &name, true).await?;
-        let spec = ServerSpec {
-            binary: binary.clone(),
-            database_url: url,
-            encryption_keys: Some(keys.clone()),
-            sync_workers: 2,
-            naive_paging: false,
-        };
-        let log = workdir.path().join(format!("server-{invoices}.log"));
-        let mut server = Server::start(&spec, &log).await?;
-        let measured = bench::resync::measure(&server, invoices).await;
-        server.stop();
-        bench::sql::drop_database(SqlTimer::Builtin, &options.postgres, &name).await?;
-        runs.push(measured?);
-    }
+    let per_size = PerSize {
+        postgres: &options.postgres,
+        binary: options.binary,
+        name: "resync",
+    };
+    let runs = per_size
+        .run(&options.invoices, async |server, invoices| {
+            bench::resync::measure(server, invoices).await
+        })
+        .await?;
     let table = bench::resync::markdown(&runs);
     println!("{table}");
     if let Some(path) = options.output {

@@ -1,0 +1,183 @@
+//! The accounting model's cost (issue 34): one sandbox connection of N
+//! invoices (and the bills, payments, credit notes, journals and the rest
+//! the sandbox makes of them), each data type synced alone and timed, its
+//! rate against the invoices', then its list's page 1 and last page read
+//! once each straight after its sync (the first reads, nothing warmed) and
+//! then warm (the median of several).
+
+use std::time::Duration;
+
+use anyhow::Context;
+use serde_json::json;
+
+use crate::api;
+use crate::phases::{self, Phases};
+use crate::process::Server;
+
+/// The data types measured, in the order they sync: invoices first, as
+/// every other rate is against theirs.
+pub const DATA_TYPES: [&str; 12] = [
+    "invoices",
+    "customers",
+    "accounts",
+    "suppliers",
+    "taxRates",
+    "bills",
+    "payments",
+    "billPayments",
+    "creditNotes",
+    "items",
+    "companyInfo",
+    "journalEntries",
+];
+
+/// Warm reads per page, of which the median is kept.
+const WARM_READS: usize = 15;
+
+/// Page size of the page cases.
+const PAGE_SIZE: u64 = 100;
+
+/// One data type's figures.
+#[derive(Debug, Clone)]
+pub struct Measured {
+    /// The data type.
+    pub data_type: &'static str,
+    /// Records its sync fetched.
+    pub records: u64,
+    /// From queueing it alone until its operation completed.
+    pub sync: Duration,
+    /// Where the sync's time went, from the server's log.
+    pub phases: Option<Phases>,
+    /// Page 1's first read after the sync, and its warm median.
+    pub first_page: (Duration, Duration),
+    /// The last page's first read after the sync, and its warm median.
+    pub last_page: (Duration, Duration),
+}
+
+impl Measured {
+    /// Records a second.
+    pub fn rate(&self) -> f64 {
+        self.records as f64 / self.sync.as_secs_f64()
+    }
+}
+
+/// Every data type of a sandbox connection of `invoices` invoices.
+pub async fn measure(server: &Server, invoices: u64) -> anyhow::Result<Vec<Measured>> {
+    let company_id = company_with_sandbox(server, invoices).await?;
+    let mut measured = Vec::new();
+    for data_type in DATA_TYPES {
+        let (sync, records) = api::sync_data_type(server, &company_id, data_type).await?;
+        let phases = phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await;
+        let list = format!("/companies/{company_id}/data/{data_type}?pageSize={PAGE_SIZE}");
+        let last = records.div_ceil(PAGE_SIZE).max(1);
+        let first_page = page_reads(server, &format!("{list}&page=1")).await?;
+        let last_page = page_reads(server, &format!("{list}&page={last}")).await?;
+        eprintln!(
+            "[ledger] {data_type}: {records} records in {:.2} s; page 1 {:.1} ms, page {last} {:.1} ms (first reads)",
+            sync.as_secs_f64(),
+            millis(first_page.0),
+            millis(last_page.0),
+        );
+        measured.push(Measured {
+            data_type,
+            records,
+            sync,
+            phases,
+            first_page,
+            last_page,
+        });
+    }
+    Ok(measured)
+}
+
+/// A company with one sandbox connection of `invoices` invoices (no orders
+/// or bank transactions), migrated, not yet synced.
+async fn company_with_sandbox(server: &Server, invoices: u64) -> anyhow::Result<String> {
+    let company = api::post(
+        server,
+        "/companies",
+        json!({"name": "Benchmark ledger Ltd"}),
+    )
+    .await?;
+    let company_id = company["companyId"]
+        .as_str()
+        .context("companyId in the answer")?
+        .to_owned();
+    let connection = api::post(
+        server,
+        &format!("/companies/{company_id}/connections"),
+        json!({"platformKey": "sandbox"}),
+    )
+    .await?;
+    let connection_id = connection["connectionId"]
+        .as_str()
+        .context("connectionId in the answer")?;
+    let body = json!({
+        "organizationId": "sbx-benchmark-ledger",
+        "accessToken": "benchmark",
+        "invoiceCount": invoices,
+        "orderCount": 0,
+        "bankTransactionCount": 0,
+        "seed": 2026,
+    });
+    api::authorize_sandbox(server, &company_id, connection_id, body).await?;
+    Ok(company_id)
+}
+
+/// A page's first read, then the median of [`WARM_READS`] more.
+async fn page_reads(server: &Server, path: &str) -> anyhow::Result<(Duration, Duration)> {
+    let first = api::first_request(server, path).await?;
+    let mut warm = Vec::with_capacity(WARM_READS);
+    for _ in 0..WARM_READS {
+        warm.push(api::first_request(server, path).await?);
+    }
+    warm.sort();
+    Ok((first, warm[WARM_READS / 2]))
+}
+
+fn millis(duration: Duration) -> f64 {
+    duration.as_secs_f64() * 1000.0
+}
+
+/// The figures as a Markdown table: each data type's rate against the
+/// invoices' (the target: within 1.5x for the lists that hold thousands of
+/// records), and its last page against its page 1 (within 1.5x).
+pub fn markdown(invoices: u64, runs: &[Measured]) -> String {
+    let invoice_rate = runs
+        .iter()
+        .find(|run| run.data_type == "invoices")
+        .map_or(f64::NAN, Measured::rate);
+    let mut table = format!(
+        "A sandbox connection of {invoices} invoices; each data type synced alone.\n\n\
+         | data type | records | sync | of which fetching, staging, publish | records/s | invoices' rate / this | page 1 first / warm | last page first / warm | last / page 1 (first, warm) |\n\
+         |---|---:|---:|---:|---:|---:|---:|---:|---:|\n"
+    );
+    for run in runs {
+        let phases = run.phases.as_ref().map_or_else(
+            || "-".to_owned(),
+            |phases| {
+                format!(
+                    "{:.2}, {:.2}, {:.2} s",
+                    phases.fetch.as_secs_f64(),
+                    phases.staging.as_secs_f64(),
+                    phases.publish.as_secs_f64()
+                )
+            },
+        );
+        table.push_str(&format!(
+            "| {} | {} | {:.2} s | {phases} | {:.0} | {:.2} | {:.1} / {:.1} ms | {:.1} / {:.1} ms | {:.2}, {:.2} |\n",
+            run.data_type,
+            run.records,
+            run.sync.as_secs_f64(),
+            run.rate(),
+            invoice_rate / run.rate(),
+            millis(run.first_page.0),
+            millis(run.first_page.1),
+            millis(run.last_page.0),
+            millis(run.last_page.1),
+            millis(run.last_page.0) / millis(run.first_page.0),
+            millis(run.last_page.1) / millis(run.first_page.1),
+        ));
+    }
+    table
+}
