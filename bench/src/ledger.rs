@@ -61,11 +61,19 @@ impl Measured {
     }
 }
 
-/// Every data type of a sandbox connection of `invoices` invoices.
-pub async fn measure(server: &Server, invoices: u64) -> anyhow::Result<Vec<Measured>> {
+/// Each of `data_types` (of [`DATA_TYPES`], in that order) of a sandbox
+/// connection of `invoices` invoices.
+pub async fn measure(
+    server: &Server,
+    invoices: u64,
+    data_types: &[String],
+) -> anyhow::Result<Vec<Measured>> {
     let company_id = company_with_sandbox(server, invoices).await?;
     let mut measured = Vec::new();
-    for data_type in DATA_TYPES {
+    let chosen = DATA_TYPES.into_iter().filter(|data_type| {
+        data_types.is_empty() || data_types.iter().any(|wanted| wanted == data_type)
+    });
+    for data_type in chosen {
         let (sync, records) = api::sync_data_type(server, &company_id, data_type).await?;
         let phases = phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await;
         let list = format!("/companies/{company_id}/data/{data_type}?pageSize={PAGE_SIZE}");

@@ -20,6 +20,10 @@ struct Options {
     /// The invoice counts, comma-separated (the sandbox makes the other data types from them).
     #[arg(long, value_delimiter = ',', default_values_t = [100_000u64])]
     invoices: Vec<u64>,
+    /// Only these data types, comma-separated (by default every one; invoices
+    /// should be among them, as every rate is against theirs).
+    #[arg(long, value_delimiter = ',')]
+    data_types: Vec<String>,
     /// The tributary binary (by default `target/release/tributary`; build it with `cargo build --release --bin tributary`).
     #[arg(long)]
     binary: Option<PathBuf>,
@@ -39,7 +43,7 @@ async fn main() -> anyhow::Result<()> {
     };
     let tables = per_size
         .run(&options.invoices, async |server, invoices| {
-            let measured = bench::ledger::measure(server, invoices).await?;
+            let measured = bench::ledger::measure(server, invoices, &options.data_types).await?;
             Ok(bench::ledger::markdown(invoices, &measured))
         })
         .await?;
