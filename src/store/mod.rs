@@ -43,6 +43,7 @@ pub mod staging;
 
 pub use cleanup::{
     Generations, clear_staging, delete_generations, delete_synced_data, drop_expired,
+    reclaim_staging,
 };
 pub use generations::{
     Visible, current_generation, pinned_generations, publish, take_generation, unreachable_rows,

@@ -144,7 +144,7 @@ impl Run<'_> {
         *staged = None;
         timings.publishing = started.elapsed();
         let started = Instant::now();
-        self.clean_up(prepared.staging).await;
+        self.clean_up(prepared.staging, published).await;
         tracing::info!(
             pull_operation_id = %self.operation.id,
             data_type = self.data_type.name(),

@@ -142,8 +142,9 @@ impl Run<'_> {
     /// Readers moved to the new generation: older ones go (a later sync may
     /// already be staging a newer one), but those retained for pinned
     /// snapshots, which the engine's sweep deletes when they expire; and the
-    /// moved staging.
-    pub(super) async fn clean_up(&self, staging: Staging) {
+    /// moved staging, whose space is reclaimed at once after a long list
+    /// (`published` rows), so the next list staged does not scan it.
+    pub(super) async fn clean_up(&self, staging: Staging, published: u64) {
         let db = &self.engine.db;
         let (connection_id, data_type) = (staging.connection_id, self.data_type);
         let superseded = Generations::Below(staging.generation);
@@ -160,6 +161,9 @@ impl Run<'_> {
         };
         if let Err(error) = cleared {
             tracing::warn!(error = %error, "deleting superseded records failed; the next sync retries");
+        }
+        if let Err(error) = store::reclaim_staging(db, published).await {
+            tracing::warn!(error = %error, "reclaiming the staging table's space failed; autovacuum will");
         }
     }
 }
