@@ -41,6 +41,16 @@ impl Expandable {
     }
 }
 
+/// The upper-cased currency and the (UTC) date a charge or a refund cannot
+/// be read without.
+fn currency_and_date(currency: Option<&str>, created: Option<i64>) -> Result<(String, chrono::NaiveDate), Unreadable> {
+    let currency = currency
+        .and_then(|currency| json::non_empty(Some(currency.to_ascii_uppercase())))
+        .ok_or_else(|| Unreadable::field("currency", "is missing"))?;
+    let date = date(created).ok_or_else(|| Unreadable::field("created", "is missing or not a time"))?;
+    Ok((currency, date))
+}
+
 /// A charge as `GET /v1/charges` writes it (API version 2024-06-20).
 #[derive(Deserialize)]
 pub(super) struct StripeCharge {
@@ -66,12 +76,7 @@ impl StripeCharge {
     /// Our payment: what was captured, allocated whole to the invoice the
     /// charge paid, if any (refunds are payments of their own).
     pub(super) fn into_record(self) -> Result<Payment, Unreadable> {
-        let currency = self
-            .currency
-            .as_deref()
-            .and_then(|currency| json::non_empty(Some(currency.to_ascii_uppercase())))
-            .ok_or_else(|| Unreadable::field("currency", "is missing"))?;
-        let date = date(self.created).ok_or_else(|| Unreadable::field("created", "is missing or not a time"))?;
+        let (currency, date) = currency_and_date(self.currency.as_deref(), self.created)?;
         let amount = minor(self.amount_captured.unwrap_or_default(), &currency)?;
         let allocations = self
             .invoice
@@ -121,12 +126,7 @@ impl StripeRefund {
 
     /// Our negative payment, allocated to the charge it returns.
     pub(super) fn into_record(self) -> Result<Payment, Unreadable> {
-        let currency = self
-            .currency
-            .as_deref()
-            .and_then(|currency| json::non_empty(Some(currency.to_ascii_uppercase())))
-            .ok_or_else(|| Unreadable::field("currency", "is missing"))?;
-        let date = date(self.created).ok_or_else(|| Unreadable::field("created", "is missing or not a time"))?;
+        let (currency, date) = currency_and_date(self.currency.as_deref(), self.created)?;
         let amount = -minor(self.amount.unwrap_or_default(), &currency)?;
         let allocations = self
             .charge
