@@ -19,9 +19,19 @@ use serde_json::json;
 
 use super::NetSuiteAuthorization;
 use super::mapping::{NsCustomer, NsInvoice, NsLine, SuiteQlPage, lines_by_invoice};
-use crate::platforms::kit::records::{Read, Unreadable};
+use crate::platforms::kit::records::{Keyed, Read, Unreadable};
+use crate::data::accounts::Accounts;
+use crate::data::bill_payments::BillPayments;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
+use crate::data::payments::Payments;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
@@ -46,7 +56,7 @@ pub struct NetSuiteConnector {
     api_base: Option<String>,
     authorize_url: String,
     token_url: Option<String>,
-    page_size: u64,
+    pub(super) page_size: u64,
     http: PlatformHttp,
 }
 
@@ -97,14 +107,14 @@ fn account_of(callback: &BTreeMap<String, String>) -> Result<&str, ConnectorErro
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-struct Window {
-    after: u64,
-    offset: u64,
+pub(super) struct Window {
+    pub(super) after: u64,
+    pub(super) offset: u64,
 }
 
 impl Window {
     /// The window a cursor (`after:offset`) names; the start without one.
-    fn from_cursor(cursor: Option<String>) -> Result<Self, ConnectorError> {
+    pub(super) fn from_cursor(cursor: Option<String>) -> Result<Self, ConnectorError> {
         let Some(cursor) = cursor else {
             return Ok(Self { after: 0, offset: 0 });
         };
@@ -119,7 +129,7 @@ impl Window {
 
     /// The next page's cursor when NetSuite has more: the next offset, or a new
     /// window after `last_id` when the next page would pass the query's limit.
-    fn next(self, has_more: bool, page_size: u64, last_id: Option<&str>) -> Option<String> {
+    pub(super) fn next(self, has_more: bool, page_size: u64, last_id: Option<&str>) -> Option<String> {
         if !has_more {
             return None;
         }
@@ -142,8 +152,10 @@ impl NetSuiteConnector {
         format!("{base}/services/rest")
     }
 
-    /// One page of a SuiteQL query.
-    async fn suiteql<T: DeserializeOwned>(
+    /// One page of a SuiteQL query. A table the role may not read (or whose
+    /// feature is off) is a 400 naming the record as not found: that is a
+    /// permission this data type lacks, not a failure of the connection.
+    pub(super) async fn suiteql<T: DeserializeOwned>(
         &self,
         credentials: &NetSuiteAuthorization,
         what: &'static str,
@@ -157,10 +169,9 @@ impl NetSuiteConnector {
             .header("Prefer", "transient")
             .query("limit", limit)
             .query("offset", offset);
-        self.http.json(&call).await
+        self.http.json(&call).await.map_err(missing_permission)
     }
 
-    /// The lines of the invoices `ids` (numeric ids only), every page of them.
     /// The line rows of the invoices `ids`, and why an invoice is
     /// unreadable (by its id) when one of its rows cannot be read.
     async fn lines(
@@ -168,32 +179,45 @@ impl NetSuiteConnector {
         credentials: &NetSuiteAuthorization,
         ids: &[u64],
     ) -> Result<(Vec<NsLine>, BTreeMap<String, Unreadable>), ConnectorError> {
+        let query = format!(
+            "{LINES_QUERY} WHERE tl.transaction IN ({}) AND tl.mainline = 'F' \
+             ORDER BY tl.transaction, tl.linesequencenumber",
+            id_list(ids)
+        );
+        self.every_row(credentials, "a page of invoice lines", &query, "lines", ids)
+            .await
+    }
+
+    /// Every row of `query` (which names the records `ids`, numeric ids
+    /// only), every page of it; a row that cannot be read makes the record
+    /// it belongs to unreadable (by its id), its field under `part`.
+    pub(super) async fn every_row<T: DeserializeOwned + Keyed>(
+        &self,
+        credentials: &NetSuiteAuthorization,
+        what: &'static str,
+        query: &str,
+        part: &str,
+        ids: &[u64],
+    ) -> Result<(Vec<T>, BTreeMap<String, Unreadable>), ConnectorError> {
         let mut unreadable = BTreeMap::new();
-        if ids.is_empty() {
-            return Ok((Vec::new(), unreadable));
-        }
-        let list = ids
-            .iter()
-            .map(u64::to_string)
-            .collect::<Vec<_>>()
-            .join(", ");
-        let query = format!("{LINES_QUERY} WHERE tl.transaction IN ({list}) AND tl.mainline = 'F' \
-             ORDER BY tl.transaction, tl.linesequencenumber");
         let mut rows = Vec::new();
+        if ids.is_empty() {
+            return Ok((rows, unreadable));
+        }
         let mut offset = 0;
         loop {
-            let page: SuiteQlPage<NsLine> = self
-                .suiteql(credentials, "a page of invoice lines", &query, PAGE_SIZE, offset)
+            let page: SuiteQlPage<T> = self
+                .suiteql(credentials, what, query, PAGE_SIZE, offset)
                 .await?;
             for entry in page.items.entries() {
                 match entry {
                     Ok((row, _)) => rows.push(row),
                     Err(issue) => {
-                        if let Some(invoice) = issue.record_id {
-                            let field = issue.field.map_or("lines".to_owned(), |field| {
-                                format!("lines.{field}")
-                            });
-                            unreadable.insert(invoice, Unreadable::field(field, issue.reason));
+                        if let Some(record) = issue.record_id {
+                            let field = issue
+                                .field
+                                .map_or(part.to_owned(), |field| format!("{part}.{field}"));
+                            unreadable.insert(record, Unreadable::field(field, issue.reason));
                         }
                     }
                 }
@@ -204,6 +228,54 @@ impl NetSuiteConnector {
             offset += PAGE_SIZE;
         }
     }
+}
+
+/// Numeric ids as a SuiteQL list (`1, 2, 3`).
+pub(super) fn id_list(ids: &[u64]) -> String {
+    ids.iter()
+        .map(u64::to_string)
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// The role's permission (and NetSuite's menu path) that lets SuiteQL read
+/// each table tributary queries (`NOTES.md`, "Accounting model").
+const PERMISSIONS: &[(&str, &str)] = &[
+    ("transaction", "Transactions › Find Transaction"),
+    ("transactionline", "Transactions › Find Transaction"),
+    ("transactionaccountingline", "Transactions › Find Transaction"),
+    ("nexttransactionlinelink", "Transactions › Find Transaction"),
+    ("customer", "Lists › Customers"),
+    ("vendor", "Lists › Vendors"),
+    ("account", "Lists › Accounts"),
+    ("item", "Lists › Items"),
+    ("salestaxitem", "Lists › Tax Records"),
+    ("subsidiary", "Lists › Subsidiaries"),
+    ("accountingperiod", "Setup › Manage Accounting Periods"),
+    ("currency", "Lists › Currency"),
+];
+
+/// A 400 whose detail says `Record '<table>' was not found` as the
+/// permission the role lacks; any other error unchanged.
+fn missing_permission(error: ConnectorError) -> ConnectorError {
+    let ConnectorError::Failed(message) = &error else {
+        return error;
+    };
+    let Some(table) = message
+        .split_once("Record '")
+        .and_then(|(_, rest)| rest.split_once("' was not found"))
+        .map(|(table, _)| table)
+    else {
+        return error;
+    };
+    let permission = PERMISSIONS
+        .iter()
+        .find(|(name, _)| name.eq_ignore_ascii_case(table))
+        .map_or("the permission for it", |(_, permission)| permission);
+    ConnectorError::Permissions(format!(
+        "NetSuite's role cannot read `{table}`: it needs {permission}, or the feature that table \
+         belongs to is not enabled ({message})"
+    ))
 }
 
 /// The invoice query's columns: amounts in the invoice's currency, dates as
@@ -230,7 +302,7 @@ const CUSTOMERS_QUERY: &str = "SELECT c.id, c.entityid, c.companyname, c.firstna
 /// `since`, when given: `TO_TIMESTAMP` with an explicit format, as SuiteQL
 /// reads a bare date string by the account's date-format preference; empty
 /// for a full fetch.
-fn modified_since(column: &str, since: Option<DateTime<Utc>>) -> String {
+pub(super) fn modified_since(column: &str, since: Option<DateTime<Utc>>) -> String {
     match since {
         Some(since) => format!(
             " AND {column} > TO_TIMESTAMP('{}', 'YYYY-MM-DD HH24:MI:SS')",
@@ -246,7 +318,7 @@ fn modified_since(column: &str, since: Option<DateTime<Utc>>) -> String {
 /// less than a day from UTC); voided invoices stay, but deleted records are
 /// not in SuiteQL's `transaction` or `customer`, so a daily full fetch
 /// reconciles (`NOTES.md`).
-const CHANGES: Option<Changes> = Some(Changes {
+pub(super) const CHANGES: Option<Changes> = Some(Changes {
     overlap: Duration::from_secs(24 * 60 * 60),
     deletions: Deletions::OnlyByFullFetch,
 });
@@ -341,7 +413,8 @@ impl Connector for NetSuiteConnector {
     const LIMITS: Limits = Limits::NONE.concurrent(5);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Items, CompanyInfos,
+            Bills, CreditNotes, Payments, BillPayments, JournalEntries]
     }
 
     /// PKCE with S256 (NetSuite refuses `plain`); `rest_webservices` is

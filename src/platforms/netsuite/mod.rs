@@ -1,16 +1,23 @@
 //! Oracle NetSuite: its catalogue entry and authorization body; its connector ([`connector`]:
-//! SuiteQL requests and paging) and the mapping of its rows and statuses ([`mapping`]). What
-//! these rely on, with sources: `NOTES.md`.
+//! SuiteQL requests and paging), the mapping of its invoices and customers ([`mapping`]) and
+//! the rest of the ledger (`ledger` fetches; `chart`, `documents`, `settlements` and `journals`
+//! map). What these rely on, with sources: `NOTES.md`.
 
+mod chart;
 pub mod connector;
+mod documents;
+mod journals;
+mod ledger;
 pub mod mapping;
+mod queries;
+mod settlements;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::platforms::{LEDGER, Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -19,7 +26,7 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "netsuite",
     name: "Oracle NetSuite",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: LEDGER,
     authorization: Some(BodyKind::of::<NetSuiteAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::NetSuiteConnector>()),
 };

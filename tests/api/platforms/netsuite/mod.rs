@@ -10,6 +10,9 @@
 //! The scenarios every platform shares (`super::scenarios`) run from its
 //! `CASE`; the tests here are its own.
 
+mod ledger;
+mod ledger_fake;
+
 use std::sync::Arc;
 
 use serde_json::{Value, json};
@@ -106,6 +109,9 @@ fn router() -> super::fake::Router {
             number("limit").unwrap_or(1000),
             number("offset").unwrap_or(0),
         );
+        if let Some(answer) = ledger_fake::answer(&query, limit, offset) {
+            return answer;
+        }
         if query.contains("FROM transactionline tl") {
             let ids = listed(&query);
             let keep = move |row: &Value| {
@@ -182,7 +188,20 @@ static CASE: Case = Case {
         // The invoices and their lines.
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "payments",
+        "billPayments",
+        "creditNotes",
+        "items",
+        "companyInfo",
+        "journalEntries",
+    ],
     errors: Errors {
         rate_limited: r#"{"type":"https://www.rfc-editor.org/rfc/rfc6585.html#section-4","title":"Too Many Requests","status":429,"o:errorDetails":[{"detail":"Concurrent request limit exceeded. Request blocked.","o:errorCode":"CONCURRENCY_LIMIT_EXCEEDED"}]}"#,
         rate_limit_headers: &[],
