@@ -331,7 +331,11 @@ impl Said {
         };
         let mut said = Self {
             retry_after: (status == StatusCode::TOO_MANY_REQUESTS.as_u16())
-                .then(|| number(RETRY_AFTER.as_str()).map(Duration::from_secs))
+                .then(|| {
+                    number(RETRY_AFTER.as_str())
+                        .map(Duration::from_secs)
+                        .or(limits.throttled_wait)
+                })
                 .flatten(),
             ..Self::default()
         };
@@ -430,6 +434,7 @@ mod tests {
     use reqwest::header::HeaderValue;
 
     use crate::platforms::connector::Connector;
+    use crate::platforms::quickbooks_online::connector::QuickBooksConnector;
     use crate::platforms::xero::connector::XeroConnector;
 
     const XERO: Limits = XeroConnector::LIMITS;
@@ -492,5 +497,29 @@ mod tests {
         // `Retry-After` only counts on a 429; other headers are not read.
         let said = Said::read(&Limits::per_second(5), 200, &headers);
         assert!(said.is_empty());
+    }
+
+    #[test]
+    fn a_429_without_retry_after_holds_off_as_long_as_the_platform_documents() {
+        let quickbooks = QuickBooksConnector::LIMITS;
+        let bare = HeaderMap::new();
+        assert_eq!(
+            Said::read(&quickbooks, 429, &bare).retry_after,
+            Some(Duration::from_secs(60)),
+            "Intuit: wait 60 seconds"
+        );
+        let mut asked = HeaderMap::new();
+        asked.insert(RETRY_AFTER, HeaderValue::from_static("5"));
+        assert_eq!(
+            Said::read(&quickbooks, 429, &asked).retry_after,
+            Some(Duration::from_secs(5)),
+            "a Retry-After it sends wins"
+        );
+        assert_eq!(Said::read(&quickbooks, 200, &bare).retry_after, None);
+        assert_eq!(
+            Said::read(&XERO, 429, &bare).retry_after,
+            None,
+            "nothing documented"
+        );
     }
 }

@@ -18,6 +18,9 @@ pub struct Limits {
     /// The headers in which the platform tells what is left of its quota
     /// (other applications may share it).
     pub remaining: &'static [Remaining],
+    /// How long the platform's documentation says to wait after a 429 that
+    /// names no `Retry-After`: every process then holds off that long.
+    pub throttled_wait: Option<Duration>,
 }
 
 /// `calls` in any `window`.
@@ -54,6 +57,7 @@ impl Limits {
         daily: None,
         concurrent: None,
         remaining: &[],
+        throttled_wait: None,
     };
 
     /// At most `calls` a second.
@@ -93,6 +97,15 @@ impl Limits {
     /// These limits, corrected by what the platform's `remaining` headers say.
     pub const fn remaining(self, remaining: &'static [Remaining]) -> Self {
         Self { remaining, ..self }
+    }
+
+    /// These limits, and `wait` after a 429 without `Retry-After`, as the
+    /// platform documents it.
+    pub const fn throttled_wait(self, wait: Duration) -> Self {
+        Self {
+            throttled_wait: Some(wait),
+            ..self
+        }
     }
 }
 

@@ -8,6 +8,7 @@
 //! sync, only what changed is asked for, with `Metadata.LastUpdatedTime >
 //! '<time>'` in the query's `where`. Sources: `NOTES.md`.
 
+use std::time::Duration;
 use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
 
@@ -401,8 +402,11 @@ impl Connector for QuickBooksConnector {
     type Credentials = QuickBooksOnlineAuthorization;
     const PLATFORM: &'static str = "QuickBooks Online";
     /// QuickBooks Online: 500 calls a minute per company, 10 a second and 10 at once per company
-    /// and application (NOTES.md): 8 a second keeps both rates.
-    const LIMITS: Limits = Limits::per_second(8).concurrent(10);
+    /// and application (NOTES.md): 8 a second keeps both rates. A 429 sends no `Retry-After`;
+    /// Intuit says to wait 60 seconds.
+    const LIMITS: Limits = Limits::per_second(8)
+        .concurrent(10)
+        .throttled_wait(Duration::from_secs(60));
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![
