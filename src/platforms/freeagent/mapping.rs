@@ -6,6 +6,7 @@
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Deserialize;
 
+use crate::data::accounts::AccountRef;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
@@ -51,6 +52,12 @@ pub(super) fn id_of(url: &str) -> Option<String> {
         .map(str::trim)
         .filter(|id| !id.is_empty())
         .map(str::to_owned)
+}
+
+/// The account a FreeAgent category URL names: its last segment, the
+/// nominal code (`…/categories/001` → `001`), which is the account's id.
+fn category_ref(category: Option<&str>) -> Option<AccountRef> {
+    AccountRef::to(category.and_then(id_of), None)
 }
 
 /// `amount × rate %`, rounded to the cent (half away from zero).
@@ -138,6 +145,9 @@ pub(super) struct FreeAgentInvoice {
 #[derive(Deserialize)]
 struct FreeAgentItem {
     description: Option<String>,
+    /// The accounting category it posts to (its URL ends in the nominal
+    /// code, our account id).
+    category: Option<String>,
     quantity: Option<Amount>,
     price: Option<Amount>,
     sales_tax_rate: Option<Amount>,
@@ -160,7 +170,7 @@ impl FreeAgentItem {
             sub_total,
             tax_amount,
             total_amount: sub_total + tax_amount,
-            account_ref: None,
+            account_ref: category_ref(self.category.as_deref()),
         }
     }
 }
