@@ -503,4 +503,38 @@ mod tests {
         assert_eq!(ids, ["sales-tax-20", "sales-tax-5", "sales-tax-0"]);
         assert_eq!(rates[0].name, "VAT 20%");
     }
+
+    #[test]
+    fn a_company_without_periods_starts_its_year_after_its_first_year_end() {
+        let company: CompanyDetails = serde_json::from_str(
+            r#"{"id":"12345","name":"My Company","first_accounting_year_end":"2011-04-30",
+                "second_sales_tax_name":"PST","second_sales_tax_rates":["7.0"],
+                "second_sales_tax_is_compound":true}"#,
+        )
+        .expect("a company");
+        let rates = company.tax_rates();
+        assert_eq!(rates[0].tax_rate_id, "second-sales-tax-7");
+        assert!(rates[0].components[0].is_compound);
+        let info = company.into_record().expect("readable");
+        assert_eq!(info.company_info_id, "12345");
+        assert_eq!(
+            info.financial_year_start,
+            Some(YearStart { month: 5, day: 1 })
+        );
+        assert!(info.addresses.is_empty());
+    }
+
+    #[test]
+    fn price_list_item_types_become_ours() {
+        for (word, ours) in [
+            (Some("Stock"), ItemType::Inventory),
+            (Some("Hours"), ItemType::Service),
+            (Some("Training"), ItemType::Service),
+            (Some("Products"), ItemType::NonInventory),
+            (Some("Discount"), ItemType::Unknown),
+            (None, ItemType::Unknown),
+        ] {
+            assert_eq!(item_type(word), ours, "{word:?}");
+        }
+    }
 }
