@@ -4,7 +4,8 @@
 //! header names a `rel="next"` page, on the production or sandbox host as the
 //! authorization says; tokens refresh at that host's token endpoint (HTTP
 //! Basic) and the refresh token each answer carries is kept. After a first
-//! sync, only what changed is asked for (`updated_since`). Sources:
+//! sync, only what changed is asked for (`updated_since`). The accounting
+//! lists beyond sales are fetched by [`super::ledger`]. Sources:
 //! `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
@@ -14,8 +15,17 @@ use reqwest::header::HeaderMap;
 
 use super::FreeAgentAuthorization;
 use super::mapping::{CompanyAnswer, ContactsPage, InvoicesPage};
+use crate::data::accounts::Accounts;
+use crate::data::bill_payments::BillPayments;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::items::Items;
+use crate::data::payments::Payments;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -46,7 +56,7 @@ pub struct FreeAgentConnector {
     token_url: Option<String>,
     authorize_url: String,
     page_size: u64,
-    http: PlatformHttp,
+    pub(super) http: PlatformHttp,
 }
 
 impl Configured for FreeAgentConnector {
@@ -79,7 +89,7 @@ fn environment_host(credentials: &FreeAgentAuthorization) -> &'static str {
 
 impl FreeAgentConnector {
     /// `path` of the v2 API: on the configured base, else the environment's host.
-    fn url(&self, credentials: &FreeAgentAuthorization, path: &str) -> String {
+    pub(super) fn url(&self, credentials: &FreeAgentAuthorization, path: &str) -> String {
         let base = self
             .api_base
             .as_deref()
@@ -89,7 +99,7 @@ impl FreeAgentConnector {
 
     /// One page of a list; of what was updated since `since`, when given
     /// (`updated_since`).
-    fn list<'a>(
+    pub(super) fn list<'a>(
         &self,
         credentials: &'a FreeAgentAuthorization,
         path: &str,
@@ -155,11 +165,11 @@ pub fn updated_since(since: DateTime<Utc>) -> String {
 /// written-off invoice is updated and comes back, but a deleted invoice or
 /// contact just stops being listed (no tombstone, no deleted-since filter:
 /// `NOTES.md`), so a daily full fetch reconciles.
-const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+pub(super) const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
 
 /// The page after `page`, when the `Link` header names a next one: the
 /// `page` it asks for, else the following number.
-fn next_page(page: PageNumber, headers: &HeaderMap) -> Option<String> {
+pub(super) fn next_page(page: PageNumber, headers: &HeaderMap) -> Option<String> {
     let next = link_header_next(headers)?;
     let named = url::Url::parse(&next).ok().and_then(|url| {
         url.query_pairs()
@@ -180,7 +190,10 @@ impl Connector for FreeAgentConnector {
     const LIMITS: Limits = Limits::per(3_600, Duration::from_secs(60 * 60));
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments, CreditNotes,
+            Items, CompanyInfos
+        ]
     }
 
     fn token_endpoint(&self, credentials: &FreeAgentAuthorization) -> Option<TokenEndpoint> {

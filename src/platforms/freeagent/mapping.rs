@@ -6,9 +6,11 @@
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Deserialize;
 
+use crate::data::accounts::AccountRef;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
@@ -51,6 +53,12 @@ pub(super) fn id_of(url: &str) -> Option<String> {
         .map(str::trim)
         .filter(|id| !id.is_empty())
         .map(str::to_owned)
+}
+
+/// The account a FreeAgent category URL names: its last segment, the
+/// nominal code (`…/categories/001` → `001`), which is the account's id.
+pub(super) fn category_ref(category: Option<&str>) -> Option<AccountRef> {
+    AccountRef::to(category.and_then(id_of), None)
 }
 
 /// `amount × rate %`, rounded to the cent (half away from zero).
@@ -134,10 +142,13 @@ pub(super) struct FreeAgentInvoice {
     invoice_items: Vec<FreeAgentItem>,
 }
 
-/// One invoice item.
+/// One invoice or credit note item.
 #[derive(Deserialize)]
-struct FreeAgentItem {
+pub(super) struct FreeAgentItem {
     description: Option<String>,
+    /// The accounting category it posts to (its URL ends in the nominal
+    /// code, our account id).
+    category: Option<String>,
     quantity: Option<Amount>,
     price: Option<Amount>,
     sales_tax_rate: Option<Amount>,
@@ -145,9 +156,22 @@ struct FreeAgentItem {
 }
 
 impl FreeAgentItem {
-    fn into_line(self) -> LineItem {
-        let unit_amount = money(self.price);
+    /// Our line, its amounts worked out from the quantity, the unit price
+    /// and the rates; posted to the item's category.
+    pub(super) fn into_line(self) -> LineItem {
+        let (price, quantity) = (money(self.price), quantity(self.quantity));
+        self.line(price, quantity)
+    }
+
+    /// Our line of a credit note, whose items FreeAgent writes with
+    /// negative prices: the credit's magnitudes, as the credit note's are.
+    pub(super) fn into_credit_line(self) -> LineItem {
+        let price = money(self.price);
         let quantity = quantity(self.quantity);
+        self.line(Money(price.0.abs()), Quantity(quantity.0.abs()))
+    }
+
+    fn line(self, unit_amount: Money, quantity: Quantity) -> LineItem {
         let sub_total = times(quantity, unit_amount);
         let rate = |rate: Option<Amount>| money(rate).to_decimal();
         let tax_amount = percent_of(sub_total, rate(self.sales_tax_rate))
@@ -160,7 +184,7 @@ impl FreeAgentItem {
             sub_total,
             tax_amount,
             total_amount: sub_total + tax_amount,
-            account_ref: None,
+            account_ref: category_ref(self.category.as_deref()),
         }
     }
 }
@@ -245,6 +269,26 @@ impl FreeAgentContact {
             },
             source_modified_date: json::timestamp(self.updated_at.as_deref()),
             customer_id,
+        })
+    }
+}
+
+impl FreeAgentContact {
+    /// Our supplier: the same contact read as a customer is (FreeAgent's
+    /// contacts are one list; `view=suppliers` picks those it bills from).
+    pub(super) fn into_supplier(self) -> Option<Supplier> {
+        let customer = self.into_record()?;
+        Some(Supplier {
+            supplier_id: customer.customer_id,
+            supplier_name: customer.customer_name,
+            email_address: customer.email_address,
+            phone: customer.phone,
+            default_currency: None,
+            status: match customer.status {
+                CustomerStatus::Archived => SupplierStatus::Archived,
+                CustomerStatus::Active => SupplierStatus::Active,
+            },
+            source_modified_date: customer.source_modified_date,
         })
     }
 }

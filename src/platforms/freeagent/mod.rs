@@ -1,26 +1,49 @@
 //! FreeAgent: its catalogue entry and authorization body; its connector
-//! ([`connector`]: the environment's host, `Link`-header paging) and the
-//! mapping of its records and statuses ([`mapping`]). What these rely on,
-//! with sources: `NOTES.md`.
+//! ([`connector`]: the environment's host, `Link`-header paging;
+//! [`ledger`]: the accounting lists beyond sales) and the mapping of its
+//! records and statuses ([`mapping`] for sales and contacts, [`chart`],
+//! [`documents`], [`settlements`]). What these rely on, with sources:
+//! `NOTES.md`.
 
+pub mod chart;
 pub mod connector;
+pub mod documents;
+pub mod ledger;
 pub mod mapping;
+pub mod settlements;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
 
 use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::data::DataType;
+use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
+
+/// What FreeAgent syncs: sales and the accounting model but journal
+/// entries, which its API cannot give as entries that balance (`NOTES.md`).
+const DATA_TYPES: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::ACCOUNTS,
+    DataType::SUPPLIERS,
+    DataType::TAX_RATES,
+    DataType::BILLS,
+    DataType::PAYMENTS,
+    DataType::BILL_PAYMENTS,
+    DataType::CREDIT_NOTES,
+    DataType::ITEMS,
+    DataType::COMPANY_INFO,
+];
 
 /// FreeAgent in the catalogue.
 pub static PLATFORM: Platform = Platform {
     platform_key: "freeagent",
     name: "FreeAgent",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<FreeAgentAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::FreeAgentConnector>()),
 };

@@ -5,10 +5,13 @@
 //! the examples of https://dev.freeagent.com/docs/invoices,
 //! https://dev.freeagent.com/docs/contacts and
 //! https://dev.freeagent.com/docs/company (see `src/platforms/freeagent/NOTES.md`).
-//! A resync asks only for what changed (`updated_since`).
+//! A resync asks only for what changed (`updated_since`). The accounting
+//! lists beyond sales: [`ledger`].
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
 //! `CASE`; the tests here are its own.
+
+mod ledger;
 
 use std::sync::Arc;
 
@@ -59,13 +62,18 @@ fn page(resource: &str, call: &Call) -> Answer {
 }
 
 /// Serves the FreeAgent fixtures: two pages each of invoices and contacts,
-/// and the company.
+/// the company, and the accounting lists of `ledger`.
 fn router() -> super::fake::Router {
-    Arc::new(|call: &Call| match call.path.as_str() {
-        "/v2/company" => Answer::json(200, fixture("freeagent/fixtures/company.json")),
-        "/v2/invoices" => page("invoices", call),
-        "/v2/contacts" => page("contacts", call),
-        _ => Answer::json(404, fixture("freeagent/fixtures/not-found.json")),
+    Arc::new(|call: &Call| {
+        if let Some(answer) = ledger::answer(call) {
+            return answer;
+        }
+        match call.path.as_str() {
+            "/v2/company" => Answer::json(200, fixture("freeagent/fixtures/company.json")),
+            "/v2/invoices" => page("invoices", call),
+            "/v2/contacts" => page("contacts", call),
+            _ => Answer::json(404, fixture("freeagent/fixtures/not-found.json")),
+        }
     })
 }
 
@@ -117,7 +125,19 @@ static CASE: Case = Case {
         records: 12,
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "payments",
+        "billPayments",
+        "creditNotes",
+        "items",
+        "companyInfo",
+    ],
     errors: Errors {
         rate_limited: r#"{"errors":{"error":{"message":"You must not exceed 120 requests per 60 seconds"}}}"#,
         rate_limit_headers: &[],
