@@ -6,6 +6,7 @@
 //! items are fetched whole, since their balances and stock move without
 //! that timestamp. Sources: `NOTES.md`, "Accounting model".
 
+use crate::platforms::connector::changed_syncs;
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
@@ -20,7 +21,7 @@ use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
 use crate::data::items::{Item, Items};
 use crate::data::suppliers::{Supplier, Suppliers};
-use crate::platforms::connector::{Changes, ConnectorError, Fetched, Since, Syncs};
+use crate::platforms::connector::{ConnectorError, Fetched, Syncs};
 use crate::platforms::kit::paging::NextLink;
 use crate::platforms::kit::records::{Keyed, Unreadable};
 
@@ -142,33 +143,7 @@ impl BusinessCentralConnector {
     }
 }
 
-/// A data type asked for by `lastModifiedDateTime` after a first sync,
-/// with the invoices' [`CHANGES`].
-macro_rules! changed_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for BusinessCentralConnector {
-            const CHANGES: Option<Changes> = CHANGES;
 
-            async fn page(
-                &self,
-                credentials: &BusinessCentralAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, None, cursor).await
-            }
-
-            async fn changed_page(
-                &self,
-                credentials: &BusinessCentralAuthorization,
-                since: Since,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, Some(since.time), cursor).await
-            }
-        }
-    };
-}
-
-changed_syncs!(Suppliers, Supplier, vendors);
-changed_syncs!(Bills, Bill, purchase_invoices);
-changed_syncs!(CreditNotes, CreditNote, credit_memos);
+// A data type asked for by `lastModifiedDateTime` after a first sync,
+// with the invoices' [`CHANGES`].
+changed_syncs!(BusinessCentralConnector, CHANGES; Suppliers => vendors, Bills => purchase_invoices, CreditNotes => credit_memos);

@@ -7,6 +7,7 @@
 //! changed after a first sync. Journal entries are not synced (`NOTES.md`
 //! says why). Sources: `NOTES.md`, "Accounting model (issue 34): built".
 
+use crate::platforms::connector::changed_syncs;
 use std::collections::HashSet;
 
 use chrono::{DateTime, Utc};
@@ -29,7 +30,7 @@ use crate::data::items::{Item, Items};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::platforms::connector::{Changes, Connector, ConnectorError, Fetched, Since, Syncs};
+use crate::platforms::connector::{Connector, ConnectorError, Fetched, Syncs};
 use crate::platforms::kit::http::{Auth, Call};
 use crate::platforms::kit::paging::PageNumber;
 use crate::platforms::kit::records::{Read, Unreadable};
@@ -370,38 +371,10 @@ impl FreeAgentConnector {
     }
 }
 
-/// Each data type FreeAgent filters by `updated_since`: a full page and a
-/// changed page from the same function, with the invoices' [`CHANGES`].
-macro_rules! changed_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for FreeAgentConnector {
-            const CHANGES: Option<Changes> = CHANGES;
 
-            async fn page(
-                &self,
-                credentials: &FreeAgentAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, None, cursor).await
-            }
-
-            async fn changed_page(
-                &self,
-                credentials: &FreeAgentAuthorization,
-                since: Since,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, Some(since.time), cursor).await
-            }
-        }
-    };
-}
-
-changed_syncs!(Suppliers, Supplier, suppliers);
-changed_syncs!(Bills, Bill, bills);
-changed_syncs!(CreditNotes, CreditNote, credit_notes);
-changed_syncs!(Payments, Payment, payments);
-changed_syncs!(BillPayments, BillPayment, bill_payments);
+// Each data type FreeAgent filters by `updated_since`: a full page and a
+// changed page from the same function, with the invoices' [`CHANGES`].
+changed_syncs!(FreeAgentConnector, CHANGES; Suppliers => suppliers, Bills => bills, CreditNotes => credit_notes, Payments => payments, BillPayments => bill_payments);
 
 /// The chart is fetched whole every sync: categories have no
 /// `updated_since`, and a bank account's balance moves without one.

@@ -6,6 +6,7 @@
 //! drawn from several lists walks them in turn (a [`Walk`]). Sources:
 //! `NOTES.md`, "Accounting model".
 
+use crate::platforms::connector::{changed_syncs, whole_syncs};
 use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
@@ -26,7 +27,7 @@ use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates as TaxRateList};
-use crate::platforms::connector::{Changes, ConnectorError, Fetched, Since, Syncs};
+use crate::platforms::connector::{ConnectorError, Fetched, Syncs};
 use crate::platforms::kit::paging::NextLink;
 use crate::platforms::kit::records::Keyed;
 
@@ -332,57 +333,13 @@ impl MyobConnector {
     }
 }
 
-/// Each data type MYOB filters by `LastModified`: a full page and a changed
-/// page from the same function, with the invoices' [`CHANGES`].
-macro_rules! changed_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for MyobConnector {
-            const CHANGES: Option<Changes> = CHANGES;
 
-            async fn page(
-                &self,
-                credentials: &MyobAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, None, cursor).await
-            }
 
-            async fn changed_page(
-                &self,
-                credentials: &MyobAuthorization,
-                since: Since,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, Some(since.time), cursor).await
-            }
-        }
-    };
-}
-
-/// Each data type fetched whole on every sync.
-macro_rules! whole_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for MyobConnector {
-            async fn page(
-                &self,
-                credentials: &MyobAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, cursor).await
-            }
-        }
-    };
-}
-
-changed_syncs!(Suppliers, Supplier, suppliers);
-changed_syncs!(TaxRateList, TaxRate, tax_codes);
-changed_syncs!(Bills, Bill, bills);
-changed_syncs!(CreditNotes, CreditNote, credit_notes);
-changed_syncs!(Payments, Payment, customer_payments);
-changed_syncs!(BillPayments, BillPayment, supplier_payments);
-whole_syncs!(Accounts, Account, accounts);
-whole_syncs!(Items, Item, items);
-whole_syncs!(JournalEntries, JournalEntry, journals);
+// Each data type MYOB filters by `LastModified`: a full page and a changed
+// page from the same function, with the invoices' [`CHANGES`].
+changed_syncs!(MyobConnector, CHANGES; Suppliers => suppliers, TaxRateList => tax_codes, Bills => bills, CreditNotes => credit_notes, Payments => customer_payments, BillPayments => supplier_payments);
+// Each data type fetched whole on every sync.
+whole_syncs!(MyobConnector; Accounts => accounts, Items => items, JournalEntries => journals);
 
 /// The company file is two calls, whole every time.
 impl Syncs<CompanyInfos> for MyobConnector {

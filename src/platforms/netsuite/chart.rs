@@ -19,6 +19,8 @@ use crate::platforms::kit::json::{self, Amount, money};
 use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::kit::status::find;
 
+use super::mapping::entity_name;
+
 impl Keyed for NsAccount {
     const ID: &'static str = "/id";
 }
@@ -167,20 +169,13 @@ impl NsVendor {
     /// Our supplier, named as customers are: a person by first and last
     /// name, a company by its name, else its `entityid`.
     pub(super) fn into_record(self) -> Supplier {
-        let person = if is_true(self.isperson.as_deref()) {
-            let parts: Vec<String> = [self.firstname, self.lastname]
-                .into_iter()
-                .filter_map(json::non_empty)
-                .collect();
-            (!parts.is_empty()).then(|| parts.join(" "))
-        } else {
-            None
-        };
         Supplier {
-            supplier_name: person
-                .or_else(|| json::non_empty(self.companyname))
-                .or_else(|| json::non_empty(self.entityid))
-                .unwrap_or_else(|| self.id.clone()),
+            supplier_name: entity_name(
+                &self.id,
+                self.isperson.as_deref(),
+                [self.firstname, self.lastname],
+                [self.companyname, self.entityid],
+            ),
             email_address: json::non_empty(self.email),
             phone: json::non_empty(self.phone),
             default_currency: json::non_empty(self.currency),

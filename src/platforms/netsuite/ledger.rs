@@ -6,6 +6,7 @@
 //! takes a second query for its lines or links. Sources: `NOTES.md`,
 //! "Accounting model".
 
+use crate::platforms::connector::changed_syncs;
 use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
@@ -33,7 +34,7 @@ use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::platforms::connector::{Changes, ConnectorError, Fetched, RecordIssue, Since, Syncs};
+use crate::platforms::connector::{ConnectorError, Fetched, RecordIssue, Syncs};
 use crate::platforms::kit::records::{Each, Keyed, Named, Read, Unreadable};
 
 /// A page of a [`Listing`]: its rows, the next page's cursor and, on the
@@ -427,40 +428,10 @@ fn optional<T>(result: Result<T, ConnectorError>) -> Result<Option<T>, Connector
     }
 }
 
-/// Each data type asked for only what changed after a first sync, by
-/// `lastmodifieddate`, with the invoices' [`CHANGES`].
-macro_rules! changed_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for NetSuiteConnector {
-            const CHANGES: Option<Changes> = CHANGES;
 
-            async fn page(
-                &self,
-                credentials: &NetSuiteAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, None, cursor).await
-            }
-
-            async fn changed_page(
-                &self,
-                credentials: &NetSuiteAuthorization,
-                since: Since,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, Some(since.time), cursor).await
-            }
-        }
-    };
-}
-
-changed_syncs!(Suppliers, Supplier, suppliers);
-changed_syncs!(Items, Item, items);
-changed_syncs!(Bills, Bill, bills);
-changed_syncs!(CreditNotes, CreditNote, credit_notes);
-changed_syncs!(Payments, Payment, payments);
-changed_syncs!(BillPayments, BillPayment, bill_payments);
-changed_syncs!(JournalEntries, JournalEntry, journals);
+// Each data type asked for only what changed after a first sync, by
+// `lastmodifieddate`, with the invoices' [`CHANGES`].
+changed_syncs!(NetSuiteConnector, CHANGES; Suppliers => suppliers, Items => items, Bills => bills, CreditNotes => credit_notes, Payments => payments, BillPayments => bill_payments, JournalEntries => journals);
 
 /// The chart whole every sync: balances change without the account.
 impl Syncs<Accounts> for NetSuiteConnector {

@@ -184,6 +184,27 @@ impl NsInvoice {
     }
 }
 
+/// The name of an entity (a customer or vendor) with internal id `id`: a
+/// person (`isperson` `T`) by first and last name, else the company's name,
+/// else its `entityid`, else the id.
+pub(super) fn entity_name(
+    id: &str,
+    isperson: Option<&str>,
+    [first, last]: [Option<String>; 2],
+    [company, entity_id]: [Option<String>; 2],
+) -> String {
+    let person = if isperson == Some("T") {
+        let parts: Vec<String> = [first, last].into_iter().filter_map(json::non_empty).collect();
+        (!parts.is_empty()).then(|| parts.join(" "))
+    } else {
+        None
+    };
+    person
+        .or_else(|| json::non_empty(company))
+        .or_else(|| json::non_empty(entity_id))
+        .unwrap_or_else(|| id.to_owned())
+}
+
 /// A row of the customer query.
 #[derive(Deserialize)]
 pub(super) struct NsCustomer {
@@ -204,20 +225,13 @@ impl NsCustomer {
     /// Our customer: a company by its name, a person by first and last name,
     /// else its `entityid`; inactive ones are archived.
     pub(super) fn into_record(self) -> Customer {
-        let person = if self.isperson.as_deref() == Some("T") {
-            let parts: Vec<String> = [self.firstname, self.lastname]
-                .into_iter()
-                .filter_map(json::non_empty)
-                .collect();
-            (!parts.is_empty()).then(|| parts.join(" "))
-        } else {
-            None
-        };
         Customer {
-            customer_name: person
-                .or_else(|| json::non_empty(self.companyname))
-                .or_else(|| json::non_empty(self.entityid))
-                .unwrap_or_else(|| self.id.clone()),
+            customer_name: entity_name(
+                &self.id,
+                self.isperson.as_deref(),
+                [self.firstname, self.lastname],
+                [self.companyname, self.entityid],
+            ),
             email_address: json::non_empty(self.email),
             phone: json::non_empty(self.phone),
             default_currency: json::non_empty(self.currency),

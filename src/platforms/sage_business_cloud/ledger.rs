@@ -5,6 +5,7 @@
 //! and asked for by `updated_or_created_since` after a first sync, as
 //! invoices are. Sources: `NOTES.md`, "Accounting model".
 
+use crate::platforms::connector::changed_syncs;
 use chrono::{DateTime, Utc};
 
 use super::SageBusinessCloudAuthorization;
@@ -27,7 +28,7 @@ use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::platforms::connector::{Changes, Connector, ConnectorError, Fetched, Since, Syncs};
+use crate::platforms::connector::{Connector, ConnectorError, Fetched, Syncs};
 use crate::platforms::kit::http::{Auth, Call};
 use crate::platforms::kit::paging::PageNumber;
 
@@ -189,40 +190,10 @@ impl SageBusinessCloudConnector {
     }
 }
 
-/// Each data type's `Syncs`, a full page and a changed page from the same
-/// function, with the invoices' [`CHANGES`].
-macro_rules! sage_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for SageBusinessCloudConnector {
-            const CHANGES: Option<Changes> = CHANGES;
 
-            async fn page(
-                &self,
-                credentials: &SageBusinessCloudAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, None, cursor).await
-            }
-
-            async fn changed_page(
-                &self,
-                credentials: &SageBusinessCloudAuthorization,
-                since: Since,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, Some(since.time), cursor).await
-            }
-        }
-    };
-}
-
-sage_syncs!(Accounts, Account, ledger_accounts);
-sage_syncs!(Suppliers, Supplier, vendors);
-sage_syncs!(TaxRates, TaxRate, tax_rates);
-sage_syncs!(Bills, Bill, purchase_invoices);
-sage_syncs!(CreditNotes, CreditNote, credit_notes);
-sage_syncs!(Items, Item, catalog);
-sage_syncs!(JournalEntries, JournalEntry, journals);
+// Each data type's `Syncs`, a full page and a changed page from the same
+// function, with the invoices' [`CHANGES`].
+changed_syncs!(SageBusinessCloudConnector, CHANGES; Accounts => ledger_accounts, Suppliers => vendors, TaxRates => tax_rates, Bills => purchase_invoices, CreditNotes => credit_notes, Items => catalog, JournalEntries => journals, Payments => customer_payments, BillPayments => vendor_payments);
 
 impl SageBusinessCloudConnector {
     async fn customer_payments(
@@ -246,8 +217,6 @@ impl SageBusinessCloudConnector {
     }
 }
 
-sage_syncs!(Payments, Payment, customer_payments);
-sage_syncs!(BillPayments, BillPayment, vendor_payments);
 
 /// The business is two calls, whole every time.
 impl Syncs<CompanyInfos> for SageBusinessCloudConnector {

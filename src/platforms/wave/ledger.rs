@@ -7,6 +7,7 @@
 //! (`modifiedAtAfter`, as invoices and customers do: [`super::connector`]). Wave's public API has no bills, payments, credit
 //! notes or journals. Sources: `NOTES.md`, "Accounting model".
 
+use crate::platforms::connector::changed_syncs;
 use chrono::{DateTime, Utc};
 use serde_json::{Value, json};
 
@@ -19,7 +20,7 @@ use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::items::{Item, Items};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::platforms::connector::{Changes, Connector, ConnectorError, Fetched, Since, Syncs};
+use crate::platforms::connector::{Connector, ConnectorError, Fetched, Syncs};
 use crate::platforms::kit::paging::PageNumber;
 
 /// A page of the chart of accounts, unarchived or archived. Wave's
@@ -254,36 +255,10 @@ impl WaveConnector {
     }
 }
 
-/// Each data type Wave filters by `modifiedAtAfter`: a full page and a
-/// changed page from the same function.
-macro_rules! changed_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for WaveConnector {
-            const CHANGES: Option<Changes> = CHANGES;
 
-            async fn page(
-                &self,
-                credentials: &WaveAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, None, cursor).await
-            }
-
-            async fn changed_page(
-                &self,
-                credentials: &WaveAuthorization,
-                since: Since,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, Some(since.time), cursor).await
-            }
-        }
-    };
-}
-
-changed_syncs!(Suppliers, Supplier, vendors);
-changed_syncs!(Items, Item, products);
-changed_syncs!(TaxRates, TaxRate, sales_taxes);
+// Each data type Wave filters by `modifiedAtAfter`: a full page and a
+// changed page from the same function.
+changed_syncs!(WaveConnector, CHANGES; Suppliers => vendors, Items => products, TaxRates => sales_taxes);
 
 /// The chart is fetched whole every sync.
 impl Syncs<Accounts> for WaveConnector {

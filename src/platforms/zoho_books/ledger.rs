@@ -9,6 +9,7 @@
 //! by the organization list, which every consent reads. Sources: `NOTES.md`,
 //! "Accounting model".
 
+use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 use serde_json::value::RawValue;
 
@@ -33,8 +34,9 @@ use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::connector::{
-    Changes, Connector, ConnectorError, Deletions, Fetched, RecordIssue, Since, Syncs,
+    Changes, Connector, ConnectorError, Deletions, Fetched, RecordIssue, Syncs,
 };
+use crate::platforms::connector::changed_syncs;
 use crate::platforms::kit::http::Call;
 use crate::platforms::kit::paging::PageNumber;
 use crate::platforms::kit::records::{self, Keyed, Read, Unreadable};
@@ -174,7 +176,7 @@ impl ZohoBooksConnector {
         credentials: &ZohoBooksAuthorization,
         (path, what, scope): (&str, &'static str, &'static str),
         filter: (&'static str, &str),
-        since: Option<Since>,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<P::Record>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
@@ -182,7 +184,7 @@ impl ZohoBooksConnector {
             .list(credentials, path, what, page)
             .query(filter.0, filter.1);
         let call = match since {
-            Some(since) => call.query("last_modified_time", last_modified_time(since.time)),
+            Some(since) => call.query("last_modified_time", last_modified_time(since)),
             None => call,
         };
         self.list_page::<P>(credentials, call, page, scope).await
@@ -264,7 +266,7 @@ impl ZohoBooksConnector {
     async fn vendor_payments(
         &self,
         credentials: &ZohoBooksAuthorization,
-        since: Option<Since>,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<BillPayment>, ConnectorError> {
         let listed = self
@@ -296,7 +298,7 @@ impl ZohoBooksConnector {
     async fn journals(
         &self,
         credentials: &ZohoBooksAuthorization,
-        since: Option<Since>,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
         let listed = self
@@ -384,40 +386,13 @@ impl Syncs<Items> for ZohoBooksConnector {
     }
 }
 
-/// A data type asked for by `last_modified_time` after a first sync: a
-/// voided record keeps its id, but a deleted one (or, for journals, one
-/// returned to draft) stops being listed, which only a full fetch finds.
-macro_rules! changed_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for ZohoBooksConnector {
-            const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
-
-            async fn page(
-                &self,
-                credentials: &ZohoBooksAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, None, cursor).await
-            }
-
-            async fn changed_page(
-                &self,
-                credentials: &ZohoBooksAuthorization,
-                since: Since,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, Some(since), cursor).await
-            }
-        }
-    };
-}
 
 impl ZohoBooksConnector {
     /// A page of bills, changed since `since` when given.
     async fn bills(
         &self,
         credentials: &ZohoBooksAuthorization,
-        since: Option<Since>,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Bill>, ConnectorError> {
         let list = ("bills", "a page of bills", BILLS);
@@ -429,7 +404,7 @@ impl ZohoBooksConnector {
     async fn credit_notes(
         &self,
         credentials: &ZohoBooksAuthorization,
-        since: Option<Since>,
+        since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
         let list = ("creditnotes", "a page of credit notes", CREDIT_NOTES);
@@ -438,10 +413,10 @@ impl ZohoBooksConnector {
     }
 }
 
-changed_syncs!(Bills, Bill, bills);
-changed_syncs!(CreditNotes, CreditNote, credit_notes);
-changed_syncs!(BillPayments, BillPayment, vendor_payments);
-changed_syncs!(JournalEntries, JournalEntry, journals);
+// A data type asked for by `last_modified_time` after a first sync: a
+// voided record keeps its id, but a deleted one (or, for journals, one
+// returned to draft) stops being listed, which only a full fetch finds.
+changed_syncs!(ZohoBooksConnector, Some(Changes::with(Deletions::OnlyByFullFetch)); Bills => bills, CreditNotes => credit_notes, BillPayments => vendor_payments, JournalEntries => journals);
 
 /// The organization's profile, one call, whole every time.
 impl Syncs<CompanyInfos> for ZohoBooksConnector {

@@ -6,7 +6,7 @@
 use serde_json::Value;
 use uuid::Uuid;
 
-use client::types::{PullStatus, QueueDataTypeDataType};
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 use tributary::data::money::Money;
 
 use super::{latest, sync};
@@ -91,4 +91,48 @@ pub fn refs_name_accounts(accounts: &[Value], documents: &[Value], pointer: &str
             );
         }
     }
+}
+
+/// Syncs `data_type`, which must fail `PermissionsError` saying `says`,
+/// and leave the connection linked (a permission the consent lacks is not
+/// a broken connection).
+pub async fn refused_but_linked(
+    app: &TestApp,
+    (company_id, connection_id): (Uuid, Uuid),
+    data_type: QueueDataTypeDataType,
+    says: &str,
+) {
+    let operations = sync(app, company_id, data_type).await;
+    let operation = latest(&operations, &data_type.to_string());
+    assert_eq!(operation.status, PullStatus::PermissionsError, "{operation:?}");
+    let message = operation.error_message.clone().unwrap_or_default();
+    assert!(message.contains(says), "{message}");
+    let connection = app
+        .client
+        .get_connection(&company_id, &connection_id)
+        .await
+        .expect("found")
+        .into_inner();
+    assert_eq!(connection.status, ConnectionStatus::Linked);
+}
+
+/// The records the latest pull operation of `data_type` could not read,
+/// as rows of their id and field.
+pub async fn issues_of(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Vec<String>> {
+    let history = json(
+        app.get(&format!(
+            "/companies/{company_id}/data/history?pageSize=100"
+        ))
+        .await,
+    )
+    .await;
+    let operation = history["results"]
+        .as_array()
+        .and_then(|all| all.iter().find(|op| op["dataType"] == data_type))
+        .cloned()
+        .unwrap_or_else(|| panic!("an operation of {data_type}"));
+    columns(
+        operation["issues"].as_array().expect("issues"),
+        &["/recordId", "/field"],
+    )
 }

@@ -13,11 +13,11 @@
 
 use serde_json::json;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::QueueDataTypeDataType;
 use tributary::data::money::Money;
 
-use super::super::ledger_reads::{amount, columns, records, settled, synced};
-use super::super::{latest, options_for, sync};
+use super::super::ledger_reads::{amount, columns, records, refused_but_linked, settled, synced};
+use super::super::options_for;
 use super::{ACCOUNT, connected, fake};
 use crate::helpers::{TestApp, backends, json};
 
@@ -667,22 +667,13 @@ async fn a_missing_bills_scope_fails_bills_only() {
                 r#"{"error":"insufficient_scope","error_description":"The access token does not have the user:bills:read scope."}"#,
             ));
         });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Bills).await;
-        let operation = latest(&operations, "bills");
-        assert_eq!(
-            operation.status,
-            PullStatus::PermissionsError,
-            "{operation:?}"
-        );
-        let message = operation.error_message.clone().unwrap_or_default();
-        assert!(message.contains("user:bills:read"), "{message}");
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Linked);
+        refused_but_linked(
+            &app,
+            (company_id, connection_id),
+            QueueDataTypeDataType::Bills,
+            "user:bills:read",
+        )
+        .await;
         synced(&app, company_id, &[QueueDataTypeDataType::Suppliers]).await;
         assert_eq!(fake.token_calls(), 0, "a 403 is not a reason to refresh");
     }

@@ -12,10 +12,10 @@ use serde_json::{Value, json};
 use client::types::QueueDataTypeDataType;
 use tributary::data::money::Money;
 
-use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, settled, synced};
+use super::super::ledger_reads::{amount, columns, issues_of, records, refs_name_accounts, settled, synced};
 use super::super::options_for;
 use super::{FILE, connected, fake};
-use crate::helpers::{TestApp, backends, json};
+use crate::helpers::{TestApp, backends};
 
 /// Accounts over two pages in nominal-code order (the header account left
 /// out, cost of sales an expense, other income income, the credit card a
@@ -494,23 +494,8 @@ async fn journal_transactions_balance_and_one_that_does_not_is_reported() {
         }
         refs_name_accounts(&accounts, &journals, "journalLines");
 
-        let history = json(
-            app.get(&format!(
-                "/companies/{company_id}/data/history?pageSize=100"
-            ))
-            .await,
-        )
-        .await;
-        let operation = history["results"]
-            .as_array()
-            .and_then(|all| all.iter().find(|op| op["dataType"] == "journalEntries"))
-            .cloned()
-            .expect("the journal entries' operation");
         assert_eq!(
-            columns(
-                operation["issues"].as_array().expect("issues"),
-                &["/recordId", "/field"]
-            ),
+            issues_of(&app, company_id, "journalEntries").await,
             [["1e000000-0000-4000-8000-000000000005", "Lines"]]
         );
     }

@@ -9,14 +9,16 @@
 //! balanced journal entry (one that does not balance reported, the second
 //! book's lines ignored). The fake's answers are `super::ledger_fake`'s.
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::QueueDataTypeDataType;
 use tributary::data::money::Money;
 
 use super::super::fake::Answer;
-use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, settled, synced};
-use super::super::{latest, options_for, sync};
+use super::super::ledger_reads::{
+    amount, columns, issues_of, records, refs_name_accounts, refused_but_linked, settled, synced,
+};
+use super::super::options_for;
 use super::{connected, fake};
-use crate::helpers::{TestApp, backends, json};
+use crate::helpers::{TestApp, backends};
 
 /// Posting accounts in nominal-code order (the summary account left out,
 /// the statistical one without a code last, archived and unclassified);
@@ -647,23 +649,8 @@ async fn posting_transactions_are_balanced_journal_entries() {
         let accounts = records(&app, company_id, "accounts").await;
         refs_name_accounts(&accounts, &journals, "journalLines");
 
-        let history = json(
-            app.get(&format!(
-                "/companies/{company_id}/data/history?pageSize=100"
-            ))
-            .await,
-        )
-        .await;
-        let operation = history["results"]
-            .as_array()
-            .and_then(|all| all.iter().find(|op| op["dataType"] == "journalEntries"))
-            .cloned()
-            .expect("the journal entries' operation");
         assert_eq!(
-            columns(
-                operation["issues"].as_array().expect("issues"),
-                &["/recordId", "/field"]
-            ),
+            issues_of(&app, company_id, "journalEntries").await,
             [["1002", "journalLines"]]
         );
     }
@@ -684,22 +671,13 @@ async fn a_table_the_role_cannot_read_fails_its_data_type_only() {
                 r#"{"type":"https://www.rfc-editor.org/rfc/rfc9110.html#section-15.5.1","title":"Bad Request","status":400,"o:errorDetails":[{"detail":"Invalid search query. Detailed unprocessed description follows. Search error occurred: Record 'vendor' was not found.","o:errorQueryParam":"q","o:errorCode":"INVALID_PARAMETER"}]}"#,
             ));
         });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Suppliers).await;
-        let operation = latest(&operations, "suppliers");
-        assert_eq!(
-            operation.status,
-            PullStatus::PermissionsError,
-            "{operation:?}"
-        );
-        let message = operation.error_message.clone().unwrap_or_default();
-        assert!(message.contains("Lists › Vendors"), "{message}");
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Linked);
+        refused_but_linked(
+            &app,
+            (company_id, connection_id),
+            QueueDataTypeDataType::Suppliers,
+            "Lists › Vendors",
+        )
+        .await;
         synced(
             &app,
             company_id,

@@ -5,12 +5,12 @@
 
 use serde_json::json;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::QueueDataTypeDataType;
 
 use super::super::super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::super::super::ledger_reads::{records, synced};
+use super::super::super::ledger_reads::{records, refused_but_linked, synced};
 use super::super::super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
-use super::super::super::{latest, options_for, sync};
+use super::super::super::options_for;
 use super::super::{ACCESS, CASE, REFRESH, connected, fake, router};
 use crate::helpers::{TestApp, backends, json};
 
@@ -29,22 +29,13 @@ async fn a_forbidden_data_type_fails_alone_and_the_connection_stays_linked() {
                 r#"{"errors":{"error":{"message":"Access to this resource is forbidden for this user's permission level"}}}"#,
             ));
         });
-        let operations = sync(&app, company_id, QueueDataTypeDataType::Bills).await;
-        let operation = latest(&operations, "bills");
-        assert_eq!(
-            operation.status,
-            PullStatus::PermissionsError,
-            "{operation:?}"
-        );
-        let message = operation.error_message.clone().unwrap_or_default();
-        assert!(message.contains("permission level"), "{message}");
-        let connection = app
-            .client
-            .get_connection(&company_id, &connection_id)
-            .await
-            .expect("found")
-            .into_inner();
-        assert_eq!(connection.status, ConnectionStatus::Linked);
+        refused_but_linked(
+            &app,
+            (company_id, connection_id),
+            QueueDataTypeDataType::Bills,
+            "permission level",
+        )
+        .await;
         synced(
             &app,
             company_id,
