@@ -14,7 +14,12 @@ use chrono::{DateTime, Utc};
 use super::mapping::{Division, ExactAccount, ExactInvoice, InvoiceId, Me, OData, ODataRecords};
 use crate::platforms::kit::records::{Each, Keyed};
 use super::{ExactOnlineAuthorization, REGIONS};
+use crate::data::accounts::Accounts;
+use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -72,7 +77,7 @@ impl ExactOnlineConnector {
     /// The first page of a division's `resource`, or the page Exact's
     /// `__next` named (only ever on the same site: the token goes nowhere
     /// else).
-    async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
+    pub(super) async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
         &self,
         credentials: &ExactOnlineAuthorization,
         what: &'static str,
@@ -130,7 +135,7 @@ impl Connector for ExactOnlineConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Items, CompanyInfos]
     }
 
     /// The country site is asked first: tokens and data live on one. Exact

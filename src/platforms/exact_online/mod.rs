@@ -3,8 +3,11 @@
 //! country site, OData `__next` paging) and the mapping of its records and
 //! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
 
+mod chart;
 pub mod connector;
+mod ledger;
 pub mod mapping;
+mod sync_api;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -13,7 +16,8 @@ use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::numbers::WholeNumber;
 use crate::platforms::link::Region;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::data::DataType;
+use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -22,10 +26,22 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "exact-online",
     name: "Exact Online",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<ExactOnlineAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::ExactOnlineConnector>()),
 };
+
+/// What Exact Online syncs: sales, the chart and its reference lists
+/// (`NOTES.md`, "Accounting model").
+const DATA_TYPES: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::ACCOUNTS,
+    DataType::SUPPLIERS,
+    DataType::TAX_RATES,
+    DataType::ITEMS,
+    DataType::COMPANY_INFO,
+];
 
 /// Exact Online's country sites: tokens and data live on one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

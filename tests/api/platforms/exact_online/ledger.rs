@@ -1,0 +1,243 @@
+//! Exact Online's accounting lists beyond sales: G/L accounts, suppliers
+//! and items from the sync APIs (`Timestamp gt 1L` for a whole list, the
+//! highest row version seen after it, deletions from `sync/Deleted`), VAT
+//! codes and the division as company info. Fixtures in `fixtures/ledger/` (served by `ledger_fake`),
+//! shaped from Exact's reference as its .NET client and the sync API
+//! copies carry it (`src/platforms/exact_online/NOTES.md`, "Accounting
+//! model"): the `d.results`/`__next` envelope, `/Date(ms)/` dates,
+//! `Timestamp` as a string, amounts as numbers.
+
+use serde_json::{Value, json};
+
+use client::types::QueueDataTypeDataType;
+
+use super::super::fake::Call;
+use super::super::ledger_reads::{columns, records, refs_name_accounts, synced};
+use super::super::options_for;
+use super::{DIVISION, connected, fake};
+use crate::helpers::{TestApp, backends};
+
+/// The chart over two pages in code order (types classified, a general
+/// account by its side, the bank a bank account, a blocked one archived);
+/// suppliers (the customer among the CRM accounts left out, a blocked and
+/// an ended one archived); VAT codes with their fractions as percentages;
+/// items by whether they are stock items, their accounts and VAT codes
+/// resolving; the division with its numbers and an April year.
+#[tokio::test]
+async fn the_chart_suppliers_vat_codes_items_and_division_sync() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 600).await;
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::Accounts,
+                QueueDataTypeDataType::Suppliers,
+                QueueDataTypeDataType::TaxRates,
+                QueueDataTypeDataType::Items,
+                QueueDataTypeDataType::CompanyInfo,
+            ],
+        )
+        .await;
+
+        let accounts = records(&app, company_id, "accounts").await;
+        assert_eq!(
+            columns(
+                &accounts,
+                &[
+                    "/nominalCode",
+                    "/classification",
+                    "/accountType",
+                    "/isBankAccount",
+                    "/status"
+                ]
+            ),
+            [
+                ["0500", "Equity", "Capital stock", "false", "Active"],
+                ["1000", "Asset", "Bank", "true", "Active"],
+                ["1300", "Asset", "Accounts receivable", "false", "Active"],
+                ["1500", "Liability", "VAT", "false", "Active"],
+                ["1600", "Liability", "Accounts payable", "false", "Active"],
+                ["4000", "Expense", "General", "false", "Active"],
+                [
+                    "4999",
+                    "Expense",
+                    "Sales, general administrative expenses",
+                    "false",
+                    "Archived"
+                ],
+                ["7000", "Expense", "Cost of goods", "false", "Active"],
+                ["8000", "Income", "Revenue", "false", "Active"],
+            ]
+        );
+        assert_eq!(accounts[1]["accountName"], "ING Bank");
+        assert_eq!(
+            accounts[1]["accountId"],
+            "9a000000-0000-4000-8000-000000001000"
+        );
+        assert_eq!(accounts[1]["currentBalance"], Value::Null);
+
+        let suppliers = records(&app, company_id, "suppliers").await;
+        assert_eq!(
+            columns(&suppliers, &["/supplierName", "/status", "/emailAddress"]),
+            [
+                ["Drukkerij Jansen", "Archived", "-"],
+                [
+                    "Groothandel De Vries B.V.",
+                    "Active",
+                    "facturen@devries.example"
+                ],
+                ["Transport Bakker", "Archived", "-"],
+            ]
+        );
+
+        let rates = records(&app, company_id, "taxRates").await;
+        assert_eq!(
+            columns(
+                &rates,
+                &["/taxRateId", "/name", "/effectiveTaxRate", "/status"]
+            ),
+            [
+                ["5", "BTW 19% (oud)", "19", "Archived"],
+                ["2", "BTW 21%", "21", "Active"],
+                ["1", "BTW 9%", "9", "Active"],
+                ["0", "Geen btw", "0", "Active"],
+            ]
+        );
+
+        let items = records(&app, company_id, "items").await;
+        assert_eq!(
+            columns(
+                &items,
+                &[
+                    "/code",
+                    "/type",
+                    "/status",
+                    "/sales/taxRateRef/id",
+                    "/purchases/unitPrice"
+                ]
+            ),
+            [
+                ["CONSULT", "NonInventory", "Active", "2", "-"],
+                ["OLD-1", "NonInventory", "Archived", "-", "1.10"],
+                ["PAPER-A4", "Inventory", "Active", "2", "3.25"],
+            ]
+        );
+        refs_name_accounts(
+            &accounts,
+            &items
+                .iter()
+                .map(|item| item["sales"].clone())
+                .collect::<Vec<_>>(),
+            "",
+        );
+        refs_name_accounts(
+            &accounts,
+            &items
+                .iter()
+                .map(|item| item["purchases"].clone())
+                .collect::<Vec<_>>(),
+            "",
+        );
+        for item in &items {
+            for side in ["sales", "purchases"] {
+                let rate = &item[side]["taxRateRef"]["id"];
+                assert!(
+                    rate.is_null() || rates.iter().any(|r| &r["taxRateId"] == rate),
+                    "{item}"
+                );
+            }
+        }
+
+        let company = records(&app, company_id, "companyInfo").await;
+        assert_eq!(company.len(), 1);
+        let company = &company[0];
+        assert_eq!(company["companyInfoId"], DIVISION.to_string());
+        assert_eq!(company["companyName"], "Van Leeuwen Advies B.V.");
+        assert_eq!(company["registrationNumber"], "12345678");
+        assert_eq!(company["taxNumber"], "NL123456789B01");
+        assert_eq!(company["baseCurrency"], "EUR");
+        assert_eq!(company["financialYearStart"], json!({"month": 4, "day": 1}));
+        assert_eq!(company["addresses"][0]["line2"], "2e verdieping");
+        assert_eq!(company["addresses"][0]["postalCode"], "1015 AA");
+
+        let sync_calls: Vec<Call> = fake
+            .calls()
+            .into_iter()
+            .filter(|call| call.path.contains("/sync/"))
+            .collect();
+        assert!(
+            sync_calls.iter().all(|call| call
+                .query
+                .get("$filter")
+                .is_some_and(|f| f.starts_with("Timestamp gt 1L"))),
+            "a whole list starts at the first row version"
+        );
+        assert!(
+            !sync_calls
+                .iter()
+                .any(|call| call.path.ends_with("/sync/Deleted")),
+            "a whole list needs no deletions"
+        );
+    }
+}
+
+/// A resync of the chart asks the sync API from the highest row version the
+/// first sync saw (`Timestamp gt 1290L`), then Exact's deletions of G/L
+/// accounts: the renamed account is updated, the new one added, the
+/// deleted one flagged; the next resync starts from both new highs.
+#[tokio::test]
+async fn a_resync_of_the_chart_asks_from_the_highest_row_version_and_flags_deletions() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 600).await;
+        synced(&app, company_id, &[QueueDataTypeDataType::Accounts]).await;
+        synced(&app, company_id, &[QueueDataTypeDataType::Accounts]).await;
+
+        let filters = |path: &str| -> Vec<String> {
+            fake.calls()
+                .iter()
+                .filter(|call| call.path.ends_with(path) && !call.query.contains_key("$skiptoken"))
+                .map(|call| call.query.get("$filter").cloned().unwrap_or_default())
+                .collect()
+        };
+        assert_eq!(
+            filters("/sync/Financial/GLAccounts"),
+            ["Timestamp gt 1L", "Timestamp gt 1290L"]
+        );
+        assert_eq!(
+            filters("/sync/Deleted"),
+            ["Timestamp gt 1L and EntityType eq 7"]
+        );
+
+        let accounts = records(&app, company_id, "accounts").await;
+        let by_code = |code: &str| {
+            accounts
+                .iter()
+                .find(|account| account["nominalCode"] == code)
+                .cloned()
+                .unwrap_or_else(|| panic!("{code} synced"))
+        };
+        assert_eq!(accounts.len(), 10);
+        assert_eq!(by_code("8000")["accountName"], "Omzet diensten");
+        assert_eq!(by_code("8100")["classification"], "Income");
+        assert_eq!(by_code("4999")["isDeleted"], true);
+        assert_eq!(by_code("1000")["isDeleted"], false);
+
+        synced(&app, company_id, &[QueueDataTypeDataType::Accounts]).await;
+        assert_eq!(
+            filters("/sync/Financial/GLAccounts")
+                .last()
+                .map(String::as_str),
+            Some("Timestamp gt 1302L")
+        );
+        assert_eq!(
+            filters("/sync/Deleted").last().map(String::as_str),
+            Some("Timestamp gt 880L and EntityType eq 7")
+        );
+        assert_eq!(records(&app, company_id, "accounts").await.len(), 10);
+    }
+}
