@@ -15,7 +15,9 @@ use super::mapping::{Division, ExactAccount, ExactInvoice, InvoiceId, Me, OData,
 use crate::platforms::kit::records::{Each, Keyed};
 use super::{ExactOnlineAuthorization, REGIONS};
 use crate::data::accounts::Accounts;
+use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::items::Items;
 use crate::data::suppliers::Suppliers;
@@ -32,10 +34,11 @@ use crate::platforms::kit::paging::NextLink;
 use crate::platforms::link::{Ask, Grant, LinkSpec, Organization};
 
 /// The invoice fields read, lines included (`$select` with `$expand`).
-const INVOICE_FIELDS: &str = "InvoiceID,InvoiceNumber,InvoiceTo,InvoiceToName,InvoiceDate,DueDate,\
+pub(super) const INVOICE_FIELDS: &str = "InvoiceID,InvoiceNumber,InvoiceTo,InvoiceToName,InvoiceDate,DueDate,\
 Currency,AmountFCExclVat,VATAmountFC,AmountFC,Status,Type,Description,Remarks,Modified,\
 SalesInvoiceLines/Description,SalesInvoiceLines/Quantity,SalesInvoiceLines/UnitPrice,\
-SalesInvoiceLines/AmountFC,SalesInvoiceLines/VATAmountFC";
+SalesInvoiceLines/AmountFC,SalesInvoiceLines/VATAmountFC,SalesInvoiceLines/GLAccount,\
+SalesInvoiceLines/GLAccountDescription";
 /// The account fields read.
 const ACCOUNT_FIELDS: &str = "ID,Code,Name,Email,Phone,Blocked,EndDate,SalesCurrency,Modified";
 
@@ -135,7 +138,7 @@ impl Connector for ExactOnlineConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Items, CompanyInfos]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, CreditNotes, Items, CompanyInfos]
     }
 
     /// The country site is asked first: tokens and data live on one. Exact
@@ -354,7 +357,7 @@ pub fn modified_since(since: DateTime<Utc>) -> String {
 /// minutes, while the timezone of `Modified` is not confirmed: a UTC wall
 /// clock read as a European site's local time asks from earlier than meant,
 /// and read on an American clock (the `.com` site) at most ten hours later.
-const CHANGES: Option<Changes> = Some(Changes {
+pub(super) const CHANGES: Option<Changes> = Some(Changes {
     overlap: Duration::from_secs(12 * 60 * 60),
     deletions: Deletions::OnlyByFullFetch,
 });

@@ -1,7 +1,10 @@
 //! Exact Online's ledger beyond sales: G/L accounts, suppliers and items
 //! from the sync APIs (by row version after a first sync, deletions from
-//! `sync/Deleted`), VAT codes whole each sync, and the division as company
-//! info (`NOTES.md`, "Accounting model").
+//! `sync/Deleted`), VAT codes and purchase entries (bills) whole each sync,
+//! sales credit notes by `Modified` as invoices are, and the division as
+//! company info. Payments and bill payments are not synced: Exact keeps no
+//! payment record that names what it settles (`NOTES.md`, "Accounting
+//! model").
 
 use chrono::Utc;
 
@@ -10,10 +13,14 @@ use super::chart::{
     DIVISION_FIELDS, DivisionDetails, ExactItem, FinancialPeriod, GL_ACCOUNT_FIELDS, GlAccount,
     ITEM_FIELDS, SUPPLIER_FIELDS, SupplierAccount, VAT_CODE_FIELDS, VatCode, year_start,
 };
-use super::connector::ExactOnlineConnector;
+use super::connector::{CHANGES, ExactOnlineConnector, INVOICE_FIELDS, modified_since};
+use super::documents::{PURCHASE_ENTRY_FIELDS, PurchaseEntry};
+use super::mapping::ExactInvoice;
 use super::sync_api::{Kept, SyncList};
 use crate::data::accounts::{Account, Accounts};
+use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
+use crate::data::credit_notes::{CreditNote, CreditNotes};
 use crate::data::items::{Item, Items};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
@@ -45,6 +52,9 @@ const ITEMS: SyncList = SyncList {
 /// clock involved, so no overlap is needed beyond the engine's own), and
 /// deletions from `sync/Deleted`.
 const SYNC_CHANGES: Option<Changes> = Some(Changes::with(Deletions::InChanges));
+
+/// The sales credit note types (`Type` 8021, 8024), as an OData condition.
+const CREDIT_NOTE_TYPES: &str = "(Type eq 8021 or Type eq 8024)";
 
 impl ExactOnlineConnector {
     /// A page of the chart of accounts.
@@ -102,6 +112,73 @@ impl ExactOnlineConnector {
             .list_page::<VatCode>(credentials, "a page of VAT codes", &query, "vat/VATCodes", cursor)
             .await?;
         Ok(Fetched::read(codes.read(|code| Ok(code.into_record())), next))
+    }
+
+    /// A page of bills: purchase entries with their lines, purchase credit
+    /// notes left out. Whole each sync: whether Exact filters purchase
+    /// entries on `Modified` is not confirmed.
+    async fn purchase_entries(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Bill>, ConnectorError> {
+        let query = [
+            ("$select", PURCHASE_ENTRY_FIELDS),
+            ("$expand", "PurchaseEntryLines"),
+        ];
+        let (entries, next) = self
+            .list_page::<PurchaseEntry>(
+                credentials,
+                "a page of purchase entries",
+                &query,
+                "purchaseentry/PurchaseEntries",
+                cursor,
+            )
+            .await?;
+        let read = entries.read(|entry| {
+            if entry.is_bill() {
+                entry.into_record().map(Some)
+            } else {
+                Ok(None)
+            }
+        });
+        Ok(Fetched::read(read, next))
+    }
+
+    /// A page of sales credit notes (invoices of type 8021 or 8024), with
+    /// their lines; modified since `since`, when given.
+    async fn credit_notes(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        since: Option<Since>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        let filter = match since {
+            Some(since) => format!("{CREDIT_NOTE_TYPES} and {}", modified_since(since.time)),
+            None => CREDIT_NOTE_TYPES.to_owned(),
+        };
+        let query = [
+            ("$select", INVOICE_FIELDS),
+            ("$expand", "SalesInvoiceLines"),
+            ("$filter", filter.as_str()),
+        ];
+        let (notes, next) = self
+            .list_page::<ExactInvoice>(
+                credentials,
+                "a page of credit notes",
+                &query,
+                "salesinvoice/SalesInvoices",
+                cursor,
+            )
+            .await?;
+        let read = notes.read(|note| {
+            if note.is_credit_note() {
+                note.into_credit_note().map(Some)
+            } else {
+                Ok(None)
+            }
+        });
+        Ok(Fetched::read(read, next))
     }
 
     /// The division, with the start of its financial year.
@@ -173,6 +250,30 @@ sync_api_syncs!(Accounts, Account, gl_accounts);
 sync_api_syncs!(Suppliers, Supplier, suppliers);
 sync_api_syncs!(Items, Item, items);
 whole_syncs!(TaxRates, TaxRate, vat_codes);
+whole_syncs!(Bills, Bill, purchase_entries);
+
+/// Sales credit notes are sales invoices: asked for by `Modified` after a
+/// first sync, as invoices are.
+impl Syncs<CreditNotes> for ExactOnlineConnector {
+    const CHANGES: Option<Changes> = CHANGES;
+
+    async fn page(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.credit_notes(credentials, None, cursor).await
+    }
+
+    async fn changed_page(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        since: Since,
+        cursor: Option<String>,
+    ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        self.credit_notes(credentials, Some(since), cursor).await
+    }
+}
 
 /// The division: two calls, whole every time.
 impl Syncs<CompanyInfos> for ExactOnlineConnector {

@@ -5,6 +5,7 @@
 
 mod chart;
 pub mod connector;
+mod documents;
 mod ledger;
 pub mod mapping;
 mod sync_api;
@@ -31,14 +32,16 @@ pub static PLATFORM: Platform = Platform {
     connector: Some(ConnectorKind::of::<connector::ExactOnlineConnector>()),
 };
 
-/// What Exact Online syncs: sales, the chart and its reference lists
-/// (`NOTES.md`, "Accounting model").
+/// What Exact Online syncs: the accounting model but payments and bill
+/// payments, which Exact keeps no record of (`NOTES.md`, "Accounting model").
 const DATA_TYPES: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
     DataType::ACCOUNTS,
     DataType::SUPPLIERS,
     DataType::TAX_RATES,
+    DataType::BILLS,
+    DataType::CREDIT_NOTES,
     DataType::ITEMS,
     DataType::COMPANY_INFO,
 ];

@@ -1,19 +1,21 @@
 //! Exact Online's accounting lists beyond sales: G/L accounts, suppliers
 //! and items from the sync APIs (`Timestamp gt 1L` for a whole list, the
 //! highest row version seen after it, deletions from `sync/Deleted`), VAT
-//! codes and the division as company info. Fixtures in `fixtures/ledger/` (served by `ledger_fake`),
-//! shaped from Exact's reference as its .NET client and the sync API
-//! copies carry it (`src/platforms/exact_online/NOTES.md`, "Accounting
+//! codes, purchase entries as bills (credit notes among them left out),
+//! sales credit notes and the division as company info. Fixtures in
+//! `fixtures/ledger/` (served by `ledger_fake`), shaped from Exact's
+//! reference as its .NET client and the sync API copies carry it (`src/platforms/exact_online/NOTES.md`, "Accounting
 //! model"): the `d.results`/`__next` envelope, `/Date(ms)/` dates,
 //! `Timestamp` as a string, amounts as numbers.
 
 use serde_json::{Value, json};
 
-use client::types::QueueDataTypeDataType;
+use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use tributary::data::money::Money;
 
-use super::super::fake::Call;
-use super::super::ledger_reads::{columns, records, refs_name_accounts, synced};
-use super::super::options_for;
+use super::super::fake::{Answer, Call};
+use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, settled, synced};
+use super::super::{latest, options_for, sync};
 use super::{DIVISION, connected, fake};
 use crate::helpers::{TestApp, backends};
 
@@ -181,6 +183,218 @@ async fn the_chart_suppliers_vat_codes_items_and_division_sync() {
                 .any(|call| call.path.ends_with("/sync/Deleted")),
             "a whole list needs no deletions"
         );
+    }
+}
+
+/// Bills from purchase entries over two pages (the purchase credit note
+/// left out, a rejected one void, an open one draft) with their lines'
+/// accounts and VAT codes, each due what no bill payment settled; credit
+/// notes with Exact's negative amounts as the credit given; invoice lines
+/// naming their G/L account; what Exact lacks (payments) answers
+/// `NotSupported`.
+#[tokio::test]
+async fn bills_and_credit_notes_name_accounts_and_vat_codes_of_the_connection() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let (company_id, _) = connected(&app, 600).await;
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::Accounts,
+                QueueDataTypeDataType::TaxRates,
+                QueueDataTypeDataType::Invoices,
+                QueueDataTypeDataType::Bills,
+                QueueDataTypeDataType::CreditNotes,
+            ],
+        )
+        .await;
+        let accounts = records(&app, company_id, "accounts").await;
+        let rates = records(&app, company_id, "taxRates").await;
+
+        let bills = records(&app, company_id, "bills").await;
+        assert_eq!(
+            columns(
+                &bills,
+                &[
+                    "/reference",
+                    "/status",
+                    "/currency",
+                    "/totalAmount",
+                    "/taxAmount",
+                    "/subTotal",
+                    "/amountDue"
+                ]
+            ),
+            [
+                [
+                    "INV-88", "Draft", "USD", "121.00", "21.00", "100.00", "121.00"
+                ],
+                [
+                    "F-2026-1187",
+                    "Open",
+                    "EUR",
+                    "605.00",
+                    "105.00",
+                    "500.00",
+                    "605.00"
+                ],
+                ["26700004", "Void", "EUR", "50.00", "0.00", "50.00", "50.00"],
+            ]
+        );
+        assert_eq!(
+            bills[1]["supplierRef"],
+            json!({"id": "c2000000-0000-4000-8000-000000002001", "supplierName": "Groothandel De Vries B.V."})
+        );
+        assert_eq!(
+            columns(
+                bills[1]["lineItems"].as_array().expect("lines"),
+                &[
+                    "/quantity",
+                    "/unitAmount",
+                    "/subTotal",
+                    "/taxAmount",
+                    "/accountRef/id",
+                    "/taxRateRef/id"
+                ]
+            ),
+            [
+                [
+                    "100",
+                    "4.00",
+                    "400.00",
+                    "84.00",
+                    "9a000000-0000-4000-8000-000000007000",
+                    "2"
+                ],
+                [
+                    "1",
+                    "100.00",
+                    "100.00",
+                    "21.00",
+                    "9a000000-0000-4000-8000-000000004000",
+                    "2"
+                ],
+            ]
+        );
+        let bill_payments = records(&app, company_id, "billPayments").await;
+        for bill in &bills {
+            let lines = bill["lineItems"].as_array().expect("lines");
+            let total = lines
+                .iter()
+                .fold(Money(0), |sum, line| sum + amount(&line["totalAmount"]));
+            assert_eq!(total, amount(&bill["totalAmount"]), "{bill}");
+            let paid = amount(&bill["totalAmount"]) - amount(&bill["amountDue"]);
+            assert_eq!(
+                settled(&bill_payments, "Bill", &bill["billId"]),
+                paid,
+                "{bill}"
+            );
+            for line in lines {
+                let rate = &line["taxRateRef"]["id"];
+                assert!(rates.iter().any(|r| &r["taxRateId"] == rate), "{line}");
+            }
+        }
+        refs_name_accounts(&accounts, &bills, "lineItems");
+
+        let notes = records(&app, company_id, "creditNotes").await;
+        assert_eq!(
+            columns(
+                &notes,
+                &[
+                    "/creditNoteNumber",
+                    "/status",
+                    "/totalAmount",
+                    "/totalTaxAmount",
+                    "/subTotal",
+                    "/remainingCredit"
+                ]
+            ),
+            [
+                ["-", "Draft", "50.00", "10.00", "40.00", "50.00"],
+                [
+                    "26100007",
+                    "Submitted",
+                    "121.00",
+                    "21.00",
+                    "100.00",
+                    "121.00"
+                ],
+            ]
+        );
+        assert_eq!(
+            columns(
+                notes[1]["lineItems"].as_array().expect("lines"),
+                &["/unitAmount", "/subTotal", "/totalAmount"]
+            ),
+            [["100.00", "100.00", "121.00"]]
+        );
+        for note in &notes {
+            let allocated = note["allocations"]
+                .as_array()
+                .expect("allocations")
+                .iter()
+                .fold(Money(0), |sum, allocation| {
+                    sum + amount(&allocation["amount"])
+                });
+            assert!(allocated + amount(&note["remainingCredit"]) <= amount(&note["totalAmount"]));
+        }
+        refs_name_accounts(&accounts, &notes, "lineItems");
+        let invoices = records(&app, company_id, "invoices").await;
+        refs_name_accounts(&accounts, &invoices, "lineItems");
+        let named = invoices
+            .iter()
+            .flat_map(|invoice| invoice["lineItems"].as_array().cloned().unwrap_or_default())
+            .filter(|line| !line["accountRef"].is_null())
+            .count();
+        assert_eq!(named, 2, "the lines Exact gives an account name it");
+
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Payments).await;
+        assert_eq!(
+            latest(&operations, "payments").status,
+            PullStatus::NotSupported
+        );
+    }
+}
+
+/// A consent whose rights do not cover purchase entries: Exact's 403 fails
+/// bills alone (`PermissionsError`, quoting Exact), nothing is refreshed,
+/// the connection stays linked and the chart still syncs.
+#[tokio::test]
+async fn a_403_on_purchase_entries_fails_bills_alone_and_the_connection_stays_linked() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
+        let (company_id, connection_id) = connected(&app, 600).await;
+        fake.with(|inner| {
+            inner.scripted.push_back(Answer::json(
+                403,
+                r#"{"error":{"code":"","message":{"lang":"","value":"Forbidden: no rights to purchase entries"}}}"#,
+            ))
+        });
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Bills).await;
+        let operation = latest(&operations, "bills");
+        assert_eq!(
+            operation.status,
+            PullStatus::PermissionsError,
+            "{operation:?}"
+        );
+        let message = operation.error_message.clone().unwrap_or_default();
+        assert!(
+            message.contains("no rights to purchase entries"),
+            "{message}"
+        );
+        assert_eq!(fake.token_calls(), 0, "not refreshed");
+        let connection = app
+            .client
+            .get_connection(&company_id, &connection_id)
+            .await
+            .expect("found")
+            .into_inner();
+        assert_eq!(connection.status, ConnectionStatus::Linked);
+        synced(&app, company_id, &[QueueDataTypeDataType::Accounts]).await;
+        assert_eq!(records(&app, company_id, "accounts").await.len(), 9);
     }
 }
 

@@ -45,6 +45,14 @@ pub(super) fn answer(call: &Call) -> Option<Answer> {
         "sync/Logistics/Items" if filter == "Timestamp gt 1L" => page(call, "items"),
         "sync/CRM/Accounts" | "sync/Logistics/Items" => page(call, "empty"),
         "vat/VATCodes" => page(call, "vat-codes"),
+        "purchaseentry/PurchaseEntries" if next => page(call, "purchase-entries-2"),
+        "purchaseentry/PurchaseEntries" if query("$expand") == Some("PurchaseEntryLines") => {
+            page(call, "purchase-entries-1")
+        }
+        "purchaseentry/PurchaseEntries" => refused("lines were not asked for"),
+        "salesinvoice/SalesInvoices" if filter.starts_with("(Type eq 8021 or Type eq 8024)") => {
+            page(call, "credit-notes")
+        }
         "system/Divisions" if filter == format!("Code eq {DIVISION}") => page(call, "divisions"),
         "financial/FinancialPeriods" if filter == "FinPeriod eq 1" => {
             page(call, "financial-periods")

@@ -163,6 +163,8 @@ static CASE: Case = Case {
         "accounts",
         "suppliers",
         "taxRates",
+        "bills",
+        "creditNotes",
         "items",
         "companyInfo",
     ],
