@@ -20,6 +20,7 @@ use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
 use crate::data::suppliers::Suppliers;
 use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
@@ -138,7 +139,10 @@ impl Connector for ExactOnlineConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, CreditNotes, Items, CompanyInfos]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, CreditNotes, Items,
+            CompanyInfos, JournalEntries
+        ]
     }
 
     /// The country site is asked first: tokens and data live on one. Exact

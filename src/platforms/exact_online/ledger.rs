@@ -1,7 +1,8 @@
 //! Exact Online's ledger beyond sales: G/L accounts, suppliers and items
 //! from the sync APIs (by row version after a first sync, deletions from
 //! `sync/Deleted`), VAT codes and purchase entries (bills) whole each sync,
-//! sales credit notes by `Modified` as invoices are, and the division as
+//! sales credit notes by `Modified` as invoices are, the general ledger's
+//! transaction lines grouped into journal entries, and the division as
 //! company info. Payments and bill payments are not synced: Exact keeps no
 //! payment record that names what it settles (`NOTES.md`, "Accounting
 //! model").
@@ -15,6 +16,7 @@ use super::chart::{
 };
 use super::connector::{CHANGES, ExactOnlineConnector, INVOICE_FIELDS, modified_since};
 use super::documents::{PURCHASE_ENTRY_FIELDS, PurchaseEntry};
+use super::journals::{LedgerWalk, TRANSACTION_LINE_FIELDS, TransactionLine, entries_of};
 use super::mapping::ExactInvoice;
 use super::sync_api::{Kept, SyncList};
 use crate::data::accounts::{Account, Accounts};
@@ -22,6 +24,7 @@ use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
 use crate::data::items::{Item, Items};
+use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::connector::{Changes, ConnectorError, Deletions, Fetched, Since, Syncs};
@@ -181,6 +184,31 @@ impl ExactOnlineConnector {
         Ok(Fetched::read(read, next))
     }
 
+    /// A page of the general ledger as journal entries, whole each sync.
+    async fn ledger(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
+        let walk = LedgerWalk::at(cursor.as_deref())?;
+        let filter = format!("Timestamp gt {}L", walk.after);
+        let query = [("$select", TRANSACTION_LINE_FIELDS), ("$filter", filter.as_str())];
+        let (lines, next) = self
+            .list_page::<TransactionLine>(
+                credentials,
+                "a page of transaction lines",
+                &query,
+                "sync/Financial/TransactionLines",
+                None,
+            )
+            .await?;
+        let read = lines.read(|line| Ok(Some(line)));
+        let page = entries_of(&walk, read.records, next.is_some());
+        let mut fetched = Fetched::all(page.entries, page.next);
+        fetched.issues = read.issues.into_iter().chain(page.issues).collect();
+        Ok(fetched)
+    }
+
     /// The division, with the start of its financial year.
     async fn division(&self, credentials: &ExactOnlineAuthorization) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         let filter = format!("Code eq {}", credentials.division);
@@ -251,6 +279,7 @@ sync_api_syncs!(Suppliers, Supplier, suppliers);
 sync_api_syncs!(Items, Item, items);
 whole_syncs!(TaxRates, TaxRate, vat_codes);
 whole_syncs!(Bills, Bill, purchase_entries);
+whole_syncs!(JournalEntries, JournalEntry, ledger);
 
 /// Sales credit notes are sales invoices: asked for by `Modified` after a
 /// first sync, as invoices are.

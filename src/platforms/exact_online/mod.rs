@@ -6,6 +6,7 @@
 mod chart;
 pub mod connector;
 mod documents;
+mod journals;
 mod ledger;
 pub mod mapping;
 mod sync_api;
@@ -44,6 +45,7 @@ const DATA_TYPES: &[DataType] = &[
     DataType::CREDIT_NOTES,
     DataType::ITEMS,
     DataType::COMPANY_INFO,
+    DataType::JOURNAL_ENTRIES,
 ];
 
 /// Exact Online's country sites: tokens and data live on one of them.

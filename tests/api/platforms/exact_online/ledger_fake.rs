@@ -1,7 +1,7 @@
 //! Exact Online's fake, for the accounting lists: each list's fixtures of
 //! `fixtures/ledger/` by path under the division and by the `$filter` Exact
 //! would be asked (a row version on the sync APIs), refusing what Exact
-//! refuses (a sync list without `$select`).
+//! refuses (a sync list without `$select`, the ledger paged by `__next`).
 
 use super::super::fake::{Answer, Call};
 use super::{DIVISION, linked};
@@ -20,7 +20,8 @@ fn refused(reason: &str) -> Answer {
 }
 
 /// The accounting lists, by path under the division; `None` for another
-/// path. A sync list answers by its `$filter` (a row version).
+/// path. A sync list answers by its `$filter` (a row version), the
+/// ledger's pages must be asked for by row version, never by `__next`.
 pub(super) fn answer(call: &Call) -> Option<Answer> {
     let query = |name: &str| call.query.get(name).map(String::as_str);
     let resource = call.path.strip_prefix(&format!("/api/v1/{DIVISION}/"))?;
@@ -44,6 +45,12 @@ pub(super) fn answer(call: &Call) -> Option<Answer> {
         "sync/CRM/Accounts" if filter == "Timestamp gt 1L" => page(call, "crm-accounts"),
         "sync/Logistics/Items" if filter == "Timestamp gt 1L" => page(call, "items"),
         "sync/CRM/Accounts" | "sync/Logistics/Items" => page(call, "empty"),
+        "sync/Financial/TransactionLines" if next => refused("the ledger is paged by Timestamp"),
+        "sync/Financial/TransactionLines" => match filter {
+            "Timestamp gt 1L" => page(call, "transaction-lines-1"),
+            "Timestamp gt 2008L" => page(call, "transaction-lines-2"),
+            _ => page(call, "empty"),
+        },
         "vat/VATCodes" => page(call, "vat-codes"),
         "purchaseentry/PurchaseEntries" if next => page(call, "purchase-entries-2"),
         "purchaseentry/PurchaseEntries" if query("$expand") == Some("PurchaseEntryLines") => {

@@ -167,6 +167,7 @@ static CASE: Case = Case {
         "creditNotes",
         "items",
         "companyInfo",
+        "journalEntries",
     ],
     errors: Errors {
         rate_limited: r#"{"error":{"code":"","message":{"lang":"","value":"Too many requests"}}}"#,
