@@ -1,7 +1,9 @@
 //! Exact Online: its catalogue entry and authorization body; its connector
 //! ([`connector`]: the division's sales invoices and sales accounts on its
 //! country site, OData `__next` paging) and the mapping of its records and
-//! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+//! statuses ([`mapping`]); the accounting lists beyond sales (`ledger`,
+//! over Exact's sync APIs in `sync_api`, mapped in `chart`, `documents` and
+//! `journals`). What these rely on, with sources: `NOTES.md`.
 
 mod chart;
 pub mod connector;
