@@ -14,7 +14,15 @@ use chrono::{DateTime, Utc};
 use super::mapping::{Division, ExactAccount, ExactInvoice, InvoiceId, Me, OData, ODataRecords};
 use crate::platforms::kit::records::{Each, Keyed};
 use super::{ExactOnlineAuthorization, REGIONS};
+use crate::data::accounts::Accounts;
+use crate::data::bills::Bills;
+use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
+use crate::data::suppliers::Suppliers;
+use crate::data::tax_rates::TaxRates;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -27,10 +35,11 @@ use crate::platforms::kit::paging::NextLink;
 use crate::platforms::link::{Ask, Grant, LinkSpec, Organization};
 
 /// The invoice fields read, lines included (`$select` with `$expand`).
-const INVOICE_FIELDS: &str = "InvoiceID,InvoiceNumber,InvoiceTo,InvoiceToName,InvoiceDate,DueDate,\
+pub(super) const INVOICE_FIELDS: &str = "InvoiceID,InvoiceNumber,InvoiceTo,InvoiceToName,InvoiceDate,DueDate,\
 Currency,AmountFCExclVat,VATAmountFC,AmountFC,Status,Type,Description,Remarks,Modified,\
 SalesInvoiceLines/Description,SalesInvoiceLines/Quantity,SalesInvoiceLines/UnitPrice,\
-SalesInvoiceLines/AmountFC,SalesInvoiceLines/VATAmountFC";
+SalesInvoiceLines/AmountFC,SalesInvoiceLines/VATAmountFC,SalesInvoiceLines/GLAccount,\
+SalesInvoiceLines/GLAccountDescription";
 /// The account fields read.
 const ACCOUNT_FIELDS: &str = "ID,Code,Name,Email,Phone,Blocked,EndDate,SalesCurrency,Modified";
 
@@ -72,7 +81,7 @@ impl ExactOnlineConnector {
     /// The first page of a division's `resource`, or the page Exact's
     /// `__next` named (only ever on the same site: the token goes nowhere
     /// else).
-    async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
+    pub(super) async fn list_page<T: serde::de::DeserializeOwned + Keyed>(
         &self,
         credentials: &ExactOnlineAuthorization,
         what: &'static str,
@@ -130,7 +139,10 @@ impl Connector for ExactOnlineConnector {
         ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, CreditNotes, Items,
+            CompanyInfos, JournalEntries
+        ]
     }
 
     /// The country site is asked first: tokens and data live on one. Exact
@@ -349,7 +361,7 @@ pub fn modified_since(since: DateTime<Utc>) -> String {
 /// minutes, while the timezone of `Modified` is not confirmed: a UTC wall
 /// clock read as a European site's local time asks from earlier than meant,
 /// and read on an American clock (the `.com` site) at most ten hours later.
-const CHANGES: Option<Changes> = Some(Changes {
+pub(super) const CHANGES: Option<Changes> = Some(Changes {
     overlap: Duration::from_secs(12 * 60 * 60),
     deletions: Deletions::OnlyByFullFetch,
 });

@@ -6,6 +6,8 @@
 use chrono::Utc;
 use serde::Deserialize;
 
+use crate::data::accounts::AccountRef;
+use crate::data::credit_notes::{CreditNote, CreditNoteStatus};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
@@ -144,6 +146,34 @@ struct ExactLine {
     amount_fc: Option<Rounded>,
     #[serde(rename = "VATAmountFC")]
     vat_amount_fc: Option<Rounded>,
+    #[serde(rename = "GLAccount")]
+    gl_account: Option<String>,
+    #[serde(rename = "GLAccountDescription")]
+    gl_account_description: Option<String>,
+}
+
+impl ExactLine {
+    /// Our line, its amounts multiplied by `sign` (1, or -1 to turn a
+    /// credit note's negative amounts into the credit given): `AmountFC`
+    /// excludes VAT for normal lines; the G/L account named.
+    fn into_line(self, sign: i64) -> LineItem {
+        let signed = |money: Money| Money(money.0 * sign);
+        let sub_total = signed(rounded(self.amount_fc));
+        let tax_amount = signed(rounded(self.vat_amount_fc));
+        LineItem {
+            description: self.description.unwrap_or_default(),
+            unit_amount: signed(rounded(self.unit_price)),
+            quantity: self.quantity.map(Rounded::quantity).unwrap_or_default(),
+            discount_amount: Money(0),
+            sub_total,
+            tax_amount,
+            total_amount: sub_total + tax_amount,
+            account_ref: AccountRef::to(
+                json::non_empty(self.gl_account),
+                json::non_empty(self.gl_account_description),
+            ),
+        }
+    }
 }
 
 impl ExactInvoice {
@@ -166,21 +196,7 @@ impl ExactInvoice {
         let line_items = lines
             .unwrap_or_default()
             .into_iter()
-            .map(|line| {
-                // For normal lines AmountFC excludes VAT.
-                let sub_total = rounded(line.amount_fc);
-                let tax_amount = rounded(line.vat_amount_fc);
-                LineItem {
-                    description: line.description.unwrap_or_default(),
-                    unit_amount: rounded(line.unit_price),
-                    quantity: line.quantity.map(Rounded::quantity).unwrap_or_default(),
-                    discount_amount: Money(0),
-                    sub_total,
-                    tax_amount,
-                    total_amount: sub_total + tax_amount,
-                    account_ref: None,
-                }
-            })
+            .map(|line| line.into_line(1))
             .collect();
         Ok(Invoice {
             invoice_number: self.invoice_number.map(|number| number.to_string()),
@@ -199,6 +215,55 @@ impl ExactInvoice {
             note: json::non_empty(self.description).or_else(|| json::non_empty(self.remarks)),
             source_modified_date: modified(self.modified.as_deref()),
             invoice_id: self.invoice_id,
+        })
+    }
+}
+
+impl ExactInvoice {
+    /// Our credit note (a sales invoice of type 8021 or 8024). Exact writes
+    /// a credit note's amounts negative; ours are the credit given,
+    /// positive, whichever sign Exact used (`NOTES.md`). Exact says nothing
+    /// of what was matched against it, so all of an issued credit note's
+    /// credit remains and it has no allocations.
+    pub(super) fn into_credit_note(self) -> Result<CreditNote, Unreadable> {
+        let issue_date = self
+            .invoice_date
+            .as_deref()
+            .and_then(json::xero_date)
+            .ok_or_else(|| Unreadable::field("InvoiceDate", "is missing or not a date"))?;
+        let sign = if rounded(self.amount_fc) < Money(0) { -1 } else { 1 };
+        let signed = |money: Money| Money(money.0 * sign);
+        let total = signed(rounded(self.amount_fc));
+        let tax = signed(rounded(self.vat_amount_fc));
+        let status = match self.status {
+            Some(10 | 20) => CreditNoteStatus::Draft,
+            Some(50) => CreditNoteStatus::Submitted,
+            _ => CreditNoteStatus::Unknown,
+        };
+        let line_items = self
+            .sales_invoice_lines
+            .map(|lines| lines.results)
+            .unwrap_or_default()
+            .into_iter()
+            .map(|line| line.into_line(sign))
+            .collect();
+        Ok(CreditNote {
+            credit_note_number: self.invoice_number.map(|number| number.to_string()),
+            customer_ref: CustomerRef::to(self.invoice_to, self.invoice_to_name),
+            issue_date,
+            currency: self.currency.unwrap_or_default(),
+            sub_total: self
+                .amount_fc_excl_vat
+                .map_or(total - tax, |amount| signed(amount.money())),
+            total_tax_amount: tax,
+            total_amount: total,
+            remaining_credit: total,
+            status,
+            line_items,
+            allocations: Vec::new(),
+            note: json::non_empty(self.description).or_else(|| json::non_empty(self.remarks)),
+            source_modified_date: modified(self.modified.as_deref()),
+            credit_note_id: self.invoice_id,
         })
     }
 }

@@ -1,10 +1,17 @@
 //! Exact Online: its catalogue entry and authorization body; its connector
 //! ([`connector`]: the division's sales invoices and sales accounts on its
 //! country site, OData `__next` paging) and the mapping of its records and
-//! statuses ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+//! statuses ([`mapping`]); the accounting lists beyond sales (`ledger`,
+//! over Exact's sync APIs in `sync_api`, mapped in `chart`, `documents` and
+//! `journals`). What these rely on, with sources: `NOTES.md`.
 
+mod chart;
 pub mod connector;
+mod documents;
+mod journals;
+mod ledger;
 pub mod mapping;
+mod sync_api;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -13,7 +20,8 @@ use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::numbers::WholeNumber;
 use crate::platforms::link::Region;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::{Platform, SourceType, SALES};
+use crate::data::DataType;
+use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::connector::ConnectorKind;
 
@@ -22,10 +30,25 @@ pub static PLATFORM: Platform = Platform {
     platform_key: "exact-online",
     name: "Exact Online",
     source_type: SourceType::Accounting,
-    data_types: SALES,
+    data_types: DATA_TYPES,
     authorization: Some(BodyKind::of::<ExactOnlineAuthorization>()),
     connector: Some(ConnectorKind::of::<connector::ExactOnlineConnector>()),
 };
+
+/// What Exact Online syncs: the accounting model but payments and bill
+/// payments, which Exact keeps no record of (`NOTES.md`, "Accounting model").
+const DATA_TYPES: &[DataType] = &[
+    DataType::INVOICES,
+    DataType::CUSTOMERS,
+    DataType::ACCOUNTS,
+    DataType::SUPPLIERS,
+    DataType::TAX_RATES,
+    DataType::BILLS,
+    DataType::CREDIT_NOTES,
+    DataType::ITEMS,
+    DataType::COMPANY_INFO,
+    DataType::JOURNAL_ENTRIES,
+];
 
 /// Exact Online's country sites: tokens and data live on one of them.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, JsonSchema)]

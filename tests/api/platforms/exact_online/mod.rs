@@ -9,7 +9,11 @@
 //! A resync asks only for what changed (`Modified ge datetime'…'`).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
-//! `CASE`; the tests here are its own.
+//! `CASE`; the tests here are its own, the accounting lists' in [`ledger`]
+//! (fixtures in `fixtures/ledger/`).
+
+mod ledger;
+mod ledger_fake;
 
 use std::sync::Arc;
 
@@ -40,8 +44,8 @@ fn linked(call: &Call, name: &str) -> String {
 }
 
 /// Serves the Exact fixtures: `current/Me`, two pages each of invoices and
-/// accounts (the second at `$skiptoken`), one invoice id for `$top=1`; any
-/// other division is forbidden.
+/// accounts (the second at `$skiptoken`), one invoice id for `$top=1`, the
+/// accounting lists (`ledger::answer`); any other division is forbidden.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         let query = |name: &str| call.query.get(name).map(String::as_str);
@@ -50,6 +54,9 @@ fn router() -> super::fake::Router {
         }
         if call.path == format!("/api/v1/{DIVISION}/hrm/Divisions") {
             return Answer::json(200, fixture("exact_online/fixtures/divisions.json"));
+        }
+        if let Some(answer) = ledger_fake::answer(call) {
+            return answer;
         }
         let invoices = format!("/api/v1/{DIVISION}/salesinvoice/SalesInvoices");
         let accounts = format!("/api/v1/{DIVISION}/crm/Accounts");
@@ -150,7 +157,18 @@ static CASE: Case = Case {
         records: 5,
         calls: 2,
     },
-    syncs: &["invoices", "customers"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "accounts",
+        "suppliers",
+        "taxRates",
+        "bills",
+        "creditNotes",
+        "items",
+        "companyInfo",
+        "journalEntries",
+    ],
     errors: Errors {
         rate_limited: r#"{"error":{"code":"","message":{"lang":"","value":"Too many requests"}}}"#,
         rate_limit_headers: &[("X-RateLimit-Minutely-Remaining", "0")],
