@@ -27,6 +27,7 @@ use crate::data::items::{Item, Items};
 use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
+use crate::platforms::connector::whole_syncs;
 use crate::platforms::connector::{Changes, ConnectorError, Deletions, Fetched, Since, Syncs};
 
 /// The chart: `sync/Financial/GLAccounts`.
@@ -259,27 +260,12 @@ macro_rules! sync_api_syncs {
     };
 }
 
-/// A list fetched whole on every sync.
-macro_rules! whole_syncs {
-    ($definition:ty, $record:ty, $fetch:ident) => {
-        impl Syncs<$definition> for ExactOnlineConnector {
-            async fn page(
-                &self,
-                credentials: &ExactOnlineAuthorization,
-                cursor: Option<String>,
-            ) -> Result<Fetched<$record>, ConnectorError> {
-                self.$fetch(credentials, cursor).await
-            }
-        }
-    };
-}
 
 sync_api_syncs!(Accounts, Account, gl_accounts);
 sync_api_syncs!(Suppliers, Supplier, suppliers);
 sync_api_syncs!(Items, Item, items);
-whole_syncs!(TaxRates, TaxRate, vat_codes);
-whole_syncs!(Bills, Bill, purchase_entries);
-whole_syncs!(JournalEntries, JournalEntry, ledger);
+// Lists fetched whole on every sync.
+whole_syncs!(ExactOnlineConnector; TaxRates => vat_codes, Bills => purchase_entries, JournalEntries => ledger);
 
 /// Sales credit notes are sales invoices: asked for by `Modified` after a
 /// first sync, as invoices are.
