@@ -23,10 +23,10 @@ use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
     Syncs, syncs,
 };
-use crate::platforms::kit::records::{Read, Unreadable};
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::kit::records::{Read, Unreadable};
 
 /// Orders asked for per page by default: `MaxResultsPerPage`'s maximum.
 pub const PAGE_SIZE: u64 = 100;
@@ -164,8 +164,7 @@ impl Connector for AmazonSellerCentralConnector {
     /// call in 101: a page of 100 orders); per-operation limits are not
     /// declared yet (NOTES.md).
     const LIMITS: Limits = Limits::per(30, std::time::Duration::from_secs(60));
-    const LINK_UNAVAILABLE: &'static str =
-        "Selling Partner API authorization starts in Seller Central (the website authorization workflow: `application_id`, then `spapi_oauth_code` and `selling_partner_id` on the callback) for one region chosen first; not built yet, so migrate tokens with PUT .../authorization";
+    const LINK_UNAVAILABLE: &'static str = "Selling Partner API authorization starts in Seller Central (the website authorization workflow: `application_id`, then `spapi_oauth_code` and `selling_partner_id` on the callback) for one region chosen first; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Orders]

@@ -19,14 +19,20 @@ use crate::platforms::kit::records::Read;
 /// its marketplace's currency unknown.
 fn orders(text: &str) -> Result<Read<Order>, String> {
     let answer: OrdersAnswer = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(answer.payload.orders.read(|order| order.into_record(&[], None).map(Some)))
+    Ok(answer
+        .payload
+        .orders
+        .read(|order| order.into_record(&[], None).map(Some)))
 }
 
 /// A page of an order's items as `AmazonSellerCentralConnector::items`
 /// reads it, each item a line.
 fn items(text: &str) -> Result<Read<OrderLineItem>, String> {
     let answer: ItemsAnswer = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(answer.payload.order_items.read(|item| Ok(Some(item.to_line()))))
+    Ok(answer
+        .payload
+        .order_items
+        .read(|item| Ok(Some(item.to_line()))))
 }
 
 /// Why a success answer without `payload` fails the page rather than read as
@@ -50,7 +56,9 @@ fn amazon_bodies(answer: &Answer<'_>) -> Bodies {
 #[test]
 fn every_orders_answer_amazons_model_allows_is_read() {
     let document = Document::load("amazon_seller_central.json");
-    let answer = document.answer("GET", "/orders/v0/orders").requiring(&["payload"], PAYLOAD);
+    let answer = document
+        .answer("GET", "/orders/v0/orders")
+        .requiring(&["payload"], PAYLOAD);
     // The model requires what the connector needs of an order (AmazonOrderId,
     // PurchaseDate): no minimal body lacks it.
     hold(&answer, &amazon_bodies(&answer), orders, &[]);
@@ -69,13 +77,20 @@ fn every_order_items_answer_amazons_model_allows_is_read() {
 fn every_marketplace_participations_answer_amazons_model_allows_is_read() {
     let document = Document::load("amazon_seller_central.sellers.json");
     let answer = document.answer("GET", "/sellers/v1/marketplaceParticipations");
-    hold(&answer, &answer.bodies(), whole::<ParticipationsAnswer>, &[]);
+    hold(
+        &answer,
+        &answer.bodies(),
+        whole::<ParticipationsAnswer>,
+        &[],
+    );
 }
 
 #[test]
 fn every_order_status_of_amazons_model_maps_and_a_new_word_is_unknown() {
     let document = Document::load("amazon_seller_central.json");
-    let answer = document.answer("GET", "/orders/v0/orders").requiring(&["payload"], PAYLOAD);
+    let answer = document
+        .answer("GET", "/orders/v0/orders")
+        .requiring(&["payload"], PAYLOAD);
     let bodies = amazon_bodies(&answer);
     let (at, values) = bodies.enum_at("payload.Orders.0.OrderStatus");
     let status = |value: Value| {

@@ -7,8 +7,8 @@ use serde::Deserialize;
 
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, per_unit};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::find;
 
 /// Amazon's `OrderStatus` words. Amazon reports no refunds on orders (they
@@ -164,7 +164,10 @@ impl AmazonItem {
 }
 
 fn sum(items: &[AmazonItem], pick: impl Fn(&AmazonItem) -> Money) -> Money {
-    items.iter().map(pick).fold(Money(0), |total, amount| total + amount)
+    items
+        .iter()
+        .map(pick)
+        .fold(Money(0), |total, amount| total + amount)
 }
 
 impl Keyed for AmazonOrder {

@@ -11,11 +11,11 @@ pub mod mapping;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::expiring_token_body;
-use crate::platforms::tokens::ExpiringTokens;
 use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
 /// What Amazon syncs: orders (the Selling Partner API has no customer list).

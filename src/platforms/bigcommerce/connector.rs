@@ -9,8 +9,8 @@
 //! `date_modified:min`. Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::{Limits, Quota, Remaining};
-use std::time::Duration;
 use chrono::{DateTime, Utc};
+use std::time::Duration;
 
 use super::BigCommerceAuthorization;
 use super::mapping::{BigCommerceOrder, CustomersPage, OrderProduct};
@@ -21,9 +21,9 @@ use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
     Syncs, syncs,
 };
-use crate::platforms::kit::records::{Each, Read};
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::kit::records::{Each, Read};
 
 /// The real API (every store's, by its hash).
 pub const API_BASE: &str = "https://api.bigcommerce.com";
@@ -60,10 +60,7 @@ impl BigCommerceConnector {
         path: &str,
         what: &'static str,
     ) -> Call<'a> {
-        let url = format!(
-            "{}/stores/{}/{path}",
-            self.api_base, credentials.store_hash
-        );
+        let url = format!("{}/stores/{}/{path}", self.api_base, credentials.store_hash);
         Call::get(
             Self::PLATFORM,
             what,
@@ -187,15 +184,11 @@ impl Connector for BigCommerceConnector {
     const PLATFORM: &'static str = "BigCommerce";
     /// BigCommerce: 150 calls per 30 seconds per store on the Standard and Plus plans (more on Pro
     /// and Enterprise), with what is left in `X-Rate-Limit-Requests-Left` (NOTES.md).
-    const LIMITS: Limits = Limits::per(150, Duration::from_secs(30))
-        .remaining(&[
-            Remaining {
-                header: "x-rate-limit-requests-left",
-                quota: Quota::Rate,
-            },
-        ]);
-    const LINK_UNAVAILABLE: &'static str =
-        "BigCommerce apps are installed from the store's control panel, which calls the app's Auth Callback URL with `code`, `context` and `scope` but no `state` tributary could bind to a session; tributary does not take app installs yet, so migrate tokens with PUT .../authorization";
+    const LIMITS: Limits = Limits::per(150, Duration::from_secs(30)).remaining(&[Remaining {
+        header: "x-rate-limit-requests-left",
+        quota: Quota::Rate,
+    }]);
+    const LINK_UNAVAILABLE: &'static str = "BigCommerce apps are installed from the store's control panel, which calls the app's Auth Callback URL with `code`, `context` and `scope` but no `state` tributary could bind to a session; tributary does not take app installs yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Customers, Orders]
@@ -250,6 +243,7 @@ impl Syncs<Customers> for BigCommerceConnector {
         since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
-        self.customers_page(credentials, Some(since.time), cursor).await
+        self.customers_page(credentials, Some(since.time), cursor)
+            .await
     }
 }

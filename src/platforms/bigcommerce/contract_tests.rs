@@ -10,9 +10,7 @@ use super::mapping::{BigCommerceOrder, CustomersPage, OrderProduct};
 use crate::data::customers::Customer;
 use crate::data::orders::{Order, OrderLineItem};
 use crate::platforms::kit::graphql_contract::place;
-use crate::platforms::kit::openapi_contract::{
-    Answer, Bodies, Document, Needed, get, hold, set,
-};
+use crate::platforms::kit::openapi_contract::{Answer, Bodies, Document, Needed, get, hold, set};
 use crate::platforms::kit::records::{Each, Read};
 
 /// A page of orders as `Syncs<Orders>::page` reads it (each order's

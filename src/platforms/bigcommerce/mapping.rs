@@ -10,8 +10,8 @@ use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::timestamp::Timestamp;
 
 /// BigCommerce's order status ids (`status_id`) and ours. Merchants may
@@ -150,9 +150,13 @@ impl BigCommerceOrder {
             _ => None,
         };
         // A guest order has customer id 0.
-        let customer_id = self.customer_id.filter(|id| *id != 0).map(|id| id.to_string());
+        let customer_id = self
+            .customer_id
+            .filter(|id| *id != 0)
+            .map(|id| id.to_string());
         let name = self.billing_address.and_then(|address| {
-            json::non_empty(address.company).or_else(|| person(address.first_name, address.last_name))
+            json::non_empty(address.company)
+                .or_else(|| person(address.first_name, address.last_name))
         });
         Ok(Order {
             order_number: Some(id.clone()),

@@ -11,11 +11,11 @@ pub mod mapping;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::long_lived_token_body;
-use crate::platforms::tokens::LongLivedToken;
 use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::long_lived_token_body;
 use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::LongLivedToken;
 use crate::platforms::{Platform, SourceType};
 
 /// What BigCommerce syncs: customers and orders (a store issues no invoices).

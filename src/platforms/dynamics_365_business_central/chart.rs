@@ -70,7 +70,9 @@ impl BcAccount {
         let net_change = self.net_change.map(Amount::money);
         let current_balance = match classification {
             AccountClassification::Asset => net_change,
-            AccountClassification::Liability | AccountClassification::Equity => net_change.map(|net| -net),
+            AccountClassification::Liability | AccountClassification::Equity => {
+                net_change.map(|net| -net)
+            }
             _ => None,
         };
         Some(Account {
@@ -184,10 +186,12 @@ impl BcCompanyInformation {
             postal_code: json::non_empty(self.postal_code),
             country: json::non_empty(self.country),
         };
-        let has_address = address.line1.is_some() || address.city.is_some() || address.postal_code.is_some();
+        let has_address =
+            address.line1.is_some() || address.city.is_some() || address.postal_code.is_some();
         CompanyInfo {
             company_info_id: company_id.to_owned(),
-            company_name: json::non_empty(self.display_name).unwrap_or_else(|| company_id.to_owned()),
+            company_name: json::non_empty(self.display_name)
+                .unwrap_or_else(|| company_id.to_owned()),
             legal_name: None,
             registration_number: None,
             tax_number: json::non_empty(self.tax_registration_number),
@@ -200,7 +204,11 @@ impl BcCompanyInformation {
                     month: start.month(),
                     day: start.day(),
                 }),
-            addresses: if has_address { vec![address] } else { Vec::new() },
+            addresses: if has_address {
+                vec![address]
+            } else {
+                Vec::new()
+            },
             phone: json::non_empty(self.phone_number),
             website: json::non_empty(self.website),
             created_date: None,

@@ -8,8 +8,8 @@
 //! page (the next links carry it). Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
-use std::time::Duration;
 use chrono::{DateTime, Utc};
+use std::time::Duration;
 
 use super::BusinessCentralAuthorization;
 use super::mapping::{BcCompany, BcCustomer, BcEnvironment, BcInvoice, Collection, RecordPage};
@@ -18,9 +18,9 @@ use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::Items;
 use crate::data::suppliers::Suppliers;
-use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
@@ -164,7 +164,14 @@ impl BusinessCentralConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let page = NextLink::from_cursor(cursor);
-        let call = self.list(credentials, "customers", None, "a page of customers", page, since)?;
+        let call = self.list(
+            credentials,
+            "customers",
+            None,
+            "a page of customers",
+            page,
+            since,
+        )?;
         let body: RecordPage<BcCustomer> = self.http.json(&call).await?;
         let read = body.value.read(|customer| Ok(Some(customer.into_record())));
         Ok(Fetched::read(read, NextLink::next(body.next_link)))
@@ -195,7 +202,10 @@ impl BusinessCentralConnector {
         tenant: &str,
         access_token: &str,
     ) -> Result<Vec<Organization>, ConnectorError> {
-        let root = self.api_base.strip_suffix("/v2.0").unwrap_or(&self.api_base);
+        let root = self
+            .api_base
+            .strip_suffix("/v2.0")
+            .unwrap_or(&self.api_base);
         let call = Call::get(
             Self::PLATFORM,
             "the environments",
@@ -211,7 +221,12 @@ impl BusinessCentralConnector {
                 segment(tenant),
                 segment(&environment.name)
             );
-            let call = Call::get(Self::PLATFORM, "the companies", url, Auth::Bearer(access_token));
+            let call = Call::get(
+                Self::PLATFORM,
+                "the companies",
+                url,
+                Auth::Bearer(access_token),
+            );
             let companies: Collection<BcCompany> = self.http.json(&call).await?;
             found.extend(companies.value.into_iter().map(|company| {
                 let name = company
@@ -272,7 +287,9 @@ impl Connector for BusinessCentralConnector {
         Some(
             LinkSpec::code_flow(
                 self.authorize_url.clone(),
-                self.token_url.clone().unwrap_or_else(|| CODE_TOKEN_URL.to_owned()),
+                self.token_url
+                    .clone()
+                    .unwrap_or_else(|| CODE_TOKEN_URL.to_owned()),
                 ClientAuth::RequestBody,
                 LINK_SCOPES,
             )
@@ -317,7 +334,10 @@ impl Connector for BusinessCentralConnector {
 
     /// `GET .../companies({id})` answers only when the token reaches the
     /// tenant, the environment and the company.
-    async fn verify(&self, credentials: &BusinessCentralAuthorization) -> Result<(), ConnectorError> {
+    async fn verify(
+        &self,
+        credentials: &BusinessCentralAuthorization,
+    ) -> Result<(), ConnectorError> {
         let url = self.company_url(credentials);
         let auth = Auth::bearer(&credentials.tokens);
         let call = Call::get(Self::PLATFORM, "the company", url, auth);

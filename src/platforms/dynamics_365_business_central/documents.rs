@@ -29,7 +29,11 @@ fn reference(id: Option<String>) -> Option<String> {
 }
 
 /// A document date, else its posting date.
-fn document_date(date: Option<&str>, posting: Option<&str>, field: &str) -> Result<chrono::NaiveDate, Unreadable> {
+fn document_date(
+    date: Option<&str>,
+    posting: Option<&str>,
+    field: &str,
+) -> Result<chrono::NaiveDate, Unreadable> {
     date.and_then(json::date)
         .or_else(|| posting.and_then(json::date))
         .ok_or_else(|| Unreadable::field(field, "is missing or not a date, and so is postingDate"))
@@ -63,7 +67,11 @@ impl BcPurchaseInvoice {
     /// `Corrective` void. The vendor's invoice number is the reference,
     /// Business Central's own number the note.
     pub(super) fn into_record(self) -> Result<Bill, Unreadable> {
-        let issue_date = document_date(self.invoice_date.as_deref(), self.posting_date.as_deref(), "invoiceDate")?;
+        let issue_date = document_date(
+            self.invoice_date.as_deref(),
+            self.posting_date.as_deref(),
+            "invoiceDate",
+        )?;
         let total = money(self.total_amount_including_tax);
         let tax = money(self.total_tax_amount);
         let status = match self.status.as_deref().map(member).as_deref() {
@@ -79,12 +87,17 @@ impl BcPurchaseInvoice {
         };
         Ok(Bill {
             reference: json::non_empty(self.vendor_invoice_number),
-            supplier_ref: SupplierRef::to(reference(self.vendor_id), json::non_empty(self.vendor_name)),
+            supplier_ref: SupplierRef::to(
+                reference(self.vendor_id),
+                json::non_empty(self.vendor_name),
+            ),
             issue_date,
             due_date: self.due_date.as_deref().and_then(json::date),
             paid_on_date: None,
             currency: json::non_empty(self.currency_code).unwrap_or_default(),
-            sub_total: self.total_amount_excluding_tax.map_or(total - tax, Amount::money),
+            sub_total: self
+                .total_amount_excluding_tax
+                .map_or(total - tax, Amount::money),
             tax_amount: tax,
             total_amount: total,
             amount_due,
@@ -129,7 +142,11 @@ impl BcCreditMemo {
     /// (`invoiceId`, Business Central's "Applies-to Doc. No.") allocates its
     /// whole credit to it; an open one has allocated nothing.
     pub(super) fn into_record(self) -> Result<CreditNote, Unreadable> {
-        let issue_date = document_date(self.credit_memo_date.as_deref(), self.posting_date.as_deref(), "creditMemoDate")?;
+        let issue_date = document_date(
+            self.credit_memo_date.as_deref(),
+            self.posting_date.as_deref(),
+            "creditMemoDate",
+        )?;
         let total = money(self.total_amount_including_tax);
         let tax = money(self.total_tax_amount);
         let status = match self.status.as_deref().map(member).as_deref() {
@@ -156,10 +173,15 @@ impl BcCreditMemo {
         };
         Ok(CreditNote {
             credit_note_number: json::non_empty(self.number),
-            customer_ref: CustomerRef::to(reference(self.customer_id), json::non_empty(self.customer_name)),
+            customer_ref: CustomerRef::to(
+                reference(self.customer_id),
+                json::non_empty(self.customer_name),
+            ),
             issue_date,
             currency: json::non_empty(self.currency_code).unwrap_or_default(),
-            sub_total: self.total_amount_excluding_tax.map_or(total - tax, Amount::money),
+            sub_total: self
+                .total_amount_excluding_tax
+                .map_or(total - tax, Amount::money),
             total_tax_amount: tax,
             total_amount: total,
             remaining_credit,

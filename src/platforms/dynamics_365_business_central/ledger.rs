@@ -38,7 +38,10 @@ impl BusinessCentralConnector {
         let page = NextLink::from_cursor(cursor);
         let call = self.list(credentials, path, expand, what, page, since)?;
         let body: RecordPage<T> = self.http.json(&call).await?;
-        Ok(Fetched::read(body.value.read(into), NextLink::next(body.next_link)))
+        Ok(Fetched::read(
+            body.value.read(into),
+            NextLink::next(body.next_link),
+        ))
     }
 }
 
@@ -120,7 +123,11 @@ impl BusinessCentralConnector {
     ) -> Result<Fetched<Bill>, ConnectorError> {
         self.collection(
             credentials,
-            ("purchaseInvoices", Some("purchaseInvoiceLines"), "a page of purchase invoices"),
+            (
+                "purchaseInvoices",
+                Some("purchaseInvoiceLines"),
+                "a page of purchase invoices",
+            ),
             (since, cursor),
             |bill: BcPurchaseInvoice| bill.into_record().map(Some),
         )
@@ -135,14 +142,17 @@ impl BusinessCentralConnector {
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
         self.collection(
             credentials,
-            ("salesCreditMemos", Some("salesCreditMemoLines"), "a page of sales credit memos"),
+            (
+                "salesCreditMemos",
+                Some("salesCreditMemoLines"),
+                "a page of sales credit memos",
+            ),
             (since, cursor),
             |note: BcCreditMemo| note.into_record().map(Some),
         )
         .await
     }
 }
-
 
 // A data type asked for by `lastModifiedDateTime` after a first sync,
 // with the invoices' [`CHANGES`].

@@ -8,11 +8,11 @@ use serde::Deserialize;
 use crate::data::accounts::AccountRef;
 use crate::data::bills::BillLineItem;
 use crate::data::customers::{Customer, CustomerStatus};
-use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
 /// Business Central's invoice statuses that need no amounts. `In Review` is an
@@ -36,7 +36,9 @@ pub(super) fn member(name: &str) -> String {
     let mut rest = name;
     while let Some(at) = rest.find("_x") {
         caption.push_str(&rest[..at]);
-        let escaped = rest.get(at + 2..at + 6).filter(|_| rest.get(at + 6..at + 7) == Some("_"));
+        let escaped = rest
+            .get(at + 2..at + 6)
+            .filter(|_| rest.get(at + 6..at + 7) == Some("_"));
         match escaped
             .and_then(|hex| u32::from_str_radix(hex, 16).ok())
             .and_then(char::from_u32)
@@ -305,32 +307,54 @@ mod tests {
     fn business_central_statuses_map_with_what_remains() {
         let total = Money(1_000_000);
         assert_eq!(invoice_status("Draft", total, total), InvoiceStatus::Draft);
-        assert_eq!(invoice_status("In Review", total, total), InvoiceStatus::Draft);
-        assert_eq!(invoice_status("Open", total, total), InvoiceStatus::Submitted);
+        assert_eq!(
+            invoice_status("In Review", total, total),
+            InvoiceStatus::Draft
+        );
+        assert_eq!(
+            invoice_status("Open", total, total),
+            InvoiceStatus::Submitted
+        );
         assert_eq!(
             invoice_status("Open", total, Money(5)),
             InvoiceStatus::PartiallyPaid
         );
         assert_eq!(invoice_status("Open", total, Money(0)), InvoiceStatus::Paid);
         assert_eq!(invoice_status("Paid", total, Money(0)), InvoiceStatus::Paid);
-        assert_eq!(invoice_status("Canceled", total, total), InvoiceStatus::Void);
-        assert_eq!(invoice_status("Corrective", total, total), InvoiceStatus::Void);
+        assert_eq!(
+            invoice_status("Canceled", total, total),
+            InvoiceStatus::Void
+        );
+        assert_eq!(
+            invoice_status("Corrective", total, total),
+            InvoiceStatus::Void
+        );
         assert_eq!(invoice_status(" ", total, total), InvoiceStatus::Unknown);
         assert_eq!(
             invoice_status("In_x0020_Review", total, total),
             InvoiceStatus::Draft,
             "the wire's member name"
         );
-        assert_eq!(invoice_status("_x0020_", total, total), InvoiceStatus::Unknown);
+        assert_eq!(
+            invoice_status("_x0020_", total, total),
+            InvoiceStatus::Unknown
+        );
     }
 
     #[test]
     fn member_names_read_as_their_captions() {
         assert_eq!(member("In_x0020_Review"), "In Review");
-        assert_eq!(member("Cost_x0020_of_x0020_Goods_x0020_Sold"), "Cost of Goods Sold");
+        assert_eq!(
+            member("Cost_x0020_of_x0020_Goods_x0020_Sold"),
+            "Cost of Goods Sold"
+        );
         assert_eq!(member("Non_x002D_Inventory"), "Non-Inventory");
         assert_eq!(member("_x0020_"), " ");
         assert_eq!(member("Open"), "Open");
-        assert_eq!(member("odd_xZZ_name_x00"), "odd_xZZ_name_x00", "not an escape");
+        assert_eq!(
+            member("odd_xZZ_name_x00"),
+            "odd_xZZ_name_x00",
+            "not an escape"
+        );
     }
 }

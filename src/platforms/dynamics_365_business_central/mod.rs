@@ -12,12 +12,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
 
-use crate::platforms::authorization::expiring_token_body;
-use crate::platforms::tokens::ExpiringTokens;
 use crate::data::DataType;
-use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType};
 
 /// What Business Central's connector syncs: API v2.0 has no list of posted
 /// payments with what they settle and no tax rates (`NOTES.md`,

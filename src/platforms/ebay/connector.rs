@@ -108,8 +108,7 @@ impl Connector for EbayConnector {
     /// eBay's call limits are per application a day, per API (NOTES.md): none per seller to pace
     /// here; its 429 is the safety net.
     const LIMITS: Limits = Limits::NONE;
-    const LINK_UNAVAILABLE: &'static str =
-        "eBay's authorize step takes the application's RuName instead of a redirect URI, and the user id needs the `commerce.identity.readonly` scope; not built yet, so migrate tokens with PUT .../authorization";
+    const LINK_UNAVAILABLE: &'static str = "eBay's authorize step takes the application's RuName instead of a redirect URI, and the user id needs the `commerce.identity.readonly` scope; not built yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: Orders]
@@ -150,6 +149,7 @@ impl Syncs<Orders> for EbayConnector {
         since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<Order>, ConnectorError> {
-        self.orders_page(credentials, Some(since.time), cursor).await
+        self.orders_page(credentials, Some(since.time), cursor)
+            .await
     }
 }

@@ -8,8 +8,8 @@ use serde::Deserialize;
 use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, per_unit};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::find;
 
 /// `orderPaymentStatus` words that decide the status on their own, whatever
@@ -68,7 +68,9 @@ pub(super) struct EbayAmount {
 }
 
 fn value(amount: Option<&EbayAmount>) -> Money {
-    amount.map(|amount| amount.value.money()).unwrap_or_default()
+    amount
+        .map(|amount| amount.value.money())
+        .unwrap_or_default()
 }
 
 /// A discount as a positive amount (eBay may write it negative).
@@ -202,7 +204,8 @@ impl Keyed for EbayOrder {
 impl EbayOrder {
     /// Our order; an order without a readable creation date is refused.
     pub(super) fn into_record(self) -> Result<Order, Unreadable> {
-        let created = json::timestamp(self.creation_date.as_deref()).ok_or_else(|| Unreadable::field("creationDate", "is missing or not a date-time"))?;
+        let created = json::timestamp(self.creation_date.as_deref())
+            .ok_or_else(|| Unreadable::field("creationDate", "is missing or not a date-time"))?;
         let cancel_state = self
             .cancel_status
             .as_ref()
@@ -228,7 +231,9 @@ impl EbayOrder {
             .collect();
         let line_refunds = self.line_items.iter().flat_map(|line| line.refunds.iter());
         let refunded = if order_refunds.is_empty() {
-            line_refunds.map(Refund::refunded).fold(Money(0), |a, b| a + b)
+            line_refunds
+                .map(Refund::refunded)
+                .fold(Money(0), |a, b| a + b)
         } else {
             order_refunds
                 .into_iter()
@@ -298,7 +303,10 @@ mod tests {
             status(None, Some("PAID"), Some("FULFILLED")),
             OrderStatus::Completed
         );
-        assert_eq!(status(None, Some("PAID"), Some("HELD")), OrderStatus::Unknown);
+        assert_eq!(
+            status(None, Some("PAID"), Some("HELD")),
+            OrderStatus::Unknown
+        );
         assert_eq!(status(None, Some("DISPUTED"), None), OrderStatus::Unknown);
     }
 }

@@ -9,12 +9,12 @@ pub mod mapping;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::expiring_token_body;
-use crate::platforms::tokens::ExpiringTokens;
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
-use crate::platforms::{Platform, SourceType};
 use crate::data::DataType;
+use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType};
 
 /// What eBay syncs: orders (the Fulfillment API has no list of buyers).
 const DATA_TYPES: &[DataType] = &[DataType::ORDERS];

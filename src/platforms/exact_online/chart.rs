@@ -410,7 +410,8 @@ impl DivisionDetails {
             postal_code: json::non_empty(self.postcode),
             country: json::non_empty(self.country),
         };
-        let has_address = address.line1.is_some() || address.city.is_some() || address.postal_code.is_some();
+        let has_address =
+            address.line1.is_some() || address.city.is_some() || address.postal_code.is_some();
         CompanyInfo {
             company_info_id: self.code.to_string(),
             company_name: json::non_empty(self.description)
@@ -420,7 +421,11 @@ impl DivisionDetails {
             tax_number: json::non_empty(self.vat_number),
             base_currency: json::non_empty(self.currency),
             financial_year_start,
-            addresses: if has_address { vec![address] } else { Vec::new() },
+            addresses: if has_address {
+                vec![address]
+            } else {
+                Vec::new()
+            },
             phone: json::non_empty(self.phone),
             website: json::non_empty(self.website),
             created_date: modified(self.created.as_deref()),
@@ -454,7 +459,9 @@ mod tests {
 
     #[test]
     fn a_vat_fraction_becomes_a_percentage() {
-        let rate = |text: &str| percent(crate::platforms::kit::json::parse_amount(text).expect("an amount"));
+        let rate = |text: &str| {
+            percent(crate::platforms::kit::json::parse_amount(text).expect("an amount"))
+        };
         assert_eq!(rate("0.21"), Quantity::units(21));
         assert_eq!(rate("0.09"), Quantity::units(9));
         assert_eq!(rate("0"), Quantity(0));

@@ -12,18 +12,17 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use super::mapping::{Division, ExactAccount, ExactInvoice, InvoiceId, Me, OData, ODataRecords};
-use crate::platforms::kit::records::{Each, Keyed};
 use super::{ExactOnlineAuthorization, REGIONS};
 use crate::data::accounts::Accounts;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::Items;
 use crate::data::journal_entries::JournalEntries;
 use crate::data::suppliers::Suppliers;
 use crate::data::tax_rates::TaxRates;
-use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
@@ -32,6 +31,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::kit::records::{Each, Keyed};
 use crate::platforms::link::{Ask, Grant, LinkSpec, Organization};
 
 /// The invoice fields read, lines included (`$select` with `$expand`).
@@ -125,18 +125,16 @@ impl Connector for ExactOnlineConnector {
     const PLATFORM: &'static str = "Exact Online";
     /// Exact Online: 60 calls a minute and 5,000 a day per company and application, with what is
     /// left in `X-RateLimit-Minutely-Remaining` and `X-RateLimit-Remaining` (NOTES.md).
-    const LIMITS: Limits = Limits::per_minute(60)
-        .daily(5_000)
-        .remaining(&[
-            Remaining {
-                header: "x-ratelimit-minutely-remaining",
-                quota: Quota::Rate,
-            },
-            Remaining {
-                header: "x-ratelimit-remaining",
-                quota: Quota::Daily,
-            },
-        ]);
+    const LIMITS: Limits = Limits::per_minute(60).daily(5_000).remaining(&[
+        Remaining {
+            header: "x-ratelimit-minutely-remaining",
+            quota: Quota::Rate,
+        },
+        Remaining {
+            header: "x-ratelimit-remaining",
+            quota: Quota::Daily,
+        },
+    ]);
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![
@@ -352,7 +350,10 @@ impl ExactOnlineConnector {
 /// site's local time is not confirmed (`NOTES.md`); [`CHANGES`]'s overlap
 /// covers either.
 pub fn modified_since(since: DateTime<Utc>) -> String {
-    format!("Modified ge datetime'{}'", since.format("%Y-%m-%dT%H:%M:%S"))
+    format!(
+        "Modified ge datetime'{}'",
+        since.format("%Y-%m-%dT%H:%M:%S")
+    )
 }
 
 /// What Exact's changes say: nothing of deletions (a deleted invoice or

@@ -130,7 +130,10 @@ impl PurchaseEntry {
         Ok(Bill {
             reference: json::non_empty(self.your_ref)
                 .or_else(|| self.entry_number.map(|number| number.to_string())),
-            supplier_ref: SupplierRef::to(json::non_empty(self.supplier), json::non_empty(self.supplier_name)),
+            supplier_ref: SupplierRef::to(
+                json::non_empty(self.supplier),
+                json::non_empty(self.supplier_name),
+            ),
             issue_date,
             due_date: self.due_date.as_deref().and_then(json::xero_date),
             paid_on_date: None,

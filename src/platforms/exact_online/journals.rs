@@ -68,13 +68,18 @@ impl LedgerWalk {
     /// The position a cursor names; the ledger's start without one.
     pub(super) fn at(cursor: Option<&str>) -> Result<Self, ConnectorError> {
         let Some(cursor) = cursor else {
-            return Ok(Self { after: 1, skip: None });
+            return Ok(Self {
+                after: 1,
+                skip: None,
+            });
         };
         let mut parts = cursor.splitn(2, ' ');
         let after = parts
             .next()
             .and_then(|after| after.parse().ok())
-            .ok_or_else(|| ConnectorError::Failed(format!("invalid Exact Online ledger cursor {cursor:?}")))?;
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!("invalid Exact Online ledger cursor {cursor:?}"))
+            })?;
         Ok(Self {
             after,
             skip: parts.next().map(str::to_owned),
@@ -103,7 +108,11 @@ pub(super) struct LedgerPage {
 /// of the page's last entry on are held back: the next page starts after
 /// the last line kept. A page that is one entry alone is reported and
 /// passed (its later lines skipped).
-pub(super) fn entries_of(walk: &LedgerWalk, mut lines: Vec<TransactionLine>, more: bool) -> LedgerPage {
+pub(super) fn entries_of(
+    walk: &LedgerWalk,
+    mut lines: Vec<TransactionLine>,
+    more: bool,
+) -> LedgerPage {
     lines.sort_by_key(|line| line.timestamp);
     // Read before budget lines go: a page of nothing else still moves on.
     let highest = lines.last().map_or(walk.after, |line| line.timestamp.0);
@@ -126,7 +135,10 @@ pub(super) fn entries_of(walk: &LedgerWalk, mut lines: Vec<TransactionLine>, mor
                 });
                 skip = Some(entry);
             }
-            let next = LedgerWalk { after: highest, skip };
+            let next = LedgerWalk {
+                after: highest,
+                skip,
+            };
             return LedgerPage {
                 entries: Vec::new(),
                 issues,
@@ -160,7 +172,11 @@ pub(super) fn entries_of(walk: &LedgerWalk, mut lines: Vec<TransactionLine>, mor
         }
     }
     let next = more.then(|| LedgerWalk { after, skip }.cursor());
-    LedgerPage { entries, issues, next }
+    LedgerPage {
+        entries,
+        issues,
+        next,
+    }
 }
 
 /// Exact's kind of entry (`Type`), as our journal source's type.
@@ -257,7 +273,12 @@ mod tests {
     #[test]
     fn an_entry_that_does_not_balance_is_an_issue_and_the_last_page_ends() {
         let walk = LedgerWalk::at(Some("3")).expect("a walk");
-        let lines = vec![line(4, "b", "10"), line(5, "b", "-9.99"), line(6, "c", "1"), line(7, "c", "-1")];
+        let lines = vec![
+            line(4, "b", "10"),
+            line(5, "b", "-9.99"),
+            line(6, "c", "1"),
+            line(7, "c", "-1"),
+        ];
         let page = entries_of(&walk, lines, false);
         assert_eq!(page.entries.len(), 1);
         assert_eq!(page.issues.len(), 1);
@@ -282,7 +303,11 @@ mod tests {
         assert_eq!(page.issues.len(), 1);
         assert_eq!(page.next.as_deref(), Some("3 x"));
         let walk = LedgerWalk::at(page.next.as_deref()).expect("a walk");
-        let page = entries_of(&walk, vec![line(4, "x", "-3"), line(5, "y", "1"), line(6, "y", "-1")], false);
+        let page = entries_of(
+            &walk,
+            vec![line(4, "x", "-3"), line(5, "y", "1"), line(6, "y", "-1")],
+            false,
+        );
         assert!(page.issues.is_empty());
         assert_eq!(page.entries.len(), 1);
     }

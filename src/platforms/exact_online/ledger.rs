@@ -68,9 +68,12 @@ impl ExactOnlineConnector {
         since: Option<Since>,
         cursor: Option<String>,
     ) -> Result<Fetched<Account>, ConnectorError> {
-        self.sync_page(credentials, &GL_ACCOUNTS, (since, cursor), |account: GlAccount| {
-            Ok(Kept::Record(account.into_record()))
-        })
+        self.sync_page(
+            credentials,
+            &GL_ACCOUNTS,
+            (since, cursor),
+            |account: GlAccount| Ok(Kept::Record(account.into_record())),
+        )
         .await
     }
 
@@ -82,13 +85,18 @@ impl ExactOnlineConnector {
         since: Option<Since>,
         cursor: Option<String>,
     ) -> Result<Fetched<Supplier>, ConnectorError> {
-        self.sync_page(credentials, &CRM_ACCOUNTS, (since, cursor), |account: SupplierAccount| {
-            Ok(if account.is_supplier() {
-                Kept::Record(account.into_record())
-            } else {
-                Kept::Gone(account.id().to_owned())
-            })
-        })
+        self.sync_page(
+            credentials,
+            &CRM_ACCOUNTS,
+            (since, cursor),
+            |account: SupplierAccount| {
+                Ok(if account.is_supplier() {
+                    Kept::Record(account.into_record())
+                } else {
+                    Kept::Gone(account.id().to_owned())
+                })
+            },
+        )
         .await
     }
 
@@ -113,9 +121,18 @@ impl ExactOnlineConnector {
     ) -> Result<Fetched<TaxRate>, ConnectorError> {
         let query = [("$select", VAT_CODE_FIELDS)];
         let (codes, next) = self
-            .list_page::<VatCode>(credentials, "a page of VAT codes", &query, "vat/VATCodes", cursor)
+            .list_page::<VatCode>(
+                credentials,
+                "a page of VAT codes",
+                &query,
+                "vat/VATCodes",
+                cursor,
+            )
             .await?;
-        Ok(Fetched::read(codes.read(|code| Ok(code.into_record())), next))
+        Ok(Fetched::read(
+            codes.read(|code| Ok(code.into_record())),
+            next,
+        ))
     }
 
     /// A page of bills: purchase entries with their lines, purchase credit
@@ -193,7 +210,10 @@ impl ExactOnlineConnector {
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
         let walk = LedgerWalk::at(cursor.as_deref())?;
         let filter = format!("Timestamp gt {}L", walk.after);
-        let query = [("$select", TRANSACTION_LINE_FIELDS), ("$filter", filter.as_str())];
+        let query = [
+            ("$select", TRANSACTION_LINE_FIELDS),
+            ("$filter", filter.as_str()),
+        ];
         let (lines, next) = self
             .list_page::<TransactionLine>(
                 credentials,
@@ -211,13 +231,25 @@ impl ExactOnlineConnector {
     }
 
     /// The division, with the start of its financial year.
-    async fn division(&self, credentials: &ExactOnlineAuthorization) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+    async fn division(
+        &self,
+        credentials: &ExactOnlineAuthorization,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         let filter = format!("Code eq {}", credentials.division);
         let query = [("$select", DIVISION_FIELDS), ("$filter", filter.as_str())];
         let (divisions, _) = self
-            .list_page::<DivisionDetails>(credentials, "the division", &query, "system/Divisions", None)
+            .list_page::<DivisionDetails>(
+                credentials,
+                "the division",
+                &query,
+                "system/Divisions",
+                None,
+            )
             .await?;
-        let query = [("$select", "FinYear,StartDate"), ("$filter", "FinPeriod eq 1")];
+        let query = [
+            ("$select", "FinYear,StartDate"),
+            ("$filter", "FinPeriod eq 1"),
+        ];
         let (periods, _) = self
             .list_page::<FinancialPeriod>(
                 credentials,
@@ -259,7 +291,6 @@ macro_rules! sync_api_syncs {
         }
     };
 }
-
 
 sync_api_syncs!(Accounts, Account, gl_accounts);
 sync_api_syncs!(Suppliers, Supplier, suppliers);

@@ -11,8 +11,8 @@ use crate::data::credit_notes::{CreditNote, CreditNoteStatus};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Rounded, rounded};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::timestamp::Timestamp;
 
 /// Exact's invoice statuses (`Status`, an `Int16`). Open (20) invoices can
@@ -231,7 +231,11 @@ impl ExactInvoice {
             .as_deref()
             .and_then(json::xero_date)
             .ok_or_else(|| Unreadable::field("InvoiceDate", "is missing or not a date"))?;
-        let sign = if rounded(self.amount_fc) < Money(0) { -1 } else { 1 };
+        let sign = if rounded(self.amount_fc) < Money(0) {
+            -1
+        } else {
+            1
+        };
         let signed = |money: Money| Money(money.0 * sign);
         let total = signed(rounded(self.amount_fc));
         let tax = signed(rounded(self.vat_amount_fc));

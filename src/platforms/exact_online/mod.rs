@@ -16,14 +16,14 @@ mod sync_api;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::expiring_token_body;
-use crate::platforms::numbers::WholeNumber;
-use crate::platforms::link::Region;
-use crate::platforms::tokens::ExpiringTokens;
 use crate::data::DataType;
-use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::connector::ConnectorKind;
+use crate::platforms::link::Region;
+use crate::platforms::numbers::WholeNumber;
+use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType};
 
 /// Exact Online in the catalogue.
 pub static PLATFORM: Platform = Platform {
@@ -88,13 +88,41 @@ expiring_token_body!(ExactOnlineAuthorization => division);
 
 /// The country sites the link flow's hosted page offers.
 pub const REGIONS: &[Region] = &[
-    Region { value: "nl", label: "Netherlands", host: "https://start.exactonline.nl" },
-    Region { value: "be", label: "Belgium", host: "https://start.exactonline.be" },
-    Region { value: "de", label: "Germany", host: "https://start.exactonline.de" },
-    Region { value: "fr", label: "France", host: "https://start.exactonline.fr" },
-    Region { value: "es", label: "Spain", host: "https://start.exactonline.es" },
-    Region { value: "uk", label: "United Kingdom", host: "https://start.exactonline.co.uk" },
-    Region { value: "us", label: "United States", host: "https://start.exactonline.com" },
+    Region {
+        value: "nl",
+        label: "Netherlands",
+        host: "https://start.exactonline.nl",
+    },
+    Region {
+        value: "be",
+        label: "Belgium",
+        host: "https://start.exactonline.be",
+    },
+    Region {
+        value: "de",
+        label: "Germany",
+        host: "https://start.exactonline.de",
+    },
+    Region {
+        value: "fr",
+        label: "France",
+        host: "https://start.exactonline.fr",
+    },
+    Region {
+        value: "es",
+        label: "Spain",
+        host: "https://start.exactonline.es",
+    },
+    Region {
+        value: "uk",
+        label: "United Kingdom",
+        host: "https://start.exactonline.co.uk",
+    },
+    Region {
+        value: "us",
+        label: "United States",
+        host: "https://start.exactonline.com",
+    },
 ];
 
 impl ExactRegion {

@@ -6,8 +6,8 @@
 //! Where a walk stands travels in the cursor; where the next sync resumes
 //! is the engine's `resume`. Sources: `NOTES.md`, "Accounting model".
 
-use serde::de::{self, DeserializeOwned, Deserializer};
 use serde::Deserialize;
+use serde::de::{self, DeserializeOwned, Deserializer};
 use serde_json::value::RawValue;
 
 use super::ExactOnlineAuthorization;
@@ -96,7 +96,10 @@ impl Walk {
     /// Where a page starts: the cursor's position, else the start of what
     /// changed since the resume point the last sync kept, else (a whole
     /// list) from the first row version.
-    pub(super) fn at(cursor: Option<String>, since: Option<&Since>) -> Result<Self, ConnectorError> {
+    pub(super) fn at(
+        cursor: Option<String>,
+        since: Option<&Since>,
+    ) -> Result<Self, ConnectorError> {
         match cursor {
             Some(cursor) => Self::parse(&cursor),
             None => {
@@ -115,15 +118,22 @@ impl Walk {
     }
 
     fn parse(cursor: &str) -> Result<Self, ConnectorError> {
-        let invalid = || ConnectorError::Failed(format!("invalid Exact Online sync cursor {cursor:?}"));
+        let invalid =
+            || ConnectorError::Failed(format!("invalid Exact Online sync cursor {cursor:?}"));
         let mut parts = cursor.splitn(4, ' ');
         let deletions = match parts.next() {
             Some("list") => false,
             Some("deleted") => true,
             _ => return Err(invalid()),
         };
-        let highest = parts.next().and_then(|n| n.parse().ok()).ok_or_else(invalid)?;
-        let deleted = parts.next().and_then(|n| n.parse().ok()).ok_or_else(invalid)?;
+        let highest = parts
+            .next()
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(invalid)?;
+        let deleted = parts
+            .next()
+            .and_then(|n| n.parse().ok())
+            .ok_or_else(invalid)?;
         Ok(Self {
             deletions,
             highest,
@@ -139,7 +149,9 @@ impl Walk {
         let stage = if self.deletions { "deleted" } else { "list" };
         match NextLink::next(next) {
             Some(link) => Some(format!("{stage} {} {} {link}", self.highest, self.deleted)),
-            None if !self.deletions && changes => Some(format!("deleted {} {}", self.highest, self.deleted)),
+            None if !self.deletions && changes => {
+                Some(format!("deleted {} {}", self.highest, self.deleted))
+            }
             None => None,
         }
     }
@@ -174,18 +186,28 @@ impl ExactOnlineConnector {
         let changes = since.is_some();
         let mut walk = Walk::at(cursor, since.as_ref())?;
         if walk.deletions {
-            let filter = format!("Timestamp gt {}L and EntityType eq {}", walk.deleted, list.deleted_type);
-            let query = [("$select", "EntityKey,Timestamp"), ("$filter", filter.as_str())];
+            let filter = format!(
+                "Timestamp gt {}L and EntityType eq {}",
+                walk.deleted, list.deleted_type
+            );
+            let query = [
+                ("$select", "EntityKey,Timestamp"),
+                ("$filter", filter.as_str()),
+            ];
             let link = walk.link.clone();
             let (page, next) = self
-                .list_page::<Deleted>(credentials, "a page of deletions", &query, "sync/Deleted", cursor_of(link))
+                .list_page::<Deleted>(
+                    credentials,
+                    "a page of deletions",
+                    &query,
+                    "sync/Deleted",
+                    cursor_of(link),
+                )
                 .await?;
             if let Some(last) = page.last_read() {
                 walk.deleted = walk.deleted.max(last.timestamp.0);
             }
-            let removed: Vec<String> = page
-                .read(|deletion| Ok(deletion.entity_key))
-                .records;
+            let removed: Vec<String> = page.read(|deletion| Ok(deletion.entity_key)).records;
             let following = walk.after(next, changes);
             let fetched = Fetched::all(Vec::new(), following.clone()).removing(removed);
             return Ok(match following {
@@ -197,7 +219,13 @@ impl ExactOnlineConnector {
         let query = [("$select", list.select), ("$filter", filter.as_str())];
         let link = walk.link.clone();
         let (page, next) = self
-            .list_page::<T>(credentials, list.what, &query, list.resource, cursor_of(link))
+            .list_page::<T>(
+                credentials,
+                list.what,
+                &query,
+                list.resource,
+                cursor_of(link),
+            )
             .await?;
         if let Some(last) = page.last_read() {
             walk.highest = walk.highest.max(last.timestamp().0);
@@ -241,10 +269,22 @@ mod tests {
             cursor: Some("120 45".to_owned()),
         };
         let first = Walk::at(None, Some(&since)).expect("a walk");
-        assert_eq!((first.deletions, first.highest, first.deleted), (false, 120, 45));
-        let next = first.after(Some("https://x/api/v1/1/sync/A?$skiptoken=9".to_owned()), true);
-        assert_eq!(next.as_deref(), Some("list 120 45 https://x/api/v1/1/sync/A?$skiptoken=9"));
-        let last = Walk { highest: 130, ..first.clone() };
+        assert_eq!(
+            (first.deletions, first.highest, first.deleted),
+            (false, 120, 45)
+        );
+        let next = first.after(
+            Some("https://x/api/v1/1/sync/A?$skiptoken=9".to_owned()),
+            true,
+        );
+        assert_eq!(
+            next.as_deref(),
+            Some("list 120 45 https://x/api/v1/1/sync/A?$skiptoken=9")
+        );
+        let last = Walk {
+            highest: 130,
+            ..first.clone()
+        };
         assert_eq!(last.after(None, true).as_deref(), Some("deleted 130 45"));
         assert_eq!(last.after(None, false), None);
         let deletions = Walk::at(Some("deleted 130 45".to_owned()), None).expect("a walk");

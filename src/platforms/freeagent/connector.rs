@@ -9,9 +9,9 @@
 //! `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
-use std::time::Duration;
 use chrono::{DateTime, Utc};
 use reqwest::header::HeaderMap;
+use std::time::Duration;
 
 use super::FreeAgentAuthorization;
 use super::mapping::{CompanyAnswer, ContactsPage, InvoicesPage};
@@ -34,9 +34,9 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::{PageNumber, link_header_next};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
-use crate::platforms::kit::paging::{PageNumber, link_header_next};
 
 /// The real production API.
 pub const API_BASE: &str = "https://api.freeagent.com";
@@ -134,7 +134,9 @@ impl FreeAgentConnector {
             .query("view", "all")
             .query("nested_invoice_items", "true");
         let (body, headers): (InvoicesPage, _) = self.http.json_with_headers(&call).await?;
-        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
+        let read = body
+            .invoices
+            .read(|invoice| invoice.into_record().map(Some));
         Ok(Fetched::read(read, next_page(page, &headers)))
     }
 
@@ -201,32 +203,41 @@ impl Connector for FreeAgentConnector {
             .token_url
             .clone()
             .unwrap_or_else(|| format!("{}{TOKEN_PATH}", environment_host(credentials)));
-        Some(TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::Basic, &self.http))
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &url,
+            ClientAuth::Basic,
+            &self.http,
+        ))
     }
 
     /// FreeAgent's `approve_app` (production; it takes no scopes: access
     /// follows the user's); the company is `GET /v2/company`.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(
-            LinkSpec::code_flow(
-                self.authorize_url.clone(),
-                self
-                    .token_url
-                    .clone()
-                    .unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
-                ClientAuth::Basic,
-                &[],
-            ),
-        )
+        Some(LinkSpec::code_flow(
+            self.authorize_url.clone(),
+            self.token_url
+                .clone()
+                .unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
+            ClientAuth::Basic,
+            &[],
+        ))
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
         let base = self.api_base.as_deref().unwrap_or(API_BASE);
         let url = format!("{base}/v2/company");
-        let call = Call::get(Self::PLATFORM, "the company", url, Auth::Bearer(&grant.access_token));
+        let call = Call::get(
+            Self::PLATFORM,
+            "the company",
+            url,
+            Auth::Bearer(&grant.access_token),
+        );
         let answer: CompanyAnswer = self.http.json(&call).await?;
         let Some(subdomain) = answer.company.subdomain else {
-            return Err(ConnectorError::Failed("FreeAgent named no company subdomain".to_owned()));
+            return Err(ConnectorError::Failed(
+                "FreeAgent named no company subdomain".to_owned(),
+            ));
         };
         Ok(vec![Organization {
             name: answer.company.name.unwrap_or_else(|| subdomain.clone()),
@@ -322,7 +333,9 @@ mod tests {
         assert_eq!(next_page(PageNumber(2), &headers).as_deref(), Some("3"));
         headers.insert(
             LINK,
-            HeaderValue::from_static("<https://api.freeagent.com/v2/invoices?per_page=100>; rel=\"next\""),
+            HeaderValue::from_static(
+                "<https://api.freeagent.com/v2/invoices?per_page=100>; rel=\"next\"",
+            ),
         );
         assert_eq!(next_page(PageNumber(2), &headers).as_deref(), Some("3"));
     }

@@ -371,7 +371,6 @@ impl FreeAgentConnector {
     }
 }
 
-
 // Each data type FreeAgent filters by `updated_since`: a full page and a
 // changed page from the same function, with the invoices' [`CHANGES`].
 changed_syncs!(FreeAgentConnector, CHANGES; Suppliers => suppliers, Bills => bills, CreditNotes => credit_notes, Payments => payments, BillPayments => bill_payments);

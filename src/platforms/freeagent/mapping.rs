@@ -11,8 +11,8 @@ use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
 use crate::data::suppliers::{Supplier, SupplierStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money, quantity};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
 /// FreeAgent's invoice statuses that need no amounts (lower case: matched
@@ -192,8 +192,8 @@ impl FreeAgentItem {
 impl FreeAgentInvoice {
     /// Our invoice; one without an id or a readable date cannot be read.
     pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
-        let invoice_id = id_of(&self.url)
-            .ok_or_else(|| Unreadable::field("url", "ends in no id"))?;
+        let invoice_id =
+            id_of(&self.url).ok_or_else(|| Unreadable::field("url", "ends in no id"))?;
         let issue_date = self
             .dated_on
             .as_deref()
@@ -222,7 +222,11 @@ impl FreeAgentInvoice {
             total_amount: total,
             amount_due: due,
             status,
-            line_items: self.invoice_items.into_iter().map(FreeAgentItem::into_line).collect(),
+            line_items: self
+                .invoice_items
+                .into_iter()
+                .map(FreeAgentItem::into_line)
+                .collect(),
             note: json::non_empty(self.comments),
             source_modified_date: json::timestamp(self.updated_at.as_deref()),
             invoice_id,
@@ -259,7 +263,8 @@ impl FreeAgentContact {
             customer_name: json::non_empty(self.organisation_name)
                 .or_else(|| json::non_empty(Some(person)))
                 .unwrap_or_else(|| customer_id.clone()),
-            email_address: json::non_empty(self.email).or_else(|| json::non_empty(self.billing_email)),
+            email_address: json::non_empty(self.email)
+                .or_else(|| json::non_empty(self.billing_email)),
             phone: json::non_empty(self.phone_number).or_else(|| json::non_empty(self.mobile)),
             // Contacts have no currency of their own; invoices carry theirs.
             default_currency: None,
@@ -337,7 +342,10 @@ mod tests {
     fn line_amounts_are_computed_to_the_cent() {
         let sub = times(Quantity::units(3), Money(333_333));
         assert_eq!(sub, Money(1_000_000));
-        assert_eq!(percent_of(Money(1_000_000), Decimal::new(175, 1)), Money(175_000));
+        assert_eq!(
+            percent_of(Money(1_000_000), Decimal::new(175, 1)),
+            Money(175_000)
+        );
         assert_eq!(percent_of(Money(10_500), Decimal::new(20, 0)), Money(2_100));
     }
 }

@@ -15,12 +15,12 @@ pub mod settlements;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::{Environment, expiring_token_body};
-use crate::platforms::tokens::ExpiringTokens;
 use crate::data::DataType;
-use crate::platforms::{Platform, SourceType};
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::ExpiringTokens;
+use crate::platforms::{Platform, SourceType};
 
 /// What FreeAgent syncs: sales and the accounting model but journal
 /// entries, which its API cannot give as entries that balance (`NOTES.md`).

@@ -16,20 +16,20 @@ use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::Items;
 use crate::data::payments::Payments;
 use crate::data::suppliers::Suppliers;
 use crate::data::tax_rates::TaxRates;
-use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::PageNumber;
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
-use crate::platforms::kit::paging::PageNumber;
 
 /// The real API.
 pub const API_BASE: &str = "https://api.freshbooks.com";
@@ -148,29 +148,32 @@ impl Connector for FreshBooksConnector {
     /// memberships (not those where the user is only a client): several,
     /// and the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(
-            LinkSpec::code_flow(
-                self.authorize_url.clone(),
-                self.token_url.clone(),
-                ClientAuth::RequestBody,
-                &[
-                    "user:profile:read",
-                    "user:invoices:read",
-                    "user:clients:read",
-                    "user:bill_vendors:read",
-                    "user:bills:read",
-                    "user:bill_payments:read",
-                    "user:payments:read",
-                    "user:taxes:read",
-                    "user:billable_items:read",
-                ],
-            ),
-        )
+        Some(LinkSpec::code_flow(
+            self.authorize_url.clone(),
+            self.token_url.clone(),
+            ClientAuth::RequestBody,
+            &[
+                "user:profile:read",
+                "user:invoices:read",
+                "user:clients:read",
+                "user:bill_vendors:read",
+                "user:bills:read",
+                "user:bill_payments:read",
+                "user:payments:read",
+                "user:taxes:read",
+                "user:billable_items:read",
+            ],
+        ))
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
         let url = format!("{}/auth/api/v1/users/me", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the user's identity", url, Auth::Bearer(&grant.access_token));
+        let call = Call::get(
+            Self::PLATFORM,
+            "the user's identity",
+            url,
+            Auth::Bearer(&grant.access_token),
+        );
         let answer: IdentityAnswer = self.http.json(&call).await?;
         Ok(answer
             .response
@@ -192,7 +195,11 @@ impl Connector for FreshBooksConnector {
     fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
         let mut body = grant.token_body();
         body.insert("accountId".to_owned(), organization.id.clone().into());
-        if let Some(business_id) = organization.handle.as_deref().and_then(|id| id.parse::<u64>().ok()) {
+        if let Some(business_id) = organization
+            .handle
+            .as_deref()
+            .and_then(|id| id.parse::<u64>().ok())
+        {
             body.insert("businessId".to_owned(), business_id.into());
         }
         Value::Object(body)
@@ -226,7 +233,12 @@ impl Syncs<Invoices> for FreshBooksConnector {
     ) -> Result<Fetched<Invoice>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: InvoicesPage = self
-            .list(credentials, ("invoices/invoices", "a page of invoices"), (page, None), &["lines"])
+            .list(
+                credentials,
+                ("invoices/invoices", "a page of invoices"),
+                (page, None),
+                &["lines"],
+            )
             .await?;
         let read = result
             .invoices
@@ -243,7 +255,12 @@ impl Syncs<Customers> for FreshBooksConnector {
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: ClientsPage = self
-            .list(credentials, ("users/clients", "a page of clients"), (page, None), &[])
+            .list(
+                credentials,
+                ("users/clients", "a page of clients"),
+                (page, None),
+                &[],
+            )
             .await?;
         let read = result.clients.read(|client| Ok(Some(client.into_record())));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))

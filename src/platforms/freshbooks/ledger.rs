@@ -24,7 +24,9 @@ use crate::data::items::{Item, Items};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::platforms::connector::{Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs};
+use crate::platforms::connector::{
+    Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs,
+};
 use crate::platforms::kit::paging::PageNumber;
 
 /// The bill list: its path, and what a page of it is called in messages.
@@ -35,11 +37,16 @@ const BILL_INCLUDES: &[&str] = &["lines", "vendor"];
 
 impl FreshBooksConnector {
     /// Every bill of the account, for the payees of a page of bill payments.
-    async fn all_bills(&self, credentials: &FreshBooksAuthorization) -> Result<Payees, ConnectorError> {
+    async fn all_bills(
+        &self,
+        credentials: &FreshBooksAuthorization,
+    ) -> Result<Payees, ConnectorError> {
         let mut bills: Vec<FreshBooksBill> = Vec::new();
         let mut page = PageNumber(1);
         loop {
-            let result: BillsPage = self.list(credentials, BILLS, (page, None), BILL_INCLUDES).await?;
+            let result: BillsPage = self
+                .list(credentials, BILLS, (page, None), BILL_INCLUDES)
+                .await?;
             bills.extend(result.bills.read(|bill| Ok(Some(bill))).records);
             if !more(page, result.pages) {
                 return Ok(payees(bills));
@@ -57,9 +64,16 @@ impl Syncs<Suppliers> for FreshBooksConnector {
     ) -> Result<Fetched<Supplier>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: VendorsPage = self
-            .list(credentials, ("bill_vendors/bill_vendors", "a page of bill vendors"), (page, None), &[])
+            .list(
+                credentials,
+                ("bill_vendors/bill_vendors", "a page of bill vendors"),
+                (page, None),
+                &[],
+            )
             .await?;
-        let read = result.bill_vendors.read(|vendor| Ok(Some(vendor.into_record())));
+        let read = result
+            .bill_vendors
+            .read(|vendor| Ok(Some(vendor.into_record())));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
     }
 }
@@ -71,7 +85,9 @@ impl Syncs<Bills> for FreshBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Bill>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let result: BillsPage = self.list(credentials, BILLS, (page, None), BILL_INCLUDES).await?;
+        let result: BillsPage = self
+            .list(credentials, BILLS, (page, None), BILL_INCLUDES)
+            .await?;
         let read = result.bills.read(|bill| bill.into_record().map(Some));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))
     }
@@ -85,14 +101,21 @@ impl Syncs<BillPayments> for FreshBooksConnector {
     ) -> Result<Fetched<BillPayment>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: BillPaymentsPage = self
-            .list(credentials, ("bill_payments/bill_payments", "a page of bill payments"), (page, None), &[])
+            .list(
+                credentials,
+                ("bill_payments/bill_payments", "a page of bill payments"),
+                (page, None),
+                &[],
+            )
             .await?;
         let payees = if result.bill_payments.is_empty() {
             Payees::new()
         } else {
             self.all_bills(credentials).await?
         };
-        let read = result.bill_payments.read(|payment| payment.into_record(&payees));
+        let read = result
+            .bill_payments
+            .read(|payment| payment.into_record(&payees));
         // Deleted payments are left out, so the list's total is not ours.
         Ok(Fetched::read(read, page.next(more(page, result.pages))))
     }
@@ -188,7 +211,12 @@ impl Syncs<TaxRates> for FreshBooksConnector {
     ) -> Result<Fetched<TaxRate>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let result: TaxesPage = self
-            .list(credentials, ("taxes/taxes", "a page of taxes"), (page, None), &[])
+            .list(
+                credentials,
+                ("taxes/taxes", "a page of taxes"),
+                (page, None),
+                &[],
+            )
             .await?;
         let read = result.taxes.read(|tax| tax.into_record().map(Some));
         Ok(Fetched::read(read, page.next(more(page, result.pages))).of_total(result.total))

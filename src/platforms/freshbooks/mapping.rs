@@ -9,12 +9,12 @@ use chrono::{DateTime, Duration, NaiveDate, NaiveDateTime, Utc, Weekday};
 use rust_decimal::{Decimal, RoundingStrategy};
 use serde::Deserialize;
 
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
 use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::json::{self, Amount, money, quantity};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 use crate::timestamp::Timestamp;
 
@@ -85,9 +85,20 @@ pub(super) fn eastern(text: &str) -> Option<Timestamp> {
     };
     let year = chrono::Datelike::year(&local.date());
     let at_two = |date: Option<NaiveDate>| date.and_then(|date| date.and_hms_opt(2, 0, 0));
-    let starts = at_two(NaiveDate::from_weekday_of_month_opt(year, 3, Weekday::Sun, 2));
-    let ends = at_two(NaiveDate::from_weekday_of_month_opt(year, 11, Weekday::Sun, 1));
-    let daylight = matches!((starts, ends), (Some(starts), Some(ends)) if local >= starts && local < ends);
+    let starts = at_two(NaiveDate::from_weekday_of_month_opt(
+        year,
+        3,
+        Weekday::Sun,
+        2,
+    ));
+    let ends = at_two(NaiveDate::from_weekday_of_month_opt(
+        year,
+        11,
+        Weekday::Sun,
+        1,
+    ));
+    let daylight =
+        matches!((starts, ends), (Some(starts), Some(ends)) if local >= starts && local < ends);
     let offset_hours = if daylight { 4 } else { 5 };
     let utc: DateTime<Utc> = (local + Duration::hours(offset_hours)).and_utc();
     Some(Timestamp(utc))
@@ -309,7 +320,10 @@ impl FreshBooksLine {
             sub_total
         };
         let tax_amount = first + percent_of(second_base, rate(self.tax_amount2));
-        let description = match (json::non_empty(self.name), json::non_empty(self.description)) {
+        let description = match (
+            json::non_empty(self.name),
+            json::non_empty(self.description),
+        ) {
             (Some(name), Some(description)) => format!("{name}: {description}"),
             (name, description) => name.or(description).unwrap_or_default(),
         };
@@ -327,7 +341,11 @@ impl FreshBooksLine {
 }
 
 /// The name FreshBooks copies onto records: the organization, else the person.
-pub(super) fn name(organization: Option<String>, first: Option<String>, last: Option<String>) -> Option<String> {
+pub(super) fn name(
+    organization: Option<String>,
+    first: Option<String>,
+    last: Option<String>,
+) -> Option<String> {
     json::non_empty(organization).or_else(|| {
         let person = [first, last]
             .into_iter()
@@ -368,7 +386,11 @@ impl FreshBooksInvoice {
             total,
             outstanding,
         );
-        let line_items: Vec<LineItem> = self.lines.into_iter().map(FreshBooksLine::into_line).collect();
+        let line_items: Vec<LineItem> = self
+            .lines
+            .into_iter()
+            .map(FreshBooksLine::into_line)
+            .collect();
         // No invoice-level subtotal or tax: the lines' amounts less the
         // discount are the subtotal, and the rest of the total is tax.
         let (sub_total, tax) = if line_items.is_empty() {
@@ -467,7 +489,11 @@ mod tests {
             ("disputed", total, InvoiceStatus::Submitted),
             ("whatever", total, InvoiceStatus::Unknown),
         ] {
-            assert_eq!(invoice_status(word, Some(0), total, outstanding), ours, "{word}");
+            assert_eq!(
+                invoice_status(word, Some(0), total, outstanding),
+                ours,
+                "{word}"
+            );
         }
         assert_eq!(
             invoice_status("paid", Some(DELETED), total, Money(0)),
@@ -505,7 +531,13 @@ mod tests {
 
     #[test]
     fn line_taxes_are_percentages_of_the_line() {
-        assert_eq!(percent_of(Money(3_000_000), Decimal::new(13, 0)), Money(390_000));
-        assert_eq!(percent_of(Money(12_345), Decimal::new(7_125, 3)), Money(900));
+        assert_eq!(
+            percent_of(Money(3_000_000), Decimal::new(13, 0)),
+            Money(390_000)
+        );
+        assert_eq!(
+            percent_of(Money(12_345), Decimal::new(7_125, 3)),
+            Money(900)
+        );
     }
 }

@@ -15,13 +15,13 @@ pub mod receipts;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::data::DataType;
+use crate::platforms::authorization::BodyKind;
 use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::connector::ConnectorKind;
 use crate::platforms::numbers::WholeNumber;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::data::DataType;
 use crate::platforms::{Platform, SourceType};
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
 
 /// What FreshBooks' connector syncs. Not credit notes (their allocations to
 /// invoices are not documented), the chart of accounts (under another API

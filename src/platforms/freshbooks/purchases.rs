@@ -94,11 +94,14 @@ impl FreshBooksVendor {
     /// `updated_at` is US/Eastern, as the SDK reads it.
     pub(super) fn into_record(self) -> Supplier {
         let supplier_id = self.vendorid.to_string();
-        let contact = [self.primary_contact_first_name, self.primary_contact_last_name]
-            .into_iter()
-            .filter_map(json::non_empty)
-            .collect::<Vec<_>>()
-            .join(" ");
+        let contact = [
+            self.primary_contact_first_name,
+            self.primary_contact_last_name,
+        ]
+        .into_iter()
+        .filter_map(json::non_empty)
+        .collect::<Vec<_>>()
+        .join(" ");
         Supplier {
             supplier_name: json::non_empty(self.vendor_name)
                 .or_else(|| json::non_empty(Some(contact)))
@@ -153,7 +156,10 @@ impl FreshBooksBillLine {
             Some(total) => amount(Some(total)),
             None => sub_total + tax_amount,
         };
-        let description = match (json::non_empty(self.category), json::non_empty(self.description)) {
+        let description = match (
+            json::non_empty(self.category),
+            json::non_empty(self.description),
+        ) {
             (Some(category), Some(description)) => format!("{category}: {description}"),
             (category, description) => description.or(category).unwrap_or_default(),
         };
@@ -246,7 +252,11 @@ impl FreshBooksBill {
             total_amount: amount(self.total_amount),
             amount_due: amount(self.outstanding),
             status,
-            line_items: self.lines.into_iter().map(FreshBooksBillLine::into_line).collect(),
+            line_items: self
+                .lines
+                .into_iter()
+                .map(FreshBooksBillLine::into_line)
+                .collect(),
             note: json::non_empty(self.overall_description),
             source_modified_date: self.updated_at.as_deref().and_then(utc),
             bill_id: self.id.to_string(),
@@ -300,7 +310,10 @@ impl FreshBooksBillPayment {
         let date = json::required_date(self.paid_date.as_deref(), "paid_date")?;
         let bill = self.billid.and_then(FbId::named);
         let payee = bill.as_ref().and_then(|bill| payees.get(bill));
-        let code = self.amount.as_ref().and_then(|money| json::non_empty(money.code.clone()));
+        let code = self
+            .amount
+            .as_ref()
+            .and_then(|money| json::non_empty(money.code.clone()));
         let total = amount(self.amount);
         Ok(Some(BillPayment {
             reference: json::non_empty(self.payment_type),

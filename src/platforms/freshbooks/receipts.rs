@@ -72,7 +72,10 @@ impl FreshBooksPayment {
                 id,
                 amount: total,
             });
-        let note = match (json::non_empty(self.note), json::non_empty(self.payment_type)) {
+        let note = match (
+            json::non_empty(self.note),
+            json::non_empty(self.payment_type),
+        ) {
             (Some(note), _) => Some(note),
             (None, kind) => kind,
         };
@@ -110,7 +113,10 @@ mod tests {
         let read = payment("").into_record().expect("read").expect("kept");
         assert_eq!(read.payment_id, "9001");
         assert_eq!(read.currency, "CAD");
-        assert_eq!(read.customer_ref.map(|customer| customer.id).as_deref(), Some("301"));
+        assert_eq!(
+            read.customer_ref.map(|customer| customer.id).as_deref(),
+            Some("301")
+        );
         assert_eq!(read.allocations.len(), 1);
         assert_eq!(read.allocations[0].id, "500007");
         assert_eq!(read.allocations[0].amount, Money::from_cents(20_000));

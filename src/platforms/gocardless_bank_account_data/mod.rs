@@ -1,7 +1,7 @@
 //! GoCardless Bank Account Data: its catalogue entry (no self-service migration). Notes, with
 //! sources: `NOTES.md`.
 
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::platforms::{NONE_YET, Platform, SourceType};
 
 /// GoCardless Bank Account Data in the catalogue.
 pub static PLATFORM: Platform = Platform {

@@ -8,19 +8,20 @@ use crate::platforms::kit::limits::Limits;
 use serde::de::DeserializeOwned;
 
 use super::MollieAuthorization;
-use super::mapping::{EmbeddedCustomers, EmbeddedOrders, ListPage, Organization as MollieOrganization};
+use super::mapping::{
+    EmbeddedCustomers, EmbeddedOrders, ListPage, Organization as MollieOrganization,
+};
 use crate::data::customers::{Customer, Customers};
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
-    syncs,
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
-use crate::platforms::kit::paging::NextLink;
 
 /// Records asked for per page by default: Mollie's maximum.
 pub const PAGE_SIZE: u64 = 250;
@@ -77,14 +78,9 @@ impl MollieConnector {
         cursor: Option<String>,
     ) -> Result<(Option<E>, Option<String>), ConnectorError> {
         let url = format!("{}/v2/{list}", self.api_base);
-        let mut call = Call::get(
-            Self::PLATFORM,
-            what,
-            url,
-            Auth::bearer(&credentials.tokens),
-        )
-        .accept(HAL_JSON)
-        .query("limit", self.page_size);
+        let mut call = Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
+            .accept(HAL_JSON)
+            .query("limit", self.page_size);
         if let NextLink::Given(from) = NextLink::from_cursor(cursor) {
             call = call.query("from", from);
         }
@@ -138,11 +134,18 @@ impl Connector for MollieConnector {
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
         let url = format!("{}/v2/organizations/me", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the organization", url, Auth::Bearer(&grant.access_token))
-            .accept(HAL_JSON);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the organization",
+            url,
+            Auth::Bearer(&grant.access_token),
+        )
+        .accept(HAL_JSON);
         let organization: MollieOrganization = self.http.json(&call).await?;
         let Some(id) = organization.id else {
-            return Err(ConnectorError::Failed("Mollie named no organization".to_owned()));
+            return Err(ConnectorError::Failed(
+                "Mollie named no organization".to_owned(),
+            ));
         };
         Ok(vec![Organization {
             name: organization.name.unwrap_or_else(|| id.clone()),

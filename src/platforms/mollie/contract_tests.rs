@@ -13,7 +13,10 @@ use crate::platforms::kit::records::Read;
 fn customers(text: &str) -> Result<Read<Customer>, String> {
     let page: ListPage<EmbeddedCustomers> =
         serde_json::from_str(text).map_err(|e| e.to_string())?;
-    let customers = page.embedded.map(|embedded| embedded.customers).unwrap_or_default();
+    let customers = page
+        .embedded
+        .map(|embedded| embedded.customers)
+        .unwrap_or_default();
     Ok(customers.read(|customer| Ok(Some(customer.into_record()))))
 }
 

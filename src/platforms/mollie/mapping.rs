@@ -8,8 +8,8 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::find;
 
 /// Mollie's order `status` words.
@@ -140,11 +140,15 @@ impl TryFrom<SentAmount> for MollieAmount {
 }
 
 fn value(amount: Option<&MollieAmount>) -> Money {
-    amount.map(|amount| amount.value.money()).unwrap_or_default()
+    amount
+        .map(|amount| amount.value.money())
+        .unwrap_or_default()
 }
 
 fn sum(amounts: impl IntoIterator<Item = Money>) -> Money {
-    amounts.into_iter().fold(Money(0), |total, amount| total + amount)
+    amounts
+        .into_iter()
+        .fold(Money(0), |total, amount| total + amount)
 }
 
 /// An order as Mollie writes it.
@@ -229,7 +233,9 @@ impl MollieOrder {
         let discount = sum(lines
             .iter()
             .map(|line| value(line.discount_amount.as_ref())))
-            + sum(discount_lines.iter().map(|line| Money(line.total().0.abs())));
+            + sum(discount_lines
+                .iter()
+                .map(|line| Money(line.total().0.abs())));
         let tax = sum(lines
             .iter()
             .chain(discount_lines.iter())
@@ -308,17 +314,31 @@ mod tests {
         ]}"#;
         let embedded: EmbeddedOrders = serde_json::from_str(page).expect("the page reads");
         let read = embedded.orders.read(|order| order.into_record().map(Some));
-        let ids: Vec<&str> = read.records.iter().map(|order| order.order_id.as_str()).collect();
+        let ids: Vec<&str> = read
+            .records
+            .iter()
+            .map(|order| order.order_id.as_str())
+            .collect();
         assert_eq!(ids, ["ord_2", "ord_3"]);
         let issues: Vec<(Option<&str>, Option<&str>, &str)> = read
             .issues
             .iter()
-            .map(|issue| (issue.record_id.as_deref(), issue.field.as_deref(), issue.reason.as_str()))
+            .map(|issue| {
+                (
+                    issue.record_id.as_deref(),
+                    issue.field.as_deref(),
+                    issue.reason.as_str(),
+                )
+            })
             .collect();
         assert_eq!(
             issues,
             [
-                (Some("ord_1"), Some("lines[0].unitPrice"), json::FINER_THAN_CURRENCY),
+                (
+                    Some("ord_1"),
+                    Some("lines[0].unitPrice"),
+                    json::FINER_THAN_CURRENCY
+                ),
                 (Some("ord_4"), Some("amount"), json::FINER_THAN_CURRENCY),
             ]
         );
@@ -327,8 +347,14 @@ mod tests {
     #[test]
     fn refunds_decide_for_orders_money_was_taken_for() {
         let total = Money(100_0000);
-        assert_eq!(order_status(Some("created"), total, Money(0)), OrderStatus::Pending);
-        assert_eq!(order_status(Some("paid"), total, Money(0)), OrderStatus::Open);
+        assert_eq!(
+            order_status(Some("created"), total, Money(0)),
+            OrderStatus::Pending
+        );
+        assert_eq!(
+            order_status(Some("paid"), total, Money(0)),
+            OrderStatus::Open
+        );
         assert_eq!(
             order_status(Some("completed"), total, Money(0)),
             OrderStatus::Completed
@@ -345,7 +371,10 @@ mod tests {
             order_status(Some("canceled"), total, Money(0)),
             OrderStatus::Cancelled
         );
-        assert_eq!(order_status(Some("lost"), total, Money(0)), OrderStatus::Unknown);
+        assert_eq!(
+            order_status(Some("lost"), total, Money(0)),
+            OrderStatus::Unknown
+        );
         assert_eq!(order_status(None, total, Money(0)), OrderStatus::Unknown);
     }
 }

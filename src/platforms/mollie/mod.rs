@@ -11,12 +11,12 @@ pub mod mapping;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::data::DataType;
+use crate::platforms::authorization::BodyKind;
 use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
-use crate::data::DataType;
 
 /// What Mollie syncs: the organization's customers and orders.
 const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];

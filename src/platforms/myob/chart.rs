@@ -69,7 +69,10 @@ pub(super) struct TaxCodeLink {
 impl TaxCodeLink {
     /// Our reference to the tax rate the code is.
     pub(super) fn to_ref(&self) -> Option<TaxRateRef> {
-        TaxRateRef::to(json::non_empty(self.uid.clone()), json::non_empty(self.code.clone()))
+        TaxRateRef::to(
+            json::non_empty(self.uid.clone()),
+            json::non_empty(self.code.clone()),
+        )
     }
 }
 
@@ -366,9 +369,18 @@ mod tests {
 
     #[test]
     fn classifications_fold_into_the_five_statements_classes() {
-        assert_eq!(find(CLASSIFICATIONS, "CostOfSales"), Some(AccountClassification::Expense));
-        assert_eq!(find(CLASSIFICATIONS, "OtherIncome"), Some(AccountClassification::Income));
-        assert_eq!(find(CLASSIFICATIONS, "Equity"), Some(AccountClassification::Equity));
+        assert_eq!(
+            find(CLASSIFICATIONS, "CostOfSales"),
+            Some(AccountClassification::Expense)
+        );
+        assert_eq!(
+            find(CLASSIFICATIONS, "OtherIncome"),
+            Some(AccountClassification::Income)
+        );
+        assert_eq!(
+            find(CLASSIFICATIONS, "Equity"),
+            Some(AccountClassification::Equity)
+        );
     }
 
     #[test]
@@ -388,7 +400,11 @@ mod tests {
         let december = AccountingProperties {
             last_month_financial_year: Some(12),
         };
-        let start = |properties| company().into_record("f", Some("AUD"), properties).financial_year_start;
+        let start = |properties| {
+            company()
+                .into_record("f", Some("AUD"), properties)
+                .financial_year_start
+        };
         assert_eq!(start(june), Some(YearStart { month: 7, day: 1 }));
         assert_eq!(start(december), Some(YearStart { month: 1, day: 1 }));
     }

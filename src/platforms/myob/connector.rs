@@ -14,7 +14,6 @@ use chrono::{DateTime, Utc};
 
 use super::MyobAuthorization;
 use super::mapping::{CompanyFile, MyobCard, MyobInvoice, Paged};
-use crate::platforms::kit::records::Keyed;
 use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
@@ -35,6 +34,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::kit::records::Keyed;
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// Records asked for per page by default: the most MYOB takes ("a maximum
@@ -326,7 +326,13 @@ impl MyobConnector {
     ) -> Result<Fetched<Invoice>, ConnectorError> {
         let walk = self.walk(credentials, cursor).await?;
         let page: Paged<MyobInvoice> = self
-            .list_page(credentials, "a page of invoices", "Sale/Invoice", &walk.link, since)
+            .list_page(
+                credentials,
+                "a page of invoices",
+                "Sale/Invoice",
+                &walk.link,
+                since,
+            )
             .await?;
         let read = page.items.read(|invoice| {
             if invoice.is_credit_note() {
@@ -347,7 +353,13 @@ impl MyobConnector {
     ) -> Result<Fetched<Customer>, ConnectorError> {
         let link = NextLink::from_cursor(cursor);
         let page: Paged<MyobCard> = self
-            .list_page(credentials, "a page of customers", "Contact/Customer", &link, since)
+            .list_page(
+                credentials,
+                "a page of customers",
+                "Contact/Customer",
+                &link,
+                since,
+            )
             .await?;
         let read = page.items.read(|customer| Ok(Some(customer.into_record())));
         Ok(Fetched::read(read, NextLink::next(page.next_page_link)))
@@ -360,7 +372,10 @@ impl MyobConnector {
 /// company file's local time is not confirmed (`NOTES.md`); [`CHANGES`]'s
 /// overlap covers either.
 pub fn modified_since(since: DateTime<Utc>) -> String {
-    format!("LastModified gt datetime'{}'", since.format("%Y-%m-%dT%H:%M:%S"))
+    format!(
+        "LastModified gt datetime'{}'",
+        since.format("%Y-%m-%dT%H:%M:%S")
+    )
 }
 
 /// What MYOB's changes say: nothing of deletions (a deleted invoice or

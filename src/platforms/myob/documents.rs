@@ -14,7 +14,9 @@ use serde::Deserialize;
 use super::chart::{AccountLink, TaxCodeLink};
 use super::mapping::{CardLink, MyobInvoice, Terms};
 use crate::data::bills::{Bill, BillLineItem, BillStatus};
-use crate::data::credit_notes::{CreditNote, CreditNoteAllocation, InvoiceRef, status_by_remaining};
+use crate::data::credit_notes::{
+    CreditNote, CreditNoteAllocation, InvoiceRef, status_by_remaining,
+};
 use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
 use crate::data::suppliers::SupplierRef;
@@ -92,7 +94,11 @@ impl MyobBill {
     /// `None` for a supplier debit (status `Debit`, a negative bill), which
     /// is a credit from the supplier, not a bill. An `Open` bill is part
     /// paid when MYOB shows some of it applied; `Closed` is paid.
-    pub(super) fn into_record(self, currency: &str, rates: &TaxRates) -> Result<Option<Bill>, Unreadable> {
+    pub(super) fn into_record(
+        self,
+        currency: &str,
+        rates: &TaxRates,
+    ) -> Result<Option<Bill>, Unreadable> {
         let total = rounded(self.total_amount);
         if self.status.as_deref() == Some("Debit") || total < Money(0) {
             return Ok(None);
@@ -111,16 +117,28 @@ impl MyobBill {
         let line_items = self
             .lines
             .into_iter()
-            .filter(|line| line.line_type.as_deref().is_none_or(|kind| kind == "Transaction"))
+            .filter(|line| {
+                line.line_type
+                    .as_deref()
+                    .is_none_or(|kind| kind == "Transaction")
+            })
             .map(|line| line.into_record(inclusive, currency, rates))
             .collect();
         Ok(Some(Bill {
-            reference: json::non_empty(self.supplier_invoice_number).or_else(|| json::non_empty(self.number)),
-            supplier_ref: self
-                .supplier
-                .and_then(|supplier| SupplierRef::to(json::non_empty(supplier.uid), json::non_empty(supplier.name))),
+            reference: json::non_empty(self.supplier_invoice_number)
+                .or_else(|| json::non_empty(self.number)),
+            supplier_ref: self.supplier.and_then(|supplier| {
+                SupplierRef::to(
+                    json::non_empty(supplier.uid),
+                    json::non_empty(supplier.name),
+                )
+            }),
             issue_date,
-            due_date: self.terms.and_then(|terms| terms.due_date).as_deref().and_then(json::date),
+            due_date: self
+                .terms
+                .and_then(|terms| terms.due_date)
+                .as_deref()
+                .and_then(json::date),
             paid_on_date: if status == BillStatus::Paid {
                 self.last_payment_date.as_deref().and_then(json::date)
             } else {
@@ -165,12 +183,17 @@ impl BillLine {
             .map_or(Quantity::units(1), Rounded::quantity);
         let listed = self.unit_price.filter(|_| !inclusive).map(Rounded::money);
         let unit_amount = listed.unwrap_or_else(|| json::per_unit(sub_total, quantity));
-        let gross = Money::from_decimal(unit_amount.to_decimal() * quantity.to_decimal()).unwrap_or(sub_total);
+        let gross = Money::from_decimal(unit_amount.to_decimal() * quantity.to_decimal())
+            .unwrap_or(sub_total);
         BillLineItem {
             description: json::non_empty(self.description).unwrap_or_default(),
             unit_amount,
             quantity,
-            discount_amount: if gross > sub_total { gross - sub_total } else { Money(0) },
+            discount_amount: if gross > sub_total {
+                gross - sub_total
+            } else {
+                Money(0)
+            },
             sub_total,
             tax_amount: tax,
             total_amount: total,
@@ -190,7 +213,10 @@ fn line_tax(amount: Money, rate: Quantity, inclusive: bool, currency: &str) -> M
     } else {
         amount.to_decimal() * rate / hundred
     };
-    let rounded = tax.round_dp_with_strategy(json::minor_digits(currency), rust_decimal::RoundingStrategy::MidpointAwayFromZero);
+    let rounded = tax.round_dp_with_strategy(
+        json::minor_digits(currency),
+        rust_decimal::RoundingStrategy::MidpointAwayFromZero,
+    );
     Money::from_decimal(rounded).unwrap_or_default()
 }
 
@@ -238,15 +264,19 @@ impl Settlements {
             let date = settlement.date.as_deref().and_then(json::date);
             for line in settlement.lines {
                 let invoice = line.sale.and_then(|sale| Some((sale.uid?, sale.number)));
-                if let (Some("Invoice"), Some((id, number))) = (line.line_type.as_deref(), invoice) {
-                    by_note.entry(note.clone()).or_default().push(CreditNoteAllocation {
-                        invoice_ref: InvoiceRef {
-                            id,
-                            invoice_number: json::non_empty(number),
-                        },
-                        amount: rounded(line.amount_applied),
-                        allocated_on_date: date,
-                    });
+                if let (Some("Invoice"), Some((id, number))) = (line.line_type.as_deref(), invoice)
+                {
+                    by_note
+                        .entry(note.clone())
+                        .or_default()
+                        .push(CreditNoteAllocation {
+                            invoice_ref: InvoiceRef {
+                                id,
+                                invoice_number: json::non_empty(number),
+                            },
+                            amount: rounded(line.amount_applied),
+                            allocated_on_date: date,
+                        });
                 }
             }
         }
@@ -258,12 +288,20 @@ impl MyobInvoice {
     /// Our credit note from a negative sale, its amounts made positive, in
     /// `currency`; its allocations are the settlements from it. What is left
     /// of its credit is its negative balance due.
-    pub(super) fn into_credit_note(self, currency: &str, settlements: &Settlements) -> Result<CreditNote, Unreadable> {
+    pub(super) fn into_credit_note(
+        self,
+        currency: &str,
+        settlements: &Settlements,
+    ) -> Result<CreditNote, Unreadable> {
         let issue_date = json::required_date(self.date.as_deref(), "Date")?;
         let total = -rounded(self.total_amount);
         let tax = -rounded(self.total_tax);
         let remaining = -rounded(self.balance_due_amount);
-        let remaining = if remaining < Money(0) { Money(0) } else { remaining };
+        let remaining = if remaining < Money(0) {
+            Money(0)
+        } else {
+            remaining
+        };
         let (customer_id, customer_name) = self
             .customer
             .map_or((None, None), |customer| (customer.uid, customer.name));
@@ -293,9 +331,21 @@ mod tests {
     #[test]
     fn a_lines_tax_is_its_codes_rate_of_the_net_or_the_taxed_part_of_the_gross() {
         let ten = Quantity::units(10);
-        assert_eq!(line_tax(Money::from_cents(10_000), ten, false, "AUD"), Money::from_cents(1_000));
-        assert_eq!(line_tax(Money::from_cents(11_000), ten, true, "AUD"), Money::from_cents(1_000));
-        assert_eq!(line_tax(Money::from_cents(1_005), ten, true, "AUD"), Money::from_cents(91));
-        assert_eq!(line_tax(Money::from_cents(-5_000), ten, false, "AUD"), Money::from_cents(-500));
+        assert_eq!(
+            line_tax(Money::from_cents(10_000), ten, false, "AUD"),
+            Money::from_cents(1_000)
+        );
+        assert_eq!(
+            line_tax(Money::from_cents(11_000), ten, true, "AUD"),
+            Money::from_cents(1_000)
+        );
+        assert_eq!(
+            line_tax(Money::from_cents(1_005), ten, true, "AUD"),
+            Money::from_cents(91)
+        );
+        assert_eq!(
+            line_tax(Money::from_cents(-5_000), ten, false, "AUD"),
+            Money::from_cents(-500)
+        );
     }
 }

@@ -48,7 +48,10 @@ impl Walk {
     fn parse(cursor: &str) -> Result<Self, ConnectorError> {
         let invalid = || ConnectorError::Failed(format!("invalid MYOB cursor {cursor:?}"));
         let mut parts = cursor.splitn(3, ' ');
-        let stage = parts.next().and_then(|stage| stage.parse().ok()).ok_or_else(invalid)?;
+        let stage = parts
+            .next()
+            .and_then(|stage| stage.parse().ok())
+            .ok_or_else(invalid)?;
         let currency = parts.next().ok_or_else(invalid)?.to_owned();
         Ok(Self {
             stage,
@@ -59,7 +62,11 @@ impl Walk {
 
     /// The file's currency, `""` when its country implies none.
     pub(super) fn currency(&self) -> &str {
-        if self.currency == NO_CURRENCY { "" } else { &self.currency }
+        if self.currency == NO_CURRENCY {
+            ""
+        } else {
+            &self.currency
+        }
     }
 
     /// The cursor after this page: MYOB's `next` link in the same list,
@@ -67,7 +74,9 @@ impl Walk {
     pub(super) fn after(&self, next: Option<String>, stages: usize) -> Option<String> {
         match NextLink::next(next) {
             Some(link) => Some(format!("{} {} {link}", self.stage, self.currency)),
-            None if self.stage + 1 < stages => Some(format!("{} {}", self.stage + 1, self.currency)),
+            None if self.stage + 1 < stages => {
+                Some(format!("{} {}", self.stage + 1, self.currency))
+            }
             None => None,
         }
     }
@@ -104,7 +113,9 @@ impl MyobConnector {
         let mut records = Vec::new();
         let mut link = NextLink::First;
         loop {
-            let page: Paged<T> = self.list_page(credentials, what, resource, &link, None).await?;
+            let page: Paged<T> = self
+                .list_page(credentials, what, resource, &link, None)
+                .await?;
             records.extend(page.items.read(|record| Ok(Some(record))).records);
             match NextLink::next(page.next_page_link) {
                 Some(next) => link = NextLink::Given(next),
@@ -122,8 +133,13 @@ impl MyobConnector {
         into: impl FnMut(T) -> Result<Option<R>, crate::platforms::kit::records::Unreadable>,
     ) -> Result<Fetched<R>, ConnectorError> {
         let link = NextLink::from_cursor(cursor);
-        let page: Paged<T> = self.list_page(credentials, what, resource, &link, since).await?;
-        Ok(Fetched::read(page.items.read(into), NextLink::next(page.next_page_link)))
+        let page: Paged<T> = self
+            .list_page(credentials, what, resource, &link, since)
+            .await?;
+        Ok(Fetched::read(
+            page.items.read(into),
+            NextLink::next(page.next_page_link),
+        ))
     }
 
     /// A page of the chart's accounts (headers left out), whole each sync:
@@ -135,9 +151,17 @@ impl MyobConnector {
     ) -> Result<Fetched<Account>, ConnectorError> {
         let walk = self.walk(credentials, cursor).await?;
         let page: Paged<MyobAccount> = self
-            .list_page(credentials, "a page of accounts", "GeneralLedger/Account", &walk.link, None)
+            .list_page(
+                credentials,
+                "a page of accounts",
+                "GeneralLedger/Account",
+                &walk.link,
+                None,
+            )
             .await?;
-        let read = page.items.read(|account| Ok(account.into_record(walk.currency())));
+        let read = page
+            .items
+            .read(|account| Ok(account.into_record(walk.currency())));
         Ok(Fetched::read(read, walk.after(page.next_page_link, 1)))
     }
 
@@ -206,7 +230,11 @@ impl MyobConnector {
         ];
         let walk = self.walk(credentials, cursor).await?;
         let resource = LISTS.get(walk.stage).ok_or_else(|| {
-            ConnectorError::Failed(format!("the MYOB bills cursor names list {}, of {}", walk.stage, LISTS.len()))
+            ConnectorError::Failed(format!(
+                "the MYOB bills cursor names list {}, of {}",
+                walk.stage,
+                LISTS.len()
+            ))
         })?;
         let untyped = walk.stage + 1 == LISTS.len();
         let page: Paged<MyobBill> = self
@@ -227,7 +255,10 @@ impl MyobConnector {
             }
             bill.into_record(walk.currency(), &rates)
         });
-        Ok(Fetched::read(read, walk.after(page.next_page_link, LISTS.len())))
+        Ok(Fetched::read(
+            read,
+            walk.after(page.next_page_link, LISTS.len()),
+        ))
     }
 
     /// A page of sales credit notes: the negative sales of the sale list,
@@ -240,11 +271,21 @@ impl MyobConnector {
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
         let walk = self.walk(credentials, cursor).await?;
         let page: Paged<MyobInvoice> = self
-            .list_page(credentials, "a page of sales", "Sale/Invoice", &walk.link, since)
+            .list_page(
+                credentials,
+                "a page of sales",
+                "Sale/Invoice",
+                &walk.link,
+                since,
+            )
             .await?;
         let settlements = if page.items.any(MyobInvoice::is_credit_note) {
             let all = self
-                .whole::<CreditSettlement>(credentials, "the credit settlements", "Sale/CreditSettlement")
+                .whole::<CreditSettlement>(
+                    credentials,
+                    "the credit settlements",
+                    "Sale/CreditSettlement",
+                )
                 .await?;
             Settlements::of(all)
         } else {
@@ -252,7 +293,8 @@ impl MyobConnector {
         };
         let read = page.items.read(|sale| {
             if sale.is_credit_note() {
-                sale.into_credit_note(walk.currency(), &settlements).map(Some)
+                sale.into_credit_note(walk.currency(), &settlements)
+                    .map(Some)
             } else {
                 Ok(None)
             }
@@ -271,14 +313,34 @@ impl MyobConnector {
         let currency = walk.currency();
         let (read, next) = if walk.stage == 0 {
             let page: Paged<CustomerPayment> = self
-                .list_page(credentials, "a page of customer payments", "Sale/CustomerPayment", &walk.link, since)
+                .list_page(
+                    credentials,
+                    "a page of customer payments",
+                    "Sale/CustomerPayment",
+                    &walk.link,
+                    since,
+                )
                 .await?;
-            (page.items.read(|payment| payment.into_record(currency).map(Some)), page.next_page_link)
+            (
+                page.items
+                    .read(|payment| payment.into_record(currency).map(Some)),
+                page.next_page_link,
+            )
         } else {
             let page: Paged<Refund> = self
-                .list_page(credentials, "a page of credit refunds", "Sale/CreditRefund", &walk.link, since)
+                .list_page(
+                    credentials,
+                    "a page of credit refunds",
+                    "Sale/CreditRefund",
+                    &walk.link,
+                    since,
+                )
                 .await?;
-            (page.items.read(|refund| refund.into_payment(currency).map(Some)), page.next_page_link)
+            (
+                page.items
+                    .read(|refund| refund.into_payment(currency).map(Some)),
+                page.next_page_link,
+            )
         };
         Ok(Fetched::read(read, walk.after(next, 2)))
     }
@@ -294,14 +356,34 @@ impl MyobConnector {
         let currency = walk.currency();
         let (read, next) = if walk.stage == 0 {
             let page: Paged<SupplierPayment> = self
-                .list_page(credentials, "a page of supplier payments", "Purchase/SupplierPayment", &walk.link, since)
+                .list_page(
+                    credentials,
+                    "a page of supplier payments",
+                    "Purchase/SupplierPayment",
+                    &walk.link,
+                    since,
+                )
                 .await?;
-            (page.items.read(|payment| payment.into_record(currency).map(Some)), page.next_page_link)
+            (
+                page.items
+                    .read(|payment| payment.into_record(currency).map(Some)),
+                page.next_page_link,
+            )
         } else {
             let page: Paged<Refund> = self
-                .list_page(credentials, "a page of debit refunds", "Purchase/DebitRefund", &walk.link, since)
+                .list_page(
+                    credentials,
+                    "a page of debit refunds",
+                    "Purchase/DebitRefund",
+                    &walk.link,
+                    since,
+                )
                 .await?;
-            (page.items.read(|refund| refund.into_bill_payment(currency).map(Some)), page.next_page_link)
+            (
+                page.items
+                    .read(|refund| refund.into_bill_payment(currency).map(Some)),
+                page.next_page_link,
+            )
         };
         Ok(Fetched::read(read, walk.after(next, 2)))
     }
@@ -315,25 +397,41 @@ impl MyobConnector {
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
         let walk = self.walk(credentials, cursor).await?;
         let page: Paged<JournalTransaction> = self
-            .list_page(credentials, "a page of journal transactions", "GeneralLedger/JournalTransaction", &walk.link, None)
+            .list_page(
+                credentials,
+                "a page of journal transactions",
+                "GeneralLedger/JournalTransaction",
+                &walk.link,
+                None,
+            )
             .await?;
-        let read = page.items.read(|journal| journal.into_record(walk.currency()));
+        let read = page
+            .items
+            .read(|journal| journal.into_record(walk.currency()));
         Ok(Fetched::read(read, walk.after(page.next_page_link, 1)))
     }
 
     /// The company file: its details and its financial year.
-    async fn company(&self, credentials: &MyobAuthorization) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+    async fn company(
+        &self,
+        credentials: &MyobAuthorization,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         let currency = self.file_currency(credentials).await?;
         let company: MyobCompany = self.single(credentials, "the company", "Company").await?;
         let properties: AccountingProperties = self
-            .single(credentials, "the accounting properties", "GeneralLedger/AccountingProperties")
+            .single(
+                credentials,
+                "the accounting properties",
+                "GeneralLedger/AccountingProperties",
+            )
             .await?;
         let file = credentials.company_file_id.to_string();
-        Ok(Fetched::all(vec![company.into_record(&file, currency, properties)], None))
+        Ok(Fetched::all(
+            vec![company.into_record(&file, currency, properties)],
+            None,
+        ))
     }
 }
-
-
 
 // Each data type MYOB filters by `LastModified`: a full page and a changed
 // page from the same function, with the invoices' [`CHANGES`].
@@ -363,7 +461,12 @@ mod tests {
             currency: "AUD".to_owned(),
             link: NextLink::First,
         };
-        assert_eq!(first.after(Some("https://api.myob.com/next".to_owned()), 2).as_deref(), Some("0 AUD https://api.myob.com/next"));
+        assert_eq!(
+            first
+                .after(Some("https://api.myob.com/next".to_owned()), 2)
+                .as_deref(),
+            Some("0 AUD https://api.myob.com/next")
+        );
         assert_eq!(first.after(None, 2).as_deref(), Some("1 AUD"));
         let second = Walk::parse("1 AUD").expect("a cursor");
         assert_eq!((second.stage, second.currency()), (1, "AUD"));

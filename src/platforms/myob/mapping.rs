@@ -7,11 +7,11 @@
 use serde::Deserialize;
 
 use crate::data::customers::{Customer, CustomerStatus};
-use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::Money;
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::kit::json::{self, Rounded, rounded};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
 /// MYOB's sale statuses that need no amounts. `Open` (an amount owing) and
@@ -285,8 +285,14 @@ mod tests {
             InvoiceStatus::PartiallyPaid
         );
         assert_eq!(invoice_status("Open", total, Money(0)), InvoiceStatus::Paid);
-        assert_eq!(invoice_status("Closed", total, Money(0)), InvoiceStatus::Paid);
-        assert_eq!(invoice_status("Credit", total, Money(-5)), InvoiceStatus::Paid);
+        assert_eq!(
+            invoice_status("Closed", total, Money(0)),
+            InvoiceStatus::Paid
+        );
+        assert_eq!(
+            invoice_status("Credit", total, Money(-5)),
+            InvoiceStatus::Paid
+        );
         assert_eq!(
             invoice_status("Unknown", total, total),
             InvoiceStatus::Unknown

@@ -33,7 +33,10 @@ impl Keyed for Refund {
 /// The account a payment went through, when MYOB names one: money left in
 /// undeposited funds (`DepositTo`) or paid electronically (`PayFrom`) has
 /// no bank account yet.
-fn through(route: Option<&str>, account: Option<AccountLink>) -> Option<crate::data::accounts::AccountRef> {
+fn through(
+    route: Option<&str>,
+    account: Option<AccountLink>,
+) -> Option<crate::data::accounts::AccountRef> {
     match route {
         None | Some("Account") => account.and_then(AccountLink::into_ref),
         Some(_) => None,

@@ -205,7 +205,9 @@ pub(super) struct NsTaxCode {
 /// percentage.
 fn percentage(rate: &str) -> Option<Quantity> {
     let number = rate.trim().trim_end_matches('%').trim();
-    json::parse_amount(number).ok().map(|amount| Quantity(amount.0))
+    json::parse_amount(number)
+        .ok()
+        .map(|amount| Quantity(amount.0))
 }
 
 impl NsTaxCode {
@@ -286,14 +288,13 @@ impl NsItem {
             .and_then(|kind| find(ITEM_TYPES, kind))
             .unwrap_or(ItemType::Unknown);
         let description = json::non_empty(self.description);
-        let sales = account_ref(self.incomeaccount, self.incomeaccountname).map(|account| {
-            ItemSide {
+        let sales =
+            account_ref(self.incomeaccount, self.incomeaccountname).map(|account| ItemSide {
                 description: description.clone(),
                 unit_price: self.baseprice.map(Amount::money),
                 account_ref: Some(account),
                 tax_rate_ref: None,
-            }
-        });
+            });
         let purchase_account = if item_type == ItemType::Inventory {
             account_ref(self.assetaccount, self.assetaccountname)
         } else {
@@ -393,8 +394,14 @@ mod tests {
 
     #[test]
     fn account_types_fold_into_the_five_classes_and_non_posting_ones_into_none() {
-        assert_eq!(find(CLASSIFICATIONS, "CredCard"), Some(AccountClassification::Liability));
-        assert_eq!(find(CLASSIFICATIONS, "COGS"), Some(AccountClassification::Expense));
+        assert_eq!(
+            find(CLASSIFICATIONS, "CredCard"),
+            Some(AccountClassification::Liability)
+        );
+        assert_eq!(
+            find(CLASSIFICATIONS, "COGS"),
+            Some(AccountClassification::Expense)
+        );
         assert_eq!(find(CLASSIFICATIONS, "NonPosting"), None);
     }
 }

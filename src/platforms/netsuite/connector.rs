@@ -19,7 +19,6 @@ use serde_json::json;
 
 use super::NetSuiteAuthorization;
 use super::mapping::{NsCustomer, NsInvoice, NsLine, SuiteQlPage, lines_by_invoice};
-use crate::platforms::kit::records::{Keyed, Read, Unreadable};
 use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
@@ -39,6 +38,7 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::records::{Keyed, Read, Unreadable};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// Rows asked for per page by default (SuiteQL's maximum `limit` is 1000).
@@ -99,10 +99,14 @@ fn account_of(callback: &BTreeMap<String, String>) -> Result<&str, ConnectorErro
         .filter(|account| {
             !account.is_empty()
                 && account.len() <= 64
-                && account.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+                && account
+                    .bytes()
+                    .all(|b| b.is_ascii_alphanumeric() || b == b'_')
         })
         .ok_or_else(|| {
-            ConnectorError::Failed("NetSuite named no account (`company`) on the callback".to_owned())
+            ConnectorError::Failed(
+                "NetSuite named no account (`company`) on the callback".to_owned(),
+            )
         })
 }
 
@@ -116,7 +120,10 @@ impl Window {
     /// The window a cursor (`after:offset`) names; the start without one.
     pub(super) fn from_cursor(cursor: Option<String>) -> Result<Self, ConnectorError> {
         let Some(cursor) = cursor else {
-            return Ok(Self { after: 0, offset: 0 });
+            return Ok(Self {
+                after: 0,
+                offset: 0,
+            });
         };
         let parsed = cursor.split_once(':').and_then(|(after, offset)| {
             Some(Self {
@@ -129,7 +136,12 @@ impl Window {
 
     /// The next page's cursor when NetSuite has more: the next offset, or a new
     /// window after `last_id` when the next page would pass the query's limit.
-    pub(super) fn next(self, has_more: bool, page_size: u64, last_id: Option<&str>) -> Option<String> {
+    pub(super) fn next(
+        self,
+        has_more: bool,
+        page_size: u64,
+        last_id: Option<&str>,
+    ) -> Option<String> {
         if !has_more {
             return None;
         }
@@ -243,7 +255,10 @@ pub(super) fn id_list(ids: &[u64]) -> String {
 const PERMISSIONS: &[(&str, &str)] = &[
     ("transaction", "Transactions › Find Transaction"),
     ("transactionline", "Transactions › Find Transaction"),
-    ("transactionaccountingline", "Transactions › Find Transaction"),
+    (
+        "transactionaccountingline",
+        "Transactions › Find Transaction",
+    ),
     ("nexttransactionlinelink", "Transactions › Find Transaction"),
     ("customer", "Lists › Customers"),
     ("vendor", "Lists › Vendors"),
@@ -339,14 +354,24 @@ impl NetSuiteConnector {
             window.after
         );
         let page: SuiteQlPage<NsInvoice> = self
-            .suiteql(credentials, "a page of invoices", &query, self.page_size, window.offset)
+            .suiteql(
+                credentials,
+                "a page of invoices",
+                &query,
+                self.page_size,
+                window.offset,
+            )
             .await?;
         let next = window.next(
             page.has_more,
             self.page_size,
             page.items.last_id().as_deref(),
         );
-        let total = if window.after == 0 { page.total_results } else { None };
+        let total = if window.after == 0 {
+            page.total_results
+        } else {
+            None
+        };
         let mut read = Read::default();
         let mut invoices = Vec::with_capacity(page.items.len());
         for entry in page.items.entries() {
@@ -392,14 +417,24 @@ impl NetSuiteConnector {
             modified_since("c.lastmodifieddate", since)
         );
         let page: SuiteQlPage<NsCustomer> = self
-            .suiteql(credentials, "a page of customers", &query, self.page_size, window.offset)
+            .suiteql(
+                credentials,
+                "a page of customers",
+                &query,
+                self.page_size,
+                window.offset,
+            )
             .await?;
         let next = window.next(
             page.has_more,
             self.page_size,
             page.items.last_id().as_deref(),
         );
-        let total = if window.after == 0 { page.total_results } else { None };
+        let total = if window.after == 0 {
+            page.total_results
+        } else {
+            None
+        };
         let read = page.items.read(|customer| Ok(Some(customer.into_record())));
         Ok(Fetched::read(read, next).of_total(total))
     }
@@ -413,8 +448,10 @@ impl Connector for NetSuiteConnector {
     const LIMITS: Limits = Limits::NONE.concurrent(5);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Items, CompanyInfos,
-            Bills, CreditNotes, Payments, BillPayments, JournalEntries]
+        syncs![
+            Self: Invoices, Customers, Accounts, Suppliers, TaxRates, Bills, Payments, BillPayments,
+            CreditNotes, Items, CompanyInfos, JournalEntries
+        ]
     }
 
     /// PKCE with S256 (NetSuite refuses `plain`); `rest_webservices` is
@@ -474,7 +511,12 @@ impl Connector for NetSuiteConnector {
                 account_host(&credentials.account_id)
             )
         });
-        Some(TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::Basic, &self.http))
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &url,
+            ClientAuth::Basic,
+            &self.http,
+        ))
     }
 
     /// One row of SuiteQL on the account's own host: the host is the account,
@@ -548,7 +590,10 @@ mod tests {
         assert_eq!(start.next(true, 1000, Some("7")).as_deref(), Some("0:1000"));
         assert_eq!(start.next(false, 1000, Some("7")), None);
         let late = Window::from_cursor(Some("0:99000".to_owned())).expect("a cursor");
-        assert_eq!(late.next(true, 1000, Some("123456")).as_deref(), Some("123456:0"));
+        assert_eq!(
+            late.next(true, 1000, Some("123456")).as_deref(),
+            Some("123456:0")
+        );
         assert!(Window::from_cursor(Some("x".to_owned())).is_err());
     }
 }

@@ -191,7 +191,9 @@ impl NsDocument {
         let lines = lines.unwrap_or_default();
         let (issue_date, total) = self.issued_and_total()?;
         let text = self.statusname.clone().unwrap_or_default();
-        let unpaid = self.foreignamountunpaid.map(|unpaid| magnitude(unpaid.money()));
+        let unpaid = self
+            .foreignamountunpaid
+            .map(|unpaid| magnitude(unpaid.money()));
         let status = bill_status(
             self.status.as_deref().unwrap_or(""),
             &text,
@@ -321,9 +323,18 @@ mod tests {
         let total = Money::from_cents(10_000);
         let status = |letter, text, unpaid| bill_status(letter, text, total, unpaid);
         assert_eq!(status("VendBill:A", "Bill : Open", total), BillStatus::Open);
-        assert_eq!(status("A", "", Money::from_cents(1)), BillStatus::PartiallyPaid);
-        assert_eq!(status("B", "Bill : Paid In Full", Money(0)), BillStatus::Paid);
-        assert_eq!(status("D", "Bill : Pending Approval", total), BillStatus::Draft);
+        assert_eq!(
+            status("A", "", Money::from_cents(1)),
+            BillStatus::PartiallyPaid
+        );
+        assert_eq!(
+            status("B", "Bill : Paid In Full", Money(0)),
+            BillStatus::Paid
+        );
+        assert_eq!(
+            status("D", "Bill : Pending Approval", total),
+            BillStatus::Draft
+        );
         assert_eq!(status("E", "Bill : Rejected", total), BillStatus::Void);
         assert_eq!(status("Q", "Bill : Cancelled", total), BillStatus::Void);
         assert_eq!(status("Q", "", total), BillStatus::Unknown);

@@ -54,7 +54,10 @@ pub(super) fn lines_by_posting(
 ) -> HashMap<String, Vec<NsAccountingLine>> {
     let mut by_posting: HashMap<String, Vec<NsAccountingLine>> = HashMap::new();
     for row in rows {
-        by_posting.entry(row.transaction.clone()).or_default().push(row);
+        by_posting
+            .entry(row.transaction.clone())
+            .or_default()
+            .push(row);
     }
     by_posting
 }
@@ -127,14 +130,24 @@ mod tests {
     fn debits_are_positive_credits_negative_and_zero_lines_are_left_out() {
         let entry = posting()
             .into_record(
-                Some(vec![line("1", "100.00", "0"), line("2", "0", "100.00"), line("3", "0", "0")]),
+                Some(vec![
+                    line("1", "100.00", "0"),
+                    line("2", "0", "100.00"),
+                    line("3", "0", "0"),
+                ]),
                 Some("USD"),
             )
             .expect("readable")
             .expect("an entry");
         let amounts: Vec<Money> = entry.journal_lines.iter().map(|l| l.net_amount).collect();
-        assert_eq!(amounts, vec![Money::from_cents(10_000), Money::from_cents(-10_000)]);
-        assert_eq!(entry.source.map(|source| source.source_type).as_deref(), Some("Journal"));
+        assert_eq!(
+            amounts,
+            vec![Money::from_cents(10_000), Money::from_cents(-10_000)]
+        );
+        assert_eq!(
+            entry.source.map(|source| source.source_type).as_deref(),
+            Some("Journal")
+        );
     }
 
     #[test]

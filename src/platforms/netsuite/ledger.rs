@@ -13,7 +13,9 @@ use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
 use super::NetSuiteAuthorization;
-use super::chart::{NsAccount, NsBalance, NsCompany, NsItem, NsSubsidiary, NsTaxCode, NsVendor, balances_by_account};
+use super::chart::{
+    NsAccount, NsBalance, NsCompany, NsItem, NsSubsidiary, NsTaxCode, NsVendor, balances_by_account,
+};
 use super::connector::{CHANGES, NetSuiteConnector, Window, id_list, modified_since};
 use super::documents::{NsDocument, NsDocumentLine, lines_by_document};
 use super::journals::{NsAccountingLine, NsPosting, lines_by_posting};
@@ -116,7 +118,8 @@ impl NetSuiteConnector {
         cursor: Option<String>,
     ) -> Result<Windowed<T>, ConnectorError> {
         let window = Window::from_cursor(cursor)?;
-        let mut conditions: Vec<String> = listing.only.iter().map(|only| (*only).to_owned()).collect();
+        let mut conditions: Vec<String> =
+            listing.only.iter().map(|only| (*only).to_owned()).collect();
         conditions.push(format!("{} > {}", listing.id, window.after));
         let changed = if listing.modified.is_empty() {
             String::new()
@@ -130,10 +133,24 @@ impl NetSuiteConnector {
             listing.id
         );
         let page: SuiteQlPage<T> = self
-            .suiteql(credentials, listing.what, &query, self.page_size, window.offset)
+            .suiteql(
+                credentials,
+                listing.what,
+                &query,
+                self.page_size,
+                window.offset,
+            )
             .await?;
-        let next = window.next(page.has_more, self.page_size, page.items.last_id().as_deref());
-        let total = if window.after == 0 { page.total_results } else { None };
+        let next = window.next(
+            page.has_more,
+            self.page_size,
+            page.items.last_id().as_deref(),
+        );
+        let total = if window.after == 0 {
+            page.total_results
+        } else {
+            None
+        };
         Ok(Windowed {
             items: page.items,
             next,
@@ -181,7 +198,10 @@ impl NetSuiteConnector {
         } else {
             self.base_currency(credentials).await?
         };
-        let query = format!("{BALANCES_QUERY} AND tal.account IN ({}) GROUP BY tal.account", id_list(&ids));
+        let query = format!(
+            "{BALANCES_QUERY} AND tal.account IN ({}) GROUP BY tal.account",
+            id_list(&ids)
+        );
         let (rows, unreadable) = self
             .every_row::<NsBalance>(credentials, "account balances", &query, "balance", &ids)
             .await?;
@@ -213,9 +233,11 @@ impl NetSuiteConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Supplier>, ConnectorError> {
-        self.plain(credentials, (&VENDORS, since, cursor), |vendor: NsVendor| {
-            Ok(Some(vendor.into_record()))
-        })
+        self.plain(
+            credentials,
+            (&VENDORS, since, cursor),
+            |vendor: NsVendor| Ok(Some(vendor.into_record())),
+        )
         .await
     }
 
@@ -225,8 +247,10 @@ impl NetSuiteConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Item>, ConnectorError> {
-        self.plain(credentials, (&ITEMS, since, cursor), |item: NsItem| Ok(Some(item.into_record())))
-            .await
+        self.plain(credentials, (&ITEMS, since, cursor), |item: NsItem| {
+            Ok(Some(item.into_record()))
+        })
+        .await
     }
 
     async fn tax_codes(
@@ -234,9 +258,11 @@ impl NetSuiteConnector {
         credentials: &NetSuiteAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<TaxRate>, ConnectorError> {
-        self.plain(credentials, (&TAX_CODES, None, cursor), |code: NsTaxCode| {
-            code.into_record().map(Some)
-        })
+        self.plain(
+            credentials,
+            (&TAX_CODES, None, cursor),
+            |code: NsTaxCode| code.into_record().map(Some),
+        )
         .await
     }
 
@@ -264,7 +290,10 @@ impl NetSuiteConnector {
             base_currency,
             year_start_month,
         };
-        Ok(Fetched::all(vec![company.into_record(&credentials.account_id)], None))
+        Ok(Fetched::all(
+            vec![company.into_record(&credentials.account_id)],
+            None,
+        ))
     }
 
     /// The lines of the documents `ids`, every page of them.
@@ -278,8 +307,14 @@ impl NetSuiteConnector {
              ORDER BY tl.transaction, tl.linesequencenumber",
             id_list(ids)
         );
-        self.every_row(credentials, "a page of document lines", &query, "lines", ids)
-            .await
+        self.every_row(
+            credentials,
+            "a page of document lines",
+            &query,
+            "lines",
+            ids,
+        )
+        .await
     }
 
     /// The applications that lead to the documents `ids` (`to`), or that
@@ -297,8 +332,14 @@ impl NetSuiteConnector {
                 "{LINKS_QUERY} AND (ntll.previousdoc IN ({list}) OR ntll.nextdoc IN ({list}))"
             ),
         };
-        self.every_row(credentials, "a page of applications", &query, "applications", ids)
-            .await
+        self.every_row(
+            credentials,
+            "a page of applications",
+            &query,
+            "applications",
+            ids,
+        )
+        .await
     }
 
     /// A page of bills with their lines.
@@ -312,9 +353,13 @@ impl NetSuiteConnector {
         let bills = numbered(page.items, |bill| &bill.id);
         let (rows, unreadable) = self.document_lines(credentials, &bills.ids()).await?;
         let mut lines = lines_by_document(rows);
-        let read = assemble(bills, |bill| &bill.id, |id| lines.remove(id), unreadable, |bill, lines| {
-            bill.into_bill(lines).map(Some)
-        });
+        let read = assemble(
+            bills,
+            |bill| &bill.id,
+            |id| lines.remove(id),
+            unreadable,
+            |bill, lines| bill.into_bill(lines).map(Some),
+        );
         Ok(Fetched::read(read, page.next).of_total(page.total))
     }
 
@@ -326,17 +371,22 @@ impl NetSuiteConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
-        let page: Windowed<NsDocument> =
-            self.windowed(credentials, &CREDIT_MEMOS, since, cursor).await?;
+        let page: Windowed<NsDocument> = self
+            .windowed(credentials, &CREDIT_MEMOS, since, cursor)
+            .await?;
         let memos = numbered(page.items, |memo| &memo.id);
         let ids = memos.ids();
         let (rows, mut unreadable) = self.document_lines(credentials, &ids).await?;
         let (links, unreadable_links) = self.links(credentials, &ids, LinkSide::Either).await?;
         unreadable.extend(unreadable_links);
         let mut lines = lines_by_document(rows);
-        let read = assemble(memos, |memo| &memo.id, |id| lines.remove(id), unreadable, |memo, lines| {
-            memo.into_credit_note(lines, &links).map(Some)
-        });
+        let read = assemble(
+            memos,
+            |memo| &memo.id,
+            |id| lines.remove(id),
+            unreadable,
+            |memo, lines| memo.into_credit_note(lines, &links).map(Some),
+        );
         Ok(Fetched::read(read, page.next).of_total(page.total))
     }
 
@@ -350,11 +400,17 @@ impl NetSuiteConnector {
     ) -> Result<Fetched<R>, ConnectorError> {
         let page: Windowed<NsPayment> = self.windowed(credentials, listing, since, cursor).await?;
         let payments = numbered(page.items, |payment| &payment.id);
-        let (links, unreadable) = self.links(credentials, &payments.ids(), LinkSide::To).await?;
+        let (links, unreadable) = self
+            .links(credentials, &payments.ids(), LinkSide::To)
+            .await?;
         let mut links = links_by_payment(links);
-        let read = assemble(payments, |payment| &payment.id, |id| links.remove(id), unreadable, |payment, links| {
-            into(payment, links).map(Some)
-        });
+        let read = assemble(
+            payments,
+            |payment| &payment.id,
+            |id| links.remove(id),
+            unreadable,
+            |payment, links| into(payment, links).map(Some),
+        );
         Ok(Fetched::read(read, page.next).of_total(page.total))
     }
 
@@ -364,8 +420,12 @@ impl NetSuiteConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
-        self.payments_of(credentials, (&CUSTOMER_PAYMENTS, since, cursor), NsPayment::into_payment)
-            .await
+        self.payments_of(
+            credentials,
+            (&CUSTOMER_PAYMENTS, since, cursor),
+            NsPayment::into_payment,
+        )
+        .await
     }
 
     async fn bill_payments(
@@ -374,8 +434,12 @@ impl NetSuiteConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<BillPayment>, ConnectorError> {
-        self.payments_of(credentials, (&VENDOR_PAYMENTS, since, cursor), NsPayment::into_bill_payment)
-            .await
+        self.payments_of(
+            credentials,
+            (&VENDOR_PAYMENTS, since, cursor),
+            NsPayment::into_bill_payment,
+        )
+        .await
     }
 
     /// A page of posting transactions as journal entries, each with its
@@ -386,7 +450,8 @@ impl NetSuiteConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
-        let page: Windowed<NsPosting> = self.windowed(credentials, &POSTINGS, since, cursor).await?;
+        let page: Windowed<NsPosting> =
+            self.windowed(credentials, &POSTINGS, since, cursor).await?;
         let postings = numbered(page.items, |posting| &posting.id);
         let ids = postings.ids();
         let base = if ids.is_empty() {
@@ -399,12 +464,22 @@ impl NetSuiteConnector {
             id_list(&ids)
         );
         let (rows, unreadable) = self
-            .every_row::<NsAccountingLine>(credentials, "a page of accounting lines", &query, "journalLines", &ids)
+            .every_row::<NsAccountingLine>(
+                credentials,
+                "a page of accounting lines",
+                &query,
+                "journalLines",
+                &ids,
+            )
             .await?;
         let mut lines = lines_by_posting(rows);
-        let read = assemble(postings, |posting| &posting.id, |id| lines.remove(id), unreadable, |posting, lines| {
-            posting.into_record(lines, base.as_deref())
-        });
+        let read = assemble(
+            postings,
+            |posting| &posting.id,
+            |id| lines.remove(id),
+            unreadable,
+            |posting, lines| posting.into_record(lines, base.as_deref()),
+        );
         Ok(Fetched::read(read, page.next).of_total(page.total))
     }
 }
@@ -427,7 +502,6 @@ fn optional<T>(result: Result<T, ConnectorError>) -> Result<Option<T>, Connector
         Err(error) => Err(error),
     }
 }
-
 
 // Each data type asked for only what changed after a first sync, by
 // `lastmodifieddate`, with the invoices' [`CHANGES`].

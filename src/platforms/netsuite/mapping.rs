@@ -11,8 +11,8 @@ use serde::Deserialize;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
 /// NetSuite's invoice status letters that need no amounts (`B`: "Paid In Full").
@@ -125,9 +125,9 @@ pub(super) fn lines_by_invoice(rows: Vec<NsLine>) -> HashMap<String, Lines> {
             lines.tax = lines.tax + amount;
             continue;
         }
-        let quantity = row
-            .quantity
-            .map_or(Quantity::default(), |units| Quantity(0 - units.quantity().0));
+        let quantity = row.quantity.map_or(Quantity::default(), |units| {
+            Quantity(0 - units.quantity().0)
+        });
         lines.items.push(LineItem {
             description: json::non_empty(row.memo)
                 .or_else(|| json::non_empty(row.itemname))
@@ -194,7 +194,10 @@ pub(super) fn entity_name(
     [company, entity_id]: [Option<String>; 2],
 ) -> String {
     let person = if isperson == Some("T") {
-        let parts: Vec<String> = [first, last].into_iter().filter_map(json::non_empty).collect();
+        let parts: Vec<String> = [first, last]
+            .into_iter()
+            .filter_map(json::non_empty)
+            .collect();
         (!parts.is_empty()).then(|| parts.join(" "))
     } else {
         None
@@ -277,6 +280,9 @@ mod tests {
             invoice_status("V", "Voided", Money(0), Money(0)),
             InvoiceStatus::Void
         );
-        assert_eq!(invoice_status("Z", "", total, total), InvoiceStatus::Unknown);
+        assert_eq!(
+            invoice_status("Z", "", total, total),
+            InvoiceStatus::Unknown
+        );
     }
 }

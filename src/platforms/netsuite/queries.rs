@@ -21,7 +21,12 @@ pub(super) struct Listing {
 /// `TO_CHAR` of a date-time column as the mappings read it.
 macro_rules! local_time {
     ($column:literal, $name:literal) => {
-        concat!("TO_CHAR(", $column, ", 'YYYY-MM-DD\"T\"HH24:MI:SS') AS ", $name)
+        concat!(
+            "TO_CHAR(",
+            $column,
+            ", 'YYYY-MM-DD\"T\"HH24:MI:SS') AS ",
+            $name
+        )
     };
 }
 
@@ -165,7 +170,8 @@ pub(super) const ACCOUNTING_LINES_QUERY: &str = "SELECT tal.transaction, tal.tra
 
 /// The base currencies (one without OneWorld; one per subsidiary's base
 /// with it).
-pub(super) const BASE_CURRENCY_QUERY: &str = "SELECT cur.symbol FROM currency cur WHERE cur.isbasecurrency = 'T'";
+pub(super) const BASE_CURRENCY_QUERY: &str =
+    "SELECT cur.symbol FROM currency cur WHERE cur.isbasecurrency = 'T'";
 
 /// The root subsidiary of a OneWorld account.
 pub(super) const ROOT_SUBSIDIARY_QUERY: &str = concat!(
@@ -202,4 +208,3 @@ impl Keyed for MonthRow {
 impl Keyed for NsSubsidiary {
     const ID: &'static str = "/id";
 }
-

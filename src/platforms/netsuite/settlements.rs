@@ -84,7 +84,10 @@ impl NsLink {
 pub(super) fn links_by_payment(links: Vec<NsLink>) -> HashMap<String, Vec<NsLink>> {
     let mut by_payment: HashMap<String, Vec<NsLink>> = HashMap::new();
     for link in links {
-        by_payment.entry(link.nextdoc.clone()).or_default().push(link);
+        by_payment
+            .entry(link.nextdoc.clone())
+            .or_default()
+            .push(link);
     }
     by_payment
 }
@@ -94,7 +97,10 @@ fn per_document(links: &[NsLink]) -> Vec<(String, Option<String>, Money)> {
     let mut settled: Vec<(String, Option<String>, Money)> = Vec::new();
     for link in links {
         let amount = magnitude(money(link.foreignamount));
-        match settled.iter_mut().find(|(id, _, _)| *id == link.previousdoc) {
+        match settled
+            .iter_mut()
+            .find(|(id, _, _)| *id == link.previousdoc)
+        {
             Some((_, _, sum)) => *sum = *sum + amount,
             None => settled.push((link.previousdoc.clone(), link.previoustype.clone(), amount)),
         }
@@ -108,7 +114,10 @@ impl NsPayment {
     fn voided(&self) -> bool {
         let letter = self.status.as_deref().unwrap_or("");
         letter.rsplit(':').next() == Some("V")
-            || self.statusname.as_deref().is_some_and(|text| text.contains("Voided"))
+            || self
+                .statusname
+                .as_deref()
+                .is_some_and(|text| text.contains("Voided"))
     }
 
     /// The payment's date, amount (positive), currency and bank account.
@@ -250,8 +259,16 @@ mod tests {
         assert_eq!(
             settled,
             vec![
-                ("10".to_owned(), Some("CustInvc".to_owned()), Money::from_cents(5_000)),
-                ("11".to_owned(), Some("CustCred".to_owned()), Money::from_cents(500)),
+                (
+                    "10".to_owned(),
+                    Some("CustInvc".to_owned()),
+                    Money::from_cents(5_000)
+                ),
+                (
+                    "11".to_owned(),
+                    Some("CustCred".to_owned()),
+                    Money::from_cents(500)
+                ),
             ]
         );
     }

@@ -8,7 +8,6 @@
 //! Basic); PayPal does not rotate the refresh token. PayPal has no
 //! customers API: invoices only. Sources: `NOTES.md`.
 
-use crate::platforms::kit::limits::Limits;
 use super::PayPalAuthorization;
 use super::mapping::{InvoicesPage, PayPalInvoice};
 use crate::data::invoices::{Invoice, Invoices};
@@ -17,12 +16,13 @@ use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
-use crate::platforms::kit::records::{self, Read};
-use serde_json::value::RawValue;
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::limits::Limits;
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::kit::records::{self, Read};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
+use serde_json::value::RawValue;
 
 /// The live API.
 pub const API_BASE: &str = "https://api-m.paypal.com";
@@ -83,7 +83,12 @@ fn environment_host(credentials: &PayPalAuthorization) -> &'static str {
 
 /// The page after `page` of `total_pages`; when PayPal gives no total, the
 /// next one while pages come back full.
-fn next_page(page: PageNumber, total_pages: Option<u64>, returned: usize, size: u64) -> Option<String> {
+fn next_page(
+    page: PageNumber,
+    total_pages: Option<u64>,
+    returned: usize,
+    size: u64,
+) -> Option<String> {
     let more = match total_pages {
         Some(total) => page.0 < total && returned > 0,
         None => returned as u64 >= size && returned > 0,
@@ -188,7 +193,12 @@ impl Connector for PayPalConnector {
             .token_url
             .clone()
             .unwrap_or_else(|| format!("{}{TOKEN_PATH}", environment_host(credentials)));
-        Some(TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::Basic, &self.http))
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &url,
+            ClientAuth::Basic,
+            &self.http,
+        ))
     }
 
     /// One invoice of the merchant's (`page_size=1`): proves the token and
@@ -244,10 +254,16 @@ mod tests {
 
     #[test]
     fn pages_follow_total_pages_or_else_full_pages() {
-        assert_eq!(next_page(PageNumber(1), Some(3), 100, 100).as_deref(), Some("2"));
+        assert_eq!(
+            next_page(PageNumber(1), Some(3), 100, 100).as_deref(),
+            Some("2")
+        );
         assert_eq!(next_page(PageNumber(3), Some(3), 100, 100), None);
         assert_eq!(next_page(PageNumber(1), Some(3), 0, 100), None);
-        assert_eq!(next_page(PageNumber(1), None, 100, 100).as_deref(), Some("2"));
+        assert_eq!(
+            next_page(PageNumber(1), None, 100, 100).as_deref(),
+            Some("2")
+        );
         assert_eq!(next_page(PageNumber(1), None, 40, 100), None);
     }
 }

@@ -6,10 +6,10 @@
 
 use serde::Deserialize;
 
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
 use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, lookup};
 
 /// PayPal's invoice statuses (upper case, as the API writes them).
@@ -99,7 +99,10 @@ fn check_decimals(currency: Option<&str>, value: Option<Amount>) -> Result<(), &
 
 /// Optional money as ours; zero when absent.
 fn money(value: Option<&PayPalMoney>) -> Money {
-    value.and_then(|m| m.value).map(Amount::money).unwrap_or_default()
+    value
+        .and_then(|m| m.value)
+        .map(Amount::money)
+        .unwrap_or_default()
 }
 
 /// An invoice as `GET /v2/invoicing/invoices/{id}` writes it.
@@ -255,7 +258,10 @@ impl Item {
         let discount = money(self.discount.as_ref().and_then(|d| d.amount.as_ref()));
         let discount_amount = Money(discount.0.abs());
         let sub_total = times(quantity, unit_amount) - discount_amount;
-        let description = match (json::non_empty(self.name), json::non_empty(self.description)) {
+        let description = match (
+            json::non_empty(self.name),
+            json::non_empty(self.description),
+        ) {
             (Some(name), Some(description)) => format!("{name}: {description}"),
             (name, description) => name.or(description).unwrap_or_default(),
         };
@@ -376,7 +382,10 @@ mod tests {
             (invoice("INV2-2", "JPY", "1000", "1000"), None),
             (invoice("INV2-3", "TND", "1.005", "1.005"), None),
             (invoice("INV2-4", "USD", "10.005", "10.00"), Some("amount")),
-            (invoice("INV2-5", "JPY", "1000", "999.5"), Some("items[0].unit_amount")),
+            (
+                invoice("INV2-5", "JPY", "1000", "999.5"),
+                Some("items[0].unit_amount"),
+            ),
         ] {
             let raw = serde_json::value::RawValue::from_string(text).expect("JSON");
             match (records::single::<PayPalInvoice>(&raw), finer) {

@@ -11,11 +11,11 @@ pub mod mapping;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::{Environment, expiring_token_body};
-use crate::platforms::tokens::ExpiringTokens;
 use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::{Environment, expiring_token_body};
 use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
 /// What PayPal syncs: invoices (PayPal's REST API has no customers).

@@ -16,17 +16,17 @@ use serde_json::{Value, json};
 
 use super::PlaidAuthorization;
 use super::mapping::{AccountsPage, PlaidTransaction, SyncPage};
-use crate::platforms::connector::RecordIssue;
-use crate::platforms::kit::records::Read;
 use crate::data::bank_accounts::{BankAccount, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactions};
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
+use crate::platforms::connector::RecordIssue;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
     Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::records::Read;
 
 /// Transaction updates asked for per `/transactions/sync` call: Plaid's maximum.
 pub const PAGE_SIZE: u64 = 500;
@@ -126,8 +126,13 @@ impl PlaidConnector {
         &self,
         credentials: &PlaidAuthorization,
     ) -> Result<AccountsPage, ConnectorError> {
-        self.post(credentials, "/accounts/get", "the Item's accounts", json!({}))
-            .await
+        self.post(
+            credentials,
+            "/accounts/get",
+            "the Item's accounts",
+            json!({}),
+        )
+        .await
     }
 
     /// The Item's transactions as one update from `start` (the whole
@@ -156,7 +161,12 @@ impl PlaidConnector {
                     body["cursor"] = Value::String(cursor.clone());
                 }
                 let page: SyncPage = match self
-                    .post(credentials, "/transactions/sync", "a page of transactions", body)
+                    .post(
+                        credentials,
+                        "/transactions/sync",
+                        "a page of transactions",
+                        body,
+                    )
                     .await
                 {
                     Err(ConnectorError::Failed(message))
@@ -164,7 +174,10 @@ impl PlaidConnector {
                             && message.contains("TRANSACTIONS_SYNC_MUTATION_DURING_PAGINATION") =>
                     {
                         restarts += 1;
-                        tracing::info!(restarts, "Plaid changed the transactions while they were paged: restarting");
+                        tracing::info!(
+                            restarts,
+                            "Plaid changed the transactions while they were paged: restarting"
+                        );
                         continue 'update;
                     }
                     answer => answer?,
@@ -223,7 +236,9 @@ impl PlaidConnector {
 /// `error_code` leads the message) or, for keys, possibly 401.
 fn needs_authorization(error: ConnectorError) -> ConnectorError {
     match error {
-        ConnectorError::Failed(message) | ConnectorError::Expired(message) | ConnectorError::Auth(message)
+        ConnectorError::Failed(message)
+        | ConnectorError::Expired(message)
+        | ConnectorError::Auth(message)
             if NEEDS_NEW_AUTHORIZATION
                 .iter()
                 .any(|code| message.contains(&format!("{code}:"))) =>
@@ -244,8 +259,7 @@ impl Connector for PlaidConnector {
     const PLATFORM: &'static str = "Plaid";
     /// Plaid: `/transactions/sync` takes 50 calls a minute per Item (NOTES.md).
     const LIMITS: Limits = Limits::per_minute(50);
-    const LINK_UNAVAILABLE: &'static str =
-        "Plaid has no authorization code: its Link widget (JavaScript, or Hosted Link) gives a `public_token` that is exchanged for an access token and `item_id`, and repairs an item in Link's update mode; tributary does not host Plaid Link yet, so migrate items with PUT .../authorization";
+    const LINK_UNAVAILABLE: &'static str = "Plaid has no authorization code: its Link widget (JavaScript, or Hosted Link) gives a `public_token` that is exchanged for an access token and `item_id`, and repairs an item in Link's update mode; tributary does not host Plaid Link yet, so migrate items with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![Self: BankAccounts, BankTransactions]

@@ -15,7 +15,9 @@ use crate::platforms::kit::records::Read;
 fn accounts(text: &str) -> Result<Read<BankAccount>, String> {
     let answer: AccountsPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
     let item = answer.item;
-    Ok(answer.accounts.read(|account| Ok(Some(account.into_record(&item)))))
+    Ok(answer
+        .accounts
+        .read(|account| Ok(Some(account.into_record(&item)))))
 }
 
 /// A page of `POST /transactions/sync` as `PlaidConnector::transactions`

@@ -7,11 +7,11 @@
 use chrono::NaiveDate;
 use serde::Deserialize;
 
-use crate::platforms::kit::records::{Each, Keyed};
 use crate::data::bank_accounts::{BankAccount, BankAccountType};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus};
 use crate::data::money::Money;
 use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::records::{Each, Keyed};
 use crate::platforms::kit::status::find;
 
 /// Plaid account `type`s and ours; `depository` depends on its subtype

@@ -1,7 +1,7 @@
 //! QuickBooks Desktop: its catalogue entry (no self-service migration). Notes, with
 //! sources: `NOTES.md`.
 
-use crate::platforms::{Platform, SourceType, NONE_YET};
+use crate::platforms::{NONE_YET, Platform, SourceType};
 
 /// QuickBooks Desktop in the catalogue.
 pub static PLATFORM: Platform = Platform {

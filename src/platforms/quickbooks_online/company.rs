@@ -83,8 +83,18 @@ impl PreferencesAnswer {
 /// The month QuickBooks names (`January`), 1 to 12.
 fn month_named(name: &str) -> Option<u32> {
     const MONTHS: [&str; 12] = [
-        "January", "February", "March", "April", "May", "June", "July", "August", "September",
-        "October", "November", "December",
+        "January",
+        "February",
+        "March",
+        "April",
+        "May",
+        "June",
+        "July",
+        "August",
+        "September",
+        "October",
+        "November",
+        "December",
     ];
     MONTHS
         .iter()
@@ -118,8 +128,10 @@ impl QboCompanyInfo {
     /// registration or tax number.
     pub(super) fn into_record(self, realm_id: &str, base_currency: Option<String>) -> CompanyInfo {
         let addresses = [
-            self.legal_addr.map(|address| address.into_address(AddressType::Registered)),
-            self.company_addr.map(|address| address.into_address(AddressType::Street)),
+            self.legal_addr
+                .map(|address| address.into_address(AddressType::Registered)),
+            self.company_addr
+                .map(|address| address.into_address(AddressType::Street)),
         ]
         .into_iter()
         .flatten()
@@ -232,4 +244,3 @@ impl QboItem {
         })
     }
 }
-

@@ -8,9 +8,9 @@
 //! sync, only what changed is asked for, with `Metadata.LastUpdatedTime >
 //! '<time>'` in the query's `where`. Sources: `NOTES.md`.
 
-use std::time::Duration;
 use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
+use std::time::Duration;
 
 use super::QuickBooksOnlineAuthorization;
 use super::company::{CompanyInfoAnswer, ItemList, PreferencesAnswer};
@@ -19,18 +19,18 @@ use super::mapping::{
     AccountList, CreditMemoList, CustomerList, InvoiceList, QueryAnswer, TaxRateList, VendorList,
 };
 use super::settlements::{BillList, BillPaymentList, PaymentList};
+use crate::data::accounts::{Account, Accounts};
 use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::{Item, Items};
 use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
-use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::suppliers::{Supplier, Suppliers};
-use crate::data::accounts::{Account, Accounts};
-use crate::data::customers::{Customer, Customers};
-use crate::data::invoices::{Invoice, Invoices};
+use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -143,8 +143,13 @@ fn company_refused(error: ConnectorError) -> ConnectorError {
 /// (`Metadata.LastUpdatedTime > '<time>'`), joined with `and`, the only
 /// conjunction the query language has.
 fn select(entity: &str, condition: Option<&str>, since: Option<DateTime<Utc>>) -> String {
-    let changed = since.map(|since| format!("Metadata.LastUpdatedTime > '{}'", last_updated(since)));
-    let conditions: Vec<String> = condition.map(str::to_owned).into_iter().chain(changed).collect();
+    let changed =
+        since.map(|since| format!("Metadata.LastUpdatedTime > '{}'", last_updated(since)));
+    let conditions: Vec<String> = condition
+        .map(str::to_owned)
+        .into_iter()
+        .chain(changed)
+        .collect();
     if conditions.is_empty() {
         format!("select * from {entity}")
     } else {
@@ -196,7 +201,9 @@ impl QuickBooksConnector {
             .query(credentials, "a page of customers", &select, start)
             .await?;
         let returned = list.customer.len();
-        let read = list.customer.read(|customer| Ok(Some(customer.into_record())));
+        let read = list
+            .customer
+            .read(|customer| Ok(Some(customer.into_record())));
         Ok(Fetched::read(read, start.next(returned, self.page_size)))
     }
 }
@@ -312,7 +319,9 @@ impl QuickBooksConnector {
             .query(credentials, "a page of bill payments", &select, start)
             .await?;
         let returned = list.bill_payment.len();
-        let read = list.bill_payment.read(|payment| payment.into_record().map(Some));
+        let read = list
+            .bill_payment
+            .read(|payment| payment.into_record().map(Some));
         Ok(Fetched::read(read, start.next(returned, self.page_size)))
     }
 }
@@ -367,9 +376,15 @@ impl QuickBooksConnector {
             .query("minorversion", MINOR_VERSION);
         let answer: CompanyInfoAnswer = self.http.json(&call).await.map_err(company_refused)?;
         let url = format!("{company_url}/preferences");
-        let call = Call::get(Self::PLATFORM, "the company's preferences", url, Auth::bearer(&credentials.tokens))
-            .query("minorversion", MINOR_VERSION);
-        let preferences: PreferencesAnswer = self.http.json(&call).await.map_err(company_refused)?;
+        let call = Call::get(
+            Self::PLATFORM,
+            "the company's preferences",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .query("minorversion", MINOR_VERSION);
+        let preferences: PreferencesAnswer =
+            self.http.json(&call).await.map_err(company_refused)?;
         let realm_id = credentials.realm_id.to_string();
         let company = answer
             .company_info
@@ -393,7 +408,9 @@ impl QuickBooksConnector {
             .query(credentials, "a page of journal entries", &select, start)
             .await?;
         let returned = list.journal_entry.len();
-        let read = list.journal_entry.read(|entry| entry.into_record().map(Some));
+        let read = list
+            .journal_entry
+            .read(|entry| entry.into_record().map(Some));
         Ok(Fetched::read(read, start.next(returned, self.page_size)))
     }
 }
@@ -415,22 +432,28 @@ impl Connector for QuickBooksConnector {
         ]
     }
 
-    fn token_endpoint(&self, _credentials: &QuickBooksOnlineAuthorization) -> Option<TokenEndpoint> {
-        let endpoint = TokenEndpoint::new(Self::PLATFORM, &self.token_url, ClientAuth::Basic, &self.http);
+    fn token_endpoint(
+        &self,
+        _credentials: &QuickBooksOnlineAuthorization,
+    ) -> Option<TokenEndpoint> {
+        let endpoint = TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::Basic,
+            &self.http,
+        );
         Some(endpoint)
     }
 
     /// Intuit's code flow: the accounting scope; the company is the
     /// `realmId` the callback carries (one per consent).
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(
-            LinkSpec::code_flow(
-                self.authorize_url.clone(),
-                self.token_url.clone(),
-                ClientAuth::Basic,
-                &["com.intuit.quickbooks.accounting"],
-            ),
-        )
+        Some(LinkSpec::code_flow(
+            self.authorize_url.clone(),
+            self.token_url.clone(),
+            ClientAuth::Basic,
+            &["com.intuit.quickbooks.accounting"],
+        ))
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
@@ -456,7 +479,10 @@ impl Connector for QuickBooksConnector {
     }
 
     /// `GET /companyinfo/{realmId}` answers only for the token's own company.
-    async fn verify(&self, credentials: &QuickBooksOnlineAuthorization) -> Result<(), ConnectorError> {
+    async fn verify(
+        &self,
+        credentials: &QuickBooksOnlineAuthorization,
+    ) -> Result<(), ConnectorError> {
         let url = format!(
             "{}/companyinfo/{}",
             self.company_url(credentials),
@@ -592,7 +618,8 @@ impl Syncs<BillPayments> for QuickBooksConnector {
         since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<BillPayment>, ConnectorError> {
-        self.bill_payments(credentials, Some(since.time), cursor).await
+        self.bill_payments(credentials, Some(since.time), cursor)
+            .await
     }
 }
 
@@ -613,7 +640,8 @@ impl Syncs<CreditNotes> for QuickBooksConnector {
         since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
-        self.credit_notes(credentials, Some(since.time), cursor).await
+        self.credit_notes(credentials, Some(since.time), cursor)
+            .await
     }
 }
 
@@ -657,7 +685,8 @@ impl Syncs<JournalEntries> for QuickBooksConnector {
         since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
-        self.journal_entries(credentials, Some(since.time), cursor).await
+        self.journal_entries(credentials, Some(since.time), cursor)
+            .await
     }
 }
 

@@ -101,9 +101,9 @@ impl QboJournalEntry {
                 })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let (created, updated) = self
-            .meta_data
-            .map_or((None, None), |meta| (meta.create_time, meta.last_updated_time));
+        let (created, updated) = self.meta_data.map_or((None, None), |meta| {
+            (meta.create_time, meta.last_updated_time)
+        });
         Ok(JournalEntry {
             journal_number: json::non_empty(self.doc_number),
             posted_on,

@@ -15,8 +15,8 @@ use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
 use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::tax_rates::{TaxRate, TaxRateComponent, TaxRateStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount, money};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::by_balance;
 
 /// Our status of a QuickBooks invoice: void when voided, else by balance.

@@ -328,7 +328,10 @@ impl QboBillPayment {
         let account = self
             .check_payment
             .and_then(|cheque| cheque.bank_account_ref)
-            .or_else(|| self.credit_card_payment.and_then(|card| card.cc_account_ref));
+            .or_else(|| {
+                self.credit_card_payment
+                    .and_then(|card| card.cc_account_ref)
+            });
         let (vendor_id, vendor_name) = self
             .vendor_ref
             .map_or((None, None), |vendor| (vendor.value, vendor.name));
@@ -353,4 +356,3 @@ impl QboBillPayment {
         })
     }
 }
-

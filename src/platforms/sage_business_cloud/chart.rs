@@ -139,24 +139,25 @@ impl SageTaxRate {
             .or_else(|| json::non_empty(self.displayed_as))
             .unwrap_or_else(|| self.id.clone());
         let rate = json::quantity(self.percentage);
-        let components = if self.is_combined_rate == Some(true) && !self.component_tax_rates.is_empty() {
-            self.component_tax_rates
-                .into_iter()
-                .map(|component| TaxRateComponent {
-                    name: json::non_empty(component.name)
-                        .or_else(|| json::non_empty(component.id))
-                        .unwrap_or_default(),
-                    rate: json::quantity(component.percentage),
+        let components =
+            if self.is_combined_rate == Some(true) && !self.component_tax_rates.is_empty() {
+                self.component_tax_rates
+                    .into_iter()
+                    .map(|component| TaxRateComponent {
+                        name: json::non_empty(component.name)
+                            .or_else(|| json::non_empty(component.id))
+                            .unwrap_or_default(),
+                        rate: json::quantity(component.percentage),
+                        is_compound: false,
+                    })
+                    .collect()
+            } else {
+                vec![TaxRateComponent {
+                    name: name.clone(),
+                    rate,
                     is_compound: false,
-                })
-                .collect()
-        } else {
-            vec![TaxRateComponent {
-                name: name.clone(),
-                rate,
-                is_compound: false,
-            }]
-        };
+                }]
+            };
         TaxRate {
             code: None,
             components,
@@ -246,7 +247,9 @@ impl SageCatalogItem {
                 "Sales Price",
             ),
             Catalog::Services => named_first(
-                self.sales_rates.into_iter().map(|rate| (rate.rate_name, rate.rate)),
+                self.sales_rates
+                    .into_iter()
+                    .map(|rate| (rate.rate_name, rate.rate)),
                 "Sales Rate",
             ),
         };
@@ -339,7 +342,8 @@ impl SageBusinessProfile {
                 .country
                 .and_then(|country| json::non_empty(country.displayed_as).or(country.id)),
         };
-        let has_address = address.line1.is_some() || address.city.is_some() || address.postal_code.is_some();
+        let has_address =
+            address.line1.is_some() || address.city.is_some() || address.postal_code.is_some();
         CompanyInfo {
             company_name: json::non_empty(self.name)
                 .or_else(|| json::non_empty(self.displayed_as))
@@ -353,7 +357,11 @@ impl SageBusinessProfile {
                 .as_deref()
                 .and_then(json::date)
                 .and_then(|end| YearStart::after_year_end(end.month(), end.day())),
-            addresses: if has_address { vec![address] } else { Vec::new() },
+            addresses: if has_address {
+                vec![address]
+            } else {
+                Vec::new()
+            },
             phone: json::non_empty(self.telephone).or_else(|| json::non_empty(self.mobile)),
             website: json::non_empty(self.website),
             created_date: json::timestamp(self.created_at.as_deref()),
@@ -383,7 +391,10 @@ mod tests {
     #[test]
     fn nominal_codes_are_read_as_numbers_or_strings() {
         assert_eq!(code_text(Some(Value::from(4000))).as_deref(), Some("4000"));
-        assert_eq!(code_text(Some(Value::from("0040"))).as_deref(), Some("0040"));
+        assert_eq!(
+            code_text(Some(Value::from("0040"))).as_deref(),
+            Some("0040")
+        );
         assert_eq!(code_text(Some(Value::Null)), None);
     }
 }

@@ -15,19 +15,18 @@ use serde::de::DeserializeOwned;
 
 use super::SageBusinessCloudAuthorization;
 use super::mapping::{ListPage, SageBusiness, SageContact, SageInvoice};
-use crate::platforms::kit::records::Each;
 use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::Items;
 use crate::data::journal_entries::JournalEntries;
 use crate::data::payments::Payments;
 use crate::data::suppliers::Suppliers;
 use crate::data::tax_rates::TaxRates;
-use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
@@ -35,9 +34,10 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::kit::records::Each;
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
-use crate::platforms::kit::paging::PageNumber;
 
 /// Records asked for per page by default: Sage's maximum.
 pub const PAGE_SIZE: u64 = 200;
@@ -103,7 +103,13 @@ impl SageBusinessCloudConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Invoice>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self.list(credentials, "sales_invoices", "a page of sales invoices", page, since);
+        let call = self.list(
+            credentials,
+            "sales_invoices",
+            "a page of sales invoices",
+            page,
+            since,
+        );
         let (invoices, next, total) = self.fetch::<SageInvoice>(&call, page).await?;
         let read = invoices.read(|invoice| invoice.into_record().map(Some));
         Ok(Fetched::read(read, next).of_total(total))
@@ -121,7 +127,8 @@ impl SageBusinessCloudConnector {
             .list(credentials, "contacts", "a page of contacts", page, since)
             .query("contact_type_id", "CUSTOMER");
         let (contacts, next, _) = self.fetch::<SageContact>(&call, page).await?;
-        let read = contacts.read(|contact| Ok(contact.is_customer().then(|| contact.into_record())));
+        let read =
+            contacts.read(|contact| Ok(contact.is_customer().then(|| contact.into_record())));
         Ok(Fetched::read(read, next))
     }
 
@@ -135,7 +142,10 @@ impl SageBusinessCloudConnector {
         page: PageNumber,
     ) -> Result<(Each<T>, Option<String>, Option<u64>), ConnectorError> {
         let body: ListPage<Each<T>> = self.http.json(call).await?;
-        let more = body.next.as_deref().is_some_and(|next| !next.trim().is_empty())
+        let more = body
+            .next
+            .as_deref()
+            .is_some_and(|next| !next.trim().is_empty())
             && body.page.is_none_or(|served| served >= page.0);
         Ok((body.items, page.next(more), body.total))
     }
@@ -155,7 +165,10 @@ impl Connector for SageBusinessCloudConnector {
         ]
     }
 
-    fn token_endpoint(&self, _credentials: &SageBusinessCloudAuthorization) -> Option<TokenEndpoint> {
+    fn token_endpoint(
+        &self,
+        _credentials: &SageBusinessCloudAuthorization,
+    ) -> Option<TokenEndpoint> {
         Some(TokenEndpoint::new(
             Self::PLATFORM,
             &self.token_url,
@@ -167,20 +180,23 @@ impl Connector for SageBusinessCloudConnector {
     /// Sage's central sign-in for API v3.1 (`readonly`); one user may
     /// reach several businesses (`GET /businesses`): the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(
-            LinkSpec::code_flow(
-                self.authorize_url.clone(),
-                self.token_url.clone(),
-                ClientAuth::RequestBody,
-                &["readonly"],
-            ),
-        )
+        Some(LinkSpec::code_flow(
+            self.authorize_url.clone(),
+            self.token_url.clone(),
+            ClientAuth::RequestBody,
+            &["readonly"],
+        ))
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
         let url = format!("{}/businesses", self.api_base);
-        let call = Call::get(Self::PLATFORM, "a list of businesses", url, Auth::Bearer(&grant.access_token))
-            .query("items_per_page", 200);
+        let call = Call::get(
+            Self::PLATFORM,
+            "a list of businesses",
+            url,
+            Auth::Bearer(&grant.access_token),
+        )
+        .query("items_per_page", 200);
         let body: ListPage<Vec<SageBusiness>> = self.http.json(&call).await?;
         Ok(body
             .items
@@ -201,7 +217,10 @@ impl Connector for SageBusinessCloudConnector {
 
     /// `GET /businesses` lists the businesses the token's user reaches: it
     /// must list ours.
-    async fn verify(&self, credentials: &SageBusinessCloudAuthorization) -> Result<(), ConnectorError> {
+    async fn verify(
+        &self,
+        credentials: &SageBusinessCloudAuthorization,
+    ) -> Result<(), ConnectorError> {
         let url = format!("{}/businesses", self.api_base);
         let call = Call::get(
             Self::PLATFORM,

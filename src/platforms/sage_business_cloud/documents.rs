@@ -68,10 +68,16 @@ impl SagePurchaseInvoice {
         let total = money(self.total_amount);
         let tax = money(self.tax_amount);
         let outstanding = money(self.outstanding_amount);
-        let status = BillStatus::from(artefact_status(self.status, self.void_reason, total, outstanding));
+        let status = BillStatus::from(artefact_status(
+            self.status,
+            self.void_reason,
+            total,
+            outstanding,
+        ));
         let (supplier_id, supplier_shown) = Link::parts(self.contact);
         Ok(Bill {
-            reference: json::non_empty(self.vendor_reference).or_else(|| json::non_empty(self.reference)),
+            reference: json::non_empty(self.vendor_reference)
+                .or_else(|| json::non_empty(self.reference)),
             supplier_ref: SupplierRef::to(
                 supplier_id,
                 json::non_empty(self.contact_name).or(supplier_shown),
@@ -102,7 +108,9 @@ impl SagePurchaseInvoice {
                         discount_amount: crate::data::money::Money(0),
                         sub_total,
                         tax_amount,
-                        total_amount: line.total_amount.map_or(sub_total + tax_amount, Amount::money),
+                        total_amount: line
+                            .total_amount
+                            .map_or(sub_total + tax_amount, Amount::money),
                         account_ref: Link::account(line.ledger_account),
                         tax_rate_ref: Link::tax_rate(line.tax_rate),
                     }
@@ -169,7 +177,11 @@ impl SageCreditNote {
             total_amount: total,
             remaining_credit: outstanding,
             status,
-            line_items: self.credit_note_lines.into_iter().map(SageLine::into_line).collect(),
+            line_items: self
+                .credit_note_lines
+                .into_iter()
+                .map(SageLine::into_line)
+                .collect(),
             allocations: Vec::new(),
             note: json::non_empty(self.notes).or_else(|| json::non_empty(self.reference)),
             source_modified_date: json::timestamp(self.updated_at.as_deref()),

@@ -41,9 +41,19 @@ impl SageBusinessCloudConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Account>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self.list(credentials, "ledger_accounts", "a page of ledger accounts", page, since);
+        let call = self.list(
+            credentials,
+            "ledger_accounts",
+            "a page of ledger accounts",
+            page,
+            since,
+        );
         let (accounts, next, total) = self.fetch::<SageLedgerAccount>(&call, page).await?;
-        Ok(Fetched::read(accounts.read(|account| Ok(Some(account.into_record()))), next).of_total(total))
+        Ok(Fetched::read(
+            accounts.read(|account| Ok(Some(account.into_record()))),
+            next,
+        )
+        .of_total(total))
     }
 
     /// A page of vendor contacts.
@@ -58,7 +68,8 @@ impl SageBusinessCloudConnector {
             .list(credentials, "contacts", "a page of vendors", page, since)
             .query("contact_type_id", "VENDOR");
         let (contacts, next, _) = self.fetch::<SageContact>(&call, page).await?;
-        let read = contacts.read(|contact| Ok(contact.is_vendor().then(|| contact.into_supplier())));
+        let read =
+            contacts.read(|contact| Ok(contact.is_vendor().then(|| contact.into_supplier())));
         Ok(Fetched::read(read, next))
     }
 
@@ -72,7 +83,10 @@ impl SageBusinessCloudConnector {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self.list(credentials, "tax_rates", "a page of tax rates", page, since);
         let (rates, next, _) = self.fetch::<SageTaxRate>(&call, page).await?;
-        Ok(Fetched::read(rates.read(|rate| Ok(Some(rate.into_record()))), next))
+        Ok(Fetched::read(
+            rates.read(|rate| Ok(Some(rate.into_record()))),
+            next,
+        ))
     }
 
     /// A page of purchase invoices.
@@ -83,7 +97,13 @@ impl SageBusinessCloudConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Bill>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self.list(credentials, "purchase_invoices", "a page of purchase invoices", page, since);
+        let call = self.list(
+            credentials,
+            "purchase_invoices",
+            "a page of purchase invoices",
+            page,
+            since,
+        );
         let (bills, next, total) = self.fetch::<SagePurchaseInvoice>(&call, page).await?;
         Ok(Fetched::read(bills.read(|bill| bill.into_record().map(Some)), next).of_total(total))
     }
@@ -96,7 +116,13 @@ impl SageBusinessCloudConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self.list(credentials, "sales_credit_notes", "a page of sales credit notes", page, since);
+        let call = self.list(
+            credentials,
+            "sales_credit_notes",
+            "a page of sales credit notes",
+            page,
+            since,
+        );
         let (notes, next, total) = self.fetch::<SageCreditNote>(&call, page).await?;
         Ok(Fetched::read(notes.read(|note| note.into_record().map(Some)), next).of_total(total))
     }
@@ -107,13 +133,29 @@ impl SageBusinessCloudConnector {
         &self,
         credentials: &SageBusinessCloudAuthorization,
         (side, since, cursor): (Side, Option<DateTime<Utc>>, Option<String>),
-        into: impl Fn(SageContactPayment, &BankLedgers, bool) -> Result<R, crate::platforms::kit::records::Unreadable>,
+        into: impl Fn(
+            SageContactPayment,
+            &BankLedgers,
+            bool,
+        ) -> Result<R, crate::platforms::kit::records::Unreadable>,
     ) -> Result<Fetched<R>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self.list(credentials, "contact_payments", "a page of contact payments", page, since);
+        let call = self.list(
+            credentials,
+            "contact_payments",
+            "a page of contact payments",
+            page,
+            since,
+        );
         let (payments, next, _) = self.fetch::<SageContactPayment>(&call, page).await?;
         let banks = if payments.any(|payment| payment.side().is_some_and(|(on, _)| on == side)) {
-            let call = self.list(credentials, "bank_accounts", "the bank accounts", PageNumber(1), None);
+            let call = self.list(
+                credentials,
+                "bank_accounts",
+                "the bank accounts",
+                PageNumber(1),
+                None,
+            );
             let (accounts, _, _) = self.fetch::<SageBankAccount>(&call, PageNumber(1)).await?;
             let read = accounts.read(|account| Ok(Some(account)));
             BankLedgers::of(read.records)
@@ -180,16 +222,25 @@ impl SageBusinessCloudConnector {
         credentials: &SageBusinessCloudAuthorization,
     ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         let url = format!("{}/financial_settings", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the financial settings", url, Auth::bearer(&credentials.tokens))
-            .header("X-Business", &credentials.business_id);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the financial settings",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("X-Business", &credentials.business_id);
         let settings: SageFinancialSettings = self.http.json(&call).await?;
         let url = format!("{}/businesses/{}", self.api_base, credentials.business_id);
-        let call = Call::get(Self::PLATFORM, "the business", url, Auth::bearer(&credentials.tokens));
+        let call = Call::get(
+            Self::PLATFORM,
+            "the business",
+            url,
+            Auth::bearer(&credentials.tokens),
+        );
         let profile: SageBusinessProfile = self.http.json(&call).await?;
         Ok(Fetched::all(vec![profile.into_record(settings)], None))
     }
 }
-
 
 // Each data type's `Syncs`, a full page and a changed page from the same
 // function, with the invoices' [`CHANGES`].
@@ -202,8 +253,12 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
-        self.contact_payments(credentials, (Side::Customer, since, cursor), SageContactPayment::into_payment)
-            .await
+        self.contact_payments(
+            credentials,
+            (Side::Customer, since, cursor),
+            SageContactPayment::into_payment,
+        )
+        .await
     }
 
     async fn vendor_payments(
@@ -212,11 +267,14 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<BillPayment>, ConnectorError> {
-        self.contact_payments(credentials, (Side::Vendor, since, cursor), SageContactPayment::into_bill_payment)
-            .await
+        self.contact_payments(
+            credentials,
+            (Side::Vendor, since, cursor),
+            SageContactPayment::into_bill_payment,
+        )
+        .await
     }
 }
-
 
 /// The business is two calls, whole every time.
 impl Syncs<CompanyInfos> for SageBusinessCloudConnector {

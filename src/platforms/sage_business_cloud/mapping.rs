@@ -8,12 +8,12 @@ use serde::Deserialize;
 
 use crate::data::accounts::AccountRef;
 use crate::data::customers::{Customer, CustomerStatus};
-use crate::data::suppliers::{Supplier, SupplierStatus};
-use crate::data::tax_rates::TaxRateRef;
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
-use crate::platforms::kit::records::{Keyed, Unreadable};
+use crate::data::suppliers::{Supplier, SupplierStatus};
+use crate::data::tax_rates::TaxRateRef;
 use crate::platforms::kit::json::{self, Amount, money, quantity};
+use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
 /// Sage's sales invoice status ids. `DRAFT` and `PAID` are confirmed;
@@ -185,7 +185,11 @@ impl SageInvoice {
         let tax = money(self.tax_amount);
         let outstanding = money(self.outstanding_amount);
         let status = artefact_status(self.status, self.void_reason, total, outstanding);
-        let line_items = self.invoice_lines.into_iter().map(SageLine::into_line).collect();
+        let line_items = self
+            .invoice_lines
+            .into_iter()
+            .map(SageLine::into_line)
+            .collect();
         let (customer_id, customer_name) = self
             .contact
             .map_or((None, None), |contact| (contact.id, contact.displayed_as));
@@ -321,15 +325,30 @@ mod tests {
     #[test]
     fn sage_statuses_map_by_id_void_reason_and_amounts() {
         let total = Money(1_000_000);
-        assert_eq!(invoice_status("DRAFT", false, total, total), InvoiceStatus::Draft);
-        assert_eq!(invoice_status("UNPAID", false, total, total), InvoiceStatus::Submitted);
+        assert_eq!(
+            invoice_status("DRAFT", false, total, total),
+            InvoiceStatus::Draft
+        );
+        assert_eq!(
+            invoice_status("UNPAID", false, total, total),
+            InvoiceStatus::Submitted
+        );
         assert_eq!(
             invoice_status("PART_PAID", false, total, Money(5)),
             InvoiceStatus::PartiallyPaid
         );
-        assert_eq!(invoice_status("PAID", false, total, Money(0)), InvoiceStatus::Paid);
-        assert_eq!(invoice_status("VOID", false, total, total), InvoiceStatus::Void);
-        assert_eq!(invoice_status("UNPAID", true, total, total), InvoiceStatus::Void);
+        assert_eq!(
+            invoice_status("PAID", false, total, Money(0)),
+            InvoiceStatus::Paid
+        );
+        assert_eq!(
+            invoice_status("VOID", false, total, total),
+            InvoiceStatus::Void
+        );
+        assert_eq!(
+            invoice_status("UNPAID", true, total, total),
+            InvoiceStatus::Void
+        );
         // Ids the sources do not confirm: the amounts decide.
         assert_eq!(
             invoice_status("PARTIALLY_PAID", false, total, Money(5)),

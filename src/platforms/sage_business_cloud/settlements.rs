@@ -156,7 +156,11 @@ impl SageContactPayment {
     }
 
     /// Our payment: allocations to sales invoices and sales credit notes.
-    pub(super) fn into_payment(self, banks: &BankLedgers, refund: bool) -> Result<Payment, Unreadable> {
+    pub(super) fn into_payment(
+        self,
+        banks: &BankLedgers,
+        refund: bool,
+    ) -> Result<Payment, Unreadable> {
         let settlement = self.settlement(banks, refund)?;
         let (customer_id, customer_name) = settlement.contact;
         Ok(Payment {
@@ -187,7 +191,11 @@ impl SageContactPayment {
 
     /// Our bill payment: allocations to purchase invoices and purchase
     /// credit notes (supplier credits).
-    pub(super) fn into_bill_payment(self, banks: &BankLedgers, refund: bool) -> Result<BillPayment, Unreadable> {
+    pub(super) fn into_bill_payment(
+        self,
+        banks: &BankLedgers,
+        refund: bool,
+    ) -> Result<BillPayment, Unreadable> {
         let settlement = self.settlement(banks, refund)?;
         let (supplier_id, supplier_name) = settlement.contact;
         Ok(BillPayment {
@@ -202,7 +210,9 @@ impl SageContactPayment {
                 .into_iter()
                 .map(|(kind, id, amount)| BillPaymentAllocation {
                     allocation_type: match kind.as_str() {
-                        "purchase_invoices" | "purchase_corrective_invoices" => BillAllocationType::Bill,
+                        "purchase_invoices" | "purchase_corrective_invoices" => {
+                            BillAllocationType::Bill
+                        }
                         "purchase_credit_notes" => BillAllocationType::SupplierCredit,
                         _ => BillAllocationType::Other,
                     },

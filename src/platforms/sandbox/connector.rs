@@ -1,29 +1,29 @@
 //! The sandbox's connector: its synthetic data, a page at a time; any token
 //! works, and none is refreshed.
 
-use crate::platforms::kit::limits::Limits;
 use super::SandboxAuthorization;
 use super::dataset::Dataset;
 use crate::data::accounts::{Account, Accounts};
 use crate::data::bank_accounts::{BankAccount, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactions};
-use crate::data::customers::{Customer, Customers};
-use crate::data::invoices::{Invoice, Invoices};
-use crate::data::orders::{Order, Orders};
-use crate::data::suppliers::{Supplier, Suppliers};
-use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
+use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::{Item, Items};
 use crate::data::journal_entries::{JournalEntries, JournalEntry};
+use crate::data::orders::{Order, Orders};
 use crate::data::payments::{Payment, Payments};
+use crate::data::suppliers::{Supplier, Suppliers};
+use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, syncs,
 };
 use crate::platforms::kit::http::PlatformHttp;
+use crate::platforms::kit::limits::Limits;
 use crate::platforms::kit::oauth::ClientAuth;
 use crate::platforms::kit::paging::Offset;
 use crate::platforms::link::{Grant, LinkSpec, Organization};

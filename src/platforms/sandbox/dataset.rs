@@ -6,21 +6,21 @@
 use chrono::{DateTime, Days, NaiveDate, NaiveTime, Utc};
 
 use super::SandboxAuthorization;
+pub use super::ledger::{ACCOUNT_COUNT, TAX_RATE_COUNT};
 use crate::data::accounts::Accounts;
+use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
+use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
-use crate::data::items::Items;
-use crate::data::journal_entries::JournalEntries;
-use crate::data::payments::Payments;
-use crate::data::bank_accounts::{BankAccount, BankAccountType, BankAccounts};
-use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::data::customers::{Customer, CustomerStatus, Customers};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, Invoices, LineItem};
+use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
 use crate::data::money::{Money, Quantity};
-pub use super::ledger::{ACCOUNT_COUNT, TAX_RATE_COUNT};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus, Orders};
+use crate::data::payments::Payments;
 use crate::data::suppliers::Suppliers;
 use crate::data::tax_rates::TaxRates;
 use crate::data::{DataType, Definition, Records};
@@ -221,7 +221,11 @@ impl Dataset {
             let quantity = 1 + random.below(5) as i64;
             let unit_cents = 199 + random.below(19_800) as i64;
             let gross_cents = quantity * unit_cents;
-            let discount_cents = if random.below(5) == 0 { gross_cents / 10 } else { 0 };
+            let discount_cents = if random.below(5) == 0 {
+                gross_cents / 10
+            } else {
+                0
+            };
             let tax_cents = ((gross_cents - discount_cents) * 20 + 50) / 100;
             line_items.push(OrderLineItem {
                 line_id: Some(format!("sbx-ord-{index:07}-{}", line + 1)),
@@ -249,9 +253,7 @@ impl Dataset {
         let status = ORDER_STATUSES[weighted(&mut random, &[5, 15, 60, 8, 7, 5])];
         let total_refunded = match status {
             OrderStatus::Refunded => total_amount,
-            OrderStatus::PartiallyRefunded => {
-                Money::from_cents((total_amount.0 / 100 / 3).max(1))
-            }
+            OrderStatus::PartiallyRefunded => Money::from_cents((total_amount.0 / 100 / 3).max(1)),
             _ => Money(0),
         };
         let closed_date = match status {
@@ -385,12 +387,7 @@ impl Dataset {
         }
     }
 
-    pub(super) fn slice<R>(
-        &self,
-        start: u64,
-        total: u64,
-        record: impl Fn(u64) -> R,
-    ) -> Fetched<R> {
+    pub(super) fn slice<R>(&self, start: u64, total: u64, record: impl Fn(u64) -> R) -> Fetched<R> {
         let end = start.saturating_add(PAGE_SIZE).min(total);
         Fetched::all(
             (start.min(end)..end).map(record).collect(),
@@ -437,12 +434,32 @@ const BANK_ACCOUNTS: [(&str, BankAccountType); 3] = [
 /// (statement text, merchant, category, sign): what a small business's
 /// statement is made of.
 const TRANSACTIONS: [(&str, Option<&str>, &str, i64); 6] = [
-    ("CARD PAYMENT TO OFFICE SUPPLIES CO", Some("Office Supplies Co"), "Office", -1),
+    (
+        "CARD PAYMENT TO OFFICE SUPPLIES CO",
+        Some("Office Supplies Co"),
+        "Office",
+        -1,
+    ),
     ("FASTER PAYMENT FROM CUSTOMER", None, "Income", 1),
-    ("DIRECT DEBIT CLOUD HOSTING", Some("Cloud Hosting Ltd"), "Software", -1),
-    ("CARD PAYMENT TO RAIL OPERATOR", Some("National Rail"), "Travel", -1),
+    (
+        "DIRECT DEBIT CLOUD HOSTING",
+        Some("Cloud Hosting Ltd"),
+        "Software",
+        -1,
+    ),
+    (
+        "CARD PAYMENT TO RAIL OPERATOR",
+        Some("National Rail"),
+        "Travel",
+        -1,
+    ),
     ("BANK GIRO CREDIT REFUND", None, "Refunds", 1),
-    ("STANDING ORDER RENT", Some("Harbour Properties"), "Rent", -1),
+    (
+        "STANDING ORDER RENT",
+        Some("Harbour Properties"),
+        "Rent",
+        -1,
+    ),
 ];
 const PRODUCTS: [&str; 8] = [
     "Consulting hours",
@@ -543,8 +560,10 @@ mod tests {
                 ),
                 _ => assert_eq!(order.total_refunded.0, 0),
             }
-            assert_eq!(order.closed_date.is_none(), order.status == OrderStatus::Pending
-                || order.status == OrderStatus::Open);
+            assert_eq!(
+                order.closed_date.is_none(),
+                order.status == OrderStatus::Pending || order.status == OrderStatus::Open
+            );
         }
         assert_eq!(seen.len(), ORDER_STATUSES.len());
     }
@@ -563,7 +582,11 @@ mod tests {
             .collect();
         assert_eq!(accounts.len() as u64, BANK_ACCOUNT_COUNT);
         let transactions = data.bank_transactions(0).records;
-        assert!(transactions.iter().all(|t| accounts.contains(&t.account_id)));
+        assert!(
+            transactions
+                .iter()
+                .all(|t| accounts.contains(&t.account_id))
+        );
         assert!(transactions.iter().any(|t| t.amount.0 > 0));
         assert!(transactions.iter().any(|t| t.amount.0 < 0));
         assert!(

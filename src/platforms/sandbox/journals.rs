@@ -16,9 +16,9 @@ use chrono::NaiveDate;
 use super::dataset::{Dataset, PAGE_SIZE};
 use super::ledger::account_ref;
 use crate::data::accounts::AccountRef;
-use crate::data::invoices::InvoiceStatus;
 use crate::data::bills::BillStatus;
 use crate::data::credit_notes::CreditNoteStatus;
+use crate::data::invoices::InvoiceStatus;
 use crate::data::journal_entries::{JournalEntry, JournalLine, JournalSource};
 use crate::data::money::Money;
 use crate::platforms::connector::Fetched;
@@ -55,89 +55,174 @@ impl Dataset {
     /// The journal entry at `index`; `None` when that document does not
     /// exist or does not post (a draft or void one).
     pub fn journal_entry(&self, index: u64) -> Option<JournalEntry> {
-        let line = |account: AccountRef, description: &str, amount: Money, currency: &str| JournalLine {
-            account_ref: Some(account),
-            description: Some(description.to_owned()),
-            net_amount: amount,
-            currency: Some(currency.to_owned()),
-        };
-        let (kind, id, posted_on, description, lines): (&str, String, NaiveDate, String, Vec<JournalLine>) =
-            match self.posted(index)? {
-                Posted::Invoice(i) => {
-                    let invoice = self.invoice(i);
-                    if matches!(invoice.status, InvoiceStatus::Draft | InvoiceStatus::Void) {
-                        return None;
-                    }
-                    let currency = invoice.currency.as_str();
-                    let mut lines = vec![
-                        line(account_ref("1100"), "Invoiced", invoice.total_amount, currency),
-                        line(account_ref("4000"), "Sales", -invoice.sub_total, currency),
-                    ];
-                    if invoice.total_tax_amount != Money(0) {
-                        lines.push(line(account_ref("2100"), "VAT on sales", -invoice.total_tax_amount, currency));
-                    }
-                    let number = invoice.invoice_number.clone().unwrap_or_default();
-                    ("invoices", invoice.invoice_id, invoice.issue_date, format!("Invoice {number}"), lines)
-                }
-                Posted::Payment(i) => {
-                    let payment = self.payment(i)?;
-                    let currency = payment.currency.as_str();
-                    let bank = payment.account_ref.clone().unwrap_or_else(|| account_ref("1000"));
-                    let lines = vec![
-                        line(bank, "Received", payment.total_amount, currency),
-                        line(account_ref("1100"), "Receivable settled", -payment.total_amount, currency),
-                    ];
-                    let reference = payment.reference.clone().unwrap_or_default();
-                    ("payments", payment.payment_id, payment.date, format!("Payment {reference}"), lines)
-                }
-                Posted::CreditNote(i) => {
-                    let note = self.credit_note(i)?;
-                    if matches!(note.status, CreditNoteStatus::Draft | CreditNoteStatus::Void) {
-                        return None;
-                    }
-                    let currency = note.currency.as_str();
-                    let lines = vec![
-                        line(account_ref("4000"), "Sales credited", note.total_amount, currency),
-                        line(account_ref("1100"), "Credit given", -note.total_amount, currency),
-                    ];
-                    let number = note.credit_note_number.clone().unwrap_or_default();
-                    ("creditNotes", note.credit_note_id, note.issue_date, format!("Credit note {number}"), lines)
-                }
-                Posted::Bill(i) => {
-                    let bill = self.bill(i);
-                    if matches!(bill.status, BillStatus::Draft | BillStatus::Void) {
-                        return None;
-                    }
-                    let currency = bill.currency.clone();
-                    let mut lines: Vec<JournalLine> = bill
-                        .line_items
-                        .iter()
-                        .map(|item| JournalLine {
-                            account_ref: item.account_ref.clone(),
-                            description: Some(item.description.clone()),
-                            net_amount: item.sub_total,
-                            currency: Some(currency.clone()),
-                        })
-                        .collect();
-                    if bill.tax_amount != Money(0) {
-                        lines.push(line(account_ref("2100"), "VAT on purchases", bill.tax_amount, &currency));
-                    }
-                    lines.push(line(account_ref("2000"), "Billed", -bill.total_amount, &currency));
-                    let reference = bill.reference.clone().unwrap_or_default();
-                    ("bills", bill.bill_id, bill.issue_date, format!("Bill {reference}"), lines)
-                }
-                Posted::BillPayment(i) => {
-                    let payment = self.bill_payment(i)?;
-                    let currency = payment.currency.as_str();
-                    let bank = payment.account_ref.clone().unwrap_or_else(|| account_ref("1000"));
-                    let lines = vec![
-                        line(account_ref("2000"), "Payable settled", payment.total_amount, currency),
-                        line(bank, "Paid", -payment.total_amount, currency),
-                    ];
-                    let reference = payment.reference.clone().unwrap_or_default();
-                    ("billPayments", payment.bill_payment_id, payment.date, reference, lines)
-                }
+        let line =
+            |account: AccountRef, description: &str, amount: Money, currency: &str| JournalLine {
+                account_ref: Some(account),
+                description: Some(description.to_owned()),
+                net_amount: amount,
+                currency: Some(currency.to_owned()),
             };
+        let (kind, id, posted_on, description, lines): (
+            &str,
+            String,
+            NaiveDate,
+            String,
+            Vec<JournalLine>,
+        ) = match self.posted(index)? {
+            Posted::Invoice(i) => {
+                let invoice = self.invoice(i);
+                if matches!(invoice.status, InvoiceStatus::Draft | InvoiceStatus::Void) {
+                    return None;
+                }
+                let currency = invoice.currency.as_str();
+                let mut lines = vec![
+                    line(
+                        account_ref("1100"),
+                        "Invoiced",
+                        invoice.total_amount,
+                        currency,
+                    ),
+                    line(account_ref("4000"), "Sales", -invoice.sub_total, currency),
+                ];
+                if invoice.total_tax_amount != Money(0) {
+                    lines.push(line(
+                        account_ref("2100"),
+                        "VAT on sales",
+                        -invoice.total_tax_amount,
+                        currency,
+                    ));
+                }
+                let number = invoice.invoice_number.clone().unwrap_or_default();
+                (
+                    "invoices",
+                    invoice.invoice_id,
+                    invoice.issue_date,
+                    format!("Invoice {number}"),
+                    lines,
+                )
+            }
+            Posted::Payment(i) => {
+                let payment = self.payment(i)?;
+                let currency = payment.currency.as_str();
+                let bank = payment
+                    .account_ref
+                    .clone()
+                    .unwrap_or_else(|| account_ref("1000"));
+                let lines = vec![
+                    line(bank, "Received", payment.total_amount, currency),
+                    line(
+                        account_ref("1100"),
+                        "Receivable settled",
+                        -payment.total_amount,
+                        currency,
+                    ),
+                ];
+                let reference = payment.reference.clone().unwrap_or_default();
+                (
+                    "payments",
+                    payment.payment_id,
+                    payment.date,
+                    format!("Payment {reference}"),
+                    lines,
+                )
+            }
+            Posted::CreditNote(i) => {
+                let note = self.credit_note(i)?;
+                if matches!(
+                    note.status,
+                    CreditNoteStatus::Draft | CreditNoteStatus::Void
+                ) {
+                    return None;
+                }
+                let currency = note.currency.as_str();
+                let lines = vec![
+                    line(
+                        account_ref("4000"),
+                        "Sales credited",
+                        note.total_amount,
+                        currency,
+                    ),
+                    line(
+                        account_ref("1100"),
+                        "Credit given",
+                        -note.total_amount,
+                        currency,
+                    ),
+                ];
+                let number = note.credit_note_number.clone().unwrap_or_default();
+                (
+                    "creditNotes",
+                    note.credit_note_id,
+                    note.issue_date,
+                    format!("Credit note {number}"),
+                    lines,
+                )
+            }
+            Posted::Bill(i) => {
+                let bill = self.bill(i);
+                if matches!(bill.status, BillStatus::Draft | BillStatus::Void) {
+                    return None;
+                }
+                let currency = bill.currency.clone();
+                let mut lines: Vec<JournalLine> = bill
+                    .line_items
+                    .iter()
+                    .map(|item| JournalLine {
+                        account_ref: item.account_ref.clone(),
+                        description: Some(item.description.clone()),
+                        net_amount: item.sub_total,
+                        currency: Some(currency.clone()),
+                    })
+                    .collect();
+                if bill.tax_amount != Money(0) {
+                    lines.push(line(
+                        account_ref("2100"),
+                        "VAT on purchases",
+                        bill.tax_amount,
+                        &currency,
+                    ));
+                }
+                lines.push(line(
+                    account_ref("2000"),
+                    "Billed",
+                    -bill.total_amount,
+                    &currency,
+                ));
+                let reference = bill.reference.clone().unwrap_or_default();
+                (
+                    "bills",
+                    bill.bill_id,
+                    bill.issue_date,
+                    format!("Bill {reference}"),
+                    lines,
+                )
+            }
+            Posted::BillPayment(i) => {
+                let payment = self.bill_payment(i)?;
+                let currency = payment.currency.as_str();
+                let bank = payment
+                    .account_ref
+                    .clone()
+                    .unwrap_or_else(|| account_ref("1000"));
+                let lines = vec![
+                    line(
+                        account_ref("2000"),
+                        "Payable settled",
+                        payment.total_amount,
+                        currency,
+                    ),
+                    line(bank, "Paid", -payment.total_amount, currency),
+                ];
+                let reference = payment.reference.clone().unwrap_or_default();
+                (
+                    "billPayments",
+                    payment.bill_payment_id,
+                    payment.date,
+                    reference,
+                    lines,
+                )
+            }
+        };
         Some(JournalEntry {
             journal_entry_id: format!("sbx-je-{index:08}"),
             journal_number: Some((index + 1).to_string()),
@@ -148,8 +233,12 @@ impl Dataset {
                 id: Some(id),
             }),
             journal_lines: lines,
-            created_on: Some(Timestamp(posted_on.and_time(chrono::NaiveTime::MIN).and_utc())),
-            source_modified_date: Some(Timestamp(posted_on.and_time(chrono::NaiveTime::MIN).and_utc())),
+            created_on: Some(Timestamp(
+                posted_on.and_time(chrono::NaiveTime::MIN).and_utc(),
+            )),
+            source_modified_date: Some(Timestamp(
+                posted_on.and_time(chrono::NaiveTime::MIN).and_utc(),
+            )),
         })
     }
 
@@ -174,7 +263,12 @@ mod tests {
     #[test]
     fn every_entry_balances_and_posts_to_the_chart() {
         let dataset = Dataset::invoices_only(8, 600);
-        let chart: Vec<String> = dataset.accounts(0).records.into_iter().map(|a| a.account_id).collect();
+        let chart: Vec<String> = dataset
+            .accounts(0)
+            .records
+            .into_iter()
+            .map(|a| a.account_id)
+            .collect();
         let mut entries = Vec::new();
         let mut start = Some("0".to_owned());
         while let Some(from) = start {
@@ -193,8 +287,10 @@ mod tests {
             kinds.insert(entry.source.as_ref().expect("a source").source_type.clone());
         }
         assert_eq!(kinds.len(), 5, "{kinds:?}");
-        let ids: std::collections::HashSet<&str> =
-            entries.iter().map(|entry| entry.journal_entry_id.as_str()).collect();
+        let ids: std::collections::HashSet<&str> = entries
+            .iter()
+            .map(|entry| entry.journal_entry_id.as_str())
+            .collect();
         assert_eq!(ids.len(), entries.len(), "ids are unique");
     }
 }

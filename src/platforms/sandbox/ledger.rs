@@ -143,7 +143,9 @@ impl Dataset {
                 TaxRateStatus::Active
             },
             source_modified_date: Some(Timestamp(
-                (epoch() - Days::new(400)).and_time(NaiveTime::MIN).and_utc(),
+                (epoch() - Days::new(400))
+                    .and_time(NaiveTime::MIN)
+                    .and_utc(),
             )),
         }
     }
@@ -253,7 +255,9 @@ impl Dataset {
             phone: Some(format!("+44 117 496 {:04}", random.below(10_000))),
             website: Some("https://sandbox.example".to_owned()),
             created_date: Some(Timestamp(
-                (epoch() - Days::new(3 * 365)).and_time(NaiveTime::MIN).and_utc(),
+                (epoch() - Days::new(3 * 365))
+                    .and_time(NaiveTime::MIN)
+                    .and_utc(),
             )),
             source_modified_date: Some(Timestamp(
                 (epoch() - Days::new(30)).and_time(NaiveTime::MIN).and_utc(),
@@ -294,7 +298,13 @@ const ITEMS: [ItemEntry; 9] = {
     use ItemType::{Inventory, NonInventory, Service};
     [
         item("CONS-HR", "Consulting hours", Service, 12_000, None),
-        item("LIC-ANN", "Annual licence", NonInventory, 99_900, Some(45_000)),
+        item(
+            "LIC-ANN",
+            "Annual licence",
+            NonInventory,
+            99_900,
+            Some(45_000),
+        ),
         item("SUP-PLN", "Support plan", Service, 30_000, None),
         item("HW-KIT", "Hardware kit", Inventory, 45_000, Some(28_000)),
         item("TRN-DAY", "Training day", Service, 80_000, None),
@@ -374,21 +384,57 @@ const CHART: [ChartEntry; 21] = {
         },
         ChartEntry {
             is_bank: true,
-            ..entry("1010", "Business Savings Account", Asset, "Bank", 10_000_000)
+            ..entry(
+                "1010",
+                "Business Savings Account",
+                Asset,
+                "Bank",
+                10_000_000,
+            )
         },
-        entry("1100", "Accounts Receivable", Asset, "Accounts Receivable", 8_000_000),
+        entry(
+            "1100",
+            "Accounts Receivable",
+            Asset,
+            "Accounts Receivable",
+            8_000_000,
+        ),
         entry("1200", "Inventory", Asset, "Current Asset", 3_000_000),
         entry("1500", "Office Equipment", Asset, "Fixed Asset", 2_000_000),
-        entry("2000", "Accounts Payable", Liability, "Accounts Payable", 4_000_000),
+        entry(
+            "2000",
+            "Accounts Payable",
+            Liability,
+            "Accounts Payable",
+            4_000_000,
+        ),
         ChartEntry {
             description: Some("VAT collected on sales less VAT paid on purchases"),
-            ..entry("2100", "VAT Control", Liability, "Current Liability", 1_500_000)
+            ..entry(
+                "2100",
+                "VAT Control",
+                Liability,
+                "Current Liability",
+                1_500_000,
+            )
         },
         ChartEntry {
             is_bank: true,
-            ..entry("2200", "Business Credit Card", Liability, "Credit Card", 500_000)
+            ..entry(
+                "2200",
+                "Business Credit Card",
+                Liability,
+                "Credit Card",
+                500_000,
+            )
         },
-        entry("2500", "Bank Loan", Liability, "Non-current Liability", 6_000_000),
+        entry(
+            "2500",
+            "Bank Loan",
+            Liability,
+            "Non-current Liability",
+            6_000_000,
+        ),
         entry("3000", "Owner's Capital", Equity, "Equity", 2_500_000),
         ChartEntry {
             description: Some("Profits kept in the business from earlier years"),
@@ -397,10 +443,22 @@ const CHART: [ChartEntry; 21] = {
         entry("4000", "Sales", Income, "Revenue", 20_000_000),
         entry("4100", "Services", Income, "Revenue", 8_000_000),
         entry("4900", "Interest Income", Income, "Other Income", 100_000),
-        entry("5000", "Cost of Goods Sold", Expense, "Direct Costs", 9_000_000),
+        entry(
+            "5000",
+            "Cost of Goods Sold",
+            Expense,
+            "Direct Costs",
+            9_000_000,
+        ),
         entry("6000", "Rent", Expense, "Overhead", 2_400_000),
         entry("6100", "Wages and Salaries", Expense, "Overhead", 9_000_000),
-        entry("6200", "Software Subscriptions", Expense, "Overhead", 300_000),
+        entry(
+            "6200",
+            "Software Subscriptions",
+            Expense,
+            "Overhead",
+            300_000,
+        ),
         entry("6300", "Travel", Expense, "Overhead", 400_000),
         ChartEntry {
             archived: true,
@@ -412,7 +470,12 @@ const CHART: [ChartEntry; 21] = {
 
 /// The sandbox's tax rates: code, name, components (name, rate in
 /// ten-thousandths of a percent), archived.
-type TaxEntry = (&'static str, &'static str, &'static [(&'static str, i64)], bool);
+type TaxEntry = (
+    &'static str,
+    &'static str,
+    &'static [(&'static str, i64)],
+    bool,
+);
 const TAX_TABLE: [TaxEntry; 7] = [
     ("S", "Standard Rate", &[("VAT", 200_000)], false),
     ("I", "Intermediate Rate", &[("VAT", 100_000)], false),
@@ -420,7 +483,12 @@ const TAX_TABLE: [TaxEntry; 7] = [
     ("Z", "Zero Rated", &[("VAT", 0)], false),
     ("E", "Exempt", &[], false),
     ("OLD", "Old Standard Rate", &[("VAT", 175_000)], true),
-    ("GSTQST", "GST + QST", &[("GST", 50_000), ("QST", 99_750)], false),
+    (
+        "GSTQST",
+        "GST + QST",
+        &[("GST", 50_000), ("QST", 99_750)],
+        false,
+    ),
 ];
 
 /// What the sandbox's suppliers sell it.
@@ -468,7 +536,11 @@ mod tests {
                 );
             }
             assert!(accounts.iter().any(|a| a.status == AccountStatus::Archived));
-            assert_eq!(Dataset::invoices_only(seed, 10).account(10), accounts[10], "pure");
+            assert_eq!(
+                Dataset::invoices_only(seed, 10).account(10),
+                accounts[10],
+                "pure"
+            );
         }
     }
 
@@ -477,11 +549,18 @@ mod tests {
         let rates = Dataset::invoices_only(3, 10).tax_rates(0).records;
         assert_eq!(rates.len() as u64, TAX_RATE_COUNT);
         for rate in &rates {
-            let sum: i64 = rate.components.iter().map(|component| component.rate.0).sum();
+            let sum: i64 = rate
+                .components
+                .iter()
+                .map(|component| component.rate.0)
+                .sum();
             assert_eq!(rate.effective_tax_rate.0, sum, "{}", rate.name);
         }
         let standard = &rates[0];
-        assert_eq!(serde_json::to_value(standard.effective_tax_rate).ok(), Some("20".into()));
+        assert_eq!(
+            serde_json::to_value(standard.effective_tax_rate).ok(),
+            Some("20".into())
+        );
         assert_eq!(rates[6].effective_tax_rate, Quantity(149_750));
     }
 }

@@ -18,11 +18,11 @@ use serde::Deserialize;
 
 use crate::error::FieldError;
 use crate::platforms::authorization::AuthorizationBody;
+use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 use crate::platforms::numbers::{RecordCount, Seconds, Seed};
 use crate::platforms::tokens::{Expiry, Secret, expiry};
 use crate::platforms::{EVERY, Platform, SourceType};
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
 
 /// The sandbox's consent page, which tributary serves itself (relative to
 /// its public base URL): the sandbox's "authorize endpoint".

@@ -35,8 +35,7 @@ impl Dataset {
         let line_count = 1 + random.below(3);
         let mut line_items = Vec::with_capacity(line_count as usize);
         for _ in 0..line_count {
-            let (code, account_name, what) =
-                EXPENSES[random.below(EXPENSES.len() as u64) as usize];
+            let (code, account_name, what) = EXPENSES[random.below(EXPENSES.len() as u64) as usize];
             let (tax_code, tax_name, tax_percent) =
                 PURCHASE_TAX[random.below(PURCHASE_TAX.len() as u64) as usize];
             let quantity = 1 + random.below(20) as i64;
@@ -86,7 +85,9 @@ impl Dataset {
             issue_date,
             due_date: Some(due_date),
             paid_on_date,
-            currency: supplier.default_currency.unwrap_or_else(|| "GBP".to_owned()),
+            currency: supplier
+                .default_currency
+                .unwrap_or_else(|| "GBP".to_owned()),
             sub_total,
             tax_amount,
             total_amount,
@@ -125,7 +126,10 @@ impl Dataset {
         };
         Some(BillPayment {
             bill_payment_id: format!("sbx-bpay-{index:07}"),
-            reference: bill.reference.as_ref().map(|reference| format!("Remittance {reference}")),
+            reference: bill
+                .reference
+                .as_ref()
+                .map(|reference| format!("Remittance {reference}")),
             supplier_ref: bill.supplier_ref,
             account_ref: Some(AccountRef {
                 id: account_id.to_owned(),
@@ -195,7 +199,12 @@ mod tests {
     #[test]
     fn bills_add_up_and_refer_to_the_sandboxs_own_records() {
         let dataset = Dataset::invoices_only(5, 400);
-        let accounts: Vec<String> = dataset.accounts(0).records.into_iter().map(|a| a.account_id).collect();
+        let accounts: Vec<String> = dataset
+            .accounts(0)
+            .records
+            .into_iter()
+            .map(|a| a.account_id)
+            .collect();
         let rates: Vec<_> = dataset.tax_rates(0).records;
         let suppliers = dataset.supplier_count();
         let bills = dataset.bills(0).records;
@@ -204,7 +213,12 @@ mod tests {
             let lines = |amount: fn(&BillLineItem) -> Money| {
                 Money(bill.line_items.iter().map(|line| amount(line).0).sum())
             };
-            assert_eq!(lines(|line| line.sub_total), bill.sub_total, "{}", bill.bill_id);
+            assert_eq!(
+                lines(|line| line.sub_total),
+                bill.sub_total,
+                "{}",
+                bill.bill_id
+            );
             assert_eq!(lines(|line| line.tax_amount), bill.tax_amount);
             assert_eq!(bill.sub_total + bill.tax_amount, bill.total_amount);
             assert!(bill.amount_due >= Money(0) && bill.amount_due <= bill.total_amount);
@@ -219,17 +233,33 @@ mod tests {
                 let account = &line.account_ref.as_ref().expect("an account").id;
                 assert!(accounts.contains(account), "{account} is in the chart");
                 let rate_id = &line.tax_rate_ref.as_ref().expect("a tax rate").id;
-                let rate = rates.iter().find(|rate| &rate.tax_rate_id == rate_id).expect("a rate");
+                let rate = rates
+                    .iter()
+                    .find(|rate| &rate.tax_rate_id == rate_id)
+                    .expect("a rate");
                 let percent = rate.effective_tax_rate.0 / Quantity::units(1).0;
-                assert_eq!(line.tax_amount.0, (line.sub_total.0 / 100 * percent + 50) / 100 * 100);
+                assert_eq!(
+                    line.tax_amount.0,
+                    (line.sub_total.0 / 100 * percent + 50) / 100 * 100
+                );
             }
             let supplier = bill.supplier_ref.as_ref().expect("a supplier");
-            let index: u64 = supplier.id.trim_start_matches("sbx-sup-").parse().expect("an index");
+            let index: u64 = supplier
+                .id
+                .trim_start_matches("sbx-sup-")
+                .parse()
+                .expect("an index");
             assert!(index < suppliers);
-            assert_eq!(Some(dataset.supplier(index).supplier_name), supplier.supplier_name);
+            assert_eq!(
+                Some(dataset.supplier(index).supplier_name),
+                supplier.supplier_name
+            );
         }
         for status in BILL_STATUSES {
-            assert!(bills.iter().any(|bill| bill.status == status), "{status:?} is used");
+            assert!(
+                bills.iter().any(|bill| bill.status == status),
+                "{status:?} is used"
+            );
         }
         assert_eq!(dataset.bill(7), bills[7], "pure");
     }
@@ -250,15 +280,25 @@ mod tests {
             assert_eq!(payment.allocated(), payment.total_amount);
             for allocation in &payment.allocations {
                 assert_eq!(allocation.allocation_type, BillAllocationType::Bill);
-                let paid = paid_per_bill.entry(allocation.id.clone()).or_insert(Money(0));
+                let paid = paid_per_bill
+                    .entry(allocation.id.clone())
+                    .or_insert(Money(0));
                 *paid = *paid + allocation.amount;
             }
         }
         for index in 0..dataset.bill_count() {
             let bill = dataset.bill(index);
-            let paid = paid_per_bill.get(&bill.bill_id).copied().unwrap_or(Money(0));
+            let paid = paid_per_bill
+                .get(&bill.bill_id)
+                .copied()
+                .unwrap_or(Money(0));
             if bill.status != BillStatus::Void {
-                assert_eq!(bill.amount_due, bill.total_amount - paid, "{}", bill.bill_id);
+                assert_eq!(
+                    bill.amount_due,
+                    bill.total_amount - paid,
+                    "{}",
+                    bill.bill_id
+                );
             }
         }
     }

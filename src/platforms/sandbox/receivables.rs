@@ -16,8 +16,8 @@ use crate::data::credit_notes::{
     CreditNote, CreditNoteAllocation, CreditNoteStatus, InvoiceRef, status_by_remaining,
 };
 use crate::data::invoices::{InvoiceStatus, LineItem};
-use crate::data::money::Quantity;
 use crate::data::money::Money;
+use crate::data::money::Quantity;
 use crate::data::payments::{AllocationType, Payment, PaymentAllocation};
 use crate::platforms::connector::Fetched;
 use crate::timestamp::Timestamp;
@@ -65,7 +65,8 @@ impl Dataset {
                 id: invoice.invoice_id,
                 amount: paid,
             }],
-            note: (total_amount != paid).then(|| "Overpaid: the rest is held on account.".to_owned()),
+            note: (total_amount != paid)
+                .then(|| "Overpaid: the rest is held on account.".to_owned()),
             source_modified_date: Some(Timestamp(
                 date.and_time(NaiveTime::MIN).and_utc()
                     + chrono::Duration::minutes(random.below(600) as i64),
@@ -108,7 +109,9 @@ impl Dataset {
             InvoiceStatus::Draft if random.below(4) == 0 => {
                 (CreditNoteStatus::Draft, Money(0), quarter)
             }
-            InvoiceStatus::Void if random.below(4) == 0 => (CreditNoteStatus::Void, Money(0), Money(0)),
+            InvoiceStatus::Void if random.below(4) == 0 => {
+                (CreditNoteStatus::Void, Money(0), Money(0))
+            }
             _ => return None,
         };
         let total_amount = if status == CreditNoteStatus::Void {
@@ -192,22 +195,39 @@ mod tests {
         }
         let paid_invoices = (0..2_500)
             .map(|index| dataset.invoice(index))
-            .filter(|invoice| invoice.amount_due < invoice.total_amount && invoice.status != InvoiceStatus::Void)
+            .filter(|invoice| {
+                invoice.amount_due < invoice.total_amount && invoice.status != InvoiceStatus::Void
+            })
             .count();
-        assert_eq!(payments.len(), paid_invoices, "one payment per invoice with something paid");
+        assert_eq!(
+            payments.len(),
+            paid_invoices,
+            "one payment per invoice with something paid"
+        );
         let mut overpaid = 0;
         for payment in &payments {
             let [allocation] = payment.allocations.as_slice() else {
                 panic!("one allocation");
             };
-            let index: u64 = allocation.id.trim_start_matches("sbx-inv-").parse().expect("an index");
+            let index: u64 = allocation
+                .id
+                .trim_start_matches("sbx-inv-")
+                .parse()
+                .expect("an index");
             let invoice = dataset.invoice(index);
             assert_eq!(allocation.allocation_type, AllocationType::Invoice);
             let credited = dataset
                 .credit_note(index)
                 .map_or(Money(0), |credit_note| credit_note.allocated());
-            assert_eq!(allocation.amount + credited, invoice.total_amount - invoice.amount_due);
-            assert!(payment.allocated() <= payment.total_amount, "{}", payment.payment_id);
+            assert_eq!(
+                allocation.amount + credited,
+                invoice.total_amount - invoice.amount_due
+            );
+            assert!(
+                payment.allocated() <= payment.total_amount,
+                "{}",
+                payment.payment_id
+            );
             assert!(payment.allocated() > Money(0));
             assert_eq!(payment.customer_ref, invoice.customer_ref);
             assert_eq!(payment.currency, invoice.currency);
@@ -231,12 +251,20 @@ mod tests {
         for note in &notes {
             statuses.insert(note.status);
             assert!(note.remaining_credit >= Money(0));
-            assert!(note.allocated() + note.remaining_credit <= note.total_amount, "{note:?}");
+            assert!(
+                note.allocated() + note.remaining_credit <= note.total_amount,
+                "{note:?}"
+            );
             if note.status != CreditNoteStatus::Void {
                 assert_eq!(note.allocated() + note.remaining_credit, note.total_amount);
             }
             for allocation in &note.allocations {
-                let index: u64 = allocation.invoice_ref.id.trim_start_matches("sbx-inv-").parse().expect("an index");
+                let index: u64 = allocation
+                    .invoice_ref
+                    .id
+                    .trim_start_matches("sbx-inv-")
+                    .parse()
+                    .expect("an index");
                 let invoice = dataset.invoice(index);
                 assert!(allocation.amount < invoice.total_amount - invoice.amount_due);
                 assert_eq!(note.customer_ref, invoice.customer_ref);

@@ -306,12 +306,10 @@ impl Connector for ShopifyConnector {
     fn link_spec(&self) -> Option<LinkSpec> {
         Some(
             LinkSpec::code_flow(
-                self
-                    .authorize_url
+                self.authorize_url
                     .clone()
                     .unwrap_or_else(|| "https://{shop}/admin/oauth/authorize".to_owned()),
-                self
-                    .token_url
+                self.token_url
                     .clone()
                     .unwrap_or_else(|| "https://{shop}/admin/oauth/access_token".to_owned()),
                 ClientAuth::RequestBody,
@@ -409,10 +407,10 @@ mod tests {
 
     use super::*;
     use crate::data::orders::OrderStatus;
-    use crate::platforms::kit::records::Read;
     use crate::platforms::kit::graphql_contract::{
         self as contract, Sample, all_null, dotted, place, with,
     };
+    use crate::platforms::kit::records::Read;
 
     /// The schema of the API version the connector asks for.
     fn schema() -> Valid<Schema> {
@@ -458,7 +456,9 @@ mod tests {
     }
 
     fn shop(answer: &Value) -> Result<Option<String>, String> {
-        Ok(data::<ShopData>(answer)?.shop.and_then(|shop| shop.myshopify_domain))
+        Ok(data::<ShopData>(answer)?
+            .shop
+            .and_then(|shop| shop.myshopify_domain))
     }
 
     #[test]
@@ -471,17 +471,29 @@ mod tests {
             .unwrap_or_else(|error| panic!("{error}"));
         for (name, query, variables) in [
             ("SHOP_QUERY", SHOP_QUERY, json!({})),
-            ("ORDERS_QUERY", ORDERS_QUERY, page_variables(PAGE_SIZE, None, orders.clone())),
+            (
+                "ORDERS_QUERY",
+                ORDERS_QUERY,
+                page_variables(PAGE_SIZE, None, orders.clone()),
+            ),
             (
                 "ORDERS_QUERY",
                 ORDERS_QUERY,
                 page_variables(PAGE_SIZE, Some("eyJsYXN0X2lkIjo0fQ==".into()), orders),
             ),
-            ("CUSTOMERS_QUERY", CUSTOMERS_QUERY, page_variables(1, None, json!({}))),
+            (
+                "CUSTOMERS_QUERY",
+                CUSTOMERS_QUERY,
+                page_variables(1, None, json!({})),
+            ),
             (
                 "ORDERS_QUERY",
                 ORDERS_QUERY,
-                page_variables(PAGE_SIZE, None, changed_variables(Some(since), orders_changed)),
+                page_variables(
+                    PAGE_SIZE,
+                    None,
+                    changed_variables(Some(since), orders_changed),
+                ),
             ),
             (
                 "CUSTOMERS_QUERY",
@@ -503,7 +515,11 @@ mod tests {
         let variables = changed_variables(Some(since), json!({"lines": 1}));
         assert_eq!(variables["query"], "updated_at:>'2026-11-27T08:55:00Z'");
         assert_eq!(variables["sortKey"], "UPDATED_AT");
-        assert_eq!(changed_variables(None, json!({})), json!({}), "a full fetch: neither");
+        assert_eq!(
+            changed_variables(None, json!({})),
+            json!({}),
+            "a full fetch: neither"
+        );
     }
 
     #[test]
@@ -525,8 +541,12 @@ mod tests {
         type Reader = fn(&Value) -> Result<usize, String>;
         let read: [(&str, &str, Reader); 3] = [
             ("SHOP_QUERY", SHOP_QUERY, |answer| shop(answer).map(|_| 1)),
-            ("ORDERS_QUERY", ORDERS_QUERY, |answer| orders(answer).map(|o| o.len())),
-            ("CUSTOMERS_QUERY", CUSTOMERS_QUERY, |answer| customers(answer).map(|c| c.len())),
+            ("ORDERS_QUERY", ORDERS_QUERY, |answer| {
+                orders(answer).map(|o| o.len())
+            }),
+            ("CUSTOMERS_QUERY", CUSTOMERS_QUERY, |answer| {
+                customers(answer).map(|c| c.len())
+            }),
         ];
         for (name, query, read) in read {
             let sample = Sample::of(&schema, &valid(&schema, name, query));
@@ -541,8 +561,16 @@ mod tests {
         // The places the schema lets be null include those the mapping decides on.
         let sample = Sample::of(&schema, &valid(&schema, "ORDERS_QUERY", ORDERS_QUERY));
         let nullable: Vec<String> = sample.nullable.iter().map(|p| dotted(p)).collect();
-        for field in ["closedAt", "cancelledAt", "displayFinancialStatus", "customer"] {
-            assert!(nullable.contains(&format!("orders.nodes.0.{field}")), "{nullable:?}");
+        for field in [
+            "closedAt",
+            "cancelledAt",
+            "displayFinancialStatus",
+            "customer",
+        ] {
+            assert!(
+                nullable.contains(&format!("orders.nodes.0.{field}")),
+                "{nullable:?}"
+            );
         }
     }
 
@@ -551,9 +579,15 @@ mod tests {
         let schema = schema();
         let sample = Sample::of(&schema, &valid(&schema, "ORDERS_QUERY", ORDERS_QUERY));
         // Neither cancelled nor closed: the status words decide.
-        let open = ["cancelledAt", "closedAt"].iter().fold(sample.data.clone(), |data, field| {
-            with(&data, &place(&format!("orders.nodes.0.{field}")), Value::Null)
-        });
+        let open = ["cancelledAt", "closedAt"]
+            .iter()
+            .fold(sample.data.clone(), |data, field| {
+                with(
+                    &data,
+                    &place(&format!("orders.nodes.0.{field}")),
+                    Value::Null,
+                )
+            });
         let read = |answer: &Value| {
             let mut orders = orders(answer).unwrap_or_else(|error| panic!("{error}"));
             orders.remove(0)
@@ -563,7 +597,8 @@ mod tests {
             let field = dotted(at);
             let new_word = with(&open, at, json!("A_WORD_SHOPIFY_ADDS_LATER"));
             match field.as_str() {
-                "orders.nodes.0.displayFinancialStatus" | "orders.nodes.0.displayFulfillmentStatus" => {
+                "orders.nodes.0.displayFinancialStatus"
+                | "orders.nodes.0.displayFulfillmentStatus" => {
                     statuses += 1;
                     for value in values {
                         let status = read(&with(&open, at, json!(value))).status;
@@ -584,6 +619,15 @@ mod tests {
                 _ => panic!("{field} is an enum the connector reads: map each of its values"),
             }
         }
-        assert_eq!(statuses, 2, "{:?}", sample.enums.iter().map(|(p, _)| dotted(p)).collect::<Vec<_>>());
+        assert_eq!(
+            statuses,
+            2,
+            "{:?}",
+            sample
+                .enums
+                .iter()
+                .map(|(p, _)| dotted(p))
+                .collect::<Vec<_>>()
+        );
     }
 }

@@ -7,7 +7,6 @@ use std::time::Duration;
 
 use serde::Deserialize;
 
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
@@ -15,6 +14,7 @@ use crate::data::orders::{Order, OrderLineItem, OrderStatus};
 use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::http::scrub;
 use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::find;
 
 /// `displayFinancialStatus` words that decide the status on their own,
@@ -277,7 +277,9 @@ fn shop_money(bag: Option<&MoneyBag>) -> Money {
 }
 
 fn sum(amounts: impl IntoIterator<Item = Money>) -> Money {
-    amounts.into_iter().fold(Money(0), |total, amount| total + amount)
+    amounts
+        .into_iter()
+        .fold(Money(0), |total, amount| total + amount)
 }
 
 /// An order as the orders query asks for it.
@@ -489,7 +491,10 @@ mod tests {
             status(false, true, Some("REFUNDED"), Some("FULFILLED")),
             OrderStatus::Refunded
         );
-        assert_eq!(status(false, false, Some("VOIDED"), None), OrderStatus::Cancelled);
+        assert_eq!(
+            status(false, false, Some("VOIDED"), None),
+            OrderStatus::Cancelled
+        );
         assert_eq!(
             status(false, false, Some("PAID"), Some("SOMETHING_NEW")),
             OrderStatus::Unknown

@@ -10,14 +10,14 @@ use chrono::{DateTime, Utc};
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::data::DataType;
 use crate::error::FieldError;
 use crate::platforms::authorization::AuthorizationBody;
+use crate::platforms::authorization::BodyKind;
+use crate::platforms::connector::ConnectorKind;
 use crate::platforms::numbers::Seconds;
 use crate::platforms::tokens::{Expiry, Secret, expiry};
 use crate::platforms::{Platform, SourceType};
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
-use crate::data::DataType;
 
 /// What Shopify syncs: the shop's customers and orders.
 const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];

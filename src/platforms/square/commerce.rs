@@ -209,7 +209,12 @@ impl Merchant {
     /// gives no legal name and no financial year.
     pub(super) fn into_record(self, main: Option<LocationDetail>) -> CompanyInfo {
         let (address, phone, website, tax_ids) = match main {
-            Some(location) => (location.address, location.phone_number, location.website_url, location.tax_ids),
+            Some(location) => (
+                location.address,
+                location.phone_number,
+                location.website_url,
+                location.tax_ids,
+            ),
             None => (None, None, None, None),
         };
         let (tax_number, registration_number) = match tax_ids {

@@ -19,9 +19,9 @@ use super::SquareAuthorization;
 use super::mapping::{CustomersPage, InvoicesPage, Location, LocationsAnswer, OrdersPage};
 use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
-use crate::data::payments::Payments;
 use crate::data::invoices::{Invoice, Invoices};
 use crate::data::orders::{Order, Orders};
+use crate::data::payments::Payments;
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -30,8 +30,8 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
-use crate::platforms::link::{Grant, LinkSpec, Organization};
 use crate::platforms::kit::paging::NextLink;
+use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// The real production API.
 pub const API_BASE: &str = "https://connect.squareup.com";
@@ -120,7 +120,10 @@ impl Position {
     fn from_cursor(cursor: &str) -> Result<Self, ConnectorError> {
         let invalid = || ConnectorError::Failed(format!("invalid Square cursor {cursor:?}"));
         let mut parts = cursor.splitn(3, ':');
-        let index = parts.next().and_then(|index| index.parse().ok()).ok_or_else(invalid)?;
+        let index = parts
+            .next()
+            .and_then(|index| index.parse().ok())
+            .ok_or_else(invalid)?;
         let locations = parts
             .next()
             .ok_or_else(invalid)?
@@ -241,7 +244,12 @@ impl SquareConnector {
                 if let Some(given) = given {
                     search["cursor"] = json!(given);
                 }
-                self.post(credentials, "customers/search", "a page of customers", search)
+                self.post(
+                    credentials,
+                    "customers/search",
+                    "a page of customers",
+                    search,
+                )
             }
         };
         let body: CustomersPage = self.http.json(&call).await?;
@@ -285,7 +293,10 @@ impl SquareConnector {
         let call = self.post(credentials, "orders/search", "a page of orders", search);
         let body: OrdersPage = self.http.json(&call).await?;
         let read = body.orders.read(|order| order.into_record().map(Some));
-        Ok(Fetched::read(read, position.next(body.cursor, groups.len())))
+        Ok(Fetched::read(
+            read,
+            position.next(body.cursor, groups.len()),
+        ))
     }
 
     /// Where the page of `cursor` is; the first page of a sync reads the
@@ -355,7 +366,9 @@ impl Connector for SquareConnector {
         Some(
             LinkSpec::code_flow(
                 self.authorize_url.clone(),
-                self.token_url.clone().unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
+                self.token_url
+                    .clone()
+                    .unwrap_or_else(|| format!("{API_BASE}{TOKEN_PATH}")),
                 ClientAuth::JsonBody,
                 &[
                     "MERCHANT_PROFILE_READ",
@@ -425,7 +438,9 @@ impl Syncs<Invoices> for SquareConnector {
             call = call.query("cursor", given);
         }
         let body: InvoicesPage = self.http.json(&call).await?;
-        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
+        let read = body
+            .invoices
+            .read(|invoice| invoice.into_record().map(Some));
         Ok(Fetched::read(
             read,
             position.next(body.cursor, locations.len()),

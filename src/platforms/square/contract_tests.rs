@@ -8,10 +8,10 @@ use serde_json::{Value, json};
 use super::commerce::{LocationDetails, MerchantAnswer, PaymentsPage, RefundsPage};
 use super::mapping::{CustomersPage, InvoicesPage, LocationsAnswer, OrdersPage};
 use crate::data::company_info::CompanyInfo;
-use crate::data::payments::Payment;
 use crate::data::customers::Customer;
 use crate::data::invoices::{Invoice, InvoiceStatus};
 use crate::data::orders::{Order, OrderStatus};
+use crate::data::payments::Payment;
 use crate::platforms::kit::openapi_contract::{
     Answer, Bodies, Document, NEW_VALUE, Needed, hold, set, whole,
 };
@@ -34,13 +34,17 @@ fn square_bodies(answer: &Answer<'_>) -> Bodies {
 /// A page of invoices as `Syncs<Invoices>::page` reads it.
 fn invoices(text: &str) -> Result<Read<Invoice>, String> {
     let page: InvoicesPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(page.invoices.read(|invoice| invoice.into_record().map(Some)))
+    Ok(page
+        .invoices
+        .read(|invoice| invoice.into_record().map(Some)))
 }
 
 /// A page of customers as `Syncs<Customers>::page` reads it.
 fn customers(text: &str) -> Result<Read<Customer>, String> {
     let page: CustomersPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(page.customers.read(|customer| Ok(Some(customer.into_record()))))
+    Ok(page
+        .customers
+        .read(|customer| Ok(Some(customer.into_record()))))
 }
 
 /// A page of orders as `Syncs<Orders>::page` reads it.
@@ -58,7 +62,12 @@ fn every_locations_answer_squares_document_allows_is_read() {
         field: "id",
         why: "invoices are listed per location id; the document marks it read-only, not required",
     }];
-    hold(&answer, &square_bodies(&answer), whole::<LocationsAnswer>, &needed);
+    hold(
+        &answer,
+        &square_bodies(&answer),
+        whole::<LocationsAnswer>,
+        &needed,
+    );
 }
 
 #[test]
@@ -131,13 +140,23 @@ fn every_invoice_status_and_order_state_of_squares_document_maps_and_a_new_word_
         let status = one(&bodies, at, value.clone(), invoices).status;
         assert_ne!(status, InvoiceStatus::Unknown, "{value}");
     }
-    assert_eq!(one(&bodies, at, json!(NEW_VALUE), invoices).status, InvoiceStatus::Unknown);
+    assert_eq!(
+        one(&bodies, at, json!(NEW_VALUE), invoices).status,
+        InvoiceStatus::Unknown
+    );
     let bodies = square_bodies(&document.answer("POST", "/v2/orders/search"));
     let at = "orders.0.state";
     for value in bodies.enum_at(at).1 {
-        assert_ne!(one(&bodies, at, value.clone(), orders).status, OrderStatus::Unknown, "{value}");
+        assert_ne!(
+            one(&bodies, at, value.clone(), orders).status,
+            OrderStatus::Unknown,
+            "{value}"
+        );
     }
-    assert_eq!(one(&bodies, at, json!(NEW_VALUE), orders).status, OrderStatus::Unknown);
+    assert_eq!(
+        one(&bodies, at, json!(NEW_VALUE), orders).status,
+        OrderStatus::Unknown
+    );
 }
 
 /// A page of payments, each read as `Syncs<Payments>::page` reads a
@@ -145,7 +164,9 @@ fn every_invoice_status_and_order_state_of_squares_document_maps_and_a_new_word_
 /// payment it allows must read, whatever its status).
 fn payments(text: &str) -> Result<Read<Payment>, String> {
     let page: PaymentsPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
-    Ok(page.payments.read(|payment| payment.into_record().map(Some)))
+    Ok(page
+        .payments
+        .read(|payment| payment.into_record().map(Some)))
 }
 
 /// A page of refunds, each read as a completed one is.
@@ -173,10 +194,10 @@ fn every_payments_answer_squares_document_allows_is_read() {
             why: "a payment is kept under its id; the document marks it read-only, not required",
         },
         Needed {
-        place: "payments.0.created_at",
-        field: "created_at",
-        why: "a payment is dated by its creation; the document marks it read-only, not required",
-    },
+            place: "payments.0.created_at",
+            field: "created_at",
+            why: "a payment is dated by its creation; the document marks it read-only, not required",
+        },
     ];
     hold(&answer, &bodies, payments, &needed);
 }
@@ -198,10 +219,10 @@ fn every_refunds_answer_squares_document_allows_is_read() {
             why: "a refund is kept under its id; the document marks it read-only, not required",
         },
         Needed {
-        place: "refunds.0.created_at",
-        field: "created_at",
-        why: "a refund is dated by its creation; the document marks it read-only, not required",
-    },
+            place: "refunds.0.created_at",
+            field: "created_at",
+            why: "a refund is dated by its creation; the document marks it read-only, not required",
+        },
     ];
     hold(&answer, &bodies, refunds, &needed);
 }
@@ -233,5 +254,10 @@ fn every_merchant_answer_squares_document_allows_is_read_as_company_info() {
         field: "id",
         why: "the main location is found by its id; the document marks it read-only, not required",
     }];
-    hold(&locations, &square_bodies(&locations), whole::<LocationDetails>, &needed);
+    hold(
+        &locations,
+        &square_bodies(&locations),
+        whole::<LocationDetails>,
+        &needed,
+    );
 }

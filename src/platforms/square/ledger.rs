@@ -41,7 +41,11 @@ impl SquareConnector {
         let position = self.position(credentials, cursor).await?;
         let positions = position.locations.len() + 1;
         let location = position.locations.get(position.index);
-        let path = if location.is_some() { "payments" } else { "refunds" };
+        let path = if location.is_some() {
+            "payments"
+        } else {
+            "refunds"
+        };
         let mut call = self
             .get(credentials, path, "a page of payments")
             .query("begin_time", BEGINNING)
@@ -83,7 +87,10 @@ impl SquareConnector {
     }
 
     /// The seller and its main location.
-    async fn seller(&self, credentials: &SquareAuthorization) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+    async fn seller(
+        &self,
+        credentials: &SquareAuthorization,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         let call = self.get(credentials, "merchants/me", "the seller");
         let answer: MerchantAnswer = self.http.json(&call).await?;
         let call = self.get(credentials, "locations", "the locations");

@@ -10,8 +10,8 @@ use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, find, lookup};
 
 /// Square's invoice statuses (`InvoiceStatus`).
@@ -319,7 +319,10 @@ struct SquareLineItem {
 
 impl SquareLineItem {
     fn into_line(self) -> Result<OrderLineItem, Unreadable> {
-        let description = match (json::non_empty(self.name), json::non_empty(self.variation_name)) {
+        let description = match (
+            json::non_empty(self.name),
+            json::non_empty(self.variation_name),
+        ) {
             (Some(name), Some(variation)) => format!("{name} ({variation})"),
             (Some(name), None) => name,
             (None, variation) => variation.unwrap_or_default(),
@@ -332,7 +335,10 @@ impl SquareLineItem {
                 .quantity
                 .map(Amount::quantity)
                 .unwrap_or(Quantity::units(1)),
-            unit_amount: money(self.base_price_money.as_ref(), "line_items.base_price_money")?,
+            unit_amount: money(
+                self.base_price_money.as_ref(),
+                "line_items.base_price_money",
+            )?,
             discount_amount: money(
                 self.total_discount_money.as_ref(),
                 "line_items.total_discount_money",
@@ -356,7 +362,11 @@ impl SquareOrder {
             .unwrap_or(OrderStatus::Unknown);
         let mut sub_total = Money(0);
         for line in &self.line_items {
-            sub_total = sub_total + money(line.gross_sales_money.as_ref(), "line_items.gross_sales_money")?;
+            sub_total = sub_total
+                + money(
+                    line.gross_sales_money.as_ref(),
+                    "line_items.gross_sales_money",
+                )?;
         }
         let returned = self
             .return_amounts

@@ -10,21 +10,21 @@
 //! /v1/charges`) and refunds (`GET /v1/refunds`), company info its account
 //! (`GET /v1/account`). Sources: `NOTES.md`.
 
-use crate::platforms::kit::limits::Limits;
 use super::StripeAuthorization;
 use super::mapping::{Account, List, StripeCustomer, StripeInvoice, StripeLine};
 use super::money_in::{StripeAccount, StripeCharge, StripeRefund};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
-use crate::data::payments::{Payment, Payments};
-use crate::platforms::kit::records::{Read, Unreadable};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::payments::{Payment, Payments};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::limits::Limits;
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::records::{Read, Unreadable};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
 
@@ -127,7 +127,11 @@ impl StripeConnector {
 
 /// The cursor after a page: the last object's id, while Stripe has more.
 fn next_cursor(has_more: bool, last: Option<&str>) -> Option<String> {
-    if has_more { last.map(str::to_owned) } else { None }
+    if has_more {
+        last.map(str::to_owned)
+    } else {
+        None
+    }
 }
 
 impl Connector for StripeConnector {
@@ -157,14 +161,12 @@ impl Connector for StripeConnector {
     /// is for Stripe Apps only); the connected account is the token answer's
     /// `stripe_user_id`.
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(
-            LinkSpec::code_flow(
-                self.authorize_url.clone(),
-                self.token_url.clone(),
-                ClientAuth::RequestBody,
-                &["read_write"],
-            ),
-        )
+        Some(LinkSpec::code_flow(
+            self.authorize_url.clone(),
+            self.token_url.clone(),
+            ClientAuth::RequestBody,
+            &["read_write"],
+        ))
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {

@@ -9,8 +9,8 @@ use super::mapping::{Account, List, StripeCustomer, StripeInvoice, StripeLine};
 use super::money_in::{StripeAccount, StripeCharge, StripeRefund};
 use crate::data::company_info::CompanyInfo;
 use crate::data::customers::Customer;
+use crate::data::invoices::{Invoice, InvoiceStatus, LineItem};
 use crate::data::payments::Payment;
-use crate::data::invoices::{Invoice, LineItem, InvoiceStatus};
 use crate::platforms::kit::openapi_contract::{Document, NEW_VALUE, Needed, hold, set, whole};
 use crate::platforms::kit::records::Read;
 
@@ -156,7 +156,11 @@ fn a_charge_is_a_payment_only_once_it_succeeded() {
         set(&mut body, &at, value.clone());
         let read = charges(&body.to_string()).expect("the page reads");
         assert!(read.issues.is_empty(), "{:?}", read.issues);
-        assert_eq!(read.records.len(), usize::from(value == json!("succeeded")), "{value}");
+        assert_eq!(
+            read.records.len(),
+            usize::from(value == json!("succeeded")),
+            "{value}"
+        );
     }
 }
 
@@ -182,7 +186,11 @@ fn every_account_answer_stripes_document_allows_is_read_as_company_info() {
     let company = |text: &str| -> Result<Read<CompanyInfo>, String> {
         let read = whole::<StripeAccount>(text)?;
         Ok(Read {
-            records: read.records.into_iter().map(StripeAccount::into_record).collect(),
+            records: read
+                .records
+                .into_iter()
+                .map(StripeAccount::into_record)
+                .collect(),
             issues: read.issues,
         })
     };

@@ -357,8 +357,14 @@ mod tests {
     #[test]
     fn every_status_maps() {
         let due = Money(100_000);
-        assert_eq!(invoice_status(Some("draft"), due, due), InvoiceStatus::Draft);
-        assert_eq!(invoice_status(Some("open"), due, due), InvoiceStatus::Submitted);
+        assert_eq!(
+            invoice_status(Some("draft"), due, due),
+            InvoiceStatus::Draft
+        );
+        assert_eq!(
+            invoice_status(Some("open"), due, due),
+            InvoiceStatus::Submitted
+        );
         assert_eq!(
             invoice_status(Some("open"), due, Money(1)),
             InvoiceStatus::PartiallyPaid
@@ -367,10 +373,16 @@ mod tests {
             invoice_status(Some("uncollectible"), due, due),
             InvoiceStatus::Submitted
         );
-        assert_eq!(invoice_status(Some("paid"), due, Money(0)), InvoiceStatus::Paid);
+        assert_eq!(
+            invoice_status(Some("paid"), due, Money(0)),
+            InvoiceStatus::Paid
+        );
         assert_eq!(invoice_status(Some("void"), due, due), InvoiceStatus::Void);
         assert_eq!(invoice_status(None, due, due), InvoiceStatus::Unknown);
-        assert_eq!(invoice_status(Some("Paid"), due, due), InvoiceStatus::Unknown);
+        assert_eq!(
+            invoice_status(Some("Paid"), due, due),
+            InvoiceStatus::Unknown
+        );
     }
 
     #[test]

@@ -13,11 +13,11 @@ pub mod money_in;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
-use crate::platforms::authorization::long_lived_token_body;
-use crate::platforms::tokens::{LongLivedToken, Secret};
 use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
+use crate::platforms::authorization::long_lived_token_body;
 use crate::platforms::connector::ConnectorKind;
+use crate::platforms::tokens::{LongLivedToken, Secret};
 use crate::platforms::{Platform, SourceType};
 
 /// What Stripe syncs: the connected account's invoices, customers, payments

@@ -43,11 +43,15 @@ impl Expandable {
 
 /// The upper-cased currency and the (UTC) date a charge or a refund cannot
 /// be read without.
-fn currency_and_date(currency: Option<&str>, created: Option<i64>) -> Result<(String, chrono::NaiveDate), Unreadable> {
+fn currency_and_date(
+    currency: Option<&str>,
+    created: Option<i64>,
+) -> Result<(String, chrono::NaiveDate), Unreadable> {
     let currency = currency
         .and_then(|currency| json::non_empty(Some(currency.to_ascii_uppercase())))
         .ok_or_else(|| Unreadable::field("currency", "is missing"))?;
-    let date = date(created).ok_or_else(|| Unreadable::field("created", "is missing or not a time"))?;
+    let date =
+        date(created).ok_or_else(|| Unreadable::field("created", "is missing or not a time"))?;
     Ok((currency, date))
 }
 
@@ -224,7 +228,9 @@ impl StripeAccount {
     pub(super) fn into_record(self) -> CompanyInfo {
         let profile = self.business_profile;
         let company = self.company;
-        let legal_name = company.as_ref().and_then(|company| json::non_empty(company.name.clone()));
+        let legal_name = company
+            .as_ref()
+            .and_then(|company| json::non_empty(company.name.clone()));
         let (public_name, website, support_phone, support_address) = match profile {
             Some(profile) => (
                 json::non_empty(profile.name),

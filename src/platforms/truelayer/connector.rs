@@ -14,17 +14,16 @@ use serde::de::DeserializeOwned;
 
 use super::TrueLayerAuthorization;
 use super::mapping::{Balance, Me, Results, TrueLayerAccount, TrueLayerTransaction};
-use crate::platforms::kit::records::{Each, Read};
 use crate::data::bank_accounts::{BankAccount, BankAccounts};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus, BankTransactions};
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
-    syncs,
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::records::{Each, Read};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
 
@@ -75,11 +74,13 @@ impl Configured for TrueLayerConnector {
 /// authorization failure it is, saying what to do; any other error as it is.
 fn consent_lapsed(error: ConnectorError) -> ConnectorError {
     match error {
-        ConnectorError::Auth(message) | ConnectorError::Permissions(message) => ConnectorError::Auth(format!(
-            "{message}. The end user's consent has lapsed (TrueLayer connections last 90 days), was \
+        ConnectorError::Auth(message) | ConnectorError::Permissions(message) => {
+            ConnectorError::Auth(format!(
+                "{message}. The end user's consent has lapsed (TrueLayer connections last 90 days), was \
              revoked, or the bank's strong-authentication window has passed: have them reconnect \
              through TrueLayer, then authorize the connection again"
-        )),
+            ))
+        }
         other => other,
     }
 }
@@ -115,8 +116,9 @@ impl TrueLayerConnector {
         &self,
         credentials: &TrueLayerAuthorization,
     ) -> Result<Each<TrueLayerAccount>, ConnectorError> {
-        let page: Results<Each<TrueLayerAccount>> =
-            self.get(credentials, "the accounts", "/accounts", &[]).await?;
+        let page: Results<Each<TrueLayerAccount>> = self
+            .get(credentials, "the accounts", "/accounts", &[])
+            .await?;
         Ok(page.results)
     }
 
@@ -200,9 +202,17 @@ impl Connector for TrueLayerConnector {
         Some(
             LinkSpec::code_flow(
                 self.authorize_url.clone(),
-                self.token_url.clone().unwrap_or_else(|| TOKEN_URL.to_owned()),
+                self.token_url
+                    .clone()
+                    .unwrap_or_else(|| TOKEN_URL.to_owned()),
                 ClientAuth::RequestBody,
-                &["info", "accounts", "balance", "transactions", "offline_access"],
+                &[
+                    "info",
+                    "accounts",
+                    "balance",
+                    "transactions",
+                    "offline_access",
+                ],
             )
             .with_pkce()
             .with_parameters(&[("providers", "uk-ob-all uk-oauth-all")]),
@@ -212,7 +222,12 @@ impl Connector for TrueLayerConnector {
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
         let base = self.api_base.as_deref().unwrap_or(API_BASE);
         let url = format!("{base}/data/v1/me");
-        let call = Call::get(Self::PLATFORM, "the connection's metadata", url, Auth::Bearer(&grant.access_token));
+        let call = Call::get(
+            Self::PLATFORM,
+            "the connection's metadata",
+            url,
+            Auth::Bearer(&grant.access_token),
+        );
         let me: Results<Vec<Me>> = self.http.json(&call).await?;
         Ok(me
             .results
@@ -247,7 +262,9 @@ impl Connector for TrueLayerConnector {
             .await?;
         require_reach(
             &credentials.credentials_id,
-            me.results.iter().filter_map(|me| me.credentials_id.as_deref()),
+            me.results
+                .iter()
+                .filter_map(|me| me.credentials_id.as_deref()),
             |_| {
                 format!(
                     "the access token belongs to another TrueLayer connection than `{}`",
@@ -298,11 +315,12 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<BankTransaction>, ConnectorError> {
         let remaining: Vec<String> = match cursor {
-            None => self
-                .accounts(credentials)
-                .await?
-                .read(|account| Ok(Some(account.account_id)))
-                .records,
+            None => {
+                self.accounts(credentials)
+                    .await?
+                    .read(|account| Ok(Some(account.account_id)))
+                    .records
+            }
             Some(cursor) => serde_json::from_str(&cursor).map_err(|_| {
                 ConnectorError::Failed("a TrueLayer transactions cursor is not readable".to_owned())
             })?,
@@ -315,7 +333,9 @@ impl Syncs<BankTransactions> for TrueLayerConnector {
             None
         } else {
             Some(serde_json::to_string(rest).map_err(|_| {
-                ConnectorError::Failed("a TrueLayer transactions cursor could not be made".to_owned())
+                ConnectorError::Failed(
+                    "a TrueLayer transactions cursor could not be made".to_owned(),
+                )
             })?)
         };
         Ok(Fetched::read(read, next))

@@ -10,8 +10,8 @@ use serde::Deserialize;
 use crate::data::bank_accounts::{BankAccount, BankAccountType};
 use crate::data::bank_transactions::{BankTransaction, BankTransactionStatus};
 use crate::data::money::Money;
-use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::kit::status::find;
 
 /// TrueLayer `account_type`s and ours; any other is `Other`.
@@ -37,7 +37,8 @@ pub(super) enum Direction {
 }
 
 /// TrueLayer `transaction_type`s; any other keeps the amount's own sign.
-const TRANSACTION_TYPES: &[(&str, Direction)] = &[("CREDIT", Direction::In), ("DEBIT", Direction::Out)];
+const TRANSACTION_TYPES: &[(&str, Direction)] =
+    &[("CREDIT", Direction::In), ("DEBIT", Direction::Out)];
 
 /// `amount` signed as `transaction_type` says: `DEBIT` negative, `CREDIT`
 /// positive, whatever sign the bank wrote; as written for any other word.
@@ -116,7 +117,9 @@ fn masked(number: &str) -> Option<String> {
     if characters.is_empty() {
         return None;
     }
-    let tail: String = characters[characters.len().saturating_sub(4)..].iter().collect();
+    let tail: String = characters[characters.len().saturating_sub(4)..]
+        .iter()
+        .collect();
     Some(format!("••••{tail}"))
 }
 
@@ -133,12 +136,14 @@ impl TrueLayerAccount {
             .and_then(|balance| json::timestamp(balance.update_timestamp.as_deref()));
         let currency = self
             .currency
-            .or_else(|| balance.as_ref().and_then(|balance| balance.currency.clone()))
+            .or_else(|| {
+                balance
+                    .as_ref()
+                    .and_then(|balance| balance.currency.clone())
+            })
             .unwrap_or_default();
         BankAccount {
-            account_name: self
-                .display_name
-                .unwrap_or_else(|| self.account_id.clone()),
+            account_name: self.display_name.unwrap_or_else(|| self.account_id.clone()),
             account_id: self.account_id,
             account_type: account_type(self.account_type.as_deref().unwrap_or_default()),
             currency,
@@ -231,7 +236,10 @@ mod tests {
 
     #[test]
     fn account_numbers_keep_their_last_four() {
-        assert_eq!(masked("GB35LOYD30963112345678").as_deref(), Some("••••5678"));
+        assert_eq!(
+            masked("GB35LOYD30963112345678").as_deref(),
+            Some("••••5678")
+        );
         assert_eq!(masked("123").as_deref(), Some("••••123"));
         assert_eq!(masked(" "), None);
     }

@@ -7,8 +7,8 @@
 use std::str::FromStr;
 
 use rust_decimal::Decimal;
-use serde::de::{self, Deserializer};
 use serde::Deserialize;
+use serde::de::{self, Deserializer};
 use serde_json::value::RawValue;
 
 use super::mapping::{AccountLink, Connection, Currency, Edge};
@@ -94,7 +94,9 @@ impl WaveAccount {
     /// `displayId` as the nominal code, `balance` (in the account's
     /// currency, today) as Wave gives it. Wave gives no modification time.
     pub(super) fn into_record(self) -> Account {
-        let subtype = self.subtype.and_then(|subtype| json::non_empty(subtype.value));
+        let subtype = self
+            .subtype
+            .and_then(|subtype| json::non_empty(subtype.value));
         Account {
             nominal_code: json::non_empty(self.display_id),
             account_name: json::non_empty(self.name).unwrap_or_else(|| self.id.clone()),
@@ -102,7 +104,9 @@ impl WaveAccount {
             classification: classification(
                 self.account_type.and_then(|kind| kind.value).as_deref(),
             ),
-            is_bank_account: subtype.as_deref().is_some_and(|subtype| BANK_SUBTYPES.contains(&subtype)),
+            is_bank_account: subtype
+                .as_deref()
+                .is_some_and(|subtype| BANK_SUBTYPES.contains(&subtype)),
             account_type: subtype,
             status: if self.is_archived == Some(true) {
                 AccountStatus::Archived
@@ -161,7 +165,10 @@ impl WaveProduct {
         let sold = self.is_sold == Some(true);
         let price = self.unit_price.map(Amount::money);
         let tax_rate_ref = match self.default_sales_taxes.as_slice() {
-            [only] => TaxRateRef::to(json::non_empty(only.id.clone()), json::non_empty(only.name.clone())),
+            [only] => TaxRateRef::to(
+                json::non_empty(only.id.clone()),
+                json::non_empty(only.name.clone()),
+            ),
             _ => None,
         };
         let sales = sold.then(|| ItemSide {
@@ -209,7 +216,9 @@ impl<'de> Deserialize<'de> for Fraction {
             .and_then(|inner| inner.strip_suffix('"'))
             .unwrap_or(text);
         percentage(text).map(Fraction).ok_or_else(|| {
-            de::Error::custom(format!("the rate {text} is not a fraction tributary can keep"))
+            de::Error::custom(format!(
+                "the rate {text} is not a fraction tributary can keep"
+            ))
         })
     }
 }
@@ -312,9 +321,13 @@ impl WaveBusiness {
             line1: json::non_empty(address.address_line1),
             line2: json::non_empty(address.address_line2),
             city: json::non_empty(address.city),
-            region: address.province.and_then(|place| json::non_empty(place.name)),
+            region: address
+                .province
+                .and_then(|place| json::non_empty(place.name)),
             postal_code: json::non_empty(address.postal_code),
-            country: address.country.and_then(|place| json::non_empty(place.name)),
+            country: address
+                .country
+                .and_then(|place| json::non_empty(place.name)),
         });
         let addresses = address
             .into_iter()
@@ -348,11 +361,26 @@ mod tests {
     #[test]
     fn every_account_type_is_a_classification_and_a_new_one_unknown() {
         assert_eq!(classification(Some("ASSET")), AccountClassification::Asset);
-        assert_eq!(classification(Some("LIABILITY")), AccountClassification::Liability);
-        assert_eq!(classification(Some("EQUITY")), AccountClassification::Equity);
-        assert_eq!(classification(Some("INCOME")), AccountClassification::Income);
-        assert_eq!(classification(Some("EXPENSE")), AccountClassification::Expense);
-        assert_eq!(classification(Some("asset")), AccountClassification::Unknown);
+        assert_eq!(
+            classification(Some("LIABILITY")),
+            AccountClassification::Liability
+        );
+        assert_eq!(
+            classification(Some("EQUITY")),
+            AccountClassification::Equity
+        );
+        assert_eq!(
+            classification(Some("INCOME")),
+            AccountClassification::Income
+        );
+        assert_eq!(
+            classification(Some("EXPENSE")),
+            AccountClassification::Expense
+        );
+        assert_eq!(
+            classification(Some("asset")),
+            AccountClassification::Unknown
+        );
         assert_eq!(classification(None), AccountClassification::Unknown);
     }
 
@@ -394,16 +422,25 @@ mod tests {
         let both = product(true, true, r#"[{"id": "T1", "name": "HST"}]"#);
         let sales = both.sales.expect("sold");
         assert_eq!(sales.unit_price, Some(Money(20_625)));
-        assert_eq!(sales.account_ref.map(|account| account.id).as_deref(), Some("A-INCOME"));
+        assert_eq!(
+            sales.account_ref.map(|account| account.id).as_deref(),
+            Some("A-INCOME")
+        );
         assert_eq!(sales.tax_rate_ref.map(|tax| tax.id).as_deref(), Some("T1"));
         let purchases = both.purchases.expect("bought");
         assert_eq!(purchases.unit_price, None);
-        assert_eq!(purchases.account_ref.map(|account| account.id).as_deref(), Some("A-COGS"));
+        assert_eq!(
+            purchases.account_ref.map(|account| account.id).as_deref(),
+            Some("A-COGS")
+        );
         assert_eq!(both.item_type, ItemType::Unknown);
 
         let bought = product(false, true, "[]");
         assert!(bought.sales.is_none());
-        assert_eq!(bought.purchases.and_then(|side| side.unit_price), Some(Money(20_625)));
+        assert_eq!(
+            bought.purchases.and_then(|side| side.unit_price),
+            Some(Money(20_625))
+        );
 
         let two_taxes = product(true, false, r#"[{"id": "T1"}, {"id": "T2"}]"#);
         assert!(two_taxes.purchases.is_none());

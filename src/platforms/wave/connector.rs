@@ -43,7 +43,8 @@ const TOKEN_URL: &str = "https://api.waveapps.com/oauth2/token/";
 const GRAPHQL_PATH: &str = "/graphql/public";
 
 /// The business, proving the token reaches it.
-const BUSINESS_QUERY: &str = "query WaveBusiness($businessId: ID!) { business(id: $businessId) { id name } }";
+const BUSINESS_QUERY: &str =
+    "query WaveBusiness($businessId: ID!) { business(id: $businessId) { id name } }";
 
 /// The businesses a linked token reaches, a page at a time.
 const BUSINESSES_QUERY: &str = "query WaveBusinesses($page: Int!, $pageSize: Int!) { businesses(page: $page, pageSize: $pageSize) { pageInfo { currentPage totalPages } edges { node { id name } } } }";
@@ -227,7 +228,10 @@ fn read_page<T, L>(
     let business = business.ok_or_else(|| unreachable_business(business_id))?;
     let connection = pick(business).ok_or_else(|| without(what, "the list"))?;
     let more = more(page, connection.page_info.as_ref());
-    let total = connection.page_info.as_ref().and_then(|info| info.total_count);
+    let total = connection
+        .page_info
+        .as_ref()
+        .and_then(|info| info.total_count);
     Ok((connection, more, total))
 }
 

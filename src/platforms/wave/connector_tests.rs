@@ -43,7 +43,9 @@ fn data<T: DeserializeOwned>(data: &Value) -> Result<T, String> {
     // As text: amounts are read from the number's own text.
     let answer: Answer<T> = serde_json::from_str(&json!({ "data": data }).to_string())
         .map_err(|error| format!("does not read: {error}"))?;
-    answer.data("a test", "token").map_err(|error| error.to_string())
+    answer
+        .data("a test", "token")
+        .map_err(|error| error.to_string())
 }
 
 fn page<T: DeserializeOwned, L>(
@@ -71,7 +73,10 @@ fn every<R: Serialize>(read: Read<R>) -> Result<Vec<Value>, String> {
 }
 
 fn invoices(answer: &Value) -> Result<Vec<Value>, String> {
-    every(page(answer, |business: BusinessInvoices| business.invoices)?.read(WaveInvoice::into_record))
+    every(
+        page(answer, |business: BusinessInvoices| business.invoices)?
+            .read(WaveInvoice::into_record),
+    )
 }
 
 fn customers(answer: &Value) -> Result<Vec<Value>, String> {
@@ -103,15 +108,22 @@ fn company(answer: &Value) -> Result<Vec<Value>, String> {
     let business = data::<BusinessData<WaveBusiness>>(answer)?
         .business
         .ok_or_else(|| unreachable_business(BUSINESS_ID).to_string())?;
-    Ok(vec![serde_json::to_value(business.into_record()).expect("a record serializes")])
+    Ok(vec![
+        serde_json::to_value(business.into_record()).expect("a record serializes"),
+    ])
 }
 
 fn businesses(answer: &Value) -> Result<Vec<Value>, String> {
     let businesses = data::<BusinessesData>(answer)?
         .businesses
         .ok_or_else(|| without("the businesses", "businesses").to_string())?;
-    let found = businesses.nodes("the businesses").map_err(|error| error.to_string())?;
-    Ok(found.into_iter().map(|business| json!(business.id)).collect())
+    let found = businesses
+        .nodes("the businesses")
+        .map_err(|error| error.to_string())?;
+    Ok(found
+        .into_iter()
+        .map(|business| json!(business.id))
+        .collect())
 }
 
 fn business(answer: &Value) -> Result<Vec<Value>, String> {
@@ -128,7 +140,13 @@ type Reader = fn(&Value) -> Result<Vec<Value>, String>;
 /// reads its answer, and the places whose `null` fails the page (or the
 /// verification), or costs the record (a null node), in the connector's
 /// own words.
-fn queries() -> Vec<(&'static str, &'static str, Value, Reader, &'static [&'static str])> {
+fn queries() -> Vec<(
+    &'static str,
+    &'static str,
+    Value,
+    Reader,
+    &'static [&'static str],
+)> {
     let page = |page, filters: Value| {
         let mut variables = page_variables(PageNumber(page), PAGE_SIZE);
         variables["businessId"] = json!(BUSINESS_ID);
@@ -168,14 +186,22 @@ fn queries() -> Vec<(&'static str, &'static str, Value, Reader, &'static [&'stat
             CUSTOMERS_QUERY,
             page(1, since.clone()),
             customers as Reader,
-            &["business", "business.customers", "business.customers.edges.0.node"],
+            &[
+                "business",
+                "business.customers",
+                "business.customers.edges.0.node",
+            ],
         ),
         (
             "ACCOUNTS_QUERY",
             ACCOUNTS_QUERY,
             page(1, json!({"isArchived": false})),
             accounts as Reader,
-            &["business", "business.accounts", "business.accounts.edges.0.node"],
+            &[
+                "business",
+                "business.accounts",
+                "business.accounts.edges.0.node",
+            ],
         ),
         (
             "VENDORS_QUERY",
@@ -196,7 +222,11 @@ fn queries() -> Vec<(&'static str, &'static str, Value, Reader, &'static [&'stat
             SALES_TAXES_QUERY,
             page(2, archived_since),
             sales_taxes as Reader,
-            &["business", "business.salesTaxes", "business.salesTaxes.edges.0.node"],
+            &[
+                "business",
+                "business.salesTaxes",
+                "business.salesTaxes.edges.0.node",
+            ],
         ),
         (
             "COMPANY_QUERY",
@@ -216,7 +246,10 @@ fn every_query_is_valid_against_waves_schema_with_the_variables_it_is_sent() {
         contract::coerce_variables(&schema, &document, &variables)
             .unwrap_or_else(|error| panic!("{name} with {variables}: {error}"));
         // A whole list is asked for without `modifiedAtAfter`.
-        if let Some(whole) = variables.as_object().filter(|all| all.contains_key("modifiedAtAfter")) {
+        if let Some(whole) = variables
+            .as_object()
+            .filter(|all| all.contains_key("modifiedAtAfter"))
+        {
             let mut whole = whole.clone();
             whole.remove("modifiedAtAfter");
             contract::coerce_variables(&schema, &document, &Value::Object(whole))
@@ -266,7 +299,9 @@ fn every_field_wave_may_leave_null_reads_or_fails_the_page_in_words() {
             let at = dotted(place);
             let answer = with(&sample.data, place, Value::Null);
             if failing.contains(&at.as_str()) {
-                let error = read(&answer).err().unwrap_or_else(|| panic!("{name}, {at} null"));
+                let error = read(&answer)
+                    .err()
+                    .unwrap_or_else(|| panic!("{name}, {at} null"));
                 assert!(error.starts_with("Wave"), "{name}, {at} null: {error}");
             } else {
                 read(&answer).unwrap_or_else(|error| panic!("{name}, {at} null: {error}"));
@@ -276,7 +311,10 @@ fn every_field_wave_may_leave_null_reads_or_fails_the_page_in_words() {
         read(&least).unwrap_or_else(|error| panic!("{name}, every nullable field null: {error}"));
         let nullable: Vec<String> = sample.nullable.iter().map(|p| dotted(p)).collect();
         for place in failing {
-            assert!(nullable.contains(&place.to_string()), "{name}: {place} in {nullable:?}");
+            assert!(
+                nullable.contains(&place.to_string()),
+                "{name}: {place} in {nullable:?}"
+            );
         }
     }
 }
@@ -299,7 +337,8 @@ fn every_enum_value_of_waves_schema_the_connector_reads_maps_and_a_new_word_does
                 "business.invoices.edges.0.node.status" => {
                     for value in values {
                         let status: InvoiceStatus =
-                            serde_json::from_value(each(value)["status"].clone()).expect("a status");
+                            serde_json::from_value(each(value)["status"].clone())
+                                .expect("a status");
                         assert_ne!(status, InvoiceStatus::Unknown, "{value}");
                     }
                     assert_eq!(one(read, &new_word)["status"], "Unknown");
@@ -317,20 +356,33 @@ fn every_enum_value_of_waves_schema_the_connector_reads_maps_and_a_new_word_does
                 // A subtype is the account's type as Wave writes it;
                 // bank and card subtypes are bank accounts.
                 "business.accounts.edges.0.node.subtype.value" => {
-                    for value in values.iter().map(String::as_str).chain(["A_WORD_WAVE_ADDS_LATER"]) {
+                    for value in values
+                        .iter()
+                        .map(String::as_str)
+                        .chain(["A_WORD_WAVE_ADDS_LATER"])
+                    {
                         let account = each(value);
                         assert_eq!(account["accountType"], value);
-                        assert_eq!(account["isBankAccount"], BANK_SUBTYPES.contains(&value), "{value}");
+                        assert_eq!(
+                            account["isBankAccount"],
+                            BANK_SUBTYPES.contains(&value),
+                            "{value}"
+                        );
                     }
                 }
                 // Currency codes are words passed on as they are.
                 _ if field.ends_with("currency.code") => {
                     for value in values.iter().map(String::as_str).chain(["XYZ"]) {
                         let record = each(value).to_string();
-                        assert!(record.contains(&format!("\"{value}\"")), "{name} {value}: {record}");
+                        assert!(
+                            record.contains(&format!("\"{value}\"")),
+                            "{name} {value}: {record}"
+                        );
                     }
                 }
-                _ => panic!("{name}: {field} is an enum the connector reads: map each of its values"),
+                _ => {
+                    panic!("{name}: {field} is an enum the connector reads: map each of its values")
+                }
             }
         }
     }

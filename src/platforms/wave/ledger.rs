@@ -25,7 +25,8 @@ use crate::platforms::kit::paging::PageNumber;
 
 /// A page of the chart of accounts, unarchived or archived. Wave's
 /// `accounts` takes no sort and no date filter.
-pub(super) const ACCOUNTS_QUERY: &str = "query WaveAccounts($businessId: ID!, $page: Int!, $pageSize: Int!, $isArchived: Boolean!) {
+pub(super) const ACCOUNTS_QUERY: &str =
+    "query WaveAccounts($businessId: ID!, $page: Int!, $pageSize: Int!, $isArchived: Boolean!) {
   business(id: $businessId) {
     id
     accounts(page: $page, pageSize: $pageSize, isArchived: $isArchived) {
@@ -248,13 +249,17 @@ impl WaveConnector {
         credentials: &WaveAuthorization,
     ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         let business: Option<WaveBusiness> = self
-            .business(credentials, "the business's details", COMPANY_QUERY, json!({}))
+            .business(
+                credentials,
+                "the business's details",
+                COMPANY_QUERY,
+                json!({}),
+            )
             .await?;
         let business = business.ok_or_else(|| unreachable_business(&credentials.business_id))?;
         Ok(Fetched::all(vec![business.into_record()], None))
     }
 }
-
 
 // Each data type Wave filters by `modifiedAtAfter`: a full page and a
 // changed page from the same function.
@@ -299,7 +304,10 @@ mod tests {
         assert_eq!(archived.after(true).as_deref(), Some("archived 2"));
         assert_eq!(archived.after(false), None);
         for invalid in ["2", "archived", "deleted 1", "active x"] {
-            assert!(Half::from_cursor(Some(invalid.to_owned())).is_err(), "{invalid}");
+            assert!(
+                Half::from_cursor(Some(invalid.to_owned())).is_err(),
+                "{invalid}"
+            );
         }
     }
 

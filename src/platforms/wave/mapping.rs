@@ -7,15 +7,15 @@
 
 use serde::Deserialize;
 
-use crate::platforms::kit::records::{Each, Keyed, Read, Unreadable};
 use crate::data::accounts::AccountRef;
 use crate::data::customers::{Customer, CustomerStatus};
-use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::Money;
+use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::http::scrub;
 use crate::platforms::kit::json::{self, Amount, quantity};
+use crate::platforms::kit::records::{Each, Keyed, Read, Unreadable};
 use crate::platforms::kit::status::{StatusTable, lookup};
 
 /// Wave's invoice statuses that need no amounts. `SAVED` is approved but
@@ -106,7 +106,10 @@ impl<T> Answer<T> {
             .collect();
         let message = format!("Wave answered {what} with errors: {}", described.join("; "));
         let codes: Vec<String> = self.errors.iter().map(code).collect();
-        if codes.iter().any(|code| UNAUTHENTICATED.contains(&code.as_str())) {
+        if codes
+            .iter()
+            .any(|code| UNAUTHENTICATED.contains(&code.as_str()))
+        {
             Err(ConnectorError::Expired(message))
         } else if codes.iter().any(|code| FORBIDDEN.contains(&code.as_str())) {
             Err(ConnectorError::Permissions(message))
@@ -344,7 +347,10 @@ impl WaveInvoice {
                 };
                 LineItem {
                     description: json::non_empty(item.description)
-                        .or_else(|| item.product.and_then(|product| json::non_empty(product.name)))
+                        .or_else(|| {
+                            item.product
+                                .and_then(|product| json::non_empty(product.name))
+                        })
                         .unwrap_or_default(),
                     unit_amount: json::money(item.unit_price),
                     quantity: quantity(item.quantity),
@@ -361,7 +367,10 @@ impl WaveInvoice {
             .map_or((None, None), |customer| (customer.id, customer.name));
         Ok(Invoice {
             invoice_number: json::non_empty(self.invoice_number),
-            customer_ref: CustomerRef::to(json::non_empty(customer_id), json::non_empty(customer_name)),
+            customer_ref: CustomerRef::to(
+                json::non_empty(customer_id),
+                json::non_empty(customer_name),
+            ),
             issue_date,
             due_date: self.due_date.as_deref().and_then(json::date),
             // Wave's invoice gives no payment date.
@@ -444,8 +453,14 @@ mod tests {
         let total = Money(1_000_000);
         assert_eq!(invoice_status("DRAFT", total, total), InvoiceStatus::Draft);
         assert_eq!(invoice_status("SAVED", total, total), InvoiceStatus::Draft);
-        assert_eq!(invoice_status("SENT", total, total), InvoiceStatus::Submitted);
-        assert_eq!(invoice_status("VIEWED", total, total), InvoiceStatus::Submitted);
+        assert_eq!(
+            invoice_status("SENT", total, total),
+            InvoiceStatus::Submitted
+        );
+        assert_eq!(
+            invoice_status("VIEWED", total, total),
+            InvoiceStatus::Submitted
+        );
         assert_eq!(
             invoice_status("OVERDUE", total, Money(5)),
             InvoiceStatus::PartiallyPaid
@@ -455,13 +470,22 @@ mod tests {
             InvoiceStatus::PartiallyPaid
         );
         assert_eq!(invoice_status("PAID", total, Money(0)), InvoiceStatus::Paid);
-        assert_eq!(invoice_status("OVERPAID", total, Money(-5)), InvoiceStatus::Paid);
-        assert_eq!(invoice_status("UNPAID", total, total), InvoiceStatus::Submitted);
+        assert_eq!(
+            invoice_status("OVERPAID", total, Money(-5)),
+            InvoiceStatus::Paid
+        );
+        assert_eq!(
+            invoice_status("UNPAID", total, total),
+            InvoiceStatus::Submitted
+        );
         assert_eq!(
             invoice_status("UNPAID", total, Money(5)),
             InvoiceStatus::PartiallyPaid
         );
-        assert_eq!(invoice_status("REFUNDED", total, total), InvoiceStatus::Unknown);
+        assert_eq!(
+            invoice_status("REFUNDED", total, total),
+            InvoiceStatus::Unknown
+        );
     }
 
     #[test]
@@ -472,7 +496,10 @@ mod tests {
         .expect("parses");
         match answer.data("a page of invoices", "tok-123") {
             Err(ConnectorError::Expired(message)) => {
-                assert!(message.contains("UNAUTHENTICATED, error id e4"), "{message}");
+                assert!(
+                    message.contains("UNAUTHENTICATED, error id e4"),
+                    "{message}"
+                );
                 assert!(!message.contains("tok-123"), "{message}");
             }
             _ => panic!("an expired token"),

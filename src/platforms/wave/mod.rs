@@ -12,11 +12,11 @@ pub mod mapping;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::data::DataType;
 use crate::platforms::authorization::BodyKind;
 use crate::platforms::authorization::expiring_token_body;
 use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
-use crate::data::DataType;
 use crate::platforms::{Platform, SourceType};
 
 /// What Wave's connector syncs: its public API has no bills, payments,

@@ -110,19 +110,22 @@ impl XeroOrganisation {
                 })
             })
             .collect();
-        let phone = ["OFFICE", "DEFAULT", "MOBILE", "DDI"].iter().find_map(|kind| {
-            self.phones
-                .iter()
-                .filter(|phone| phone.phone_type.as_deref() == Some(kind))
-                .find_map(XeroPhone::formatted)
-        });
+        let phone = ["OFFICE", "DEFAULT", "MOBILE", "DDI"]
+            .iter()
+            .find_map(|kind| {
+                self.phones
+                    .iter()
+                    .filter(|phone| phone.phone_type.as_deref() == Some(kind))
+                    .find_map(XeroPhone::formatted)
+            });
         let website = self
             .external_links
             .into_iter()
             .find(|link| link.link_type.as_deref() == Some("Website"))
             .and_then(|link| json::non_empty(link.url));
         CompanyInfo {
-            company_name: json::non_empty(self.name).unwrap_or_else(|| self.organisation_id.clone()),
+            company_name: json::non_empty(self.name)
+                .unwrap_or_else(|| self.organisation_id.clone()),
             legal_name: json::non_empty(self.legal_name),
             registration_number: json::non_empty(self.registration_number),
             tax_number: json::non_empty(self.tax_number),

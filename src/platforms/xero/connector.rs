@@ -13,27 +13,26 @@ use crate::platforms::kit::limits::{Limits, Quota, Remaining};
 use chrono::{DateTime, Utc};
 
 use super::XeroAuthorization;
+use super::company::{AccountsByCode, ItemsAnswer, OrganisationAnswer};
+use super::journals::{JOURNALS_PER_CALL, JournalsAnswer};
 use super::mapping::{
     AccountsAnswer, ContactsPage, CreditNotesPage, InvoicesPage, Pagination, TaxRatesAnswer,
     XeroConnection, XeroCreditNote, XeroInvoice,
 };
-use super::company::{AccountsByCode, ItemsAnswer, OrganisationAnswer};
-use super::journals::{JOURNALS_PER_CALL, JournalsAnswer};
-use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use super::payments::{Found, PaymentsPage, XeroPayment};
 use crate::data::accounts::AccountRef;
-use crate::data::company_info::{CompanyInfo, CompanyInfos};
-use crate::data::items::{Item, Items};
-use crate::data::bill_payments::{BillPayment, BillPayments};
-use crate::platforms::kit::records::Unreadable;
 use crate::data::accounts::{Account, Accounts};
+use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
+use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
-use crate::data::payments::{Payment, Payments};
-use crate::data::tax_rates::{TaxRate, TaxRates};
-use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::items::{Item, Items};
+use crate::data::journal_entries::{JournalEntries, JournalEntry};
+use crate::data::payments::{Payment, Payments};
+use crate::data::suppliers::{Supplier, Suppliers};
+use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
@@ -42,6 +41,7 @@ use crate::platforms::connector::{
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
+use crate::platforms::kit::records::Unreadable;
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
 
@@ -164,10 +164,20 @@ impl XeroConnector {
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self
-            .list(credentials, "CreditNotes", "a page of credit notes", page, since)
+            .list(
+                credentials,
+                "CreditNotes",
+                "a page of credit notes",
+                page,
+                since,
+            )
             .query("where", "Type==\"ACCRECCREDIT\"");
         let body: CreditNotesPage = self.http.json(&call).await.map_err(refusal)?;
-        let next = page.next(more(page, body.pagination.as_ref(), body.credit_notes.len()));
+        let next = page.next(more(
+            page,
+            body.pagination.as_ref(),
+            body.credit_notes.len(),
+        ));
         let read = body.credit_notes.read(XeroCreditNote::into_sale);
         Ok(Fetched::read(read, next)
             .of_total(body.pagination.and_then(|pagination| pagination.item_count)))
@@ -214,8 +224,13 @@ impl XeroConnector {
         credentials: &XeroAuthorization,
     ) -> Result<Fetched<Account>, ConnectorError> {
         let url = format!("{}/api.xro/2.0/Accounts", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the chart of accounts", url, Auth::bearer(&credentials.tokens))
-            .header("xero-tenant-id", credentials.tenant_id);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the chart of accounts",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("xero-tenant-id", credentials.tenant_id);
         let body: AccountsAnswer = self.http.json(&call).await.map_err(refusal)?;
         let read = body.accounts.read(|account| Ok(account.into_record()));
         Ok(Fetched::read(read, None))
@@ -245,10 +260,17 @@ impl XeroConnector {
             })
             .collect();
         let url = format!("{}/api.xro/2.0/Items", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the items", url, Auth::bearer(&credentials.tokens))
-            .header("xero-tenant-id", credentials.tenant_id);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the items",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("xero-tenant-id", credentials.tenant_id);
         let body: ItemsAnswer = self.http.json(&call).await.map_err(refusal)?;
-        let read = body.items.read(|item| Ok(Some(item.into_record(&accounts))));
+        let read = body
+            .items
+            .read(|item| Ok(Some(item.into_record(&accounts))));
         Ok(Fetched::read(read, None))
     }
 
@@ -258,10 +280,17 @@ impl XeroConnector {
         credentials: &XeroAuthorization,
     ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
         let url = format!("{}/api.xro/2.0/Organisation", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the organisation", url, Auth::bearer(&credentials.tokens))
-            .header("xero-tenant-id", credentials.tenant_id);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the organisation",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("xero-tenant-id", credentials.tenant_id);
         let body: OrganisationAnswer = self.http.json(&call).await.map_err(refusal)?;
-        let read = body.organisations.read(|organisation| Ok(Some(organisation.into_record())));
+        let read = body
+            .organisations
+            .read(|organisation| Ok(Some(organisation.into_record())));
         Ok(Fetched::read(read, None))
     }
 }
@@ -277,9 +306,14 @@ impl XeroConnector {
         offset: u64,
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
         let url = format!("{}/api.xro/2.0/Journals", self.api_base);
-        let call = Call::get(Self::PLATFORM, "a page of journals", url, Auth::bearer(&credentials.tokens))
-            .header("xero-tenant-id", credentials.tenant_id)
-            .query("offset", offset);
+        let call = Call::get(
+            Self::PLATFORM,
+            "a page of journals",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("xero-tenant-id", credentials.tenant_id)
+        .query("offset", offset);
         let body: JournalsAnswer = self.http.json(&call).await.map_err(refusal)?;
         let returned = body.journals.len();
         let highest = body
@@ -287,7 +321,9 @@ impl XeroConnector {
             .last_read()
             .and_then(|journal| journal.journal_number)
             .map_or(offset, |number| number.max(offset));
-        let read = body.journals.read(|journal| journal.into_record().map(Some));
+        let read = body
+            .journals
+            .read(|journal| journal.into_record().map(Some));
         let fetched = if returned >= JOURNALS_PER_CALL && highest > offset {
             Fetched::read(read, Some(highest.to_string()))
         } else {
@@ -319,8 +355,13 @@ impl XeroConnector {
         credentials: &XeroAuthorization,
     ) -> Result<Fetched<TaxRate>, ConnectorError> {
         let url = format!("{}/api.xro/2.0/TaxRates", self.api_base);
-        let call = Call::get(Self::PLATFORM, "the tax rates", url, Auth::bearer(&credentials.tokens))
-            .header("xero-tenant-id", credentials.tenant_id);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the tax rates",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("xero-tenant-id", credentials.tenant_id);
         let body: TaxRatesAnswer = self.http.json(&call).await.map_err(refusal)?;
         let read = body.tax_rates.read(|rate| Ok(rate.into_record()));
         Ok(Fetched::read(read, None))
@@ -419,7 +460,12 @@ impl Connector for XeroConnector {
     }
 
     fn token_endpoint(&self, _credentials: &XeroAuthorization) -> Option<TokenEndpoint> {
-        let endpoint = TokenEndpoint::new(Self::PLATFORM, &self.token_url, ClientAuth::Basic, &self.http);
+        let endpoint = TokenEndpoint::new(
+            Self::PLATFORM,
+            &self.token_url,
+            ClientAuth::Basic,
+            &self.http,
+        );
         Some(endpoint)
     }
 
@@ -437,7 +483,11 @@ impl Connector for XeroConnector {
         Value::Object(body)
     }
 
-    async fn release(&self, grant: &Grant, keep: Option<&Organization>) -> Result<(), ConnectorError> {
+    async fn release(
+        &self,
+        grant: &Grant,
+        keep: Option<&Organization>,
+    ) -> Result<(), ConnectorError> {
         super::link::release(&self.http, &self.api_base, grant, keep).await
     }
 
@@ -448,7 +498,9 @@ impl Connector for XeroConnector {
         let call = Call::get(Self::PLATFORM, "a list of connections", url, auth);
         let connections: Vec<XeroConnection> = self.http.json(&call).await?;
         let tenant_id = credentials.tenant_id.to_string();
-        let reached = connections.iter().map(|connection| connection.tenant_id.as_str());
+        let reached = connections
+            .iter()
+            .map(|connection| connection.tenant_id.as_str());
         require_reach(&tenant_id, reached, |count| {
             format!(
                 "Xero accepted the access token, but it is not connected to tenant {tenant_id} \
@@ -575,8 +627,14 @@ impl Syncs<Payments> for XeroConnector {
         credentials: &XeroAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
-        self.payments_of(credentials, None, cursor, "a page of payments", XeroPayment::into_payment)
-            .await
+        self.payments_of(
+            credentials,
+            None,
+            cursor,
+            "a page of payments",
+            XeroPayment::into_payment,
+        )
+        .await
     }
 
     async fn changed_page(
@@ -586,8 +644,14 @@ impl Syncs<Payments> for XeroConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
         let since = Some(since.time);
-        self.payments_of(credentials, since, cursor, "a page of payments", XeroPayment::into_payment)
-            .await
+        self.payments_of(
+            credentials,
+            since,
+            cursor,
+            "a page of payments",
+            XeroPayment::into_payment,
+        )
+        .await
     }
 }
 
@@ -636,7 +700,8 @@ impl Syncs<CreditNotes> for XeroConnector {
         since: Since,
         cursor: Option<String>,
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
-        self.credit_notes(credentials, Some(since.time), cursor).await
+        self.credit_notes(credentials, Some(since.time), cursor)
+            .await
     }
 }
 

@@ -5,23 +5,23 @@
 
 use serde_json::{Value, json};
 
+use super::company::{ItemsAnswer, OrganisationAnswer};
+use super::journals::JournalsAnswer;
 use super::mapping::{
     ContactsPage, CreditNotesPage, InvoicesPage, XeroConnection, XeroCreditNote, XeroInvoice,
     invoice_status,
 };
-use super::company::{ItemsAnswer, OrganisationAnswer};
-use super::journals::JournalsAnswer;
-use crate::data::journal_entries::JournalEntry;
-use crate::data::company_info::CompanyInfo;
-use crate::data::credit_notes::CreditNote;
-use crate::data::items::Item;
 use super::payments::{Found, PaymentsPage};
 use crate::data::bill_payments::BillPayment;
 use crate::data::bills::Bill;
-use crate::data::payments::Payment;
+use crate::data::company_info::CompanyInfo;
+use crate::data::credit_notes::CreditNote;
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{Invoice, InvoiceStatus};
+use crate::data::items::Item;
+use crate::data::journal_entries::JournalEntry;
 use crate::data::money::Money;
+use crate::data::payments::Payment;
 use crate::platforms::kit::openapi_contract::{Document, NEW_VALUE, Needed, hold, set, whole};
 use crate::platforms::kit::records::Read;
 
@@ -204,13 +204,18 @@ fn every_credit_notes_answer_xeros_document_allows_is_read() {
 fn items(text: &str) -> Result<Read<Item>, String> {
     let answer: ItemsAnswer = serde_json::from_str(text).map_err(|error| error.to_string())?;
     let accounts = Default::default();
-    Ok(answer.items.read(|item| Ok(Some(item.into_record(&accounts)))))
+    Ok(answer
+        .items
+        .read(|item| Ok(Some(item.into_record(&accounts)))))
 }
 
 /// The organisation as `Syncs<CompanyInfos>::page` reads it.
 fn organisation(text: &str) -> Result<Read<CompanyInfo>, String> {
-    let answer: OrganisationAnswer = serde_json::from_str(text).map_err(|error| error.to_string())?;
-    Ok(answer.organisations.read(|organisation| Ok(Some(organisation.into_record()))))
+    let answer: OrganisationAnswer =
+        serde_json::from_str(text).map_err(|error| error.to_string())?;
+    Ok(answer
+        .organisations
+        .read(|organisation| Ok(Some(organisation.into_record()))))
 }
 
 #[test]
@@ -242,7 +247,9 @@ fn every_organisation_answer_xeros_document_allows_is_read() {
 /// The journals as `Syncs<JournalEntries>::page` reads them.
 fn journals(text: &str) -> Result<Read<JournalEntry>, String> {
     let answer: JournalsAnswer = serde_json::from_str(text).map_err(|error| error.to_string())?;
-    Ok(answer.journals.read(|journal| journal.into_record().map(Some)))
+    Ok(answer
+        .journals
+        .read(|journal| journal.into_record().map(Some)))
 }
 
 #[test]
@@ -287,7 +294,10 @@ fn every_connections_answer_is_read_and_xeros_example_is_json_written_as_a_strin
     // (`example: "[ { \"id\": ...} ]"`): the vendor's slip, read as meant.
     let (name, example) = &mut bodies.examples[0];
     assert_eq!(name, "example");
-    let text = example.as_str().expect("Xero's example is a string").to_owned();
+    let text = example
+        .as_str()
+        .expect("Xero's example is a string")
+        .to_owned();
     *example = serde_json::from_str(&text).expect("which holds JSON");
     bodies.invalid_example(
         "example",
@@ -320,7 +330,10 @@ fn every_invoice_status_of_xeros_document_maps_and_a_new_word_is_unknown() {
     set(&mut body, &at, json!(NEW_VALUE));
     assert_eq!(invoice(&body).status, InvoiceStatus::Unknown);
     // AUTHORISED is read with the amounts (NOTES.md: part payments).
-    assert_eq!(invoice_status("AUTHORISED", Money(0), Money(0)), InvoiceStatus::Paid);
+    assert_eq!(
+        invoice_status("AUTHORISED", Money(0), Money(0)),
+        InvoiceStatus::Paid
+    );
 }
 
 #[test]

@@ -77,7 +77,10 @@ impl XeroJournal {
                 .journal_lines
                 .into_iter()
                 .map(|line| JournalLine {
-                    account_ref: AccountRef::to(json::non_empty(line.account_id), json::non_empty(line.account_name)),
+                    account_ref: AccountRef::to(
+                        json::non_empty(line.account_id),
+                        json::non_empty(line.account_name),
+                    ),
                     description: json::non_empty(line.description),
                     net_amount: money(line.net_amount),
                     // Journal amounts are in the organisation's base currency.

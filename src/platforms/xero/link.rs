@@ -75,7 +75,12 @@ async fn consented(
     grant: &Grant,
 ) -> Result<Vec<TenantConnection>, ConnectorError> {
     let url = format!("{api_base}/connections");
-    let mut call = Call::get(PLATFORM, "the connections of the consent", url, Auth::Bearer(&grant.access_token));
+    let mut call = Call::get(
+        PLATFORM,
+        "the connections of the consent",
+        url,
+        Auth::Bearer(&grant.access_token),
+    );
     if let Some(event) = authentication_event(&grant.access_token) {
         call = call.query("authEventId", event);
     }
@@ -119,7 +124,12 @@ pub async fn release(
             continue;
         }
         let url = format!("{api_base}/connections/{}", connection.id);
-        let call = Call::delete(PLATFORM, "a disconnection", url, Auth::Bearer(&grant.access_token));
+        let call = Call::delete(
+            PLATFORM,
+            "a disconnection",
+            url,
+            Auth::Bearer(&grant.access_token),
+        );
         http.json_or_default::<Value>(&call).await?;
     }
     Ok(())

@@ -126,7 +126,11 @@ impl XeroCreditNote {
     /// Our credit note when it is a sales one (`ACCRECCREDIT`), as a page
     /// reads it; a supplier's credit note (`ACCPAYCREDIT`) is left out.
     pub(super) fn into_sale(self) -> Result<Option<CreditNote>, Unreadable> {
-        if self.kind.as_deref().is_some_and(|kind| kind != "ACCRECCREDIT") {
+        if self
+            .kind
+            .as_deref()
+            .is_some_and(|kind| kind != "ACCRECCREDIT")
+        {
             return Ok(None);
         }
         let issue_date = self
@@ -493,7 +497,8 @@ impl XeroInvoice {
             tax_amount: tax,
             total_amount: total,
             amount_due,
-            status: invoice_status(self.status.as_deref().unwrap_or(""), amount_due, settled).into(),
+            status: invoice_status(self.status.as_deref().unwrap_or(""), amount_due, settled)
+                .into(),
             line_items,
             note: None,
             source_modified_date: updated(self.updated_date_utc.as_deref()),

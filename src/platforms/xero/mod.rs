@@ -3,12 +3,12 @@
 //! statuses ([`mapping`], payments in `payments.rs`, the organisation and its items in
 //! `company.rs`, the general ledger in `journals.rs`); linking through the hosted flow ([`link`]). What these rely on, with sources: `NOTES.md`.
 
+mod company;
 pub mod connector;
 #[cfg(test)]
 mod contract_tests;
-pub mod link;
-mod company;
 mod journals;
+pub mod link;
 pub mod mapping;
 mod payments;
 
@@ -16,11 +16,11 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
 
+use crate::platforms::authorization::BodyKind;
 use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{LEDGER, Platform, SourceType};
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
 
 /// Xero in the catalogue.
 pub static PLATFORM: Platform = Platform {

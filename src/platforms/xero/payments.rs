@@ -184,11 +184,14 @@ impl XeroPayment {
                 .and_then(|account| AccountRef::to(account.account_id, account.name)),
             date,
             currency: currency.unwrap_or_default(),
-            cash: if settles == Settles::Document { amount } else { -amount },
+            cash: if settles == Settles::Document {
+                amount
+            } else {
+                -amount
+            },
             settles,
             document_id,
-            contact: contact
-                .and_then(|contact| contact.contact_id.map(|id| (id, contact.name))),
+            contact: contact.and_then(|contact| contact.contact_id.map(|id| (id, contact.name))),
             source_modified_date: updated(self.updated_date_utc.as_deref()),
             payment_id: self.payment_id,
         })))

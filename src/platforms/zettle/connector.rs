@@ -8,24 +8,23 @@
 //! (client credentials in the form body), where `GET /users/self` verifies
 //! the organization. Sources: `NOTES.md`.
 
-use crate::platforms::kit::limits::Limits;
 use super::ZettleAuthorization;
 use super::mapping::{Purchase, PurchasePage, UserSelf, refunds_by_original};
-use std::collections::HashMap;
-use crate::platforms::kit::records::{self, Read, Unreadable};
-use serde_json::value::RawValue;
 use crate::data::money::Money;
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
-    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach,
-    syncs,
+    Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::limits::Limits;
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
+use crate::platforms::kit::paging::NextLink;
+use crate::platforms::kit::records::{self, Read, Unreadable};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::Value;
-use crate::platforms::kit::paging::NextLink;
+use serde_json::value::RawValue;
+use std::collections::HashMap;
 
 /// Purchases asked for per page by default (Zettle allows 1–1000 and
 /// warns against large pages).
@@ -120,21 +119,26 @@ impl Connector for ZettleConnector {
     /// Zettle's code flow: purchases and the user's organization
     /// (`GET /users/self` on the OAuth host names it).
     fn link_spec(&self) -> Option<LinkSpec> {
-        Some(
-            LinkSpec::code_flow(
-                self.authorize_url.clone(),
-                self.token_url.clone(),
-                ClientAuth::RequestBody,
-                &["READ:PURCHASE", "READ:USERINFO"],
-            ),
-        )
+        Some(LinkSpec::code_flow(
+            self.authorize_url.clone(),
+            self.token_url.clone(),
+            ClientAuth::RequestBody,
+            &["READ:PURCHASE", "READ:USERINFO"],
+        ))
     }
 
     async fn organizations(&self, grant: &Grant) -> Result<Vec<Organization>, ConnectorError> {
-        let call = Call::get(Self::PLATFORM, "the user", user_url(&self.token_url), Auth::Bearer(&grant.access_token));
+        let call = Call::get(
+            Self::PLATFORM,
+            "the user",
+            user_url(&self.token_url),
+            Auth::Bearer(&grant.access_token),
+        );
         let user: UserSelf = self.http.json(&call).await?;
         let Some(organization) = user.organization_uuid else {
-            return Err(ConnectorError::Failed("Zettle named no organization".to_owned()));
+            return Err(ConnectorError::Failed(
+                "Zettle named no organization".to_owned(),
+            ));
         };
         Ok(vec![Organization {
             name: organization.clone(),
@@ -145,7 +149,10 @@ impl Connector for ZettleConnector {
 
     fn link_body(&self, grant: &Grant, organization: &Organization) -> Value {
         let mut body = grant.token_body();
-        body.insert("organizationUuid".to_owned(), organization.id.clone().into());
+        body.insert(
+            "organizationUuid".to_owned(),
+            organization.id.clone().into(),
+        );
         Value::Object(body)
     }
 
@@ -161,9 +168,7 @@ impl Connector for ZettleConnector {
         let user: UserSelf = self.http.json(&call).await?;
         let wanted = credentials.organization_uuid.to_string();
         require_reach(&wanted, user.organization_uuid.as_deref(), |_| {
-            format!(
-                "Zettle accepted the access token, but for another organization than {wanted}"
-            )
+            format!("Zettle accepted the access token, but for another organization than {wanted}")
         })
     }
 }
@@ -225,9 +230,12 @@ impl Syncs<Orders> for ZettleConnector {
                 }
             }
         }
-        let (refunds, purchases): (Vec<_>, Vec<_>) =
-            readable.into_iter().partition(|(purchase, _)| purchase.refund);
-        refunded_by.extend(refunds_by_original(refunds.iter().map(|(refund, _)| refund)));
+        let (refunds, purchases): (Vec<_>, Vec<_>) = readable
+            .into_iter()
+            .partition(|(purchase, _)| purchase.refund);
+        refunded_by.extend(refunds_by_original(
+            refunds.iter().map(|(refund, _)| refund),
+        ));
         for (purchase, named) in purchases {
             let mut refunded: Result<Option<Money>, Unreadable> = Ok(None);
             for refund_id in purchase.refunded_by.clone() {

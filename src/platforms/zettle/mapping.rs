@@ -10,8 +10,8 @@ use serde::Deserialize;
 
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::json::{self, Amount};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 
 /// An integer amount of `currency`'s minor unit as exact money.
 pub(super) fn minor(amount: i64, currency: &str) -> Result<Money, Unreadable> {
@@ -49,7 +49,11 @@ fn vat(taxable: i64, percentage: Money) -> i64 {
 /// `Completed` (a purchase is a paid receipt); refunded in full or in part
 /// by its refund purchases is `Refunded` or `PartiallyRefunded`; without a
 /// `refunded` flag, `Unknown`.
-pub(super) fn order_status(refunded_flag: Option<bool>, total: Money, refunded: Money) -> OrderStatus {
+pub(super) fn order_status(
+    refunded_flag: Option<bool>,
+    total: Money,
+    refunded: Money,
+) -> OrderStatus {
     match refunded_flag {
         None => OrderStatus::Unknown,
         Some(false) if refunded == Money(0) => OrderStatus::Completed,
@@ -167,7 +171,8 @@ impl Product {
 impl Purchase {
     /// The purchase's id: `purchaseUUID1` (a UUID), else `purchaseUUID`.
     pub(super) fn id(&self) -> Option<String> {
-        json::non_empty(self.purchase_uuid1.clone()).or_else(|| json::non_empty(self.purchase_uuid.clone()))
+        json::non_empty(self.purchase_uuid1.clone())
+            .or_else(|| json::non_empty(self.purchase_uuid.clone()))
     }
 
     /// What this refund purchase gave back, positive, in exact money.
@@ -199,7 +204,11 @@ impl Purchase {
         }
         // Row discounts and purchase-level discounts together: what the
         // products cost before them less what was paid.
-        let discount = if sub_total > total { sub_total - total } else { Money(0) };
+        let discount = if sub_total > total {
+            sub_total - total
+        } else {
+            Money(0)
+        };
         let line_items = self
             .products
             .into_iter()
@@ -255,12 +264,18 @@ mod tests {
     #[test]
     fn refunds_decide_the_status() {
         let total = Money(170_0000);
-        assert_eq!(order_status(Some(false), total, Money(0)), OrderStatus::Completed);
+        assert_eq!(
+            order_status(Some(false), total, Money(0)),
+            OrderStatus::Completed
+        );
         assert_eq!(
             order_status(Some(true), total, Money(35_0000)),
             OrderStatus::PartiallyRefunded
         );
-        assert_eq!(order_status(Some(true), total, total), OrderStatus::Refunded);
+        assert_eq!(
+            order_status(Some(true), total, total),
+            OrderStatus::Refunded
+        );
         assert_eq!(order_status(None, total, Money(0)), OrderStatus::Unknown);
     }
 

@@ -10,12 +10,12 @@ use schemars::JsonSchema;
 use serde::Deserialize;
 use uuid::Uuid;
 
+use crate::data::DataType;
+use crate::platforms::authorization::BodyKind;
 use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
-use crate::data::DataType;
 
 /// What Zettle syncs: the organization's purchases as orders (it has no customers).
 const DATA_TYPES: &[DataType] = &[DataType::ORDERS];

@@ -205,8 +205,10 @@ impl ZohoItem {
             _ => ItemType::Unknown,
         };
         let sold = kind != Some("purchases");
-        let bought = matches!(kind, Some("purchases" | "sales_and_purchases" | "inventory"))
-            || self.purchase_rate.is_some()
+        let bought = matches!(
+            kind,
+            Some("purchases" | "sales_and_purchases" | "inventory")
+        ) || self.purchase_rate.is_some()
             || self.purchase_account_id.is_some();
         let sales = sold.then(|| ItemSide {
             description: json::non_empty(self.description),
@@ -215,7 +217,10 @@ impl ZohoItem {
                 json::non_empty(self.account_id),
                 json::non_empty(self.account_name),
             ),
-            tax_rate_ref: TaxRateRef::to(json::non_empty(self.tax_id), json::non_empty(self.tax_name)),
+            tax_rate_ref: TaxRateRef::to(
+                json::non_empty(self.tax_id),
+                json::non_empty(self.tax_name),
+            ),
         });
         let purchases = bought.then(|| ItemSide {
             description: json::non_empty(self.purchase_description),

@@ -14,20 +14,20 @@ use std::collections::BTreeMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{ZohoBooksAuthorization, ZohoDataCenter};
 use super::mapping::{ContactsPage, InvoicesPage, OrganizationsAnswer, check_code};
+use super::{ZohoBooksAuthorization, ZohoDataCenter};
 use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
 use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
+use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::Items;
 use crate::data::journal_entries::JournalEntries;
 use crate::data::payments::Payments;
 use crate::data::suppliers::Suppliers;
 use crate::data::tax_rates::TaxRates;
-use crate::data::invoices::{Invoice, Invoices};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Changes, Configured, Connector, ConnectorError, Deletions, Endpoint, Fetched, Fetcher, Since,
@@ -59,8 +59,9 @@ impl Configured for ZohoBooksConnector {
     const API_BASE: Endpoint = Endpoint::PerConnection(
         "the connection's data centre: https://www.zohoapis.<dc>; an api_domain in Zoho's token answer wins",
     );
-    const TOKEN_URL: Endpoint =
-        Endpoint::PerConnection("the connection's data centre: https://accounts.zoho.<dc>/oauth/v2/token");
+    const TOKEN_URL: Endpoint = Endpoint::PerConnection(
+        "the connection's data centre: https://accounts.zoho.<dc>/oauth/v2/token",
+    );
 
     fn new(config: &PlatformConfig, http: PlatformHttp) -> Self {
         Self {
@@ -237,10 +238,16 @@ impl Connector for ZohoBooksConnector {
     }
 
     fn token_endpoint(&self, credentials: &ZohoBooksAuthorization) -> Option<TokenEndpoint> {
-        let url = self.token_url.clone().unwrap_or_else(|| {
-            format!("{}/oauth/v2/token", credentials.data_center.hosts().1)
-        });
-        Some(TokenEndpoint::new(Self::PLATFORM, &url, ClientAuth::RequestBody, &self.http))
+        let url = self
+            .token_url
+            .clone()
+            .unwrap_or_else(|| format!("{}/oauth/v2/token", credentials.data_center.hosts().1));
+        Some(TokenEndpoint::new(
+            Self::PLATFORM,
+            &url,
+            ClientAuth::RequestBody,
+            &self.http,
+        ))
     }
 
     /// `GET /organizations` lists the organizations the token reaches: it
@@ -256,7 +263,10 @@ impl Connector for ZohoBooksConnector {
         let body: OrganizationsAnswer = self.http.json(&call).await?;
         check_code(body.code, body.message)?;
         let organization_id = &credentials.organization_id;
-        let reached = body.organizations.iter().map(|organization| organization.organization_id.as_str());
+        let reached = body
+            .organizations
+            .iter()
+            .map(|organization| organization.organization_id.as_str());
         require_reach(organization_id, reached, |count| {
             format!(
                 "Zoho Books accepted the access token, but organization {organization_id} is not among \
@@ -288,7 +298,9 @@ impl ZohoBooksConnector {
         };
         let body: InvoicesPage = self.http.json(&call).await?;
         check_code(body.code, body.message)?;
-        let read = body.invoices.read(|invoice| invoice.into_record().map(Some));
+        let read = body
+            .invoices
+            .read(|invoice| invoice.into_record().map(Some));
         Ok(Fetched::read(
             read,
             page.next(body.page_context.is_some_and(|page| page.has_more_page)),

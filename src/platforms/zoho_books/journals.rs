@@ -107,7 +107,8 @@ impl ZohoJournal {
         Ok(JournalEntry {
             journal_number: json::non_empty(self.entry_number),
             posted_on,
-            description: json::non_empty(self.notes).or_else(|| json::non_empty(self.reference_number)),
+            description: json::non_empty(self.notes)
+                .or_else(|| json::non_empty(self.reference_number)),
             source: None,
             journal_lines,
             created_on: json::timestamp(self.created_time.as_deref()),
@@ -136,7 +137,10 @@ mod tests {
             .iter()
             .map(|line| serde_json::json!(line.net_amount))
             .collect();
-        assert_eq!(amounts, [serde_json::json!("5000.00"), serde_json::json!("-5000.00")]);
+        assert_eq!(
+            amounts,
+            [serde_json::json!("5000.00"), serde_json::json!("-5000.00")]
+        );
         assert_eq!(entry.balance(), crate::data::money::Money(0));
 
         let unsigned: ZohoJournal = serde_json::from_str(
@@ -145,6 +149,9 @@ mod tests {
         )
         .expect("a journal");
         let problem = unsigned.into_record().expect_err("unsigned");
-        assert_eq!(problem.field.as_deref(), Some("line_items[0].debit_or_credit"));
+        assert_eq!(
+            problem.field.as_deref(),
+            Some("line_items[0].debit_or_credit")
+        );
     }
 }

@@ -18,11 +18,11 @@ use super::chart::{AccountsPage, ItemsPage, OrganizationAnswer, TaxesPage};
 use super::connector::{ZohoBooksConnector, auth, last_modified_time};
 use super::documents::{BillsPage, CreditNotesPage};
 use super::journals::{JournalAnswer, JournalsPage, ZohoJournal};
+use super::mapping::{ContactsPage, PageContext, check_code};
 use super::settlements::{
     BaseCurrency, CustomerPaymentAnswer, CustomerPaymentsPage, VendorPaymentAnswer,
     VendorPaymentsPage, ZohoCustomerPayment, ZohoVendorPayment,
 };
-use super::mapping::{ContactsPage, PageContext, check_code};
 use crate::data::accounts::{Account, Accounts};
 use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
@@ -33,10 +33,10 @@ use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
+use crate::platforms::connector::changed_syncs;
 use crate::platforms::connector::{
     Changes, Connector, ConnectorError, Deletions, Fetched, RecordIssue, Syncs,
 };
-use crate::platforms::connector::changed_syncs;
 use crate::platforms::kit::http::Call;
 use crate::platforms::kit::paging::PageNumber;
 use crate::platforms::kit::records::{self, Keyed, Read, Unreadable};
@@ -76,17 +76,27 @@ macro_rules! list_page {
     };
 }
 
-list_page!(AccountsPage, Account, chartofaccounts, |row| Ok(Some(row.into_record())));
+list_page!(AccountsPage, Account, chartofaccounts, |row| Ok(Some(
+    row.into_record()
+)));
 list_page!(TaxesPage, TaxRate, taxes, |row| Ok(Some(row.into_record())));
 list_page!(ItemsPage, Item, items, |row| Ok(Some(row.into_record())));
 list_page!(BillsPage, Bill, bills, |row| row.into_record().map(Some));
-list_page!(CreditNotesPage, CreditNote, creditnotes, |row| row.into_record().map(Some));
+list_page!(CreditNotesPage, CreditNote, creditnotes, |row| row
+    .into_record()
+    .map(Some));
 list_page!(ContactsPage, Supplier, contacts, |row| Ok(row
     .is_vendor()
     .then(|| row.into_supplier())));
-list_page!(CustomerPaymentsPage, String, customer_payments, |row| Ok(Some(row.payment_id)));
-list_page!(VendorPaymentsPage, String, vendorpayments, |row| Ok(Some(row.payment_id)));
-list_page!(JournalsPage, String, journals, |row| Ok(Some(row.journal_id)));
+list_page!(CustomerPaymentsPage, String, customer_payments, |row| Ok(
+    Some(row.payment_id)
+));
+list_page!(VendorPaymentsPage, String, vendorpayments, |row| Ok(Some(
+    row.payment_id
+)));
+list_page!(JournalsPage, String, journals, |row| Ok(Some(
+    row.journal_id
+)));
 
 /// The answer of a single record (`GET /journals/{id}`): its `code`, and
 /// the record under its key, left unread.
@@ -272,7 +282,11 @@ impl ZohoBooksConnector {
         let listed = self
             .changed_list_page::<VendorPaymentsPage>(
                 credentials,
-                ("vendorpayments", "a page of vendor payments", VENDOR_PAYMENTS),
+                (
+                    "vendorpayments",
+                    "a page of vendor payments",
+                    VENDOR_PAYMENTS,
+                ),
                 ("filter_by", "PaymentMode.All"),
                 since,
                 cursor,
@@ -331,7 +345,12 @@ impl Syncs<Accounts> for ZohoBooksConnector {
     ) -> Result<Fetched<Account>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self
-            .list(credentials, "chartofaccounts", "a page of the chart of accounts", page)
+            .list(
+                credentials,
+                "chartofaccounts",
+                "a page of the chart of accounts",
+                page,
+            )
             .query("filter_by", "AccountType.All")
             .query("showbalance", "true");
         self.list_page::<AccountsPage>(credentials, call, page, ACCOUNTANTS)
@@ -385,7 +404,6 @@ impl Syncs<Items> for ZohoBooksConnector {
             .await
     }
 }
-
 
 impl ZohoBooksConnector {
     /// A page of bills, changed since `since` when given.
@@ -441,7 +459,11 @@ impl Syncs<Payments> for ZohoBooksConnector {
         let listed = self
             .changed_list_page::<CustomerPaymentsPage>(
                 credentials,
-                ("customerpayments", "a page of customer payments", CUSTOMER_PAYMENTS),
+                (
+                    "customerpayments",
+                    "a page of customer payments",
+                    CUSTOMER_PAYMENTS,
+                ),
                 ("filter_by", "PaymentMode.All"),
                 None,
                 cursor,

@@ -6,13 +6,13 @@
 
 use serde::Deserialize;
 
-use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::data::customers::{Customer, CustomerStatus};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus};
 use crate::data::money::Money;
 use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::platforms::connector::ConnectorError;
 use crate::platforms::kit::json::{self, Amount, money};
+use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, lookup};
 
 /// Zoho's invoice statuses that need no amounts; `sent`, `viewed`,

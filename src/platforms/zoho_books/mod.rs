@@ -17,11 +17,11 @@ pub mod settlements;
 use schemars::JsonSchema;
 use serde::Deserialize;
 
+use crate::platforms::authorization::BodyKind;
 use crate::platforms::authorization::expiring_token_body;
+use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{LEDGER, Platform, SourceType};
-use crate::platforms::authorization::BodyKind;
-use crate::platforms::connector::ConnectorKind;
 
 /// Zoho Books in the catalogue.
 pub static PLATFORM: Platform = Platform {

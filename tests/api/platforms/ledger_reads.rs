@@ -104,7 +104,11 @@ pub async fn refused_but_linked(
 ) {
     let operations = sync(app, company_id, data_type).await;
     let operation = latest(&operations, &data_type.to_string());
-    assert_eq!(operation.status, PullStatus::PermissionsError, "{operation:?}");
+    assert_eq!(
+        operation.status,
+        PullStatus::PermissionsError,
+        "{operation:?}"
+    );
     let message = operation.error_message.clone().unwrap_or_default();
     assert!(message.contains(says), "{message}");
     let connection = app

@@ -12,7 +12,9 @@ use serde_json::{Value, json};
 use client::types::QueueDataTypeDataType;
 use tributary::data::money::Money;
 
-use super::super::ledger_reads::{amount, columns, issues_of, records, refs_name_accounts, settled, synced};
+use super::super::ledger_reads::{
+    amount, columns, issues_of, records, refs_name_accounts, settled, synced,
+};
 use super::super::options_for;
 use super::{FILE, connected, fake};
 use crate::helpers::{TestApp, backends};

@@ -9,8 +9,8 @@ use client::types::QueueDataTypeDataType;
 
 use super::super::super::fake::{Answer, Call, Fake, Scheme, fixture};
 use super::super::super::ledger_reads::{records, refused_but_linked, synced};
-use super::super::super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::super::super::options_for;
+use super::super::super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::super::{ACCESS, CASE, REFRESH, connected, fake, router};
 use crate::helpers::{TestApp, backends, json};
 
