@@ -1,4 +1,4 @@
-//! Oracle NetSuite's connector: invoices and customers through SuiteQL (`POST
+//! Oracle NetSuite's connector: SuiteQL requests (`POST
 //! /services/rest/query/v1/suiteql` with `Prefer: transient`) on the account's own
 //! host, paged by `limit`/`offset` while `hasMore`, in windows ordered by id (a query
 //! pages at most 100 000 rows, so each window restarts after the last id seen). An
@@ -18,7 +18,7 @@ use serde::de::DeserializeOwned;
 use serde_json::json;
 
 use super::NetSuiteAuthorization;
-use super::mapping::{NsCustomer, NsInvoice, NsLine, SuiteQlPage, lines_by_invoice};
+use super::mapping::SuiteQlPage;
 use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
@@ -38,7 +38,7 @@ use crate::platforms::connector::{
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
-use crate::platforms::kit::records::{Keyed, Read, Unreadable};
+use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 
 /// Rows asked for per page by default (SuiteQL's maximum `limit` is 1000).
@@ -184,22 +184,6 @@ impl NetSuiteConnector {
         self.http.json(&call).await.map_err(missing_permission)
     }
 
-    /// The line rows of the invoices `ids`, and why an invoice is
-    /// unreadable (by its id) when one of its rows cannot be read.
-    async fn lines(
-        &self,
-        credentials: &NetSuiteAuthorization,
-        ids: &[u64],
-    ) -> Result<(Vec<NsLine>, BTreeMap<String, Unreadable>), ConnectorError> {
-        let query = format!(
-            "{LINES_QUERY} WHERE tl.transaction IN ({}) AND tl.mainline = 'F' \
-             ORDER BY tl.transaction, tl.linesequencenumber",
-            id_list(ids)
-        );
-        self.every_row(credentials, "a page of invoice lines", &query, "lines", ids)
-            .await
-    }
-
     /// Every row of `query` (which names the records `ids`, numeric ids
     /// only), every page of it; a row that cannot be read makes the record
     /// it belongs to unreadable (by its id), its field under `part`.
@@ -293,26 +277,6 @@ fn missing_permission(error: ConnectorError) -> ConnectorError {
     ))
 }
 
-/// The invoice query's columns: amounts in the invoice's currency, dates as
-/// `YYYY-MM-DD`, the last change as a local date-time.
-const INVOICES_QUERY: &str = "SELECT t.id, t.tranid, t.entity, BUILTIN.DF(t.entity) AS entityname, \
-     TO_CHAR(t.trandate, 'YYYY-MM-DD') AS trandate, TO_CHAR(t.duedate, 'YYYY-MM-DD') AS duedate, \
-     cur.symbol AS currency, t.foreigntotal, t.foreignamountunpaid, t.status, \
-     BUILTIN.DF(t.status) AS statusname, t.memo, \
-     TO_CHAR(t.lastmodifieddate, 'YYYY-MM-DD\"T\"HH24:MI:SS') AS lastmodifieddate \
-     FROM transaction t LEFT JOIN currency cur ON cur.id = t.currency";
-
-/// The line query's columns.
-const LINES_QUERY: &str = "SELECT tl.transaction, tl.linesequencenumber, tl.memo, \
-     BUILTIN.DF(tl.item) AS itemname, tl.quantity, tl.rate, tl.foreignamount, tl.taxline \
-     FROM transactionline tl";
-
-/// The customer query's columns.
-const CUSTOMERS_QUERY: &str = "SELECT c.id, c.entityid, c.companyname, c.firstname, c.lastname, \
-     c.isperson, c.email, c.phone, cur.symbol AS currency, c.isinactive, \
-     TO_CHAR(c.lastmodifieddate, 'YYYY-MM-DD\"T\"HH24:MI:SS') AS lastmodifieddate \
-     FROM customer c LEFT JOIN currency cur ON cur.id = c.currency";
-
 /// The condition on `column` (a `lastmodifieddate`) of what changed after
 /// `since`, when given: `TO_TIMESTAMP` with an explicit format, as SuiteQL
 /// reads a bare date string by the account's date-format preference; empty
@@ -337,108 +301,6 @@ pub(super) const CHANGES: Option<Changes> = Some(Changes {
     overlap: Duration::from_secs(24 * 60 * 60),
     deletions: Deletions::OnlyByFullFetch,
 });
-
-impl NetSuiteConnector {
-    /// A page of invoices with their lines (changed since `since`, when given),
-    /// in windows ordered by id.
-    async fn invoices(
-        &self,
-        credentials: &NetSuiteAuthorization,
-        since: Option<DateTime<Utc>>,
-        cursor: Option<String>,
-    ) -> Result<Fetched<Invoice>, ConnectorError> {
-        let window = Window::from_cursor(cursor)?;
-        let query = format!(
-            "{INVOICES_QUERY} WHERE t.type = 'CustInvc'{} AND t.id > {} ORDER BY t.id",
-            modified_since("t.lastmodifieddate", since),
-            window.after
-        );
-        let page: SuiteQlPage<NsInvoice> = self
-            .suiteql(
-                credentials,
-                "a page of invoices",
-                &query,
-                self.page_size,
-                window.offset,
-            )
-            .await?;
-        let next = window.next(
-            page.has_more,
-            self.page_size,
-            page.items.last_id().as_deref(),
-        );
-        let total = if window.after == 0 {
-            page.total_results
-        } else {
-            None
-        };
-        let mut read = Read::default();
-        let mut invoices = Vec::with_capacity(page.items.len());
-        for entry in page.items.entries() {
-            match entry {
-                Ok((invoice, named)) => match invoice.id.parse::<u64>() {
-                    Ok(id) => invoices.push((id, invoice, named)),
-                    Err(_) => read
-                        .issues
-                        .push(named.issue(Unreadable::field("id", "is not a number"))),
-                },
-                Err(issue) => read.issues.push(issue),
-            }
-        }
-        let ids: Vec<u64> = invoices.iter().map(|(id, _, _)| *id).collect();
-        let (rows, mut unreadable) = self.lines(credentials, &ids).await?;
-        let mut lines = lines_by_invoice(rows);
-        for (_, invoice, named) in invoices {
-            let own = lines.remove(&invoice.id);
-            let record = match unreadable.remove(&invoice.id) {
-                Some(problem) => Err(problem),
-                None => invoice.into_record(own),
-            };
-            match record {
-                Ok(record) => read.records.push(record),
-                Err(problem) => read.issues.push(named.issue(problem)),
-            }
-        }
-        Ok(Fetched::read(read, next).of_total(total))
-    }
-
-    /// A page of customers (changed since `since`, when given), in windows
-    /// ordered by id.
-    async fn customers(
-        &self,
-        credentials: &NetSuiteAuthorization,
-        since: Option<DateTime<Utc>>,
-        cursor: Option<String>,
-    ) -> Result<Fetched<Customer>, ConnectorError> {
-        let window = Window::from_cursor(cursor)?;
-        let query = format!(
-            "{CUSTOMERS_QUERY} WHERE c.id > {}{} ORDER BY c.id",
-            window.after,
-            modified_since("c.lastmodifieddate", since)
-        );
-        let page: SuiteQlPage<NsCustomer> = self
-            .suiteql(
-                credentials,
-                "a page of customers",
-                &query,
-                self.page_size,
-                window.offset,
-            )
-            .await?;
-        let next = window.next(
-            page.has_more,
-            self.page_size,
-            page.items.last_id().as_deref(),
-        );
-        let total = if window.after == 0 {
-            page.total_results
-        } else {
-            None
-        };
-        let read = page.items.read(|customer| Ok(Some(customer.into_record())));
-        Ok(Fetched::read(read, next).of_total(total))
-    }
-}
 
 impl Connector for NetSuiteConnector {
     type Credentials = NetSuiteAuthorization;

@@ -1,4 +1,4 @@
-//! NetSuite's ledger beyond sales, through SuiteQL: accounts with their
+//! Every NetSuite list, through SuiteQL: invoices with their lines, customers, and accounts with their
 //! balances, vendors, tax codes, items, the company, bills and credit memos
 //! with their lines, customer and vendor payments with what they apply to,
 //! and every posting transaction as a journal entry with its accounting
@@ -19,11 +19,12 @@ use super::chart::{
 use super::connector::{CHANGES, NetSuiteConnector, Window, id_list, modified_since};
 use super::documents::{NsDocument, NsDocumentLine, lines_by_document};
 use super::journals::{NsAccountingLine, NsPosting, lines_by_posting};
-use super::mapping::SuiteQlPage;
+use super::mapping::{NsCustomer, NsInvoice, NsLine, SuiteQlPage, lines_by_invoice};
 use super::queries::{
     ACCOUNTING_LINES_QUERY, ACCOUNTS, BALANCES_QUERY, BASE_CURRENCY_QUERY, BILLS, CREDIT_MEMOS,
-    CUSTOMER_PAYMENTS, CurrencyRow, DOCUMENT_LINES_QUERY, ITEMS, LINKS_QUERY, Listing, MonthRow,
-    POSTINGS, ROOT_SUBSIDIARY_QUERY, TAX_CODES, VENDOR_PAYMENTS, VENDORS, YEAR_START_QUERY,
+    CUSTOMER_PAYMENTS, CUSTOMERS, CurrencyRow, DOCUMENT_LINES_QUERY, INVOICES, ITEMS, LINES_QUERY,
+    LINKS_QUERY, Listing, MonthRow, POSTINGS, ROOT_SUBSIDIARY_QUERY, TAX_CODES, VENDOR_PAYMENTS,
+    VENDORS, YEAR_START_QUERY,
 };
 use super::settlements::{NsLink, NsPayment, links_by_payment};
 use crate::data::accounts::{Account, Accounts};
@@ -31,6 +32,8 @@ use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
+use crate::data::customers::Customer;
+use crate::data::invoices::Invoice;
 use crate::data::items::{Item, Items};
 use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
@@ -294,6 +297,58 @@ impl NetSuiteConnector {
             vec![company.into_record(&credentials.account_id)],
             None,
         ))
+    }
+
+    /// A page of invoices with their lines (changed since `since`, when
+    /// given).
+    pub(super) async fn invoices(
+        &self,
+        credentials: &NetSuiteAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let page: Windowed<NsInvoice> =
+            self.windowed(credentials, &INVOICES, since, cursor).await?;
+        let invoices = numbered(page.items, |invoice| &invoice.id);
+        let ids = invoices.ids();
+        let query = format!(
+            "{LINES_QUERY} WHERE tl.transaction IN ({}) AND tl.mainline = 'F' \
+             ORDER BY tl.transaction, tl.linesequencenumber",
+            id_list(&ids)
+        );
+        let (rows, unreadable) = self
+            .every_row::<NsLine>(
+                credentials,
+                "a page of invoice lines",
+                &query,
+                "lines",
+                &ids,
+            )
+            .await?;
+        let mut lines = lines_by_invoice(rows);
+        let read = assemble(
+            invoices,
+            |invoice| &invoice.id,
+            |id| lines.remove(id),
+            unreadable,
+            |invoice, lines| invoice.into_record(lines).map(Some),
+        );
+        Ok(Fetched::read(read, page.next).of_total(page.total))
+    }
+
+    /// A page of customers (changed since `since`, when given).
+    pub(super) async fn customers(
+        &self,
+        credentials: &NetSuiteAuthorization,
+        since: Option<DateTime<Utc>>,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Customer>, ConnectorError> {
+        self.plain(
+            credentials,
+            (&CUSTOMERS, since, cursor),
+            |customer: NsCustomer| Ok(Some(customer.into_record())),
+        )
+        .await
     }
 
     /// The lines of the documents `ids`, every page of them.

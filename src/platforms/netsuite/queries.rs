@@ -30,6 +30,43 @@ macro_rules! local_time {
     };
 }
 
+/// The invoice query's columns: amounts in the invoice's currency, dates as
+/// `YYYY-MM-DD`, the last change as a local date-time.
+pub(super) const INVOICES_QUERY: &str = "SELECT t.id, t.tranid, t.entity, BUILTIN.DF(t.entity) AS entityname, \
+     TO_CHAR(t.trandate, 'YYYY-MM-DD') AS trandate, TO_CHAR(t.duedate, 'YYYY-MM-DD') AS duedate, \
+     cur.symbol AS currency, t.foreigntotal, t.foreignamountunpaid, t.status, \
+     BUILTIN.DF(t.status) AS statusname, t.memo, \
+     TO_CHAR(t.lastmodifieddate, 'YYYY-MM-DD\"T\"HH24:MI:SS') AS lastmodifieddate \
+     FROM transaction t LEFT JOIN currency cur ON cur.id = t.currency";
+
+/// The line query's columns.
+pub(super) const LINES_QUERY: &str = "SELECT tl.transaction, tl.linesequencenumber, tl.memo, \
+     BUILTIN.DF(tl.item) AS itemname, tl.quantity, tl.rate, tl.foreignamount, tl.taxline \
+     FROM transactionline tl";
+
+/// The customer query's columns.
+pub(super) const CUSTOMERS_QUERY: &str = "SELECT c.id, c.entityid, c.companyname, c.firstname, c.lastname, \
+     c.isperson, c.email, c.phone, cur.symbol AS currency, c.isinactive, \
+     TO_CHAR(c.lastmodifieddate, 'YYYY-MM-DD\"T\"HH24:MI:SS') AS lastmodifieddate \
+     FROM customer c LEFT JOIN currency cur ON cur.id = c.currency";
+
+/// Invoices, with their lines read by [`LINES_QUERY`].
+pub(super) const INVOICES: Listing = Listing {
+    what: "a page of invoices",
+    select: INVOICES_QUERY,
+    id: "t.id",
+    only: Some("t.type = 'CustInvc'"),
+    modified: "t.lastmodifieddate",
+};
+
+pub(super) const CUSTOMERS: Listing = Listing {
+    what: "a page of customers",
+    select: CUSTOMERS_QUERY,
+    id: "c.id",
+    only: None,
+    modified: "c.lastmodifieddate",
+};
+
 /// The chart's posting accounts (a summary account takes no postings and
 /// is a heading of the chart).
 pub(super) const ACCOUNTS: Listing = Listing {
