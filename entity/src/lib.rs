@@ -21,6 +21,7 @@ pub mod platform_pace;
 pub mod pull_operation;
 pub mod record;
 pub mod record_generation;
+pub mod record_key;
 pub mod record_staging;
 pub mod retained_generation;
 pub mod server_instance;

@@ -18,6 +18,10 @@ pub struct Model {
     pub connection_id: Uuid,
     /// The data type's name (`invoices`).
     pub data_type: String,
+    /// The fields whose keys (`record_key`) were built when it was
+    /// published, comma-separated; `None` for a generation published
+    /// before keys existed or not yet published.
+    pub keyed_fields: Option<String>,
 }
 
 /// A generation refers to nothing (see the module's note).

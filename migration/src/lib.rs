@@ -26,6 +26,7 @@ mod m20261127_000017_pull_record_issues;
 mod m20261127_000018_incremental_fetches;
 mod m20261127_000019_platform_pace;
 mod m20261127_000020_sync_settings;
+mod m20261129_000021_record_keys;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -54,6 +55,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000018_incremental_fetches::Migration),
             Box::new(m20261127_000019_platform_pace::Migration),
             Box::new(m20261127_000020_sync_settings::Migration),
+            Box::new(m20261129_000021_record_keys::Migration),
         ]
     }
 }

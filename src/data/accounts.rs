@@ -28,6 +28,7 @@ impl Definition for Accounts {
             description: "Only accounts of this classification",
             values: FilterValues::Vocabulary(AccountClassification::NAMES),
         }),
+        keys: &["classification", "status", "currency", "modifiedDate"],
     };
 
     fn id(record: &Account) -> &str {

@@ -20,6 +20,7 @@ impl Definition for BankAccounts {
         order: Direction::Ascending,
         order_description: "by name (ties broken by connection, then account id)",
         filter: None,
+        keys: &["currency", "modifiedDate"],
     };
 
     fn id(record: &BankAccount) -> &str {

@@ -28,6 +28,14 @@ impl Definition for BankTransactions {
             description: "Only transactions of this account",
             values: FilterValues::Id { example: "acc-1" },
         }),
+        keys: &[
+            "accountId",
+            "date",
+            "amount",
+            "currency",
+            "status",
+            "modifiedDate",
+        ],
     };
 
     fn id(record: &BankTransaction) -> &str {

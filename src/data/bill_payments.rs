@@ -33,6 +33,14 @@ impl Definition for BillPayments {
                 example: "sbx-sup-00001",
             },
         }),
+        keys: &[
+            "supplierRef.id",
+            "accountRef.id",
+            "date",
+            "currency",
+            "totalAmount",
+            "modifiedDate",
+        ],
     };
 
     fn id(record: &BillPayment) -> &str {

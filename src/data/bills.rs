@@ -31,6 +31,16 @@ impl Definition for Bills {
             description: "Only bills in this status",
             values: FilterValues::Vocabulary(BillStatus::NAMES),
         }),
+        keys: &[
+            "supplierRef.id",
+            "issueDate",
+            "dueDate",
+            "currency",
+            "totalAmount",
+            "amountDue",
+            "status",
+            "modifiedDate",
+        ],
     };
 
     fn id(record: &Bill) -> &str {

@@ -21,6 +21,7 @@ impl Definition for CompanyInfos {
         order: Direction::Ascending,
         order_description: "by company name (one record per connection; ties broken by connection)",
         filter: None,
+        keys: &[],
     };
 
     fn id(record: &CompanyInfo) -> &str {

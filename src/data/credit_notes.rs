@@ -30,6 +30,14 @@ impl Definition for CreditNotes {
             description: "Only credit notes in this status",
             values: FilterValues::Vocabulary(CreditNoteStatus::NAMES),
         }),
+        keys: &[
+            "customerRef.id",
+            "issueDate",
+            "currency",
+            "totalAmount",
+            "status",
+            "modifiedDate",
+        ],
     };
 
     fn id(record: &CreditNote) -> &str {

@@ -19,6 +19,7 @@ impl Definition for Customers {
         order: Direction::Ascending,
         order_description: "by name (ties broken by connection, then customer id)",
         filter: None,
+        keys: &["status", "defaultCurrency", "modifiedDate"],
     };
 
     fn id(record: &Customer) -> &str {

@@ -29,6 +29,16 @@ impl Definition for Invoices {
             description: "Only invoices in this status",
             values: FilterValues::Vocabulary(InvoiceStatus::NAMES),
         }),
+        keys: &[
+            "customerRef.id",
+            "issueDate",
+            "dueDate",
+            "currency",
+            "totalAmount",
+            "amountDue",
+            "status",
+            "modifiedDate",
+        ],
     };
 
     fn id(record: &Invoice) -> &str {

@@ -29,6 +29,7 @@ impl Definition for Items {
             description: "Only items of this type",
             values: FilterValues::Vocabulary(ItemType::NAMES),
         }),
+        keys: &["status", "modifiedDate"],
     };
 
     fn id(record: &Item) -> &str {

@@ -24,6 +24,7 @@ impl Definition for JournalEntries {
         order: Direction::Descending,
         order_description: "newest posting date first (ties broken by connection, then journal entry id)",
         filter: None,
+        keys: &["postedOn", "modifiedDate"],
     };
 
     fn id(record: &JournalEntry) -> &str {

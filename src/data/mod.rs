@@ -79,6 +79,12 @@ pub struct Spec {
     pub order_description: &'static str,
     /// The one filter its list offers, if any.
     pub filter: Option<Filter>,
+    /// The top-level fields partners filter on (its references, dates,
+    /// amounts, currency, status, `modifiedDate`), as queries name them:
+    /// each published generation keeps their values with the records
+    /// holding each one (`store::keys`), so a query on them reads its
+    /// matches without reading the records.
+    pub keys: &'static [&'static str],
 }
 
 /// Ascending or descending.

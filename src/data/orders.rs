@@ -28,6 +28,14 @@ impl Definition for Orders {
             description: "Only orders in this status",
             values: FilterValues::Vocabulary(OrderStatus::NAMES),
         }),
+        keys: &[
+            "customerRef.id",
+            "createdDate",
+            "currency",
+            "totalAmount",
+            "status",
+            "modifiedDate",
+        ],
     };
 
     fn id(record: &Order) -> &str {

@@ -33,6 +33,14 @@ impl Definition for Payments {
                 example: "sbx-cus-000001",
             },
         }),
+        keys: &[
+            "customerRef.id",
+            "accountRef.id",
+            "date",
+            "currency",
+            "totalAmount",
+            "modifiedDate",
+        ],
     };
 
     fn id(record: &Payment) -> &str {

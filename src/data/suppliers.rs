@@ -19,6 +19,7 @@ impl Definition for Suppliers {
         order: Direction::Ascending,
         order_description: "by name (ties broken by connection, then supplier id)",
         filter: None,
+        keys: &["status", "defaultCurrency", "modifiedDate"],
     };
 
     fn id(record: &Supplier) -> &str {

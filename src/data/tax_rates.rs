@@ -21,6 +21,7 @@ impl Definition for TaxRates {
         order: Direction::Ascending,
         order_description: "by name (ties broken by connection, then tax rate id)",
         filter: None,
+        keys: &["status", "modifiedDate"],
     };
 
     fn id(record: &TaxRate) -> &str {

@@ -11,7 +11,7 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use entity::{record, record_generation, record_staging, retained_generation};
+use entity::{record, record_generation, record_key, record_staging, retained_generation};
 
 use crate::data::DataType;
 
@@ -77,6 +77,10 @@ async fn delete_numbered(
         .await?;
     record::Entity::delete_many()
         .filter(record::Column::Generation.is_in(generations.iter().copied()))
+        .exec(db)
+        .await?;
+    record_key::Entity::delete_many()
+        .filter(record_key::Column::Generation.is_in(generations.iter().copied()))
         .exec(db)
         .await?;
     record_generation::Entity::delete_many()

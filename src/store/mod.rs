@@ -27,11 +27,14 @@
 //! or ordered by an `orderBy` is read by conditions on the stored JSON
 //! ([`query`]); such a list's whole order, and that of a company's list
 //! merged from several connections, can be read once per snapshot and any
-//! page of it then looked up by position ([`ordered`]).
+//! page of it then looked up by position ([`ordered`]); a query on the
+//! fields a data type declares as keys reads its matches from the keys
+//! built at publish instead ([`keys`]).
 
 pub mod cleanup;
 pub mod deletions;
 pub mod generations;
+pub mod keys;
 #[cfg(feature = "naive-paging")]
 pub mod naive;
 pub mod ordered;

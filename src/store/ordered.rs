@@ -86,6 +86,12 @@ where
     let Some(one) = selection.visible.first() else {
         return Ok(Vec::new());
     };
+    if let Some(ordinals) = keyed(db, selection, one).await? {
+        return ordinals
+            .into_iter()
+            .map(|ordinal| place(0, ordinal))
+            .collect();
+    }
     let mut rows = within(ConnectionTrait::get_database_backend(db), selection, one)
         .order_by_asc(position)
         .select_only()
@@ -178,6 +184,30 @@ fn within(
     }
 }
 
+/// The positions of the records of `selection` in the generation `one`,
+/// ascending, from the keys of a query on declared fields; `None` when the
+/// records must be read instead (no query, a field without keys, or the
+/// list's filter, whose positions are filter ordinals).
+async fn keyed(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    one: &Visible,
+) -> Result<Option<Vec<i64>>, sea_orm::DbErr> {
+    match (selection.query, selection.filter) {
+        (Some(query), None) => {
+            super::keys::matching(
+                db,
+                selection.data_type,
+                one.generation,
+                one.record_count,
+                query,
+            )
+            .await
+        }
+        _ => Ok(None),
+    }
+}
+
 /// A place, or the error of a position no place can hold.
 fn place(connection: usize, position: i64) -> Result<Place, sea_orm::DbErr> {
     Place::new(connection, position).ok_or_else(|| {
@@ -230,6 +260,9 @@ where
 struct Source {
     /// Its index among the selection's generations.
     index: usize,
+    /// Its matching positions not yet read, when its keys hold them
+    /// (ascending); else its rows are read by the query's conditions.
+    keyed: Option<VecDeque<i64>>,
     /// Rows read and not yet merged: position and sort key.
     buffer: VecDeque<(i64, String)>,
     /// The highest position read so far.
@@ -249,14 +282,16 @@ async fn merged(
 ) -> Result<Vec<Place>, sea_orm::DbErr> {
     let backend = ConnectionTrait::get_database_backend(db);
     let descending = selection.data_type.spec().order == Direction::Descending;
-    let mut sources: Vec<Source> = (0..selection.visible.len())
-        .map(|index| Source {
+    let mut sources: Vec<Source> = Vec::with_capacity(selection.visible.len());
+    for (index, one) in selection.visible.iter().enumerate() {
+        sources.push(Source {
             index,
+            keyed: keyed(db, selection, one).await?.map(VecDeque::from),
             buffer: VecDeque::new(),
             after: 0,
             exhausted: false,
-        })
-        .collect();
+        });
+    }
     let mut found = Vec::new();
     loop {
         for source in &mut sources {
@@ -264,8 +299,18 @@ async fn merged(
                 continue;
             }
             let one = &selection.visible[source.index];
-            let chunk: Vec<(i64, String)> = within(backend, selection, one)
-                .filter(position.gt(source.after))
+            let rows = match &mut source.keyed {
+                // The next positions its keys name: their sort keys.
+                Some(positions) => {
+                    let take = positions.len().min(MERGE_CHUNK as usize);
+                    let next: Vec<i64> = positions.drain(..take).collect();
+                    of(selection.data_type, selection.filter)
+                        .filter(record::Column::Generation.eq(one.generation))
+                        .filter(position.is_in(next))
+                }
+                None => within(backend, selection, one).filter(position.gt(source.after)),
+            };
+            let chunk: Vec<(i64, String)> = rows
                 .order_by_asc(position)
                 .limit(MERGE_CHUNK)
                 .select_only()
@@ -274,7 +319,10 @@ async fn merged(
                 .into_tuple()
                 .all(db)
                 .await?;
-            source.exhausted = (chunk.len() as u64) < MERGE_CHUNK;
+            source.exhausted = match &source.keyed {
+                Some(positions) => positions.is_empty(),
+                None => (chunk.len() as u64) < MERGE_CHUNK,
+            };
             if let Some((last, _)) = chunk.last() {
                 source.after = *last;
             }

@@ -18,6 +18,7 @@ mod faults;
 mod fetch_modes;
 mod incremental;
 mod integrations;
+mod keys;
 mod ledger;
 mod links;
 mod metrics;

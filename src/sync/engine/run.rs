@@ -138,7 +138,7 @@ impl Run<'_> {
             full_at: None,
             cursor: resume,
         };
-        let published = self
+        let (published, keys) = self
             .publish(prepared.staging, &issues, watermark, &mode)
             .await?;
         *staged = None;
@@ -155,6 +155,7 @@ impl Run<'_> {
             staging_ms = timings.staging.as_millis() as u64,
             write_ms = timings.writing.as_millis() as u64,
             publish_ms = timings.publishing.as_millis() as u64,
+            keys_ms = keys.as_millis() as u64,
             cleanup_ms = started.elapsed().as_millis() as u64,
             "pull operation complete"
         );

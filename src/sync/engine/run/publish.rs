@@ -21,7 +21,7 @@ impl Run<'_> {
     /// new generation, moves the data type's watermark to `watermark` (the
     /// platform's time when this run's fetch began, and its cursor) and
     /// records the sync on the connection and company. Returns the rows
-    /// published.
+    /// published and how long building their keys took.
     ///
     /// The completion time is taken before the rows move: it is every
     /// changed record's `modifiedDate`, so the records of the next sync,
@@ -32,7 +32,7 @@ impl Run<'_> {
         issues: &Issues,
         watermark: Published,
         mode: &Mode,
-    ) -> Result<u64, RunError> {
+    ) -> Result<(u64, std::time::Duration), RunError> {
         let completed: DateTime<Utc> = Timestamp::now();
         let list = Publishing {
             connection_id: staging.connection_id,
@@ -49,6 +49,9 @@ impl Run<'_> {
             Some(moved) => moved,
             None => store::number_staged(&txn, list, Part::Whole).await?,
         };
+        let keys_began = std::time::Instant::now();
+        store::keys::build(&txn, self.data_type, staging.generation).await?;
+        let keys = keys_began.elapsed();
         store::refresh_statistics(&txn, published).await?;
         issues::record(&txn, self.operation.id, self.worker, issues).await?;
         if !lease::end(
@@ -80,7 +83,7 @@ impl Run<'_> {
         companies::record_sync(&txn, staging.company_id, completed).await?;
         crate::sync::engine::ending::announce_end(&txn, self.operation, None, false).await?;
         txn.commit().await?;
-        Ok(published)
+        Ok((published, keys))
     }
 
     /// On PostgreSQL, moves a long list's staged rows into the readable
