@@ -165,10 +165,14 @@ pub fn markdown(invoices: u64, runs: &[Measured]) -> String {
             || "-".to_owned(),
             |phases| {
                 format!(
-                    "{:.2}, {:.2}, {:.2} s",
+                    "{:.2}, {:.2}, {:.2} s{}",
                     phases.fetch.as_secs_f64(),
                     phases.staging.as_secs_f64(),
-                    phases.publish.as_secs_f64()
+                    phases.publish.as_secs_f64(),
+                    phases.keys.map_or(String::new(), |keys| format!(
+                        " (keys {:.2} s)",
+                        keys.as_secs_f64()
+                    ))
                 )
             },
         );

@@ -14,6 +14,9 @@ pub struct Phases {
     pub staging: Duration,
     /// Moving the staged rows into the readable table and swapping.
     pub publish: Duration,
+    /// Of the publish, building the declared fields' keys (`None` in the
+    /// logs of builds before keys).
+    pub keys: Option<Duration>,
 }
 
 /// The phases of the last completed sync of `data_type` with `records`
@@ -33,6 +36,7 @@ pub fn from_log(log: &str, data_type: &str, records: u64) -> Option<Phases> {
         fetch: millis("fetch_ms")?,
         staging: millis("staging_ms")?,
         publish: millis("publish_ms")?,
+        keys: millis("keys_ms"),
     })
 }
 
@@ -68,7 +72,7 @@ mod tests {
     use super::*;
 
     const LOG: &str = "\
-2026-11-24T21:12:51.891502Z  INFO tributary::sync::engine::run: pull operation complete pull_operation_id=01a2 data_type=\"customers\" records=50000 fetch_ms=23 staging_ms=753 write_ms=746 publish_ms=1209 cleanup_ms=32
+2026-11-24T21:12:51.891502Z  INFO tributary::sync::engine::run: pull operation complete pull_operation_id=01a2 data_type=\"customers\" records=50000 fetch_ms=23 staging_ms=753 write_ms=746 publish_ms=1209 keys_ms=105 cleanup_ms=32
 2026-11-24T21:12:51.891502Z  INFO tributary::sync::engine::run: pull operation complete pull_operation_id=01a3 data_type=\"invoices\" records=1000000 fetch_ms=924 staging_ms=14172 write_ms=13867 publish_ms=29036 cleanup_ms=1285
 2026-11-24T21:15:26.111846Z  INFO tributary::sync::engine::run: pull operation complete pull_operation_id=01a4 data_type=\"invoices\" records=0 fetch_ms=0 staging_ms=1 write_ms=0 publish_ms=2 cleanup_ms=0
 ";
@@ -81,7 +85,12 @@ mod tests {
                 fetch: Duration::from_millis(924),
                 staging: Duration::from_millis(14_172),
                 publish: Duration::from_millis(29_036),
+                keys: None,
             })
+        );
+        assert_eq!(
+            from_log(LOG, "customers", 50_000).and_then(|phases| phases.keys),
+            Some(Duration::from_millis(105))
         );
         assert_eq!(from_log(LOG, "orders", 1_000_000), None);
         assert_eq!(from_log(LOG, "invoices", 999), None);
