@@ -557,7 +557,10 @@ async fn quickbooks_names_its_company_on_the_callback_and_shopify_signs_its_call
         assert_eq!(refused.status(), 400, "only *.myshopify.com shops");
         let authorize =
             continue_to_platform(&app, &mut browser, &session_id, &[("shop", "maple-goods")]).await;
-        assert_eq!(query_of(&authorize)["scope"], "read_orders,read_customers");
+        assert_eq!(
+            query_of(&authorize)["scope"],
+            "read_orders,read_customers,read_products"
+        );
         let at_platform = browser.get(&authorize).await;
         let callback = at_platform.headers()["location"]
             .to_str()

@@ -30,8 +30,11 @@ local mirror at the recorded commit, or from a directory of checkouts)::
     python3 tests/contracts/trim.py regenerate --check      # compare, write nothing
 
 A requested operation the document does not hold is an error (exit 2), as
-is a `$ref` that points nowhere, a security scheme that is not defined, or a
-source whose content is not the one ``operations.json`` records.
+is a `$ref` that points nowhere (unless ``operations.json`` gives the
+document a ``stand_ins`` entry for it: a schema put in its place, marked
+``x-tributary-stand-in`` with the reason), a security scheme that is not
+defined, or a source whose content is not the one ``operations.json``
+records.
 
 YAML is read with the YAML 1.2 core schema's rules, not PyYAML's YAML 1.1
 defaults, so that what a JSON reader of the same document would see comes
@@ -307,9 +310,19 @@ def trim(
     operations: Iterable[tuple[str, str]],
     drop_descriptions: bool = False,
     provenance: dict | None = None,
+    stand_ins: dict[str, dict] | None = None,
 ) -> tuple[dict, list[str]]:
-    """The trimmed document and the external `$ref`s it keeps unresolved."""
+    """The trimmed document and the external `$ref`s it keeps unresolved.
+
+    `stand_ins` maps a local `$ref` the vendor's document references but
+    never defines to the schema put in its place (with its `why`); a
+    stand-in for a `$ref` the document does define, or one no kept
+    operation reaches, is an error, so a stand-in goes once the vendor
+    fixes its document.
+    """
     kind = document_kind(document)
+    stand_ins = dict(stand_ins or {})
+    stood_in: list[str] = []
     paths = document.get("paths") or {}
     out_paths: dict[str, dict] = {}
     missing = []
@@ -358,6 +371,28 @@ def trim(
             external.add(ref)
             return
         parts = _pointer_parts(ref)
+        if ref in stand_ins:
+            try:
+                _resolve(document, parts, ref)
+            except TrimError:
+                pass
+            else:
+                raise TrimError(f"{ref!r} has a stand-in, but the document now defines it: drop the stand-in")
+            unit = unit_of(parts, ref)
+            if unit != tuple(parts):
+                raise TrimError(f"stand-in {ref!r} must name a whole component")
+            if unit in included:
+                return
+            included.add(unit)
+            stand_in = stand_ins[ref]
+            value = dict(stand_in["schema"])
+            value["x-tributary-stand-in"] = stand_in["why"]
+            place = out
+            for part in unit[:-1]:
+                place = place.setdefault(part, {})
+            place[unit[-1]] = value
+            stood_in.append(ref)
+            return
         _resolve(document, parts, ref)  # the whole pointer must resolve
         unit = unit_of(parts, ref)
         if not unit or unit in included:
@@ -422,6 +457,10 @@ def trim(
     if tags:
         out["tags"] = tags
 
+    unused = sorted(set(stand_ins) - set(stood_in))
+    if unused:
+        raise TrimError(f"stand-in(s) no kept operation reaches: {', '.join(unused)}")
+
     out = copy.deepcopy(out)
     if drop_descriptions:
         out = _drop_descriptions(out)
@@ -431,6 +470,8 @@ def trim(
         trim_record.update(provenance)
     if external:
         trim_record["unresolvedExternalRefs"] = sorted(external)
+    if stood_in:
+        trim_record["standIns"] = sorted(stood_in)
     out["x-tributary-trim"] = trim_record
     return out, sorted(external)
 
@@ -549,6 +590,9 @@ def regenerate(args: argparse.Namespace) -> int:
                     operations,
                     drop_descriptions=bool(entry.get("drop_descriptions")),
                     provenance=provenance,
+                    stand_ins={
+                        stand_in["ref"]: stand_in for stand_in in entry.get("stand_ins") or []
+                    },
                 )
             except TrimError as error:
                 raise TrimError(f"{platform} ({entry['repository']} {entry['path']}): {error}") from error

@@ -6,7 +6,8 @@
 //! `X-Auth-Token`. App tokens do not expire and cannot be refreshed: a 401
 //! deauthorizes the connection. After a first sync, only what changed is
 //! asked for: orders by `min_date_modified`, customers by
-//! `date_modified:min`. Sources: `NOTES.md`.
+//! `date_modified:min`. The catalogue's products, as items: [`super::catalog`].
+//! Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::{Limits, Quota, Remaining};
 use chrono::{DateTime, Utc};
@@ -15,6 +16,7 @@ use std::time::Duration;
 use super::BigCommerceAuthorization;
 use super::mapping::{BigCommerceOrder, CustomersPage, OrderProduct};
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -34,8 +36,8 @@ pub const PAGE_SIZE: u64 = 250;
 #[derive(Debug)]
 pub struct BigCommerceConnector {
     api_base: String,
-    page_size: u64,
-    http: PlatformHttp,
+    pub(super) page_size: u64,
+    pub(super) http: PlatformHttp,
 }
 
 impl Configured for BigCommerceConnector {
@@ -54,7 +56,7 @@ impl Configured for BigCommerceConnector {
 
 impl BigCommerceConnector {
     /// A `GET` of the store's `path` (`v2/orders`, `v3/customers`).
-    fn get<'a>(
+    pub(super) fn get<'a>(
         &self,
         credentials: &'a BigCommerceAuthorization,
         path: &str,
@@ -191,7 +193,7 @@ impl Connector for BigCommerceConnector {
     const LINK_UNAVAILABLE: &'static str = "BigCommerce apps are installed from the store's control panel, which calls the app's Auth Callback URL with `code`, `context` and `scope` but no `state` tributary could bind to a session; tributary does not take app installs yet, so migrate tokens with PUT .../authorization";
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Customers, Orders]
+        syncs![Self: Customers, Orders, Items]
     }
 
     /// One customer of the store (`limit=1`): the store hash is in the

@@ -1,13 +1,16 @@
 //! BigCommerce's answers as its OpenAPI documents describe them
 //! (`tests/contracts/bigcommerce.json` for orders v2,
-//! `bigcommerce.customers.json` for customers v3), read as the connector
+//! `bigcommerce.customers.json` for customers v3, `bigcommerce.catalog.json`
+//! for catalogue products v3), read as the connector
 //! reads them, from the documented examples and the bodies
 //! `kit::openapi_contract` makes from the schemas (`NOTES.md`, "Contract").
 
 use serde_json::json;
 
+use super::catalog::ProductsPage;
 use super::mapping::{BigCommerceOrder, CustomersPage, OrderProduct};
 use crate::data::customers::Customer;
+use crate::data::items::Item;
 use crate::data::orders::{Order, OrderLineItem};
 use crate::platforms::kit::graphql_contract::place;
 use crate::platforms::kit::openapi_contract::{Answer, Bodies, Document, Needed, get, hold, set};
@@ -88,4 +91,22 @@ fn every_customers_answer_bigcommerces_document_allows_is_read() {
         why: "a customer is kept under its id",
     }];
     hold(&answer, &bodies, customers, &needed);
+}
+
+/// A page of catalogue products as `Syncs<Items>::page` reads it.
+fn items(text: &str) -> Result<Read<Item>, String> {
+    let page: ProductsPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(page.data.read(|product| Ok(Some(product.into_record()))))
+}
+
+#[test]
+fn every_catalogue_products_answer_bigcommerces_document_allows_is_read_as_items() {
+    let document = Document::load("bigcommerce.catalog.json");
+    let answer = document.answer("GET", "/catalog/products");
+    let needed = [Needed {
+        place: "data.0.id",
+        field: "id",
+        why: "an item is kept under its product's id (read-only in the document, not required)",
+    }];
+    hold(&answer, &answer.bodies(), items, &needed);
 }

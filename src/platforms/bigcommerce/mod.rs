@@ -1,8 +1,10 @@
 //! BigCommerce: its catalogue entry and authorization body; its connector
-//! ([`connector`]: V2 orders with their products, V3 customers) and the
-//! mapping of its records and status ids ([`mapping`]). What these rely on,
+//! ([`connector`]: V2 orders with their products, V3 customers;
+//! [`catalog`]: V3 catalogue products as items) and the mapping of its
+//! records and status ids ([`mapping`]). What these rely on,
 //! with sources: `NOTES.md`.
 
+pub mod catalog;
 pub mod connector;
 #[cfg(test)]
 mod contract_tests;
@@ -18,8 +20,9 @@ use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::LongLivedToken;
 use crate::platforms::{Platform, SourceType};
 
-/// What BigCommerce syncs: customers and orders (a store issues no invoices).
-const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];
+/// What BigCommerce syncs: customers, orders (a store issues no invoices)
+/// and its catalogue's products as items.
+const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS, DataType::ITEMS];
 
 /// BigCommerce in the catalogue.
 pub static PLATFORM: Platform = Platform {

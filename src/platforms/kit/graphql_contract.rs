@@ -183,7 +183,9 @@ fn scalar(name: &str) -> Value {
         "ID" => json!("gid://vendor/Thing/1"),
         "Date" => json!("2026-10-01"),
         "DateTime" => json!("2026-10-01T12:00:00Z"),
-        "Decimal" => json!("12.50"),
+        // Shopify's `Money`: "A monetary value string without a currency
+        // symbol or code" (`"100.57"`).
+        "Decimal" | "Money" => json!("12.50"),
         "URL" => json!("https://example.com/"),
         _ => json!("text"),
     }

@@ -6,11 +6,13 @@
 //! authorization's `environment` says, with the merchant's access token as
 //! a bearer token. Tokens refresh at that host's `/v1/oauth2/token` (HTTP
 //! Basic); PayPal does not rotate the refresh token. PayPal has no
-//! customers API: invoices only. Sources: `NOTES.md`.
+//! customers API. Payments are the invoices' recorded payments and refunds,
+//! read from the same details ([`super::payments`]). Sources: `NOTES.md`.
 
 use super::PayPalAuthorization;
 use super::mapping::{InvoicesPage, PayPalInvoice};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::payments::{Payment, Payments};
 use crate::platforms::authorization::Environment;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -20,7 +22,7 @@ use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
 use crate::platforms::kit::limits::Limits;
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
-use crate::platforms::kit::records::{self, Read};
+use crate::platforms::kit::records::{self, Read, Unreadable};
 use crate::platforms::link::{Grant, LinkSpec, Organization};
 use serde_json::value::RawValue;
 
@@ -132,7 +134,7 @@ impl Connector for PayPalConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices]
+        syncs![Self: Invoices, Payments]
     }
 
     /// Log in with PayPal (`flowEntry=static`), live accounts; the code is
@@ -210,12 +212,16 @@ impl Connector for PayPalConnector {
     }
 }
 
-impl Syncs<Invoices> for PayPalConnector {
-    async fn page(
+impl PayPalConnector {
+    /// A page of the invoice list, each invoice read from its detail and
+    /// turned into records by `records` (an invoice, or its payments); an
+    /// invoice that cannot be read is the page's issue, the rest kept.
+    async fn details<R>(
         &self,
         credentials: &PayPalAuthorization,
         cursor: Option<String>,
-    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        records: impl Fn(PayPalInvoice) -> Result<Vec<R>, Unreadable>,
+    ) -> Result<(Read<R>, Option<String>, Option<u64>), ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let list: InvoicesPage = self
             .http
@@ -237,14 +243,46 @@ impl Syncs<Invoices> for PayPalConnector {
                 .json(&self.get(credentials, &path, "an invoice"))
                 .await?;
             match records::single::<PayPalInvoice>(&answer) {
-                Ok((invoice, named)) => match invoice.into_record() {
-                    Ok(record) => read.records.push(record),
+                Ok((invoice, named)) => match records(invoice) {
+                    Ok(found) => read.records.extend(found),
                     Err(problem) => read.issues.push(named.issue(problem)),
                 },
                 Err(issue) => read.issues.push(issue),
             }
         }
-        Ok(Fetched::read(read, next).of_total(list.total_items))
+        Ok((read, next, list.total_items))
+    }
+}
+
+impl Syncs<Invoices> for PayPalConnector {
+    async fn page(
+        &self,
+        credentials: &PayPalAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Invoice>, ConnectorError> {
+        let (read, next, total) = self
+            .details(credentials, cursor, |invoice| {
+                invoice.into_record().map(|record| vec![record])
+            })
+            .await?;
+        Ok(Fetched::read(read, next).of_total(total))
+    }
+}
+
+/// Payments are read from the same invoice details as invoices (the
+/// Invoicing API lists no payments of its own): the same calls again, each
+/// invoice giving its payments and refunds. PayPal's list has no
+/// modified-since filter, so both are fetched whole.
+impl Syncs<Payments> for PayPalConnector {
+    async fn page(
+        &self,
+        credentials: &PayPalAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        let (read, next, _) = self
+            .details(credentials, cursor, PayPalInvoice::into_payments)
+            .await?;
+        Ok(Fetched::read(read, next))
     }
 }
 

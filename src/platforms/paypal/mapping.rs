@@ -6,6 +6,7 @@
 
 use serde::Deserialize;
 
+use super::payments::{Payments, Refunds};
 use crate::data::invoices::{CustomerRef, Invoice, InvoiceStatus, LineItem};
 use crate::data::money::{Money, Quantity};
 use crate::platforms::kit::json::{self, Amount};
@@ -67,8 +68,9 @@ impl Keyed for PayPalInvoice {
 /// read.
 #[derive(Deserialize)]
 #[serde(try_from = "SentMoney")]
-struct PayPalMoney {
-    value: Option<Amount>,
+pub(super) struct PayPalMoney {
+    pub(super) currency_code: Option<String>,
+    pub(super) value: Option<Amount>,
 }
 
 /// PayPal money as sent, before its decimals are checked.
@@ -83,7 +85,10 @@ impl TryFrom<SentMoney> for PayPalMoney {
 
     fn try_from(sent: SentMoney) -> Result<Self, Self::Error> {
         check_decimals(sent.currency_code.as_deref(), sent.value)?;
-        Ok(Self { value: sent.value })
+        Ok(Self {
+            currency_code: sent.currency_code,
+            value: sent.value,
+        })
     }
 }
 
@@ -98,7 +103,7 @@ fn check_decimals(currency: Option<&str>, value: Option<Amount>) -> Result<(), &
 }
 
 /// Optional money as ours; zero when absent.
-fn money(value: Option<&PayPalMoney>) -> Money {
+pub(super) fn money(value: Option<&PayPalMoney>) -> Money {
     value
         .and_then(|m| m.value)
         .map(Amount::money)
@@ -108,24 +113,25 @@ fn money(value: Option<&PayPalMoney>) -> Money {
 /// An invoice as `GET /v2/invoicing/invoices/{id}` writes it.
 #[derive(Deserialize)]
 pub(super) struct PayPalInvoice {
-    id: String,
+    pub(super) id: String,
     status: Option<String>,
-    detail: Option<Detail>,
+    pub(super) detail: Option<Detail>,
     #[serde(default)]
-    primary_recipients: Vec<Recipient>,
+    pub(super) primary_recipients: Vec<Recipient>,
     #[serde(default)]
     items: Vec<Item>,
     amount: Option<AmountSummary>,
     due_amount: Option<PayPalMoney>,
-    payments: Option<Payments>,
+    pub(super) payments: Option<Payments>,
+    pub(super) refunds: Option<Refunds>,
 }
 
 /// The invoice's detail: number, dates, currency, note, audit times.
 #[derive(Deserialize)]
-struct Detail {
+pub(super) struct Detail {
     invoice_number: Option<String>,
     invoice_date: Option<String>,
-    currency_code: Option<String>,
+    pub(super) currency_code: Option<String>,
     note: Option<String>,
     payment_term: Option<PaymentTerm>,
     metadata: Option<Metadata>,
@@ -144,7 +150,7 @@ struct Metadata {
 
 /// One of the invoice's recipients.
 #[derive(Deserialize)]
-struct Recipient {
+pub(super) struct Recipient {
     billing_info: Option<BillingInfo>,
 }
 
@@ -209,18 +215,6 @@ struct Breakdown {
     tax_total: Option<PayPalMoney>,
 }
 
-/// The payments recorded against an invoice.
-#[derive(Deserialize)]
-struct Payments {
-    #[serde(default)]
-    transactions: Vec<Transaction>,
-}
-
-#[derive(Deserialize)]
-struct Transaction {
-    payment_date: Option<String>,
-}
-
 /// An invoice item.
 #[derive(Deserialize)]
 struct Item {
@@ -278,6 +272,16 @@ impl Item {
     }
 }
 
+/// Whom an invoice is addressed to: its first recipient's billing e-mail
+/// (lower-cased: PayPal has no customer ids), named by its business name,
+/// else the person.
+pub(super) fn customer_of(recipients: Vec<Recipient>) -> Option<CustomerRef> {
+    let info = recipients.into_iter().find_map(|r| r.billing_info)?;
+    let name = json::non_empty(info.business_name).or_else(|| info.name.and_then(Name::text));
+    let id = json::non_empty(info.email_address).map(|e| e.to_lowercase());
+    CustomerRef::to(id, name)
+}
+
 impl PayPalInvoice {
     /// Our invoice; one without a readable date cannot be read.
     pub(super) fn into_record(self) -> Result<Invoice, Unreadable> {
@@ -329,18 +333,7 @@ impl PayPalInvoice {
         } else {
             None
         };
-        let recipient = self
-            .primary_recipients
-            .into_iter()
-            .find_map(|r| r.billing_info);
-        let customer_ref = recipient.and_then(|info| {
-            let name = info
-                .business_name
-                .and_then(|b| json::non_empty(Some(b)))
-                .or_else(|| info.name.and_then(Name::text));
-            let id = json::non_empty(info.email_address).map(|e| e.to_lowercase());
-            CustomerRef::to(id, name)
-        });
+        let customer_ref = customer_of(self.primary_recipients);
         Ok(Invoice {
             invoice_number: json::non_empty(number),
             customer_ref,

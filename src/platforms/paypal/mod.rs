@@ -1,12 +1,14 @@
 //! PayPal: its catalogue entry and authorization body; its connector
 //! ([`connector`]: the Invoicing API v2's invoices, on the environment's
-//! host) and the mapping of its invoices and statuses ([`mapping`]). What
-//! these rely on, with sources: `NOTES.md`.
+//! host) and the mapping of its invoices and statuses ([`mapping`]) and of
+//! the payments recorded against them ([`payments`]). What these rely on,
+//! with sources: `NOTES.md`.
 
 pub mod connector;
 #[cfg(test)]
 mod contract_tests;
 pub mod mapping;
+pub mod payments;
 
 use schemars::JsonSchema;
 use serde::Deserialize;
@@ -18,8 +20,9 @@ use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
-/// What PayPal syncs: invoices (PayPal's REST API has no customers).
-const DATA_TYPES: &[DataType] = &[DataType::INVOICES];
+/// What PayPal syncs: invoices (PayPal's REST API has no customers) and
+/// the payments and refunds recorded against them.
+const DATA_TYPES: &[DataType] = &[DataType::INVOICES, DataType::PAYMENTS];
 
 /// PayPal in the catalogue.
 pub static PLATFORM: Platform = Platform {

@@ -8,7 +8,8 @@
 //! credentials in the form body) and rotate; legacy offline tokens never
 //! expire and are not refreshed. After a first sync, only what changed is
 //! asked for: the same queries with the search filter `updated_at:>'<time>'`
-//! and sorted by `UPDATED_AT`. Sources: `NOTES.md`.
+//! and sorted by `UPDATED_AT`. Product variants, as items: [`super::catalog`].
+//! Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
@@ -18,6 +19,7 @@ use serde_json::{Value, json};
 use super::ShopifyAuthorization;
 use super::mapping::{Answer, Connection, CustomersData, OrdersData, Outcome, ShopData};
 use crate::data::customers::{Customer, Customers};
+use crate::data::items::Items;
 use crate::data::orders::{Order, Orders};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -175,7 +177,7 @@ impl ShopifyConnector {
     }
 
     /// A page of a connection: its nodes and the next page's cursor.
-    async fn list<T: DeserializeOwned, L>(
+    pub(super) async fn list<T: DeserializeOwned, L>(
         &self,
         credentials: &ShopifyAuthorization,
         what: &'static str,
@@ -194,7 +196,11 @@ impl ShopifyConnector {
 
 /// A page's variables: `variables` with `first` (the page size) and `after`
 /// (the previous page's cursor, null for the first page).
-fn page_variables(page_size: u64, cursor: Option<String>, mut variables: Value) -> Value {
+pub(super) fn page_variables(
+    page_size: u64,
+    cursor: Option<String>,
+    mut variables: Value,
+) -> Value {
     variables["first"] = json!(page_size);
     variables["after"] = match NextLink::from_cursor(cursor) {
         NextLink::First => Value::Null,
@@ -279,7 +285,7 @@ impl Connector for ShopifyConnector {
     const LIMITS: Limits = Limits::per_second(2);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Customers, Orders]
+        syncs![Self: Customers, Orders, Items]
     }
 
     /// An expiring offline token (one with a refresh token) refreshes at the
@@ -313,7 +319,7 @@ impl Connector for ShopifyConnector {
                     .clone()
                     .unwrap_or_else(|| "https://{shop}/admin/oauth/access_token".to_owned()),
                 ClientAuth::RequestBody,
-                &["read_orders", "read_customers"],
+                &["read_orders", "read_customers", "read_products"],
             )
             .scopes_separated_by(",")
             .asking(Ask::ShopDomain)

@@ -1,8 +1,10 @@
 //! Shopify: its catalogue entry and authorization body; its connector
 //! ([`connector`]: the GraphQL Admin API's orders and customers on the
-//! shop's own host) and the mapping of its orders, customers and statuses
-//! ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+//! shop's own host; [`catalog`]: its product variants as items) and the
+//! mapping of its orders, customers and statuses ([`mapping`]). What these
+//! rely on, with sources: `NOTES.md`.
 
+pub mod catalog;
 pub mod connector;
 pub mod mapping;
 
@@ -19,8 +21,9 @@ use crate::platforms::numbers::Seconds;
 use crate::platforms::tokens::{Expiry, Secret, expiry};
 use crate::platforms::{Platform, SourceType};
 
-/// What Shopify syncs: the shop's customers and orders.
-const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];
+/// What Shopify syncs: the shop's customers, orders and product variants
+/// (as items).
+const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS, DataType::ITEMS];
 
 /// Shopify in the catalogue.
 pub static PLATFORM: Platform = Platform {

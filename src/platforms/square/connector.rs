@@ -8,8 +8,9 @@
 //! refresh token comes back is kept. After a first sync, only what changed is
 //! asked for where Square can tell: orders by `updated_at` in the same
 //! search, customers by `POST /v2/customers/search` on `updated_at`;
-//! invoices have no such filter and are always fetched whole. Sources:
-//! `NOTES.md`.
+//! invoices have no such filter and are always fetched whole. Payments and
+//! the seller: [`super::ledger`]; catalog items: [`super::catalog`].
+//! Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
 use chrono::{DateTime, Utc};
@@ -20,6 +21,7 @@ use super::mapping::{CustomersPage, InvoicesPage, Location, LocationsAnswer, Ord
 use crate::data::company_info::CompanyInfos;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
+use crate::data::items::Items;
 use crate::data::orders::{Order, Orders};
 use crate::data::payments::Payments;
 use crate::platforms::authorization::Environment;
@@ -195,7 +197,7 @@ impl SquareConnector {
     }
 
     /// A `POST` to the v2 API with the pinned version.
-    fn post<'a>(
+    pub(super) fn post<'a>(
         &self,
         credentials: &'a SquareAuthorization,
         path: &str,
@@ -344,7 +346,7 @@ impl Connector for SquareConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Orders, Payments, CompanyInfos]
+        syncs![Self: Invoices, Customers, Orders, Payments, Items, CompanyInfos]
     }
 
     fn token_endpoint(&self, credentials: &SquareAuthorization) -> Option<TokenEndpoint> {
@@ -376,6 +378,7 @@ impl Connector for SquareConnector {
                     "ORDERS_READ",
                     "CUSTOMERS_READ",
                     "PAYMENTS_READ",
+                    "ITEMS_READ",
                 ],
             )
             .with_pkce()

@@ -5,11 +5,13 @@
 
 use serde_json::{Value, json};
 
+use super::catalog::{CatalogPage, items_of};
 use super::commerce::{LocationDetails, MerchantAnswer, PaymentsPage, RefundsPage};
 use super::mapping::{CustomersPage, InvoicesPage, LocationsAnswer, OrdersPage};
 use crate::data::company_info::CompanyInfo;
 use crate::data::customers::Customer;
 use crate::data::invoices::{Invoice, InvoiceStatus};
+use crate::data::items::Item;
 use crate::data::orders::{Order, OrderStatus};
 use crate::data::payments::Payment;
 use crate::platforms::kit::openapi_contract::{
@@ -260,4 +262,41 @@ fn every_merchant_answer_squares_document_allows_is_read_as_company_info() {
         whole::<LocationDetails>,
         &needed,
     );
+}
+
+/// A page of catalog items as `Syncs<Items>::page` reads it: each item's
+/// variations.
+fn items(text: &str) -> Result<Read<Item>, String> {
+    let page: CatalogPage = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    Ok(items_of(page.objects))
+}
+
+/// Every catalog answer Square's document allows reads as items. Its
+/// `CatalogModifierToggleOverrideType` is defined nowhere in the document;
+/// the trimmed copy has a string standing in for it (`operations.json`,
+/// `stand_ins`).
+#[test]
+fn every_catalog_search_answer_squares_document_allows_is_read_as_items() {
+    let document = Document::load("square.json");
+    let answer = document.answer("POST", "/v2/catalog/search");
+    let mut bodies = square_bodies(&answer);
+    // The search asks for `object_types: ["ITEM"]` only, and Square sets
+    // `item_data` "for CatalogObjects of type `ITEM`" (nullable for the
+    // other types).
+    bodies.pin("objects.0.type", json!("ITEM"));
+    let item = bodies.full[0]["objects"][0]["item_data"].clone();
+    bodies.pin("objects.0.item_data", item);
+    let needed = [
+        Needed {
+            place: "objects.0.id",
+            field: "id",
+            why: "a catalog object is named by its id (the document requires it)",
+        },
+        Needed {
+            place: "objects.0.item_data",
+            field: "item_data",
+            why: "an item's variations are our items; an object without item_data gives none",
+        },
+    ];
+    hold(&answer, &bodies, items, &needed);
 }

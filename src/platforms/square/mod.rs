@@ -1,10 +1,11 @@
 //! Square: its catalogue entry and authorization body; its connector
 //! ([`connector`]: invoices, customers and orders, location by location;
-//! [`ledger`]: payments and the seller) and the mapping of its money,
-//! records and statuses ([`mapping`]; [`commerce`] for payments and the
-//! seller). What these rely on, with sources:
+//! [`ledger`]: payments and the seller; [`catalog`]: catalog items) and
+//! the mapping of its money, records and statuses ([`mapping`];
+//! [`commerce`] for payments and the seller). What these rely on, with sources:
 //! `NOTES.md`.
 
+pub mod catalog;
 pub mod commerce;
 pub mod connector;
 #[cfg(test)]
@@ -23,12 +24,14 @@ use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
 /// What Square syncs: invoices, customer profiles, orders, payments (and
-/// refunds) and the seller as company info.
+/// refunds), catalog item variations as items and the seller as company
+/// info.
 const DATA_TYPES: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
     DataType::ORDERS,
     DataType::PAYMENTS,
+    DataType::ITEMS,
     DataType::COMPANY_INFO,
 ];
 

@@ -345,7 +345,15 @@ fn text(schema: &Value) -> String {
     let Some(pattern) = schema["pattern"].as_str() else {
         return text;
     };
-    let matcher = jsonschema::validator_for(&json!({ "pattern": pattern }))
+    // The candidate must also keep to the bounds: a pattern's empty start
+    // matches `^[a-zA-Z0-9_-]*$` but not Square's `minLength: 1` beside it.
+    let mut bounds = json!({ "pattern": pattern });
+    for bound in ["minLength", "maxLength"] {
+        if let Some(value) = schema.get(bound) {
+            bounds[bound] = value.clone();
+        }
+    }
+    let matcher = jsonschema::validator_for(&bounds)
         .unwrap_or_else(|error| panic!("pattern {pattern}: {error}"));
     let start: String = pattern
         .trim_start_matches('^')

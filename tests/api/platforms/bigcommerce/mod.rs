@@ -1,6 +1,8 @@
 //! BigCommerce: V2 orders over full `page`/`limit` pages until the empty
 //! `204` past the last, every status id, each order's products; V3 customers
 //! until `meta.pagination` names the last page; the `X-Auth-Token` header;
+//! V3 catalogue products as items over two pages, then only those modified
+//! since (`date_modified:min`);
 //! a rejected token deauthorizes (nothing to refresh); 429 with
 //! `Retry-After`, a 500, a malformed page, the data types BigCommerce
 //! lacks, and verification at migration.
@@ -16,7 +18,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, changes_scenario};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refused, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -37,8 +39,8 @@ fn not_found() -> Answer {
 }
 
 /// Serves the BigCommerce fixtures: four full pages of orders and a 204
-/// past them, products for order 101 (none for the others: 204), and two
-/// pages of customers.
+/// past them, products for order 101 (none for the others: 204), two
+/// pages of customers and two of catalogue products.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         let Some(path) = call.path.strip_prefix(&format!("/stores/{STORE}/")) else {
@@ -61,6 +63,15 @@ fn router() -> super::fake::Router {
             path if path.starts_with("v2/orders/") && path.ends_with("/products") => {
                 Answer::json(204, "")
             }
+            "v3/catalog/products" => match (page.as_str(), limit) {
+                ("1" | "2", Some("4")) => Answer::json(
+                    200,
+                    fixture(&format!(
+                        "bigcommerce/fixtures/catalog-products-{page}.json"
+                    )),
+                ),
+                _ => not_found(),
+            },
             "v3/customers" => match (page.as_str(), limit) {
                 ("1", Some("1")) => {
                     Answer::json(200, fixture("bigcommerce/fixtures/customers-verify.json"))
@@ -121,7 +132,7 @@ static CASE: Case = Case {
         records: 5,
         calls: 2,
     },
-    syncs: &["customers", "orders"],
+    syncs: &["customers", "orders", "items"],
     errors: Errors {
         rate_limited: r#"{"status":429,"title":"Too many requests"}"#,
         rate_limit_headers: &[("X-Rate-Limit-Time-Reset-Ms", "1000")],
@@ -352,3 +363,152 @@ static CHANGES: Changed = Changed {
 };
 
 changes_scenario!(CASE, CHANGES);
+
+/// The catalogue's products are the store's items, each field from the
+/// product: SKU, name, type by `type` and `inventory_tracking`, archived
+/// when hidden, `price` the sales price, `cost_price` (when set) the
+/// purchase price, stock when tracked by product; two pages until
+/// `meta.pagination`'s last. A second sync asks only for the products
+/// modified since the first began (`date_modified:min`, BigCommerce's own
+/// time less five minutes).
+#[tokio::test]
+async fn bigcommerce_catalogue_products_sync_as_items_then_only_those_modified_since() {
+    use super::ledger_reads::columns;
+    for backend in backends() {
+        let fake = fake().await;
+        fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Items).await;
+        let operation = latest(&operations, "items");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        let items = list(&app, company_id, "items").await;
+        assert_eq!(
+            columns(
+                &items,
+                &[
+                    "/itemId",
+                    "/code",
+                    "/name",
+                    "/type",
+                    "/status",
+                    "/sales/unitPrice",
+                    "/sales/accountRef",
+                    "/purchases/unitPrice",
+                    "/quantityOnHand",
+                    "/sourceModifiedDate",
+                ]
+            ),
+            [
+                [
+                    "82",
+                    "CC3C",
+                    "Chemex Coffeemaker 3 Cup",
+                    "Inventory",
+                    "Active",
+                    "49.50",
+                    "-",
+                    "22.00",
+                    "7",
+                    "2026-10-07T16:20:00.000000Z"
+                ],
+                [
+                    "81",
+                    "DPB-1",
+                    "Dustpan & Brush (old)",
+                    "Inventory",
+                    "Archived",
+                    "34.95",
+                    "-",
+                    "20.125",
+                    "0",
+                    "2026-10-06T14:45:00.000000Z"
+                ],
+                [
+                    "80",
+                    "DL-PACK",
+                    "Gift Card Design Pack",
+                    "NonInventory",
+                    "Active",
+                    "5.00",
+                    "-",
+                    "-",
+                    "-",
+                    "2026-10-05T08:00:00.000000Z"
+                ],
+                [
+                    "78",
+                    "OTL",
+                    "Orbit Terrarium - Large",
+                    "Inventory",
+                    "Active",
+                    "109.00",
+                    "-",
+                    "-",
+                    "-",
+                    "2026-10-03T11:00:00.000000Z"
+                ],
+                [
+                    "77",
+                    "SM-13",
+                    "Smith Journal 13",
+                    "Inventory",
+                    "Active",
+                    "12.99",
+                    "-",
+                    "4.50",
+                    "41",
+                    "2026-10-02T09:15:00.000000Z"
+                ],
+                [
+                    "79",
+                    "-",
+                    "Utility Caddy",
+                    "NonInventory",
+                    "Active",
+                    "45.95",
+                    "-",
+                    "-",
+                    "-",
+                    "2026-10-04T12:30:00.000000Z"
+                ],
+            ]
+        );
+        let listed = |calls: &[Call]| -> Vec<(String, Option<String>)> {
+            calls
+                .iter()
+                .filter(|call| call.path == format!("/stores/{STORE}/v3/catalog/products"))
+                .map(|call| {
+                    (
+                        call.query.get("page").cloned().unwrap_or_default(),
+                        call.query.get("date_modified:min").cloned(),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(
+            listed(&fake.calls()),
+            [("1".to_owned(), None), ("2".to_owned(), None)],
+            "no page past total_pages"
+        );
+
+        let before = fake.calls().len();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Items).await;
+        let second = latest(&operations, "items");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let since = Some("2026-11-27T08:55:00Z".to_owned());
+        assert_eq!(
+            listed(&fake.calls()[before..]),
+            [("1".to_owned(), since.clone()), ("2".to_owned(), since)]
+        );
+        assert_eq!(
+            list(&app, company_id, "items").await,
+            items,
+            "nothing changed"
+        );
+    }
+}

@@ -2,7 +2,9 @@
 //! fetched after the list's summary), every documented status, exact money
 //! in USD and JPY, refresh before use and on a 401 with HTTP Basic (PayPal
 //! keeps its refresh token), `invalid_grant`, 429, 5xx, garbage, the data
-//! types PayPal lacks (customers among them), and verification. Fixtures
+//! types PayPal lacks (customers among them), and verification; payments
+//! from the invoices' recorded payments and refunds, each settling its
+//! invoice. Fixtures
 //! follow PayPal's invoice samples (list and show invoice, Invoicing API v2;
 //! see `src/platforms/paypal/NOTES.md`).
 //!
@@ -129,7 +131,7 @@ static CASE: Case = Case {
         // Four pages and twelve details.
         calls: 4 + 12,
     },
-    syncs: &["invoices"],
+    syncs: &["invoices", "payments"],
     errors: Errors {
         rate_limited: r#"{"name":"RATE_LIMIT_REACHED","message":"Too many requests. Blocked due to rate limiting."}"#,
         rate_limit_headers: &[],
@@ -292,6 +294,203 @@ async fn paypal_invoices_sync_over_every_page_with_every_status_and_exact_money(
             fake.token_calls(),
             0,
             "a token valid for an hour is not refreshed"
+        );
+    }
+}
+
+/// Payments are each invoice's recorded payments (PayPal's and external
+/// ones) and refunds (negative), read from the same details as invoices,
+/// each allocated whole to its invoice: every allocation names a synced
+/// invoice, never exceeds its payment, and a payment's customer is its
+/// invoice's.
+#[tokio::test]
+async fn paypal_payments_are_the_invoices_payments_and_refunds_each_settling_its_invoice() {
+    use super::ledger_reads::{amount, columns, settled, synced};
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 2)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::Invoices,
+                QueueDataTypeDataType::Payments,
+            ],
+        )
+        .await;
+        let invoices = invoices(&app, company_id).await;
+        let payments = records(&app, company_id, "payments").await;
+        let mut rows = columns(
+            &payments,
+            &[
+                "/paymentId",
+                "/date",
+                "/currency",
+                "/totalAmount",
+                "/allocations/0/type",
+                "/allocations/0/id",
+                "/allocations/0/amount",
+                "/reference",
+                "/note",
+            ],
+        );
+        rows.sort();
+        let row = |cells: [&str; 9]| cells.map(str::to_owned).to_vec();
+        let usd = |id, date, total, invoice: &str, reference: &str, note: &str| {
+            row([
+                id, date, "USD", total, "Invoice", invoice, total, reference, note,
+            ])
+        };
+        let inv = |n: u32| format!("INV2-TEST-{n:04}-Q52L-CPZ5");
+        let (i6, i7, i9, i10, i11) = (inv(6), inv(7), inv(9), inv(10), inv(11));
+        let refund_11 = format!("{i11}-refund-1");
+        let paid_8 = format!("{}-payment-1", inv(8));
+        let mut expected = vec![
+            usd(
+                "1AB06000PQ0000060",
+                "2026-10-18",
+                "20.00",
+                &i6,
+                "1AB06000PQ0000060",
+                "-",
+            ),
+            usd(
+                "2CD07001PQ0000071",
+                "2026-10-19",
+                "20.00",
+                &i7,
+                "2CD07001PQ0000071",
+                "-",
+            ),
+            usd(
+                "2CD07002PQ0000072",
+                "2026-10-21",
+                "54.21",
+                &i7,
+                "2CD07002PQ0000072",
+                "-",
+            ),
+            usd(
+                "3EF09001PQ0000091",
+                "2026-10-19",
+                "20.00",
+                &i9,
+                "3EF09001PQ0000091",
+                "-",
+            ),
+            usd(
+                "3EF09002PQ0000092",
+                "2026-10-21",
+                "54.21",
+                &i9,
+                "3EF09002PQ0000092",
+                "-",
+            ),
+            usd(
+                "4GH10001PQ0000101",
+                "2026-10-19",
+                "74.21",
+                &i10,
+                "4GH10001PQ0000101",
+                "-",
+            ),
+            usd(
+                "5JK11001PQ0000111",
+                "2026-10-19",
+                "20.00",
+                &i11,
+                "5JK11001PQ0000111",
+                "-",
+            ),
+            usd(
+                "5JK11002PQ0000112",
+                "2026-10-21",
+                "54.21",
+                &i11,
+                "5JK11002PQ0000112",
+                "-",
+            ),
+            usd(
+                "6LM09001RF0000091",
+                "2026-10-24",
+                "-10.00",
+                &i9,
+                "6LM09001RF0000091",
+                "-",
+            ),
+            usd(
+                "7NP10001RF0000101",
+                "2026-10-25",
+                "-74.21",
+                &i10,
+                "7NP10001RF0000101",
+                "-",
+            ),
+            row([
+                &paid_8,
+                "2026-10-20",
+                "JPY",
+                "5500.00",
+                "Invoice",
+                &inv(8),
+                "5500.00",
+                "-",
+                "Paid by transfer",
+            ]),
+            usd(&refund_11, "2026-10-26", "-74.21", &i11, "-", "-"),
+        ];
+        expected.sort();
+        assert_eq!(rows, expected);
+        // Newest first.
+        assert_eq!(payments[0]["paymentId"], refund_11.as_str());
+
+        for payment in &payments {
+            let total = amount(&payment["totalAmount"]);
+            let allocations = payment["allocations"].as_array().expect("allocations");
+            let allocated = allocations
+                .iter()
+                .fold(tributary::data::money::Money(0), |sum, allocation| {
+                    sum + amount(&allocation["amount"])
+                });
+            assert!(
+                allocated.0 * total.0.signum() <= total.0.abs()
+                    && allocated.0 * total.0.signum() >= 0,
+                "{payment}"
+            );
+            for allocation in allocations {
+                let invoice = invoices
+                    .iter()
+                    .find(|invoice| invoice["invoiceId"] == allocation["id"])
+                    .unwrap_or_else(|| panic!("{allocation} names a synced invoice"));
+                assert_eq!(payment["customerRef"], invoice["customerRef"], "{payment}");
+                assert_eq!(payment["currency"], invoice["currency"], "{payment}");
+            }
+        }
+        // What an invoice was paid (less what was refunded) is its total
+        // less what it still owes, unless it was refunded.
+        for invoice in &invoices {
+            let paid = settled(&payments, "Invoice", &invoice["invoiceId"]);
+            let refunded = invoice["status"] == "Void" || invoice["invoiceNumber"] == "0009";
+            if !refunded {
+                assert_eq!(
+                    paid,
+                    amount(&invoice["totalAmount"]) - amount(&invoice["amountDue"]),
+                    "{invoice}"
+                );
+            }
+        }
+        assert_eq!(
+            settled(&payments, "Invoice", &json!(i9))
+                .to_decimal()
+                .to_string(),
+            "64.21"
+        );
+        assert_eq!(
+            settled(&payments, "Invoice", &json!(i10))
+                .to_decimal()
+                .to_string(),
+            "0.00"
         );
     }
 }

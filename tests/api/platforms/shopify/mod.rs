@@ -1,5 +1,6 @@
 //! Shopify: orders and customers over several GraphQL cursor pages with
 //! every financial and fulfilment state, read back through the lists;
+//! product variants as items over two pages, then only those updated since;
 //! refresh of an expiring offline token before expiry and on a 401 (Shopify
 //! rotates its refresh token), a legacy token that is never refreshed,
 //! `invalid_grant`, a THROTTLED answer, 429 with `Retry-After`, a 500, a
@@ -18,7 +19,7 @@ use uuid::Uuid;
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, changes_scenario};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -40,8 +41,8 @@ fn request(call: &Call) -> (String, Value) {
     (query, body["variables"].clone())
 }
 
-/// Serves the Shopify fixtures: three pages of orders and two of
-/// customers by `after`, and the shop.
+/// Serves the Shopify fixtures: three pages of orders, two of customers
+/// and two of product variants by `after`, and the shop.
 pub(crate) fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path != GRAPHQL_PATH || call.method != "POST" {
@@ -62,6 +63,13 @@ pub(crate) fn router() -> super::fake::Router {
             return Answer::json(
                 200,
                 fixture(&format!("shopify/fixtures/orders-{page}.json")),
+            );
+        }
+        if query.contains("productVariants(") {
+            let page = if after.is_empty() { 1 } else { 2 };
+            return Answer::json(
+                200,
+                fixture(&format!("shopify/fixtures/variants-{page}.json")),
             );
         }
         if query.contains("customers(") {
@@ -129,7 +137,7 @@ static CASE: Case = Case {
         records: 13,
         calls: 3,
     },
-    syncs: &["customers", "orders"],
+    syncs: &["customers", "orders", "items"],
     errors: Errors {
         rate_limited: r#"{"errors":"Exceeded 2 calls per second for api client. Reduce request rates to resume uninterrupted service."}"#,
         rate_limit_headers: &[],
@@ -425,3 +433,162 @@ static CHANGES: Changed = Changed {
 };
 
 changes_scenario!(CASE, CHANGES);
+
+/// Every product variant is an item: named by its product (and its own
+/// title unless it is the default variant), its SKU, tracked stock as
+/// inventory with its quantity, the product's status (only `ARCHIVED`
+/// archived), `price` the sales price and the unit cost, when set, the
+/// purchase price; two pages by `after`. A second sync searches only the
+/// variants updated since the first began (Shopify's own time less five
+/// minutes), with no sort key (variants have no `UPDATED_AT`).
+#[tokio::test]
+async fn shopify_product_variants_sync_as_items_then_only_those_updated_since() {
+    use super::ledger_reads::columns;
+    for backend in backends() {
+        let fake = fake().await;
+        fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, &body(3600)).await;
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Items).await;
+        let operation = latest(&operations, "items");
+        assert_eq!(operation.status, PullStatus::Complete, "{operation:?}");
+        let items = list(&app, company_id, "items").await;
+        let variant = |n: u32| format!("gid://shopify/ProductVariant/{n}");
+        let row = |cells: [&str; 10]| cells.map(str::to_owned).to_vec();
+        assert_eq!(
+            columns(
+                &items,
+                &[
+                    "/itemId",
+                    "/code",
+                    "/name",
+                    "/type",
+                    "/status",
+                    "/sales/unitPrice",
+                    "/purchases/unitPrice",
+                    "/purchases/accountRef",
+                    "/quantityOnHand",
+                    "/sourceModifiedDate",
+                ]
+            ),
+            [
+                row([
+                    &variant(9005),
+                    "-",
+                    "Canoe Lesson",
+                    "NonInventory",
+                    "Active",
+                    "60.00",
+                    "-",
+                    "-",
+                    "-",
+                    "2026-10-02T15:00:00.000000Z"
+                ]),
+                row([
+                    &variant(9003),
+                    "MUG-1",
+                    "Enamel Camp Mug",
+                    "Inventory",
+                    "Active",
+                    "18.00",
+                    "-",
+                    "-",
+                    "-2",
+                    "2026-09-11T09:30:00.000000Z"
+                ]),
+                row([
+                    &variant(9006),
+                    "GC-25",
+                    "Gift Card - $25",
+                    "NonInventory",
+                    "Active",
+                    "25.00",
+                    "-",
+                    "-",
+                    "-",
+                    "2026-10-03T16:00:00.000000Z"
+                ]),
+                row([
+                    &variant(9007),
+                    "GC-50",
+                    "Gift Card - $50",
+                    "NonInventory",
+                    "Active",
+                    "50.00",
+                    "-",
+                    "-",
+                    "-",
+                    "2026-10-03T16:05:00.000000Z"
+                ]),
+                row([
+                    &variant(9002),
+                    "TEE-L",
+                    "Maple Leaf Tee - Large",
+                    "Inventory",
+                    "Active",
+                    "27.50",
+                    "10.125",
+                    "-",
+                    "0",
+                    "2026-09-10T08:00:00.000000Z"
+                ]),
+                row([
+                    &variant(9001),
+                    "TEE-S",
+                    "Maple Leaf Tee - Small",
+                    "Inventory",
+                    "Active",
+                    "25.00",
+                    "9.50",
+                    "-",
+                    "12",
+                    "2026-09-12T10:00:00.000000Z"
+                ]),
+                row([
+                    &variant(9004),
+                    "-",
+                    "Maple Syrup 500 ml",
+                    "NonInventory",
+                    "Archived",
+                    "12.99",
+                    "4.00",
+                    "-",
+                    "-",
+                    "2026-10-01T12:00:00.000000Z"
+                ]),
+            ]
+        );
+        let asked = |calls: &[Call]| -> Vec<Value> {
+            calls
+                .iter()
+                .map(request)
+                .filter(|(query, _)| query.contains("productVariants("))
+                .map(|(_, variables)| variables)
+                .collect()
+        };
+        let first = asked(&fake.calls());
+        assert_eq!(
+            first,
+            [
+                json!({"first": PAGE, "after": null}),
+                json!({"first": PAGE, "after": "eyJsYXN0X2lkIjo5MDA1LCJsYXN0X3ZhbHVlIjo5MDA1fQ=="}),
+            ]
+        );
+
+        let before = fake.calls().len();
+        let operations = sync(&app, company_id, QueueDataTypeDataType::Items).await;
+        let second = latest(&operations, "items");
+        assert_eq!(second.status, PullStatus::Complete, "{second:?}");
+        assert_eq!(
+            second.fetch_mode,
+            Some(client::types::FetchMode::Incremental)
+        );
+        let changed = asked(&fake.calls()[before..]);
+        assert_eq!(changed.len(), 2, "{changed:?}");
+        for variables in &changed {
+            assert_eq!(variables["query"], "updated_at:>'2026-11-27T08:55:00Z'");
+            assert_eq!(variables.get("sortKey"), None);
+        }
+        assert_eq!(list(&app, company_id, "items").await, items);
+    }
+}

@@ -8,7 +8,9 @@
 //! migration (the locations must be the merchant's).
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
-//! `CASE`; the tests here are its own.
+//! `CASE`; the tests here are its own (catalog items: [`items`]).
+
+mod items;
 
 use std::sync::Arc;
 
@@ -44,8 +46,8 @@ fn not_found() -> Answer {
 
 /// Serves the Square fixtures: eleven locations, invoices in the first
 /// (two pages) and the last, two pages of customers (listed, or searched
-/// for what changed), and orders in two
-/// searches (the first ten locations over two pages, then the eleventh).
+/// for what changed), orders in two searches (the first ten locations over
+/// two pages, then the eleventh), and two pages of catalog items.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.headers.get("square-version").map(String::as_str) != Some("2024-01-18") {
@@ -81,6 +83,16 @@ fn router() -> super::fake::Router {
                 Answer::json(200, fixture(&format!("square/fixtures/{file}")))
             }
             ("GET", "/v2/refunds") => Answer::json(200, fixture("square/fixtures/refunds.json")),
+            ("POST", "/v2/catalog/search") => {
+                let search: Value = serde_json::from_str(&call.body).unwrap_or_default();
+                match search["cursor"].as_str() {
+                    None => Answer::json(200, fixture("square/fixtures/catalog-1.json")),
+                    Some("cat-cursor-2") => {
+                        Answer::json(200, fixture("square/fixtures/catalog-2.json"))
+                    }
+                    Some(_) => not_found(),
+                }
+            }
             ("GET", "/v2/merchants/me") => {
                 Answer::json(200, fixture("square/fixtures/merchant.json"))
             }
@@ -174,7 +186,14 @@ static CASE: Case = Case {
         // The locations, then two searches of the first ten and one of the eleventh.
         calls: 4,
     },
-    syncs: &["invoices", "customers", "orders", "payments", "companyInfo"],
+    syncs: &[
+        "invoices",
+        "customers",
+        "orders",
+        "payments",
+        "items",
+        "companyInfo",
+    ],
     errors: Errors {
         rate_limited: r#"{"errors":[{"category":"RATE_LIMIT_ERROR","code":"RATE_LIMITED"}]}"#,
         rate_limit_headers: &[],
