@@ -27,13 +27,13 @@ pub struct Block {
 /// Cuts `values` (each value with the ordinals of its records, ascending;
 /// values in byte order) into blocks; `None` when a value is longer than a
 /// run can say (64 kB).
-pub fn cut(values: &[(String, Vec<u32>)]) -> Option<Vec<Block>> {
+pub fn cut<'a>(values: impl IntoIterator<Item = (&'a str, &'a [u32])>) -> Option<Vec<Block>> {
     let mut blocks = Vec::new();
     let mut runs: Vec<(&str, &[u32])> = Vec::new();
     let mut held = 0;
     for (value, ordinals) in values {
         u16::try_from(value.len()).ok()?;
-        let mut rest = ordinals.as_slice();
+        let mut rest = ordinals;
         while !rest.is_empty() {
             let taken = rest.len().min(BLOCK_SIZE - held);
             runs.push((value, &rest[..taken]));
@@ -136,7 +136,10 @@ mod tests {
             ("b".to_owned(), vec![1001, 1002]),
             ("c".to_owned(), (1003..=2100).collect()),
         ];
-        let blocks = cut(&values).expect("short values");
+        let blocks = cut(values
+            .iter()
+            .map(|(value, ordinals)| (value.as_str(), ordinals.as_slice())))
+        .expect("short values");
         assert_eq!(
             blocks.iter().map(|block| block.size).collect::<Vec<_>>(),
             vec![BLOCK_SIZE, BLOCK_SIZE, 2100 - 2 * BLOCK_SIZE]
@@ -171,6 +174,6 @@ mod tests {
         );
         assert_eq!(holding(&|_| true), (1..=2100).collect::<Vec<_>>());
         assert!(Unpacked::read(&blocks[0].entries[..10]).is_none());
-        assert!(cut(&[("x".repeat(70_000), vec![1])]).is_none());
+        assert!(cut([("x".repeat(70_000).as_str(), &[1][..])]).is_none());
     }
 }

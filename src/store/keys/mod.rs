@@ -16,10 +16,9 @@
 //! before: `record_generation.keyed_fields` names what was built.
 
 mod blocks;
+mod gathered;
 mod sets;
 mod values;
-
-use std::collections::HashMap;
 
 use futures_util::TryStreamExt;
 use sea_orm::{
@@ -31,6 +30,7 @@ use entity::{record, record_generation, record_key};
 use crate::data::DataType;
 use crate::data::fields::{self, Field};
 use crate::data::query::{Comparison, Operand, Operator, Query};
+use gathered::Gathered;
 use sets::Ordinals;
 
 /// Key blocks written per statement (seven parameters each, about 5 kB).
@@ -55,8 +55,10 @@ where
     C: ConnectionTrait + StreamTrait,
 {
     let fields = declared(data_type);
-    let mut holders: Vec<HashMap<String, Ordinals>> = vec![HashMap::new(); fields.len()];
-    let mut unkeyable = vec![false; fields.len()];
+    let mut gathered: Vec<Gathered> = fields
+        .iter()
+        .map(|field| Gathered::new(&field.kind))
+        .collect();
     let mut rows = record::Entity::find()
         .select_only()
         .column(record::Column::Ordinal)
@@ -66,37 +68,27 @@ where
         .stream(db)
         .await?;
     while let Some((ordinal, body)) = rows.try_next().await? {
-        let Ok(ordinal) = u32::try_from(ordinal) else {
-            // Beyond what a key row holds: the list is read as before.
-            unkeyable.fill(true);
+        let (Ok(ordinal), Ok(found)) = (u32::try_from(ordinal), values::extract(&body, &fields))
+        else {
+            // Beyond what a key holds, or not the record's shape: the list
+            // is read as before.
+            gathered.iter_mut().for_each(Gathered::refuse);
             continue;
         };
-        let Ok(found) = values::extract(&body, &fields) else {
-            unkeyable.fill(true);
-            continue;
-        };
-        for (slot, value) in found.into_iter().enumerate() {
-            let Some(value) = value else { continue };
-            match values::encode(&fields[slot].kind, &value) {
-                Some(key) => holders[slot].entry(key).or_default().push(ordinal),
-                None => unkeyable[slot] = true,
+        for (field, value) in gathered.iter_mut().zip(found) {
+            if let Some(value) = value {
+                field.add(ordinal, &value);
             }
         }
     }
     drop(rows);
     let mut keyed: Vec<&str> = Vec::new();
     let mut written = 0;
-    for ((field, holders), unkeyable) in fields.iter().zip(holders).zip(unkeyable) {
-        if unkeyable {
-            continue;
-        }
-        // Values in byte order, each with its records in the list's order.
-        let mut values: Vec<(String, Ordinals)> = holders.into_iter().collect();
-        values.sort_unstable_by(|a, b| a.0.cmp(&b.0));
-        for (_, ordinals) in &mut values {
-            ordinals.sort_unstable();
-        }
-        let Some(cut) = blocks::cut(&values) else {
+    for (field, gathered) in fields.iter().zip(gathered) {
+        let Some(cut) = gathered
+            .sorted()
+            .and_then(|sorted| blocks::cut(sorted.runs()))
+        else {
             continue;
         };
         let mut batch = Vec::with_capacity(INSERT_BATCH.min(cut.len()));
@@ -223,7 +215,9 @@ async fn leaf(
     comparison: &Comparison,
 ) -> Result<Option<Ordinals>, sea_orm::DbErr> {
     let written = match &comparison.value {
-        Operand::Text(text) | Operand::Number(text) => values::encode(&comparison.field.kind, text),
+        Operand::Text(text) | Operand::Number(text) => {
+            values::encode(&comparison.field.kind, text.clone())
+        }
         Operand::Boolean(flag) => Some(flag.to_string()),
     };
     let Some(key) = written else {

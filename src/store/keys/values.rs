@@ -12,7 +12,10 @@ use crate::data::fields::{Field, Kind};
 /// The values of `fields` in the record `body` (a JSON object), by field:
 /// `None` where the record has no value (absent or `null`). An error means
 /// the body is not an object shaped as its schema says.
-pub fn extract(body: &str, fields: &[&Field]) -> Result<Vec<Option<String>>, serde_json::Error> {
+pub fn extract<'b>(
+    body: &'b str,
+    fields: &[&Field],
+) -> Result<Vec<Option<Cow<'b, str>>>, serde_json::Error> {
     let wanted: Vec<(usize, &[String])> = fields
         .iter()
         .enumerate()
@@ -31,12 +34,12 @@ pub fn extract(body: &str, fields: &[&Field]) -> Result<Vec<Option<String>>, ser
 
 /// The paths still to follow inside one JSON object (each with the slot its
 /// value goes to), and where values go.
-struct Wanted<'a, 'p> {
+struct Wanted<'a, 'p, 'de> {
     paths: &'a [(usize, &'p [String])],
-    found: &'a mut [Option<String>],
+    found: &'a mut [Option<Cow<'de, str>>],
 }
 
-impl<'de> DeserializeSeed<'de> for Wanted<'_, '_> {
+impl<'de> DeserializeSeed<'de> for Wanted<'_, '_, 'de> {
     type Value = ();
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
@@ -44,7 +47,7 @@ impl<'de> DeserializeSeed<'de> for Wanted<'_, '_> {
     }
 }
 
-impl<'de> Visitor<'de> for Wanted<'_, '_> {
+impl<'de> Visitor<'de> for Wanted<'_, '_, 'de> {
     type Value = ();
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
@@ -58,6 +61,15 @@ impl<'de> Visitor<'de> for Wanted<'_, '_> {
 
     fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
         while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+            // Most properties are none of the wanted: skipped unread.
+            if !self
+                .paths
+                .iter()
+                .any(|(_, path)| path.first().is_some_and(|first| *first == key))
+            {
+                map.next_value::<IgnoredAny>()?;
+                continue;
+            }
             let here: Vec<(usize, &[String])> = self
                 .paths
                 .iter()
@@ -65,9 +77,6 @@ impl<'de> Visitor<'de> for Wanted<'_, '_> {
                 .map(|(slot, path)| (*slot, &path[1..]))
                 .collect();
             match here.as_slice() {
-                [] => {
-                    map.next_value::<IgnoredAny>()?;
-                }
                 [(slot, [])] => self.found[*slot] = map.next_value::<Scalar>()?.0,
                 _ => map.next_value_seed(Wanted {
                     paths: &here,
@@ -79,11 +88,12 @@ impl<'de> Visitor<'de> for Wanted<'_, '_> {
     }
 }
 
-/// A scalar's text: a string as it is, a number or boolean as JSON writes
-/// it; `None` for `null`.
-struct Scalar(Option<String>);
+/// A scalar's text: a string as it is (borrowed from the body when it
+/// has no escapes), a number or boolean as JSON writes it; `None` for
+/// `null`.
+struct Scalar<'de>(Option<Cow<'de, str>>);
 
-impl<'de> de::Deserialize<'de> for Scalar {
+impl<'de> de::Deserialize<'de> for Scalar<'de> {
     fn deserialize<D: Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         deserializer.deserialize_any(ScalarVisitor)
     }
@@ -91,34 +101,38 @@ impl<'de> de::Deserialize<'de> for Scalar {
 
 struct ScalarVisitor;
 
-impl Visitor<'_> for ScalarVisitor {
-    type Value = Scalar;
+impl<'de> Visitor<'de> for ScalarVisitor {
+    type Value = Scalar<'de>;
 
     fn expecting(&self, formatter: &mut fmt::Formatter) -> fmt::Result {
         formatter.write_str("a string, number, boolean or null")
     }
 
-    fn visit_str<E: de::Error>(self, text: &str) -> Result<Scalar, E> {
-        Ok(Scalar(Some(text.to_owned())))
+    fn visit_borrowed_str<E: de::Error>(self, text: &'de str) -> Result<Scalar<'de>, E> {
+        Ok(Scalar(Some(Cow::Borrowed(text))))
     }
 
-    fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Scalar, E> {
-        Ok(Scalar(Some(flag.to_string())))
+    fn visit_str<E: de::Error>(self, text: &str) -> Result<Scalar<'de>, E> {
+        Ok(Scalar(Some(Cow::Owned(text.to_owned()))))
     }
 
-    fn visit_i64<E: de::Error>(self, number: i64) -> Result<Scalar, E> {
-        Ok(Scalar(Some(number.to_string())))
+    fn visit_bool<E: de::Error>(self, flag: bool) -> Result<Scalar<'de>, E> {
+        Ok(Scalar(Some(Cow::Owned(flag.to_string()))))
     }
 
-    fn visit_u64<E: de::Error>(self, number: u64) -> Result<Scalar, E> {
-        Ok(Scalar(Some(number.to_string())))
+    fn visit_i64<E: de::Error>(self, number: i64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar(Some(Cow::Owned(number.to_string()))))
     }
 
-    fn visit_f64<E: de::Error>(self, number: f64) -> Result<Scalar, E> {
-        Ok(Scalar(Some(number.to_string())))
+    fn visit_u64<E: de::Error>(self, number: u64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar(Some(Cow::Owned(number.to_string()))))
     }
 
-    fn visit_unit<E: de::Error>(self) -> Result<Scalar, E> {
+    fn visit_f64<E: de::Error>(self, number: f64) -> Result<Scalar<'de>, E> {
+        Ok(Scalar(Some(Cow::Owned(number.to_string()))))
+    }
+
+    fn visit_unit<E: de::Error>(self) -> Result<Scalar<'de>, E> {
         Ok(Scalar(None))
     }
 }
@@ -127,10 +141,10 @@ impl Visitor<'_> for ScalarVisitor {
 /// date-times are written in one fixed format, so they order as text, by
 /// byte, as the queries compare them), a number as [`number`] writes it.
 /// `None` for a number that is not a decimal.
-pub fn encode(kind: &Kind, value: &str) -> Option<String> {
+pub fn encode(kind: &Kind, value: String) -> Option<String> {
     match kind {
-        Kind::Number => number(value),
-        _ => Some(value.to_owned()),
+        Kind::Number => number(&value),
+        _ => Some(value),
     }
 }
 
@@ -231,8 +245,14 @@ mod tests {
         let body = r#"{"invoiceId":"1","customerRef":{"companyName":"A \"B\"","id":"c-9"},
             "issueDate":"2026-01-02","lineItems":[{"totalAmount":"1.00"}],"totalAmount":"12.50",
             "dueDate":null}"#;
+        let owned = |found: Vec<Option<Cow<str>>>| -> Vec<Option<String>> {
+            found
+                .into_iter()
+                .map(|value| value.map(Cow::into_owned))
+                .collect()
+        };
         assert_eq!(
-            extract(body, &fields).expect("an object"),
+            owned(extract(body, &fields).expect("an object")),
             vec![
                 Some("c-9".to_owned()),
                 Some("2026-01-02".to_owned()),
@@ -242,7 +262,7 @@ mod tests {
         );
         let without_customer = r#"{"customerRef":null,"issueDate":"2026-01-02","totalAmount":3}"#;
         assert_eq!(
-            extract(without_customer, &fields).expect("an object"),
+            owned(extract(without_customer, &fields).expect("an object")),
             vec![
                 None,
                 Some("2026-01-02".to_owned()),
