@@ -479,8 +479,25 @@ fn query_description(data_type: DataType) -> String {
          {MAX_QUERY_LENGTH} characters, URL-encoded. Combines with the list's other filters; \
          `totalResults` counts the matches, and the query is carried into `_links`. A mistake \
          answers 400 naming the character where it is (from 1) and why. The fields of this \
-         list: {}.",
-        listed.join(", ")
+         list: {}.{}",
+        listed.join(", "),
+        keyed_description(data_type)
+    )
+}
+
+/// What the `query` documentation says of the list's keyed fields.
+fn keyed_description(data_type: DataType) -> String {
+    let keys = data_type.spec().keys;
+    if keys.is_empty() {
+        return String::new();
+    }
+    let named: Vec<String> = keys.iter().map(|name| format!("`{name}`")).collect();
+    format!(
+        " A query made only of `=`, `!=` and ranges on {} (joined in any way, without the list's \
+         own filter parameter) is answered from keys kept when the data was synced, without \
+         reading the records; any other query reads every record once per snapshot first, \
+         which on a list of a million takes seconds.",
+        named.join(", ")
     )
 }
 
