@@ -378,7 +378,6 @@ fn fetch_page<'a, C: Syncs<D>, D: Definition>(
     })
 }
 
-
 /// A verification's last step: the organisations the token reaches
 /// (`reached`) must include the connection's (`wanted`, any letter case);
 /// else the platform accepted the token for someone else's, which
