@@ -33,7 +33,7 @@ const IMPORTED_ONLY_BY: [(&str, &[&str]); 3] =
     [("http", &["app"]), ("app", &["cli"]), ("cli", &[])];
 
 /// Each table and the module (a file, or a folder and everything in it) that alone writes it.
-const TABLE_OWNERS: [(&str, &str); 29] = [
+const TABLE_OWNERS: [(&str, &str); 30] = [
     ("api_key", "api_keys.rs"),
     ("client", "api_keys.rs"),
     ("company", "companies.rs"),
@@ -53,6 +53,7 @@ const TABLE_OWNERS: [(&str, &str); 29] = [
     ("record_staging", "store/"),
     ("retained_generation", "store/"),
     ("record_generation", "store/"),
+    ("record_key", "store/"),
     ("server_instance", "rate_limits.rs"),
     ("sync_request", "sync/operations/"),
     ("sync_request_operation", "sync/operations/"),
