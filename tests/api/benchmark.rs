@@ -97,7 +97,7 @@ async fn the_benchmark_runs_every_case_and_reports_exact_totals() {
         );
         assert!(!backend.checks().is_empty());
 
-        assert_eq!(backend.queries.len(), 9, "{}", backend.backend);
+        assert_eq!(backend.queries.len(), 10, "{}", backend.backend);
         for case in &backend.queries {
             let expected = match case.name {
                 "query currency=GBP: page 1" => Some(gbp),
