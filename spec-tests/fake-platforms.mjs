@@ -75,7 +75,7 @@ function exchange(platform, form, headers, response) {
   if (issued.challenge && b64url(createHash('sha256').update(form.get('code_verifier') ?? '').digest()) !== issued.challenge) {
     return json(response, 400, { error: 'invalid_grant' });
   }
-  if (platform === 'shopify') return json(response, 200, { access_token: `shpat_${randomUUID()}`, scope: 'read_orders,read_customers' });
+  if (platform === 'shopify') return json(response, 200, { access_token: `shpat_${randomUUID()}`, scope: 'read_orders,read_customers,read_products' });
   const claims = b64url(JSON.stringify({ authentication_event_id: 'ev-spec' }));
   return json(response, 200, {
     access_token: platform === 'xero' ? `eyJhbGciOiJub25lIn0.${claims}.signature` : `at-${randomUUID()}`,

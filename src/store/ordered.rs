@@ -9,6 +9,8 @@
 //! once per snapshot (by the caller, who keeps it: `sync::list_orders`).
 //! A position is the record's `ordinal`, or with the list's filter its
 //! `filter_ordinal` (the same column [`super::query::page_after`] reads).
+//! A query made only of declared fields gets its positions from the keys
+//! ([`super::keys`]) instead of reading the records.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
