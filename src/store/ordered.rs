@@ -9,8 +9,9 @@
 //! once per snapshot (by the caller, who keeps it: `sync::list_orders`).
 //! A position is the record's `ordinal`, or with the list's filter its
 //! `filter_ordinal` (the same column [`super::query::page_after`] reads).
-//! A query made only of declared fields gets its positions from the keys
-//! ([`super::keys`]) instead of reading the records.
+//! A query made only of declared fields, and an `orderBy` of a declared
+//! field, get their positions from the keys ([`super::keys`]) instead of
+//! reading the records.
 
 use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
@@ -79,6 +80,12 @@ where
 {
     let position = position_column(selection);
     if let Some(order_by) = order_by {
+        if let Some(ordinals) = keyed_order(db, selection, order_by).await? {
+            return ordinals
+                .into_iter()
+                .map(|ordinal| place(0, ordinal))
+                .collect();
+        }
         return by_order(db, selection, order_by, position).await;
     }
     if selection.visible.len() > 1 {
@@ -203,6 +210,31 @@ async fn keyed(
                 one.generation,
                 one.record_count,
                 query,
+            )
+            .await
+        }
+        _ => Ok(None),
+    }
+}
+
+/// The positions of the records of `selection` in `order_by`'s order, from
+/// the keys of its field (and of the query's, if any), when the selection
+/// is one connection's list without the list's filter; `None` when the
+/// records must be sorted instead.
+async fn keyed_order(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    order_by: &OrderBy,
+) -> Result<Option<Vec<i64>>, sea_orm::DbErr> {
+    match (selection.visible, selection.filter) {
+        ([one], None) => {
+            super::keys::ordered(
+                db,
+                selection.data_type,
+                one.generation,
+                one.record_count,
+                order_by,
+                selection.query,
             )
             .await
         }

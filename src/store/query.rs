@@ -100,20 +100,34 @@ pub struct Placed {
     pub body: String,
 }
 
+/// How a walk reads each connection's positions when its matches are known
+/// to be dense: in windows of `width` positions (so the database reads one
+/// bounded index range at a time, whatever its planner guesses of the
+/// query's selectivity), giving up after `budget` positions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Windows {
+    /// Positions read per statement.
+    pub width: i64,
+    /// Positions read at most before the walk gives up.
+    pub budget: i64,
+}
+
 /// The first `limit` records of `selection` in the list's own order after
 /// `after` (aligned with `selection.visible`: per connection, the position
 /// of the last of its records already passed, 0 for none; the position is
 /// the ordinal, or with the list's filter the filter ordinal). Each
 /// connection yields its next `limit` matches by position, one index range
-/// each, and
+/// each (or, with `windows`, aligned like `after`, window by window), and
 /// they are merged in the list's order; so the cost depends on the page
 /// size and on how many records the query passes over, not on the depth.
+/// `None` when a connection's windows reached their budget first.
 pub async fn page_after(
     db: &impl ConnectionTrait,
     selection: Selection<'_>,
     after: &[i64],
     limit: u64,
-) -> Result<Vec<Placed>, sea_orm::DbErr> {
+    windows: Option<&[Windows]>,
+) -> Result<Option<Vec<Placed>>, sea_orm::DbErr> {
     let backend = db.get_database_backend();
     // Within one filter value its own ordinals run in the same order, and
     // their index holds only that value's rows.
@@ -122,37 +136,54 @@ pub async fn page_after(
         None => record::Column::Ordinal,
     };
     let mut candidates: Vec<(String, Uuid, String, Placed)> = Vec::new();
-    for (one, after) in selection.visible.iter().zip(after) {
-        let mut rows = of(selection.data_type, selection.filter)
-            .filter(record::Column::ConnectionId.eq(one.connection_id))
-            .filter(record::Column::Generation.eq(one.generation))
-            .filter(position.gt(*after));
-        if let Some(query) = selection.query {
-            rows = rows.filter(condition(backend, query));
+    for (index, (one, after)) in selection.visible.iter().zip(after).enumerate() {
+        let window = windows.and_then(|windows| windows.get(index));
+        let mut from = *after;
+        let mut wanted = limit;
+        loop {
+            let mut rows = of(selection.data_type, selection.filter)
+                .filter(record::Column::ConnectionId.eq(one.connection_id))
+                .filter(record::Column::Generation.eq(one.generation))
+                .filter(position.gt(from));
+            if let Some(window) = window {
+                rows = rows.filter(position.lte(from.saturating_add(window.width)));
+            }
+            if let Some(query) = selection.query {
+                rows = rows.filter(condition(backend, query));
+            }
+            let found: Vec<(i64, String, String, String)> = rows
+                .order_by_asc(position)
+                .limit(wanted)
+                .select_only()
+                .column(position)
+                .column(record::Column::SortKey)
+                .column(record::Column::RecordId)
+                .column(record::Column::Body)
+                .into_tuple()
+                .all(db)
+                .await?;
+            wanted = wanted.saturating_sub(found.len() as u64);
+            candidates.extend(
+                found
+                    .into_iter()
+                    .map(|(ordinal, sort_key, record_id, body)| {
+                        let placed = Placed {
+                            connection_id: one.connection_id,
+                            ordinal,
+                            body,
+                        };
+                        (sort_key, one.connection_id, record_id, placed)
+                    }),
+            );
+            let Some(window) = window else { break };
+            from = from.saturating_add(window.width);
+            if wanted == 0 || from >= one.record_count {
+                break;
+            }
+            if from - after > window.budget {
+                return Ok(None);
+            }
         }
-        let found: Vec<(i64, String, String, String)> = rows
-            .order_by_asc(position)
-            .limit(limit)
-            .select_only()
-            .column(position)
-            .column(record::Column::SortKey)
-            .column(record::Column::RecordId)
-            .column(record::Column::Body)
-            .into_tuple()
-            .all(db)
-            .await?;
-        candidates.extend(
-            found
-                .into_iter()
-                .map(|(ordinal, sort_key, record_id, body)| {
-                    let placed = Placed {
-                        connection_id: one.connection_id,
-                        ordinal,
-                        body,
-                    };
-                    (sort_key, one.connection_id, record_id, placed)
-                }),
-        );
     }
     // The list's order: the sort key (byte order, as stored), then the
     // connection, then the record id.
@@ -167,11 +198,13 @@ pub async fn page_after(
             .then_with(|| a.1.cmp(&b.1))
             .then_with(|| a.2.cmp(&b.2))
     });
-    Ok(candidates
-        .into_iter()
-        .take(usize::try_from(limit).unwrap_or(usize::MAX))
-        .map(|(_, _, _, placed)| placed)
-        .collect())
+    Ok(Some(
+        candidates
+            .into_iter()
+            .take(usize::try_from(limit).unwrap_or(usize::MAX))
+            .map(|(_, _, _, placed)| placed)
+            .collect(),
+    ))
 }
 
 /// The rows `selection` names.

@@ -98,17 +98,7 @@ impl ListOrders {
         if at_most > self.longest {
             return Ok(None);
         }
-        let key: OrderKey = (
-            selection.data_type.name(),
-            selection
-                .visible
-                .iter()
-                .map(|one| (one.connection_id, one.generation))
-                .collect(),
-            selection.filter.map(str::to_owned),
-            query_text.unwrap_or_default().to_owned(),
-            order_by.map(order_text).unwrap_or_default(),
-        );
+        let key = order_key(selection, query_text, order_by);
         match self.cache.get_value_or_guard_async(&key).await {
             Ok(places) => Ok(Some(places)),
             Err(guard) => {
@@ -118,6 +108,38 @@ impl ListOrders {
             }
         }
     }
+
+    /// Whether the order of `selection` (ordered by `order_by`) is
+    /// remembered, so that any page of it is a slice.
+    pub fn remembers(
+        &self,
+        selection: Selection<'_>,
+        query_text: Option<&str>,
+        order_by: Option<&OrderBy>,
+    ) -> bool {
+        self.cache
+            .get(&order_key(selection, query_text, order_by))
+            .is_some()
+    }
+}
+
+/// What the order of `selection` ordered by `order_by` is remembered by.
+fn order_key(
+    selection: Selection<'_>,
+    query_text: Option<&str>,
+    order_by: Option<&OrderBy>,
+) -> OrderKey {
+    (
+        selection.data_type.name(),
+        selection
+            .visible
+            .iter()
+            .map(|one| (one.connection_id, one.generation))
+            .collect(),
+        selection.filter.map(str::to_owned),
+        query_text.unwrap_or_default().to_owned(),
+        order_by.map(order_text).unwrap_or_default(),
+    )
 }
 
 /// An `orderBy` as its text: the field, `-` first when descending.

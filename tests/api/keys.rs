@@ -205,6 +205,34 @@ async fn a_query_on_declared_fields_is_read_from_the_keys_and_one_without_keys_f
             "read from the keys"
         );
 
+        // An order by a declared field is read from its keys too: without
+        // them, every record is one without a value, in the list's order.
+        let first_ids = |parameters: &'static str| async move {
+            let (status, page) = answer(
+                app,
+                &format!("/companies/{company_id}/data/invoices?pageSize=20&{parameters}"),
+            )
+            .await;
+            assert_eq!(status, 200, "{page}");
+            ids(&page)
+        };
+        let list_order: Vec<String> = records[..20]
+            .iter()
+            .map(|record| record["invoiceId"].as_str().expect("an id").to_owned())
+            .collect();
+        assert_ne!(first_ids("orderBy=-amountDue").await, list_order);
+        record_key::Entity::delete_many()
+            .filter(record_key::Column::Generation.eq(generation))
+            .filter(record_key::Column::Field.eq("amountDue"))
+            .exec(&app.db)
+            .await
+            .expect("deleted");
+        assert_eq!(
+            first_ids("query=currency!=XYZ&orderBy=-amountDue").await,
+            list_order,
+            "ordered by the keys"
+        );
+
         // A generation that names no keyed fields is read from its records.
         record_generation::Entity::update_many()
             .col_expr(
@@ -218,6 +246,153 @@ async fn a_query_on_declared_fields_is_read_from_the_keys_and_one_without_keys_f
         assert_eq!(
             total(format!("%7B%7BcustomerRef.id={customer}%7D%7D")).await,
             holding as u64
+        );
+    })
+    .await;
+}
+
+/// Whether a record matches a query, as the test computes it.
+type Matches = Box<dyn Fn(&Value) -> bool>;
+
+/// The ids of `page`'s results.
+fn ids(page: &Value) -> Vec<String> {
+    page["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .map(|record| record["invoiceId"].as_str().expect("an id").to_owned())
+        .collect()
+}
+
+#[tokio::test]
+async fn a_wide_match_of_one_declared_field_is_counted_from_the_keys_and_walked_by_its_links() {
+    for_each_database(async |app: &TestApp| {
+        let (company_id, generation) = synced_invoices(app, "Keys Walked Ltd", 2500).await;
+        let records = listed(app, company_id).await;
+        // Bounds that most invoices pass: a match wide enough that its
+        // pages are walked rather than listed (at pages of 10).
+        let mut dates: Vec<String> = records
+            .iter()
+            .filter_map(|record| value_of(record, "issueDate"))
+            .collect();
+        dates.sort();
+        let early = dates[dates.len() / 10].clone();
+        // The list runs newest first, so the oldest two thirds are its end:
+        // a dense match bunched far from where a walk starts.
+        let old = dates[dates.len() * 64 / 100].clone();
+        let mut amounts: Vec<f64> = records
+            .iter()
+            .filter_map(|record| value_of(record, "amountDue")?.parse().ok())
+            .collect();
+        amounts.sort_by(f64::total_cmp);
+        let low = amounts[amounts.len() / 7];
+        let rarest = ["USD", "EUR", "GBP", "AUD", "CAD"]
+            .into_iter()
+            .filter(|currency| {
+                records
+                    .iter()
+                    .any(|record| value_of(record, "currency").as_deref() == Some(currency))
+            })
+            .min_by_key(|currency| {
+                records
+                    .iter()
+                    .filter(|record| value_of(record, "currency").as_deref() == Some(currency))
+                    .count()
+            })
+            .expect("a currency");
+        let cases: Vec<(String, Matches)> = vec![
+            (format!("issueDate>={early}"), {
+                let early = early.clone();
+                Box::new(move |record| value_of(record, "issueDate").is_some_and(|d| d >= early))
+            }),
+            (
+                format!("amountDue>={low}"),
+                Box::new(move |record| {
+                    value_of(record, "amountDue")
+                        .and_then(|amount| amount.parse::<f64>().ok())
+                        .is_some_and(|amount| amount >= low)
+                }),
+            ),
+            (format!("issueDate<={old}"), {
+                let old = old.clone();
+                Box::new(move |record| value_of(record, "issueDate").is_some_and(|d| d <= old))
+            }),
+            (
+                format!("currency!={rarest}"),
+                Box::new(move |record| value_of(record, "currency").as_deref() != Some(rarest)),
+            ),
+        ];
+        for (query, matches) in &cases {
+            let expected: Vec<String> = records
+                .iter()
+                .filter(|record| matches(record))
+                .map(|record| record["invoiceId"].as_str().expect("an id").to_owned())
+                .collect();
+            assert!(expected.len() > 1_500, "{query}: a wide match");
+            let (status, mut page) = answer(
+                app,
+                &format!("/companies/{company_id}/data/invoices?query={query}&pageSize=10"),
+            )
+            .await;
+            assert_eq!(status, 200, "{page}");
+            assert_eq!(page["totalResults"], json!(expected.len()), "{query}");
+            let mut walked = ids(&page);
+            let mut number = 1;
+            while let Some(next) = page["_links"]["next"]["href"].as_str() {
+                number += 1;
+                let (status, found) = answer(app, next).await;
+                assert_eq!(status, 200, "{found}");
+                assert_eq!(found["pageNumber"], json!(number), "{query}");
+                assert_eq!(found["totalResults"], json!(expected.len()), "{query}");
+                walked.extend(ids(&found));
+                page = found;
+            }
+            assert_eq!(walked, expected, "{query}: every match once, in order");
+
+            // A page by number alone lists the same order.
+            let (status, deep) = answer(
+                app,
+                &format!("/companies/{company_id}/data/invoices?query={query}&pageSize=10&page=37"),
+            )
+            .await;
+            assert_eq!(status, 200, "{deep}");
+            assert_eq!(ids(&deep), expected[360..370], "{query}: page 37");
+        }
+
+        // The total is the keys' count, not the records': a block wholly
+        // inside the bound is counted by its stored size.
+        let inside = record_key::Entity::find()
+            .filter(record_key::Column::Generation.eq(generation))
+            .filter(record_key::Column::Field.eq("issueDate"))
+            .filter(record_key::Column::FirstValue.gte(early.as_str()))
+            .one(&app.db)
+            .await
+            .expect("read")
+            .expect("a block inside the bound");
+        record_key::Entity::update_many()
+            .col_expr(
+                record_key::Column::Size,
+                sea_orm::sea_query::Expr::value(inside.size + 7),
+            )
+            .filter(record_key::Column::Generation.eq(generation))
+            .filter(record_key::Column::Field.eq("issueDate"))
+            .filter(record_key::Column::Block.eq(inside.block))
+            .exec(&app.db)
+            .await
+            .expect("updated");
+        let expected = records.iter().filter(|record| (cases[0].1)(record)).count();
+        let (status, page) = answer(
+            app,
+            &format!(
+                "/companies/{company_id}/data/invoices?query=%7BissueDate>={early}%7D&pageSize=10"
+            ),
+        )
+        .await;
+        assert_eq!(status, 200, "{page}");
+        assert_eq!(
+            page["totalResults"],
+            json!(expected + 7),
+            "counted from the sizes"
         );
     })
     .await;

@@ -280,10 +280,13 @@ async fn order_by_sorts_by_the_field_nulls_last_and_ties_in_the_lists_order() {
 }
 
 async fn lists_ordered_by_a_field(app: &TestApp) {
-    {
-        let company_id = new_company(app, "Ordered Ltd").await;
-        invoices_from(app, company_id, 74, 90).await;
-        invoices_from(app, company_id, 75, 80).await;
+    // Two connections' lists merged, and one connection's (whose order by a
+    // declared field is read from its keys).
+    for seeds in [&[74, 75][..], &[76][..]] {
+        let company_id = new_company(app, &format!("Ordered {seeds:?} Ltd")).await;
+        for seed in seeds {
+            invoices_from(app, company_id, *seed, 90).await;
+        }
         sync(app, company_id).await;
         let listed = whole_list(app, company_id).await;
         assert!(
@@ -324,6 +327,23 @@ async fn lists_ordered_by_a_field(app: &TestApp) {
             .collect();
         assert_eq!(total, unpaid.len() as u64);
         assert_eq!(walked, ordered(&unpaid, "-totalAmount"));
+
+        // A range on the field ordered by.
+        let parameters = format!("query={}&orderBy=-amountDue", encoded("amountDue>100"));
+        let (walked, total) = walk(
+            app,
+            &format!("/companies/{company_id}/data/invoices?pageSize=40&{parameters}"),
+            &parameters,
+        )
+        .await;
+        let owing: Vec<Value> = listed
+            .iter()
+            .filter(|r| number(r, "amountDue") > 100.0)
+            .cloned()
+            .collect();
+        assert!(!owing.is_empty(), "some invoices owe more than 100");
+        assert_eq!(total, owing.len() as u64);
+        assert_eq!(walked, ordered(&owing, "-amountDue"));
     }
 }
 

@@ -112,6 +112,14 @@ impl<'a> Unpacked<'a> {
         Some(Self { runs, ordinals })
     }
 
+    /// Its runs in value order: each value with the ordinals of the records
+    /// holding it in this block, ascending.
+    pub fn runs(&self) -> impl Iterator<Item = (&'a str, &[u32])> + '_ {
+        self.runs
+            .iter()
+            .map(|(value, range)| (*value, &self.ordinals[range.clone()]))
+    }
+
     /// The ordinals of the records whose value `wanted` accepts, ascending
     /// within each run.
     pub fn holding<'s>(
