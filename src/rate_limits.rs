@@ -5,16 +5,22 @@
 //!
 //! **Several processes on one database share each limit** by counting each
 //! other: every process records a heartbeat in `server_instance` every few
-//! seconds and counts the processes seen within three heartbeats; each then
-//! enforces its share, the quota (and the cap) divided by that count,
-//! rounded up. So the installation as a whole admits at most the quota,
-//! plus:
-//! - the rounding: up to one request per process and window;
-//! - a change in the number of processes: until each process's next
-//!   heartbeat (at most [`RateLimitConfig::heartbeat`]) it still enforces its
-//!   previous share, and a process that starts or restarts begins with a
-//!   full share, so for one heartbeat after a change up to
-//!   `quota × heartbeat / window` more (5 s of a minute: a twelfth);
+//! seconds and counts the processes seen within three heartbeats. Each then
+//! enforces its share:
+//! - of the quota, by charging each request as many cells of the whole
+//!   quota's bucket as there are processes (at most the whole quota), so a
+//!   process admits the quota divided by that count, rounded down, at least
+//!   one request a window; and since the bucket is the same whatever the
+//!   count, a change of count keeps what was already spent;
+//! - of the cap, the cap divided by that count, rounded up.
+//!
+//! A count that falls is believed only when the next heartbeat confirms it
+//! (one late heartbeat of another process does not hand this one a bigger
+//! share); a count that rises is believed at once. So the installation as a
+//! whole admits at most the quota, plus:
+//! - a change in the number of processes: a process that starts or restarts
+//!   begins with a full share until its first heartbeat, and a process that
+//!   stops leaves its share unused for up to two heartbeats;
 //! - nothing else. Clients whose requests a load balancer spreads unevenly
 //!   get less, never more: a process refuses at its share whatever the
 //!   others have left.
@@ -22,7 +28,7 @@
 use std::collections::HashMap;
 use std::num::NonZeroU32;
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use chrono::{TimeDelta, Utc};
@@ -104,10 +110,12 @@ pub enum Verdict {
 /// This process's limits.
 pub struct RateLimits {
     config: RateLimitConfig,
-    /// The live processes, this one included (at least 1).
+    /// The live processes, this one included (at least 1), as enforced.
     processes: AtomicU32,
-    /// The limiter for the current share, and that share.
-    limiter: RwLock<(u32, Arc<Limiter>)>,
+    /// The live processes the last heartbeat counted, confirmed or not.
+    last_counted: AtomicU32,
+    /// The whole quota's bucket; a request costs one cell per process.
+    limiter: Limiter,
     in_flight: Arc<Mutex<HashMap<(Uuid, Uuid), u32>>>,
     announced: Mutex<HashMap<Uuid, Instant>>,
     id: Uuid,
@@ -116,15 +124,12 @@ pub struct RateLimits {
     stop_now: tokio::sync::Notify,
 }
 
-fn limiter(share: u32) -> Arc<Limiter> {
-    let share = NonZeroU32::new(share.max(1)).unwrap_or(NonZeroU32::MIN);
-    Arc::new(
-        RateLimiter::dashmap(Quota::per_minute(share))
-            .with_middleware::<StateInformationMiddleware>(),
-    )
+fn limiter(quota: u32) -> Limiter {
+    let quota = NonZeroU32::new(quota.max(1)).unwrap_or(NonZeroU32::MIN);
+    RateLimiter::dashmap(Quota::per_minute(quota)).with_middleware::<StateInformationMiddleware>()
 }
 
-/// `total` split between `processes`, rounded up.
+/// A cap of `total` split between `processes`, rounded up.
 fn share(total: u32, processes: u32) -> u32 {
     total.div_ceil(processes.max(1))
 }
@@ -132,11 +137,11 @@ fn share(total: u32, processes: u32) -> u32 {
 impl RateLimits {
     /// Limits as `config` says, for one process until the heartbeat counts.
     pub fn new(config: RateLimitConfig) -> Arc<Self> {
-        let initial = share(config.requests_per_minute, 1);
         Arc::new(Self {
-            limiter: RwLock::new((initial, limiter(initial))),
+            limiter: limiter(config.requests_per_minute),
             config,
             processes: AtomicU32::new(1),
+            last_counted: AtomicU32::new(1),
             in_flight: Arc::default(),
             announced: Mutex::default(),
             id: Uuid::now_v7(),
@@ -150,33 +155,27 @@ impl RateLimits {
         (self.config.requests_per_minute > 0).then_some(self.config.requests_per_minute)
     }
 
-    fn current(&self) -> Arc<Limiter> {
-        let guard = self
-            .limiter
-            .read()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        guard.1.clone()
-    }
-
     /// Counts one request of `client_id` against its quota.
     pub fn check(&self, client_id: Uuid) -> Verdict {
         let Some(quota) = self.quota() else {
             return Verdict::Unlimited;
         };
         let processes = self.processes.load(Ordering::Relaxed).max(1);
-        let limiter = self.current();
-        match limiter.check_key(&client_id) {
-            Ok(snapshot) => {
+        // Never more than the bucket holds, so one request a window always fits.
+        let cost = NonZeroU32::new(processes.min(quota)).unwrap_or(NonZeroU32::MIN);
+        let limiter = &self.limiter;
+        match limiter.check_key_n(&client_id, cost) {
+            Ok(Ok(snapshot)) => {
                 let burst = snapshot.quota().burst_size().get();
                 let remaining = snapshot.remaining_burst_capacity();
                 let refill = snapshot.quota().replenish_interval() * (burst - remaining);
                 Verdict::Allowed(Standing {
                     quota,
-                    remaining: remaining.saturating_mul(processes).min(quota),
+                    remaining,
                     reset_seconds: refill.as_secs_f64().ceil() as u64,
                 })
             }
-            Err(not_until) => {
+            Ok(Err(not_until)) => {
                 let wait = not_until.wait_time_from(limiter.clock().now());
                 let retry_after = Duration::from_secs(wait.as_secs_f64().ceil().max(1.0) as u64);
                 Verdict::Refused {
@@ -189,6 +188,13 @@ impl RateLimits {
                     first: self.first_refusal(client_id),
                 }
             }
+            // The cost is capped at the bucket's size, so this cannot happen;
+            // were it to, the request is not worth refusing for it.
+            Err(_insufficient) => Verdict::Allowed(Standing {
+                quota,
+                remaining: 0,
+                reset_seconds: WINDOW.as_secs(),
+            }),
         }
     }
 
@@ -261,31 +267,30 @@ impl RateLimits {
             .count(db)
             .await?;
         let live = u32::try_from(live).unwrap_or(u32::MAX).max(1);
-        self.set_processes(live);
+        self.counted(live);
         // Clients idle long enough to have their whole quota back need no state.
-        self.current().retain_recent();
+        self.limiter.retain_recent();
         Ok(())
+    }
+
+    /// Takes a heartbeat's count of the live processes: a rise at once, a
+    /// fall once the next count confirms it.
+    fn counted(&self, live: u32) {
+        let previous = self.last_counted.swap(live, Ordering::Relaxed);
+        self.set_processes(live.max(previous));
     }
 
     /// Enforces the share of `processes` from now on.
     fn set_processes(&self, processes: u32) {
         let previous = self.processes.swap(processes, Ordering::Relaxed);
-        if previous == processes {
-            return;
+        if previous != processes {
+            tracing::info!(
+                processes,
+                requests_per_minute = (self.config.requests_per_minute / processes).max(1),
+                concurrent_per_company = share(self.config.concurrent_per_company, processes),
+                "rate limits shared between processes"
+            );
         }
-        let wanted = share(self.config.requests_per_minute, processes);
-        let mut guard = self
-            .limiter
-            .write()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if guard.0 != wanted {
-            *guard = (wanted, limiter(wanted));
-        }
-        tracing::info!(
-            processes,
-            share = wanted,
-            "rate limits shared between processes"
-        );
     }
 
     /// Starts the heartbeat; it runs until [`RateLimits::stop`], and then
@@ -427,7 +432,59 @@ mod tests {
             "a freed slot is reused"
         );
         drop(second);
-        assert_eq!(share(5, 2), 3, "shares round up");
+        assert_eq!(share(5, 2), 3, "shares of the cap round up");
+    }
+
+    #[test]
+    fn a_share_of_the_quota_rounds_down_to_at_least_one_request() {
+        let two = limits(5, 0);
+        two.set_processes(2);
+        let client = Uuid::from_u128(1);
+        let allowed = (0..5)
+            .filter(|_| matches!(two.check(client), Verdict::Allowed(_)))
+            .count();
+        assert_eq!(allowed, 2, "two processes admit four of five, not six");
+        let three = limits(2, 0);
+        three.set_processes(3);
+        assert!(matches!(three.check(client), Verdict::Allowed(_)));
+        assert!(matches!(three.check(client), Verdict::Refused { .. }));
+    }
+
+    #[test]
+    fn a_change_of_share_keeps_what_was_spent() {
+        let limits = limits(10, 0);
+        limits.set_processes(2);
+        let client = Uuid::from_u128(1);
+        let allowed = (0..10)
+            .filter(|_| matches!(limits.check(client), Verdict::Allowed(_)))
+            .count();
+        assert_eq!(allowed, 5);
+        limits.set_processes(1);
+        assert!(
+            matches!(limits.check(client), Verdict::Refused { .. }),
+            "the whole quota is spent; a smaller count does not refill it"
+        );
+    }
+
+    #[test]
+    fn a_falling_count_waits_for_the_next_heartbeat_and_a_rising_one_does_not() {
+        let limits = limits(10, 0);
+        limits.counted(2);
+        assert_eq!(
+            limits.processes.load(Ordering::Relaxed),
+            2,
+            "a rise at once"
+        );
+        limits.counted(1);
+        assert_eq!(
+            limits.processes.load(Ordering::Relaxed),
+            2,
+            "one late heartbeat of the other process changes nothing"
+        );
+        limits.counted(2);
+        limits.counted(1);
+        limits.counted(1);
+        assert_eq!(limits.processes.load(Ordering::Relaxed), 1, "confirmed");
     }
 
     #[test]
