@@ -20,6 +20,7 @@ use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::Items;
+use crate::data::journal_entries::JournalEntries;
 use crate::data::suppliers::Suppliers;
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
@@ -278,7 +279,7 @@ impl Connector for BusinessCentralConnector {
     const LIMITS: Limits = Limits::per(6_000, Duration::from_secs(5 * 60)).concurrent(5);
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Accounts, Suppliers, Bills, CreditNotes, Items, CompanyInfos]
+        syncs![Self: Invoices, Customers, Accounts, Suppliers, Bills, CreditNotes, Items, CompanyInfos, JournalEntries]
     }
 
     /// The Microsoft identity platform's code flow, with PKCE ("recommended

@@ -1,10 +1,12 @@
 //! Dynamics 365 Business Central: its catalogue entry and authorization body; its connector
-//! ([`connector`]: requests and paging) and the mapping of its records and statuses
-//! ([`mapping`]). What these rely on, with sources: `NOTES.md`.
+//! ([`connector`]: requests and paging), the mapping of its records and statuses
+//! ([`mapping`]) and the accounting lists beyond sales ([`ledger`], [`journals`]).
+//! What these rely on, with sources: `NOTES.md`.
 
 pub mod chart;
 pub mod connector;
 pub mod documents;
+pub mod journals;
 pub mod ledger;
 pub mod mapping;
 
@@ -21,7 +23,7 @@ use crate::platforms::{Platform, SourceType};
 
 /// What Business Central's connector syncs: API v2.0 has no list of posted
 /// payments with what they settle and no tax rates (`NOTES.md`,
-/// "Accounting model"); its general ledger is not read yet.
+/// "Accounting model"); its general ledger is rebuilt from G/L entries.
 const DATA_TYPES: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
@@ -31,6 +33,7 @@ const DATA_TYPES: &[DataType] = &[
     DataType::CREDIT_NOTES,
     DataType::ITEMS,
     DataType::COMPANY_INFO,
+    DataType::JOURNAL_ENTRIES,
 ];
 
 /// Dynamics 365 Business Central in the catalogue.

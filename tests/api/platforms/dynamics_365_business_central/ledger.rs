@@ -1,17 +1,69 @@
 //! Business Central's accounting lists beyond sales: posting G/L accounts by
 //! category (headings and totals left out) with balance-sheet balances in
 //! their natural sign, vendors, purchase invoices and sales credit memos
-//! with their lines' accounts, items and the company's information; the
-//! data types API v2.0 cannot give refused without a call.
+//! with their lines' accounts, items and the company's information, the
+//! general ledger's G/L entries grouped into journal entries; the data types
+//! API v2.0 cannot give refused without a call. The G/L entries follow the
+//! `generalLedgerEntry` resource and its GET example (B32 in
+//! `src/platforms/dynamics_365_business_central/NOTES.md`), served in
+//! `Entry No.` order (B33) as server-driven pages of the size `Prefer:
+//! odata.maxpagesize` asks for (B12).
 
 use serde_json::{Value, json};
+use tributary::data::money::Money;
 
 use client::types::{PullStatus, QueueDataTypeDataType};
 
-use super::super::ledger_reads::{columns, records, synced};
+use super::super::fake::{Answer, Call, fixture};
+use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, synced};
 use super::super::{latest, options_for, sync};
-use super::{COMPANY, connected, fake};
-use crate::helpers::{TestApp, backends};
+use super::{COMPANY, DIR, connected, fake};
+use crate::helpers::{TestApp, backends, json as body_of};
+
+/// `generalLedgerEntries` as Business Central serves it: the entries after
+/// `$filter=entryNumber gt N` (the only filter the connector sends; any
+/// other is OData's 400), at most `odata.maxpagesize` of them, with an
+/// `@odata.nextLink` when more follow.
+pub(super) fn general_ledger_entries(call: &Call) -> Answer {
+    let Some(after) = call
+        .query
+        .get("$filter")
+        .and_then(|filter| filter.strip_prefix("entryNumber gt "))
+        .and_then(|after| after.parse::<u64>().ok())
+    else {
+        return Answer::json(
+            400,
+            json!({"error": {"code": "BadRequest", "message": "Invalid filter expression."}})
+                .to_string(),
+        );
+    };
+    let page_size = call
+        .headers
+        .get("prefer")
+        .and_then(|prefer| prefer.strip_prefix("odata.maxpagesize="))
+        .and_then(|size| size.parse::<usize>().ok())
+        .unwrap_or(20_000);
+    let mut whole: Value =
+        serde_json::from_str(&fixture(&format!("{DIR}/generalLedgerEntries.json"))).expect("JSON");
+    let entries: Vec<Value> = whole["value"]
+        .as_array()
+        .expect("entries")
+        .iter()
+        .filter(|entry| entry["entryNumber"].as_u64().expect("a number") > after)
+        .cloned()
+        .collect();
+    let more = entries.len() > page_size;
+    whole["value"] = Value::Array(entries.into_iter().take(page_size).collect());
+    if more {
+        let host = call.headers.get("host").cloned().unwrap_or_default();
+        whole["@odata.nextLink"] = json!(format!(
+            "http://{host}{}?$skiptoken=after{}",
+            call.path,
+            after + page_size as u64
+        ));
+    }
+    Answer::json(200, whole.to_string())
+}
 
 /// Posting accounts only, classified by their category as the wire writes
 /// it (`Cost_x0020_of_x0020_Goods_x0020_Sold`); balances of balance-sheet
@@ -110,8 +162,8 @@ async fn the_chart_vendors_items_and_company_sync() {
 /// Purchase invoices with their lines (an account line names its G/L
 /// account, an item line none), `Open` owed whole and `Paid` nothing; a
 /// paid credit memo applied to an invoice allocates its credit to it, and
-/// that invoice shows it paid. Payments, bill payments, tax rates and
-/// journal entries are refused without a call.
+/// that invoice shows it paid. Payments, bill payments and tax rates are
+/// refused without a call.
 #[tokio::test]
 async fn bills_and_credit_memos_name_their_accounts_and_the_rest_is_refused() {
     for backend in backends() {
@@ -216,7 +268,6 @@ async fn bills_and_credit_memos_name_their_accounts_and_the_rest_is_refused() {
             QueueDataTypeDataType::Payments,
             QueueDataTypeDataType::BillPayments,
             QueueDataTypeDataType::TaxRates,
-            QueueDataTypeDataType::JournalEntries,
         ] {
             let operations = sync(&app, company_id, data_type).await;
             assert_eq!(
@@ -225,5 +276,115 @@ async fn bills_and_credit_memos_name_their_accounts_and_the_rest_is_refused() {
             );
         }
         assert_eq!(fake.calls().len(), before, "refused without a call");
+    }
+}
+
+/// The general ledger as journal entries: consecutive G/L entries of one
+/// posting date, document type and number are one entry, debits positive
+/// and credits negative, each line naming an account of the chart. Pages of
+/// four cut every document; each is held back and read whole from the next
+/// page, asked for by entry number (`entryNumber gt`), not by the next link.
+/// The group that does not balance is reported by its first entry number
+/// and not stored.
+#[tokio::test]
+async fn the_general_ledger_is_grouped_into_entries_that_balance() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(4), 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::Accounts,
+                QueueDataTypeDataType::JournalEntries,
+            ],
+        )
+        .await;
+        let accounts = records(&app, company_id, "accounts").await;
+        let journals = records(&app, company_id, "journalEntries").await;
+        let mut rows = columns(
+            &journals,
+            &[
+                "/journalEntryId",
+                "/journalNumber",
+                "/postedOn",
+                "/source/type",
+                "/description",
+            ],
+        );
+        rows.sort();
+        assert_eq!(
+            rows,
+            [
+                ["1", "103001", "2026-01-15", "Invoice", "Order 103001"],
+                ["12", "108001", "2026-02-03", "Invoice", "FAB-5501"],
+                ["4", "G02001", "2026-01-20", "Payment", "Payment 103001"],
+                ["6", "107001", "2026-01-22", "Credit Memo", "Return 107001"],
+                ["8", "GJ0001", "2026-02-01", "Other", "Office supplies"],
+            ]
+        );
+        let invoice = journals
+            .iter()
+            .find(|journal| journal["journalEntryId"] == "1")
+            .expect("the invoice's entry");
+        assert_eq!(
+            columns(
+                invoice["journalLines"].as_array().expect("lines"),
+                &["/accountRef/id", "/netAmount", "/currency"]
+            ),
+            [
+                ["a1b2c3d4-081c-ec11-bb77-000000013100", "172.94", "-"],
+                ["a1b2c3d4-081c-ec11-bb77-000000040100", "-160.00", "-"],
+                ["a1b2c3d4-081c-ec11-bb77-000000020100", "-12.94", "-"],
+            ]
+        );
+        assert_eq!(invoice["source"]["id"], Value::Null);
+        for journal in &journals {
+            let balance = journal["journalLines"]
+                .as_array()
+                .expect("lines")
+                .iter()
+                .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
+            assert_eq!(balance, Money(0), "{journal}");
+        }
+        refs_name_accounts(&accounts, &journals, "journalLines");
+
+        let history = body_of(
+            app.get(&format!(
+                "/companies/{company_id}/data/history?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        let operation = history["results"]
+            .as_array()
+            .and_then(|all| all.iter().find(|op| op["dataType"] == "journalEntries"))
+            .cloned()
+            .expect("the journal entries' operation");
+        assert_eq!(
+            columns(
+                operation["issues"].as_array().expect("issues"),
+                &["/recordId", "/field"]
+            ),
+            [["10", "debitAmount"]]
+        );
+        let filters: Vec<String> = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path.ends_with("/generalLedgerEntries"))
+            .map(|call| call.query.get("$filter").cloned().unwrap_or_default())
+            .collect();
+        assert_eq!(
+            filters,
+            [
+                "entryNumber gt 0",
+                "entryNumber gt 3",
+                "entryNumber gt 5",
+                "entryNumber gt 7",
+                "entryNumber gt 9",
+            ],
+            "each page starts after the last whole group"
+        );
     }
 }

@@ -67,6 +67,9 @@ fn router() -> super::fake::Router {
         if call.path == format!("{company}/customers") {
             return Answer::json(200, linked(&format!("customers-{page}.json"), call));
         }
+        if call.path == format!("{company}/generalLedgerEntries") {
+            return ledger::general_ledger_entries(call);
+        }
         for entity in [
             "accounts",
             "vendors",
@@ -142,6 +145,7 @@ static CASE: Case = Case {
         "creditNotes",
         "items",
         "companyInfo",
+        "journalEntries",
     ],
     errors: Errors {
         rate_limited: r#"{"error":{"code":"Application_TooManyRequests","message":"Too many requests reached. Actual (6001). Maximum (6000)."}}"#,
