@@ -1233,7 +1233,8 @@ async fn square_zettle_and_sage_link_with_the_organization_each_documents() {
 
 /// TrueLayer (`GET /data/v1/me`: credentials and bank, PKCE) and
 /// FreshBooks (`GET /auth/api/v1/users/me`: the businesses the user works
-/// in, so the customer chooses) linked against their fakes.
+/// in, so the customer chooses; the read scopes of what it syncs) linked
+/// against their fakes.
 #[tokio::test]
 async fn truelayer_and_freshbooks_link_with_the_organization_each_documents() {
     for backend in backends() {
@@ -1251,6 +1252,14 @@ async fn truelayer_and_freshbooks_link_with_the_organization_each_documents() {
         let (_, stored) = link_choosing(&app, "freshbooks", &[], Some("zDmNq")).await;
         assert_eq!(stored["accountId"], "zDmNq");
         assert_eq!(stored["businessId"], 77128);
+        let scope = fake.with(|inner| inner.authorize_requests[0]["scope"].clone());
+        assert_eq!(
+            scope,
+            "user:profile:read user:invoices:read user:clients:read user:bill_vendors:read \
+             user:bills:read user:bill_payments:read user:payments:read user:taxes:read \
+             user:billable_items:read user:account:read",
+            "the read scopes of what FreshBooks syncs, the chart's user:account:read among them"
+        );
     }
 }
 

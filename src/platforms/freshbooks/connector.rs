@@ -11,7 +11,9 @@ use chrono::NaiveDate;
 use serde::de::DeserializeOwned;
 
 use super::FreshBooksAuthorization;
+use super::chart::ChartReport;
 use super::mapping::{ClientsPage, IdentityAnswer, InvoicesPage, ListAnswer, check_errors};
+use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
@@ -90,14 +92,20 @@ impl FreshBooksConnector {
         if let Some(day) = updated_min {
             call = call.query("search[updated_min]", day.format("%Y-%m-%d"));
         }
-        let answer: ListAnswer<T> = self.http.json(&call).await?;
-        check_errors(&answer.response.errors)?;
-        answer.response.result.ok_or_else(|| {
-            ConnectorError::Failed(format!(
-                "FreshBooks answered {what} without a result; the previous data is kept"
-            ))
-        })
+        result_of(self.http.json(&call).await?, what)
     }
+}
+
+/// The `result` of an answer in the accounting envelope (`{"response":
+/// {"result": …}}`); FreshBooks' errors there fail it, and so does an
+/// answer without a result.
+pub(super) fn result_of<T>(answer: ListAnswer<T>, what: &str) -> Result<T, ConnectorError> {
+    check_errors(&answer.response.errors)?;
+    answer.response.result.ok_or_else(|| {
+        ConnectorError::Failed(format!(
+            "FreshBooks answered {what} without a result; the previous data is kept"
+        ))
+    })
 }
 
 impl FreshBooksConnector {
@@ -116,6 +124,25 @@ impl FreshBooksConnector {
         );
         self.http.json(&call).await
     }
+
+    /// The chart of accounts report of the business `uuid` (`GET
+    /// /accounting/businesses/{uuid}/reports/chart_of_accounts`), with the
+    /// `use_ledger_entries=true` FreshBooks requires; its `result`, in the
+    /// accounting envelope.
+    pub(super) async fn chart(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        uuid: &str,
+    ) -> Result<ChartReport, ConnectorError> {
+        const WHAT: &str = "the chart of accounts report";
+        let url = format!(
+            "{}/accounting/businesses/{uuid}/reports/chart_of_accounts",
+            self.api_base
+        );
+        let call = Call::get(Self::PLATFORM, WHAT, url, Auth::bearer(&credentials.tokens))
+            .query("use_ledger_entries", "true");
+        result_of(self.http.json(&call).await?, WHAT)
+    }
 }
 
 /// Whether pages follow `page`: FreshBooks says how many there are.
@@ -130,7 +157,7 @@ impl Connector for FreshBooksConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, TaxRates, Items, CompanyInfos]
+        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, TaxRates, Items, CompanyInfos, Accounts]
     }
 
     fn token_endpoint(&self, _credentials: &FreshBooksAuthorization) -> Option<TokenEndpoint> {
@@ -144,7 +171,8 @@ impl Connector for FreshBooksConnector {
     }
 
     /// FreshBooks' code flow (read scopes of the profile, invoices,
-    /// clients and the lists of the ledger it syncs); the user's businesses are `GET /auth/api/v1/users/me`'s
+    /// clients, the lists of the ledger it syncs and the chart of accounts
+    /// report, `user:account:read`); the user's businesses are `GET /auth/api/v1/users/me`'s
     /// memberships (not those where the user is only a client): several,
     /// and the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
@@ -162,6 +190,7 @@ impl Connector for FreshBooksConnector {
                 "user:payments:read",
                 "user:taxes:read",
                 "user:billable_items:read",
+                "user:account:read",
             ],
         ))
     }

@@ -1,8 +1,9 @@
 //! FreshBooks' ledger beyond sales: bill vendors, bills (with their lines
 //! and vendor), bill payments (with the supplier and currency of the bill
 //! each pays, read from the bill list for a page that has payments),
-//! payments, taxes, items, and the business itself (from the identity's
-//! memberships) as company info. Every list pages by `page`/`per_page` until
+//! payments, taxes, items, the business itself (from the identity's
+//! memberships) as company info, and the chart of accounts (one report of
+//! that business, [`super::chart`]). Every list pages by `page`/`per_page` until
 //! the answer's `pages`; payments and items, whose `search[updated_min]`
 //! FreshBooks documents, are asked only for what changed after a first
 //! whole fetch ([`CHANGES`]), the others are fetched whole each sync.
@@ -15,8 +16,10 @@ use chrono::{DateTime, NaiveDate, Utc};
 use super::FreshBooksAuthorization;
 use super::catalogue::{ItemsPage, TaxesPage};
 use super::connector::{FreshBooksConnector, more};
+use super::mapping::Business;
 use super::purchases::{BillPaymentsPage, BillsPage, FreshBooksBill, Payees, VendorsPage, payees};
 use super::receipts::PaymentsPage;
+use crate::data::accounts::{Account, Accounts};
 use crate::data::bill_payments::{BillPayment, BillPayments};
 use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
@@ -28,6 +31,7 @@ use crate::platforms::connector::{
     Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs,
 };
 use crate::platforms::kit::paging::PageNumber;
+use uuid::Uuid;
 
 /// The bill list: its path, and what a page of it is called in messages.
 const BILLS: (&str, &str) = ("bills/bills", "a page of bills");
@@ -244,17 +248,16 @@ impl Syncs<Items> for FreshBooksConnector {
     }
 }
 
-impl Syncs<CompanyInfos> for FreshBooksConnector {
-    /// The connection's business, one record: the membership of `GET
-    /// /auth/api/v1/users/me` whose business has our account id.
-    async fn page(
+impl FreshBooksConnector {
+    /// The connection's business: the membership of `GET
+    /// /auth/api/v1/users/me` whose business has our account id (one that
+    /// no longer lists it fails the sync).
+    async fn business(
         &self,
         credentials: &FreshBooksAuthorization,
-        _cursor: Option<String>,
-    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+    ) -> Result<Business, ConnectorError> {
         let account_id = &credentials.account_id;
-        let business = self
-            .identity(credentials)
+        self.identity(credentials)
             .await?
             .response
             .business_memberships
@@ -266,8 +269,48 @@ impl Syncs<CompanyInfos> for FreshBooksConnector {
                     "FreshBooks' identity no longer lists account {account_id} among the user's \
                      businesses; the previous data is kept"
                 ))
+            })
+    }
+}
+
+impl Syncs<CompanyInfos> for FreshBooksConnector {
+    /// The connection's business, one record.
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
+        let business = self.business(credentials).await?;
+        Ok(Fetched::all(
+            vec![business.into_company(&credentials.account_id)],
+            None,
+        ))
+    }
+}
+
+impl Syncs<Accounts> for FreshBooksConnector {
+    /// The whole chart, one call: the chart of accounts report of the
+    /// connection's business (by its uuid, from `/users/me`), with
+    /// `use_ledger_entries=true`, which FreshBooks requires.
+    async fn page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        _cursor: Option<String>,
+    ) -> Result<Fetched<Account>, ConnectorError> {
+        let business = self.business(credentials).await?;
+        // Checked to be a uuid before it goes into a URL.
+        let uuid = business
+            .business_uuid
+            .filter(|uuid| Uuid::parse_str(uuid).is_ok())
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!(
+                    "FreshBooks' identity gives account {} no business uuid, which its chart of \
+                     accounts is read by; the previous data is kept",
+                    credentials.account_id
+                ))
             })?;
-        Ok(Fetched::all(vec![business.into_company(account_id)], None))
+        let report = self.chart(credentials, &uuid).await?;
+        Ok(Fetched::read(report.into_accounts(), None))
     }
 }
 

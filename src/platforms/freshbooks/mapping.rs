@@ -237,6 +237,8 @@ pub(super) struct Business {
     pub(super) account_id: Option<String>,
     /// The business id.
     pub(super) id: Option<u64>,
+    /// The business's uuid, of the `/accounting/businesses/{uuid}` URLs.
+    pub(super) business_uuid: Option<String>,
     /// Its name.
     pub(super) name: Option<String>,
     /// Its address.

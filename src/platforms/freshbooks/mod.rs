@@ -2,9 +2,10 @@
 //! ([`connector`]: the account's accounting lists, paging; [`ledger`]: the
 //! lists beyond sales) and the mapping of its records and statuses
 //! ([`mapping`] for sales and clients, [`purchases`], [`receipts`],
-//! [`catalogue`], [`company`]). What these rely on, with sources: `NOTES.md`.
+//! [`catalogue`], [`company`], [`chart`]). What these rely on, with sources: `NOTES.md`.
 
 pub mod catalogue;
+pub mod chart;
 pub mod company;
 pub mod connector;
 pub mod ledger;
@@ -23,9 +24,9 @@ use crate::platforms::numbers::WholeNumber;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
-/// What FreshBooks' connector syncs. Not credit notes (their allocations to
-/// invoices are not documented), the chart of accounts (under another API
-/// with its own envelope and an unconfirmed scope) nor journal entries (no
+/// What FreshBooks' connector syncs, in the order of its `syncs!` (the
+/// chart of accounts from its report, [`chart`]). Not credit notes (their
+/// allocations to invoices are not documented) nor journal entries (no
 /// documented list of whole, balanced entries): `NOTES.md`, "Accounting
 /// model".
 const DATA_TYPES: &[DataType] = &[
@@ -38,6 +39,7 @@ const DATA_TYPES: &[DataType] = &[
     DataType::TAX_RATES,
     DataType::ITEMS,
     DataType::COMPANY_INFO,
+    DataType::ACCOUNTS,
 ];
 
 /// FreshBooks in the catalogue.

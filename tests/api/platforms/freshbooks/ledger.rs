@@ -6,7 +6,8 @@
 //! the invoices show paid (a deleted one and a credit applied left out), the
 //! business of the identity's memberships as company info; a
 //! 403 for a scope the consent lacks fails that data type only; what
-//! FreshBooks does not sync is refused without a call. Fixtures follow
+//! FreshBooks does not sync is refused without a call (the chart of
+//! accounts: `super::accounts`). Fixtures follow
 //! https://www.freshbooks.com/api/bills, /bill_payments, /vendors,
 //! /payments, /taxes and /items as the official SDK reads them (see
 //! `src/platforms/freshbooks/NOTES.md`, "Accounting model").
@@ -679,8 +680,8 @@ async fn a_missing_bills_scope_fails_bills_only() {
     }
 }
 
-/// Credit notes, accounts and journal entries are not synced from
-/// FreshBooks: queued, they answer `NotSupported` without a call.
+/// Credit notes and journal entries are not synced from FreshBooks:
+/// queued, they answer `NotSupported` without a call.
 #[tokio::test]
 async fn what_freshbooks_does_not_sync_is_refused_without_a_call() {
     for backend in backends() {
@@ -688,7 +689,7 @@ async fn what_freshbooks_does_not_sync_is_refused_without_a_call() {
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
         let (company_id, _) = connected(&app, 43_200).await;
         let before = fake.calls().len();
-        for data_type in ["creditNotes", "accounts", "journalEntries"] {
+        for data_type in ["creditNotes", "journalEntries"] {
             let queued = json(
                 app.post_json(
                     &format!("/companies/{company_id}/data/queue/{data_type}"),

@@ -31,16 +31,33 @@ use crate::helpers::{TestApp, backends, json};
 const ACCOUNT: &str = "zDmNq";
 const ACCESS: &str = "freshbooks-access-token-0001";
 const REFRESH: &str = "freshbooks-refresh-token-0001";
+/// The `business_uuid` of `ACCOUNT`'s business in `users-me.json`.
+const BUSINESS_UUID: &str = "6a8a4b3e-1f0e-4b2f-9c3d-5e6f7a8b9c0d";
+/// The chart of accounts report of that business.
+fn chart_path() -> String {
+    format!("/accounting/businesses/{BUSINESS_UUID}/reports/chart_of_accounts")
+}
 
+mod accounts;
 mod ledger;
 
 /// Serves the FreshBooks fixtures: three pages of invoices, two of
-/// clients, the identity, the ledger's lists ([`ledger_list`]); another
-/// account's lists are a 404.
+/// clients, the identity, the ledger's lists ([`ledger_list`]), the
+/// business's chart of accounts report (only with the
+/// `use_ledger_entries=true` FreshBooks requires); another account's lists
+/// are a 404.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         if call.path == "/auth/api/v1/users/me" {
             return Answer::json(200, fixture("freshbooks/fixtures/users-me.json"));
+        }
+        if call.path == chart_path()
+            && call.query.get("use_ledger_entries").map(String::as_str) == Some("true")
+        {
+            return Answer::json(
+                200,
+                fixture("freshbooks/fixtures/ledger/chart_of_accounts.json"),
+            );
         }
         let page = call
             .query
@@ -143,6 +160,7 @@ static CASE: Case = Case {
         "taxRates",
         "items",
         "companyInfo",
+        "accounts",
     ],
     errors: Errors {
         rate_limited: "{}",
