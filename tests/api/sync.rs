@@ -792,6 +792,82 @@ async fn an_operation_whose_worker_died_is_taken_over_or_failed_after_its_lease(
     }
 }
 
+/// A renewal that had to wait for the operation's row (a publish holds it
+/// shared while it moves a long list, which can outlast the lease) still
+/// leaves a lease that runs from when it was written, not from when it was
+/// sent: otherwise it writes an end already past, and another worker's
+/// claim takes the operation before the swap. Another worker's renewal
+/// changes nothing.
+#[tokio::test]
+async fn a_renewal_that_waited_for_the_row_leases_from_when_it_was_written() {
+    use sea_orm::TransactionTrait;
+    use tributary::sync::operations::lease;
+
+    for backend in backends() {
+        let app = TestApp::spawn_with(backend, AppOptions::idle()).await;
+        let company_id = new_company(&app, "Acme").await;
+        sandbox_connection(&app, company_id, 10, 3).await;
+        let queued = app
+            .client
+            .sync_all_data(&company_id, None)
+            .await
+            .expect("queued")
+            .into_inner();
+        let id = queued[0].pull_operation_id;
+        let row = entity::pull_operation::Entity::find_by_id(id)
+            .one(&app.db)
+            .await
+            .expect("read")
+            .expect("row");
+        let mut running = row.into_active_model();
+        running.status = Set(entity::pull_operation::PullStatus::Fetching);
+        running.lease_owner = Set(Some("publisher/0".to_owned()));
+        running.lease_expires_at = Set(Some(chrono::Utc::now() + chrono::Duration::seconds(1)));
+        running.update(&app.db).await.expect("running");
+        let lease = chrono::Duration::seconds(2);
+        assert!(
+            !lease::renew(&app.db, id, "other/0", lease)
+                .await
+                .expect("renewed"),
+            "only the owner renews"
+        );
+
+        let waited = if backend == Backend::Postgres {
+            // The publish's hold: the row shared for longer than the lease.
+            let hold = app.db.begin().await.expect("a transaction");
+            assert!(
+                lease::hold_shared(&hold, id, "publisher/0")
+                    .await
+                    .expect("held")
+            );
+            let db = app.db.clone();
+            let renewal =
+                tokio::spawn(async move { lease::renew(&db, id, "publisher/0", lease).await });
+            tokio::time::sleep(Duration::from_secs(3)).await;
+            assert!(!renewal.is_finished(), "the renewal waits for the hold");
+            hold.commit().await.expect("released");
+            renewal.await.expect("ran").expect("renewed")
+        } else {
+            lease::renew(&app.db, id, "publisher/0", lease)
+                .await
+                .expect("renewed")
+        };
+        assert!(waited, "the owner renews");
+        let written = chrono::Utc::now();
+        let row = entity::pull_operation::Entity::find_by_id(id)
+            .one(&app.db)
+            .await
+            .expect("read")
+            .expect("row");
+        let until = row.lease_expires_at.expect("a lease");
+        assert!(
+            until > written + chrono::Duration::seconds(1),
+            "the lease runs from the write: {until} against {written}"
+        );
+        assert_eq!(row.lease_owner.as_deref(), Some("publisher/0"));
+    }
+}
+
 #[tokio::test]
 async fn deleting_a_connection_or_company_deletes_its_synced_data() {
     for_each_database(async |app| {

@@ -37,9 +37,9 @@ pub(super) fn spawn(
         let mut held_until = Utc::now() + lease;
         loop {
             tokio::time::sleep(every).await;
-            let until = Utc::now() + lease;
-            match lease::renew(&db, id, &worker, until).await {
-                Ok(true) => held_until = until,
+            match lease::renew(&db, id, &worker, lease).await {
+                // From now: the renewal may have waited for the row.
+                Ok(true) => held_until = Utc::now() + lease,
                 // Someone else owns it now.
                 Ok(false) => break,
                 Err(error) if Utc::now() < held_until => {

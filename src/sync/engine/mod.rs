@@ -196,8 +196,13 @@ impl Engine {
         self.stopping.load(Ordering::SeqCst)
     }
 
+    /// How long a lease lasts.
+    fn lease(&self) -> chrono::Duration {
+        chrono::Duration::from_std(self.config.lease).unwrap_or_default()
+    }
+
     fn lease_until(&self) -> DateTime<Utc> {
-        Utc::now() + chrono::Duration::from_std(self.config.lease).unwrap_or_default()
+        Utc::now() + self.lease()
     }
 
     async fn work(self: Arc<Self>, worker: String) {

@@ -12,7 +12,8 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::Expr;
 use sea_orm::{
-    ActiveEnum, ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, Statement,
+    ActiveEnum, ColumnTrait, ConnectionTrait, DatabaseConnection, DbBackend, EntityTrait,
+    QueryFilter, Statement, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -58,15 +59,55 @@ fn held_by(id: Uuid, worker: &str) -> sea_orm::Condition {
         .add(pull_operation::Column::Status.eq(PullStatus::Fetching))
 }
 
-/// Extends `worker`'s lease on `id` to `until`; `false` when another worker owns it now.
+/// Extends `worker`'s lease on `id` to `lease` from when the database
+/// writes it; `false` when another worker owns it now.
+///
+/// On PostgreSQL the row is locked first and the end taken from the
+/// database's clock once it is (`clock_timestamp()` in a second statement:
+/// an update that waits for a row lock keeps the values it computed before
+/// waiting). A renewal that waited behind a publish's shared hold on the
+/// row, which can outlast the lease, would otherwise write an end that has
+/// passed already, and a claim could take the operation between that write
+/// and the next renewal.
 pub async fn renew(
-    db: &impl ConnectionTrait,
+    db: &DatabaseConnection,
     id: Uuid,
     worker: &str,
-    until: DateTime<Utc>,
+    lease: chrono::Duration,
 ) -> Result<bool, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    if backend == DbBackend::Postgres {
+        let txn = db.begin().await?;
+        let held = txn
+            .query_one_raw(Statement::from_sql_and_values(
+                backend,
+                "SELECT id FROM pull_operation \
+                 WHERE id = $1 AND lease_owner = $2 AND status = 'Fetching' FOR UPDATE",
+                [id.into(), worker.into()],
+            ))
+            .await?;
+        if held.is_none() {
+            txn.rollback().await?;
+            return Ok(false);
+        }
+        txn.execute_raw(Statement::from_sql_and_values(
+            backend,
+            "UPDATE pull_operation \
+             SET lease_expires_at = clock_timestamp() + make_interval(secs => $1::float8) \
+             WHERE id = $2",
+            [lease.as_seconds_f64().into(), id.into()],
+        ))
+        .await?;
+        txn.commit().await?;
+        return Ok(true);
+    }
+    // SQLite has one writer: a claim waits for the same lock, with a time
+    // taken before it waited too.
     let renewed = pull_operation::Entity::update_many()
-        .col_expr(pull_operation::Column::LeaseExpiresAt, until.into())
+        .col_expr(
+            pull_operation::Column::LeaseExpiresAt,
+            Expr::value(Utc::now() + lease),
+        )
         .filter(held_by(id, worker))
         .exec(db)
         .await?;

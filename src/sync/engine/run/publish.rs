@@ -110,17 +110,9 @@ impl Run<'_> {
             self.move_part(list, Part::Second { at: &at })
         );
         let moved = first? + second?;
-        // A heartbeat that waited behind the halves wrote a lease end it
-        // computed before waiting, which may have passed by now: renew from
-        // now, or a claim could take the operation before the swap.
-        if !lease::renew(
-            db,
-            self.operation.id,
-            self.worker,
-            self.engine.lease_until(),
-        )
-        .await?
-        {
+        // The heartbeat may have waited behind the halves: renew at once,
+        // before the swap.
+        if !lease::renew(db, self.operation.id, self.worker, self.engine.lease()).await? {
             return Err(RunError::LeaseLost);
         }
         Ok(Some(moved))
