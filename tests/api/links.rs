@@ -1256,8 +1256,8 @@ async fn truelayer_and_freshbooks_link_with_the_organization_each_documents() {
         assert_eq!(
             scope,
             "user:profile:read user:invoices:read user:clients:read user:bill_vendors:read \
-             user:bills:read user:bill_payments:read user:payments:read user:taxes:read \
-             user:billable_items:read user:account:read",
+             user:bills:read user:bill_payments:read user:payments:read user:credit_notes:read \
+             user:taxes:read user:billable_items:read user:account:read",
             "the read scopes of what FreshBooks syncs, the chart's user:account:read among them"
         );
     }

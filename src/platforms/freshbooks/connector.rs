@@ -17,6 +17,7 @@ use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
 use crate::data::company_info::CompanyInfos;
+use crate::data::credit_notes::CreditNotes;
 use crate::data::customers::{Customer, Customers};
 use crate::data::invoices::{Invoice, Invoices};
 use crate::data::items::Items;
@@ -157,7 +158,7 @@ impl Connector for FreshBooksConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, TaxRates, Items, CompanyInfos, Accounts]
+        syncs![Self: Invoices, Customers, Suppliers, Bills, BillPayments, Payments, CreditNotes, TaxRates, Items, CompanyInfos, Accounts]
     }
 
     fn token_endpoint(&self, _credentials: &FreshBooksAuthorization) -> Option<TokenEndpoint> {
@@ -171,8 +172,8 @@ impl Connector for FreshBooksConnector {
     }
 
     /// FreshBooks' code flow (read scopes of the profile, invoices,
-    /// clients, the lists of the ledger it syncs and the chart of accounts
-    /// report, `user:account:read`); the user's businesses are `GET /auth/api/v1/users/me`'s
+    /// clients, the lists of the ledger it syncs, credit notes among them,
+    /// and the chart of accounts report, `user:account:read`); the user's businesses are `GET /auth/api/v1/users/me`'s
     /// memberships (not those where the user is only a client): several,
     /// and the customer chooses.
     fn link_spec(&self) -> Option<LinkSpec> {
@@ -188,6 +189,7 @@ impl Connector for FreshBooksConnector {
                 "user:bills:read",
                 "user:bill_payments:read",
                 "user:payments:read",
+                "user:credit_notes:read",
                 "user:taxes:read",
                 "user:billable_items:read",
                 "user:account:read",

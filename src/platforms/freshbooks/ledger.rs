@@ -3,7 +3,8 @@
 //! each pays, read from the bill list for a page that has payments),
 //! payments, taxes, items, the business itself (from the identity's
 //! memberships) as company info, and the chart of accounts (one report of
-//! that business, [`super::chart`]). Every list pages by `page`/`per_page` until
+//! that business, [`super::chart`]); credit notes, which read the payments
+//! list too: [`super::credits`]. Every list pages by `page`/`per_page` until
 //! the answer's `pages`; payments and items, whose `search[updated_min]`
 //! FreshBooks documents, are asked only for what changed after a first
 //! whole fetch ([`CHANGES`]), the others are fetched whole each sync.
@@ -126,6 +127,24 @@ impl Syncs<BillPayments> for FreshBooksConnector {
 }
 
 impl FreshBooksConnector {
+    /// Page `page` of the payments list, as FreshBooks writes it (only the
+    /// payments updated since `since`, when given): for payments, and for
+    /// the credits applied to invoices that credit notes read.
+    pub(super) async fn payments_page(
+        &self,
+        credentials: &FreshBooksAuthorization,
+        page: PageNumber,
+        since: Option<DateTime<Utc>>,
+    ) -> Result<PaymentsPage, ConnectorError> {
+        self.list(
+            credentials,
+            ("payments/payments", "a page of payments"),
+            (page, since.map(updated_min)),
+            &[],
+        )
+        .await
+    }
+
     /// A page of payments (only those updated since `since`, when given).
     async fn payments(
         &self,
@@ -134,14 +153,7 @@ impl FreshBooksConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Payment>, ConnectorError> {
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let result: PaymentsPage = self
-            .list(
-                credentials,
-                ("payments/payments", "a page of payments"),
-                (page, since.map(updated_min)),
-                &[],
-            )
-            .await?;
+        let result = self.payments_page(credentials, page, since).await?;
         let read = result.payments.read(|payment| payment.into_record());
         // Deleted payments and credits applied are left out: no total.
         Ok(Fetched::read(read, page.next(more(page, result.pages))))

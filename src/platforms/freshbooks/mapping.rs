@@ -294,9 +294,9 @@ pub(super) struct FreshBooksInvoice {
     lines: Vec<FreshBooksLine>,
 }
 
-/// One invoice line.
+/// One invoice line (credit notes' lines have the same shape).
 #[derive(Deserialize)]
-struct FreshBooksLine {
+pub(super) struct FreshBooksLine {
     name: Option<String>,
     description: Option<String>,
     qty: Option<Amount>,
@@ -340,6 +340,27 @@ impl FreshBooksLine {
             account_ref: None,
         }
     }
+}
+
+/// Our lines of a document of `total` (an invoice, a credit note) with
+/// `discount` off, and its subtotal and tax. FreshBooks gives no
+/// document-level subtotal or tax: the lines' amounts less the discount are
+/// the subtotal, and the rest of the total is tax; without lines, the
+/// total is the subtotal and there is no tax.
+pub(super) fn lines_and_totals(
+    lines: Vec<FreshBooksLine>,
+    total: Money,
+    discount: Money,
+) -> (Vec<LineItem>, Money, Money) {
+    let line_items: Vec<LineItem> = lines.into_iter().map(FreshBooksLine::into_line).collect();
+    if line_items.is_empty() {
+        return (line_items, total, Money(0));
+    }
+    let lines = line_items
+        .iter()
+        .fold(Money(0), |sum, line| sum + line.sub_total);
+    let sub_total = lines - discount;
+    (line_items, sub_total, total - sub_total)
 }
 
 /// The name FreshBooks copies onto records: the organization, else the person.
@@ -388,22 +409,7 @@ impl FreshBooksInvoice {
             total,
             outstanding,
         );
-        let line_items: Vec<LineItem> = self
-            .lines
-            .into_iter()
-            .map(FreshBooksLine::into_line)
-            .collect();
-        // No invoice-level subtotal or tax: the lines' amounts less the
-        // discount are the subtotal, and the rest of the total is tax.
-        let (sub_total, tax) = if line_items.is_empty() {
-            (total, Money(0))
-        } else {
-            let lines = line_items
-                .iter()
-                .fold(Money(0), |sum, line| sum + line.sub_total);
-            let sub_total = lines - discount;
-            (sub_total, total - sub_total)
-        };
+        let (line_items, sub_total, tax) = lines_and_totals(self.lines, total, discount);
         Ok(Invoice {
             invoice_number: json::non_empty(self.invoice_number),
             customer_ref: CustomerRef::to(

@@ -2,12 +2,14 @@
 //! ([`connector`]: the account's accounting lists, paging; [`ledger`]: the
 //! lists beyond sales) and the mapping of its records and statuses
 //! ([`mapping`] for sales and clients, [`purchases`], [`receipts`],
-//! [`catalogue`], [`company`], [`chart`]). What these rely on, with sources: `NOTES.md`.
+//! [`credits`], [`catalogue`], [`company`], [`chart`]). What these rely on,
+//! with sources: `NOTES.md`.
 
 pub mod catalogue;
 pub mod chart;
 pub mod company;
 pub mod connector;
+pub mod credits;
 pub mod ledger;
 pub mod mapping;
 pub mod purchases;
@@ -24,11 +26,11 @@ use crate::platforms::numbers::WholeNumber;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
-/// What FreshBooks' connector syncs, in the order of its `syncs!` (the
-/// chart of accounts from its report, [`chart`]). Not credit notes (their
-/// allocations to invoices are not documented) nor journal entries (no
-/// documented list of whole, balanced entries): `NOTES.md`, "Accounting
-/// model".
+/// What FreshBooks' connector syncs, in the order of its `syncs!` (credit
+/// notes with allocations inferred from the payments made from a credit,
+/// [`credits`]; the chart of accounts from its report, [`chart`]). Not
+/// journal entries (no documented list of whole, balanced entries):
+/// `NOTES.md`, "Accounting model".
 const DATA_TYPES: &[DataType] = &[
     DataType::INVOICES,
     DataType::CUSTOMERS,
@@ -36,6 +38,7 @@ const DATA_TYPES: &[DataType] = &[
     DataType::BILLS,
     DataType::BILL_PAYMENTS,
     DataType::PAYMENTS,
+    DataType::CREDIT_NOTES,
     DataType::TAX_RATES,
     DataType::ITEMS,
     DataType::COMPANY_INFO,

@@ -1,12 +1,14 @@
 //! FreshBooks' payments (`GET …/payments/payments`) and how they become
 //! ours: each settles the one invoice it names. A payment made from a
 //! client's credit (`from_credit`) is not money received and is left out,
-//! as are deleted payments. `updated` is US/Eastern. Sources: `NOTES.md`,
-//! "Accounting model".
+//! as are deleted payments; such a row is instead the allocation of the
+//! credit it names (`creditid`) to its invoice ([`super::credits`]).
+//! `updated` is US/Eastern. Sources: `NOTES.md`, "Accounting model".
 
 use serde::Deserialize;
 
 use super::mapping::{DELETED, FbId, FbMoney, amount, eastern};
+use crate::data::credit_notes::{CreditNoteAllocation, InvoiceRef};
 use crate::data::invoices::CustomerRef;
 use crate::data::payments::{AllocationType, Payment, PaymentAllocation};
 use crate::platforms::kit::json;
@@ -39,6 +41,7 @@ pub(super) struct FreshBooksPayment {
     payment_type: Option<String>,
     transactionid: Option<String>,
     from_credit: Option<bool>,
+    creditid: Option<FbId>,
     note: Option<String>,
     vis_state: Option<i64>,
     updated: Option<String>,
@@ -94,6 +97,32 @@ impl FreshBooksPayment {
     }
 }
 
+impl FreshBooksPayment {
+    /// The credit this row applies to an invoice, when it is such a row (a
+    /// live one, `vis_state` 0 or none, made `from_credit`, naming the
+    /// credit and the invoice): the credit's id, and the allocation of the
+    /// row's `amount` to that invoice on the row's `date`.
+    pub(super) fn credit_applied(self) -> Option<(String, CreditNoteAllocation)> {
+        let live = self.vis_state.unwrap_or(0) == 0;
+        if !live || self.from_credit != Some(true) {
+            return None;
+        }
+        let credit_id = self.creditid.and_then(FbId::named)?;
+        let invoice_id = self.invoiceid.and_then(FbId::named)?;
+        Some((
+            credit_id,
+            CreditNoteAllocation {
+                invoice_ref: InvoiceRef {
+                    id: invoice_id,
+                    invoice_number: None,
+                },
+                amount: amount(self.amount),
+                allocated_on_date: self.date.as_deref().and_then(json::date),
+            },
+        ))
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -121,6 +150,35 @@ mod tests {
         assert_eq!(read.allocations[0].id, "500007");
         assert_eq!(read.allocations[0].amount, Money::from_cents(20_000));
         assert_eq!(read.note.as_deref(), Some("Check"));
+    }
+
+    #[test]
+    fn only_a_live_row_made_from_a_credit_applies_that_credit() {
+        let (credit, allocation) = payment(r#", "from_credit": true, "creditid": 6001"#)
+            .credit_applied()
+            .expect("a credit applied");
+        assert_eq!(credit, "6001");
+        assert_eq!(allocation.invoice_ref.id, "500007");
+        assert_eq!(allocation.amount, Money::from_cents(20_000));
+        assert_eq!(
+            allocation
+                .allocated_on_date
+                .map(|day| day.to_string())
+                .as_deref(),
+            Some("2026-10-20")
+        );
+        assert!(payment("").credit_applied().is_none(), "money received");
+        assert!(
+            payment(r#", "from_credit": true, "creditid": null"#)
+                .credit_applied()
+                .is_none(),
+            "no credit named"
+        );
+        let deleted: FreshBooksPayment = serde_json::from_str(
+            r#"{"id": 1, "invoiceid": 2, "creditid": 6001, "from_credit": true, "date": "2026-10-20", "amount": {"amount": "1.00", "code": "CAD"}, "vis_state": 1}"#,
+        )
+        .expect("a payment");
+        assert!(deleted.credit_applied().is_none(), "deleted");
     }
 
     #[test]

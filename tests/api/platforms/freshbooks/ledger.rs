@@ -7,7 +7,7 @@
 //! business of the identity's memberships as company info; a
 //! 403 for a scope the consent lacks fails that data type only; what
 //! FreshBooks does not sync is refused without a call (the chart of
-//! accounts: `super::accounts`). Fixtures follow
+//! accounts: `super::accounts`; credit notes: `super::credits`). Fixtures follow
 //! https://www.freshbooks.com/api/bills, /bill_payments, /vendors,
 //! /payments, /taxes and /items as the official SDK reads them (see
 //! `src/platforms/freshbooks/NOTES.md`, "Accounting model").
@@ -587,7 +587,8 @@ async fn freshbooks_payments_settle_what_the_invoices_show_paid() {
             let paid = amount(&invoice["totalAmount"]) - amount(&invoice["amountDue"]);
             let settled = settled(&payments, "Invoice", &invoice["invoiceId"]);
             if invoice["invoiceId"] == "500017" {
-                // 20.00 of its 60.00 came from the client's credit.
+                // 20.00 of its 60.00 came from the client's credits
+                // (credit notes 6001 and 6002: `super::credits`).
                 assert_eq!(settled, paid - Money::from_cents(2_000), "{invoice}");
             } else {
                 assert_eq!(settled, paid, "{invoice}");
@@ -680,8 +681,8 @@ async fn a_missing_bills_scope_fails_bills_only() {
     }
 }
 
-/// Credit notes and journal entries are not synced from FreshBooks:
-/// queued, they answer `NotSupported` without a call.
+/// Journal entries are not synced from FreshBooks: queued, they answer
+/// `NotSupported` without a call.
 #[tokio::test]
 async fn what_freshbooks_does_not_sync_is_refused_without_a_call() {
     for backend in backends() {
@@ -689,7 +690,7 @@ async fn what_freshbooks_does_not_sync_is_refused_without_a_call() {
         let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
         let (company_id, _) = connected(&app, 43_200).await;
         let before = fake.calls().len();
-        for data_type in ["creditNotes", "journalEntries"] {
+        for data_type in ["journalEntries"] {
             let queued = json(
                 app.post_json(
                     &format!("/companies/{company_id}/data/queue/{data_type}"),

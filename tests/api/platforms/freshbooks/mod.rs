@@ -39,6 +39,7 @@ fn chart_path() -> String {
 }
 
 mod accounts;
+mod credits;
 mod ledger;
 
 /// Serves the FreshBooks fixtures: three pages of invoices, two of
@@ -157,6 +158,7 @@ static CASE: Case = Case {
         "bills",
         "billPayments",
         "payments",
+        "creditNotes",
         "taxRates",
         "items",
         "companyInfo",
