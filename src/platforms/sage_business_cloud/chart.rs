@@ -303,8 +303,16 @@ fn named_first(
 #[derive(Deserialize)]
 pub(super) struct SageFinancialSettings {
     year_end_date: Option<String>,
+    accounts_start_date: Option<String>,
     base_currency: Option<Link>,
     tax_number: Option<String>,
+}
+
+impl SageFinancialSettings {
+    /// The day the business's accounts start (`accounts_start_date`).
+    pub(super) fn accounts_start(&self) -> Option<chrono::NaiveDate> {
+        self.accounts_start_date.as_deref().and_then(json::date)
+    }
 }
 
 /// `GET /businesses/{id}`: the business's profile.

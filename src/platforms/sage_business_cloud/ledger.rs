@@ -1,7 +1,8 @@
 //! Sage's ledger beyond sales: ledger accounts, suppliers (vendor
 //! contacts), tax rates, purchase invoices, sales credit notes, contact
 //! payments (split into payments and bill payments), products and
-//! services, manual journals and the business itself. Every list is paged
+//! services and the business itself (the general ledger in
+//! [`super::general_ledger`]). Every list is paged
 //! and asked for by `updated_or_created_since` after a first sync, as
 //! invoices are. Sources: `NOTES.md`, "Accounting model".
 
@@ -15,7 +16,6 @@ use super::chart::{
 };
 use super::connector::{CHANGES, SageBusinessCloudConnector};
 use super::documents::{SageCreditNote, SagePurchaseInvoice};
-use super::journals::SageJournal;
 use super::mapping::SageContact;
 use super::settlements::{BankLedgers, SageBankAccount, SageContactPayment, Side};
 use crate::data::accounts::{Account, Accounts};
@@ -24,7 +24,6 @@ use crate::data::bills::{Bill, Bills};
 use crate::data::company_info::{CompanyInfo, CompanyInfos};
 use crate::data::credit_notes::{CreditNote, CreditNotes};
 use crate::data::items::{Item, Items};
-use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::payments::{Payment, Payments};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
@@ -203,33 +202,12 @@ impl SageBusinessCloudConnector {
         Ok(Fetched::read(read, next))
     }
 
-    /// A page of manual journals.
-    async fn journals(
-        &self,
-        credentials: &SageBusinessCloudAuthorization,
-        since: Option<DateTime<Utc>>,
-        cursor: Option<String>,
-    ) -> Result<Fetched<JournalEntry>, ConnectorError> {
-        let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
-        let call = self.list(credentials, "journals", "a page of journals", page, since);
-        let (journals, next, _) = self.fetch::<SageJournal>(&call, page).await?;
-        Ok(Fetched::read(journals.read(SageJournal::into_record), next))
-    }
-
     /// The business: its financial settings and its profile.
     async fn business(
         &self,
         credentials: &SageBusinessCloudAuthorization,
     ) -> Result<Fetched<CompanyInfo>, ConnectorError> {
-        let url = format!("{}/financial_settings", self.api_base);
-        let call = Call::get(
-            Self::PLATFORM,
-            "the financial settings",
-            url,
-            Auth::bearer(&credentials.tokens),
-        )
-        .header("X-Business", &credentials.business_id);
-        let settings: SageFinancialSettings = self.http.json(&call).await?;
+        let settings = self.financial_settings(credentials).await?;
         let url = format!("{}/businesses/{}", self.api_base, credentials.business_id);
         let call = Call::get(
             Self::PLATFORM,
@@ -242,9 +220,27 @@ impl SageBusinessCloudConnector {
     }
 }
 
+impl SageBusinessCloudConnector {
+    /// The business's financial settings (`GET /financial_settings`).
+    pub(super) async fn financial_settings(
+        &self,
+        credentials: &SageBusinessCloudAuthorization,
+    ) -> Result<SageFinancialSettings, ConnectorError> {
+        let url = format!("{}/financial_settings", self.api_base);
+        let call = Call::get(
+            Self::PLATFORM,
+            "the financial settings",
+            url,
+            Auth::bearer(&credentials.tokens),
+        )
+        .header("X-Business", &credentials.business_id);
+        self.http.json(&call).await
+    }
+}
+
 // Each data type's `Syncs`, a full page and a changed page from the same
 // function, with the invoices' [`CHANGES`].
-changed_syncs!(SageBusinessCloudConnector, CHANGES; Accounts => ledger_accounts, Suppliers => vendors, TaxRates => tax_rates, Bills => purchase_invoices, CreditNotes => credit_notes, Items => catalog, JournalEntries => journals, Payments => customer_payments, BillPayments => vendor_payments);
+changed_syncs!(SageBusinessCloudConnector, CHANGES; Accounts => ledger_accounts, Suppliers => vendors, TaxRates => tax_rates, Bills => purchase_invoices, CreditNotes => credit_notes, Items => catalog, Payments => customer_payments, BillPayments => vendor_payments);
 
 impl SageBusinessCloudConnector {
     async fn customer_payments(

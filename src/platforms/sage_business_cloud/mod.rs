@@ -2,12 +2,14 @@
 //! body; its connector ([`connector`]: the `X-Business` header, `$next`
 //! paging; [`ledger`]: the accounting lists beyond sales) and the mapping
 //! of its records and statuses ([`mapping`] for sales, [`chart`],
-//! [`documents`], [`settlements`], [`journals`]). What
+//! [`documents`], [`settlements`], [`journals`]; the general ledger in
+//! [`general_ledger`]). What
 //! these rely on, with sources: `NOTES.md`.
 
 pub mod chart;
 pub mod connector;
 pub mod documents;
+pub mod general_ledger;
 pub mod journals;
 pub mod ledger;
 pub mod mapping;

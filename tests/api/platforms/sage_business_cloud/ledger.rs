@@ -2,7 +2,8 @@
 //! tax rates (combined ones by component), products then services, purchase
 //! invoices and credit notes with their lines' accounts, contact payments
 //! split into payments and bill payments that settle what the documents
-//! show paid, manual journals that balance, and the business's settings
+//! show paid, the general ledger by transaction (each balancing), and the
+//! business's settings
 //! and profile as company info.
 
 use serde_json::{Value, json};
@@ -10,7 +11,7 @@ use serde_json::{Value, json};
 use client::types::QueueDataTypeDataType;
 use tributary::data::money::Money;
 
-use super::super::ledger_reads::{amount, columns, records, settled, synced};
+use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, settled, synced};
 use super::super::options_for;
 use super::{connected, fake};
 use crate::helpers::{TestApp, backends};
@@ -269,14 +270,18 @@ async fn bills_credit_notes_and_payments_settle_what_the_documents_show_paid() {
     }
 }
 
-/// Manual journals balance on accounts of the chart (a deleted one left
-/// out); the business is one company info record from its financial
-/// settings and profile; a resync asks by `updated_or_created_since`.
+/// The general ledger, read by date window (the open one before the
+/// accounts' start, then each month to the current one, open at its end),
+/// every page of each: entries from a sales invoice, a customer receipt, a
+/// manual journal and the opening balances, each balancing on accounts of
+/// the chart, with the document that made it as the source; a deleted
+/// transaction left out, one that does not balance reported; the business
+/// is one company info record from its financial settings and profile.
 #[tokio::test]
-async fn journals_balance_and_the_business_is_one_record() {
+async fn the_ledger_balances_by_transaction_and_the_business_is_one_record() {
     for backend in backends() {
         let fake = fake().await;
-        let app = TestApp::spawn_with(backend, options_for(&fake, None, 1)).await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(2), 1)).await;
         let (company_id, _) = connected(&app, 1800).await;
         let kinds = [
             QueueDataTypeDataType::JournalEntries,
@@ -286,40 +291,134 @@ async fn journals_balance_and_the_business_is_one_record() {
         synced(&app, company_id, &kinds).await;
 
         let entries = records(&app, company_id, "journalEntries").await;
+        let mut rows = columns(
+            &entries,
+            &[
+                "/journalEntryId",
+                "/journalNumber",
+                "/postedOn",
+                "/source/type",
+                "/source/id",
+            ],
+        );
+        rows.sort();
         assert_eq!(
-            columns(&entries, &["/journalNumber", "/postedOn", "/description"]),
+            rows,
             [
-                ["JNL-2", "2026-11-30", "Suspense cleared"],
-                ["JNL-1", "2026-10-31", "Office costs accrued"],
+                [
+                    "e0e0e0e0f1f1a2a2b3b3c4c4d5d5e6e6",
+                    "OPENING",
+                    "2026-03-31",
+                    "JOURNAL",
+                    "-"
+                ],
+                [
+                    "e2e2e2e2f3f3a4a4b5b5c6c6d7d7e8e8",
+                    "SI-2",
+                    "2026-10-03",
+                    "SALES_INVOICE",
+                    "6c2d3e4f5a6b47c8d9e0f1a2b3c4d5e6"
+                ],
+                [
+                    "e3e3e3e3f4f4a5a5b6b6c7c7d8d8e9e9",
+                    "RCPT-1",
+                    "2026-10-20",
+                    "CUSTOMER_RECEIPT",
+                    "c3c3c3c3d4d4e5e5f6f6a7a7b8b8c9c9"
+                ],
+                [
+                    "t9a9a9a9b0b0c1c1d2d2e3e3f4f4a5a5",
+                    "JNL-1",
+                    "2026-10-31",
+                    "JOURNAL",
+                    "a9a9a9a9b0b0c1c1d2d2e3e3f4f4a5a5"
+                ],
             ]
         );
+        let invoice = entries
+            .iter()
+            .find(|entry| entry["journalNumber"] == "SI-2")
+            .expect("the invoice's entry");
+        let mut lines = columns(
+            invoice["journalLines"].as_array().expect("lines"),
+            &["/accountRef/name", "/netAmount"],
+        );
+        lines.sort();
         assert_eq!(
-            columns(
-                entries[0]["journalLines"].as_array().expect("lines"),
-                &["/accountRef/name", "/netAmount"]
-            ),
+            lines,
             [
-                ["Suspense Account (9998)", "-25.50"],
-                ["Other Income (4900)", "-4.50"],
-                ["Current (1200)", "30.00"],
+                ["Sales Tax Control Account (2200)", "-205.76"],
+                ["Sales Type A (4000)", "-1028.80"],
+                ["Trade Debtors (1100)", "1234.56"],
             ]
         );
-        let accounts = records(&app, company_id, "accounts").await;
         for entry in &entries {
-            let lines = entry["journalLines"].as_array().expect("lines");
-            let balance = lines
+            let balance = entry["journalLines"]
+                .as_array()
+                .expect("lines")
                 .iter()
                 .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
             assert_eq!(balance, Money(0), "{entry}");
-            for line in lines {
-                assert!(
-                    accounts
-                        .iter()
-                        .any(|a| a["accountId"] == line["accountRef"]["id"]),
-                    "{line}"
-                );
-            }
         }
+        let accounts = records(&app, company_id, "accounts").await;
+        refs_name_accounts(&accounts, &entries, "journalLines");
+        let history = crate::helpers::json(
+            app.get(&format!(
+                "/companies/{company_id}/data/history?pageSize=100"
+            ))
+            .await,
+        )
+        .await;
+        let operation = history["results"]
+            .as_array()
+            .and_then(|all| all.iter().find(|op| op["dataType"] == "journalEntries"))
+            .cloned()
+            .expect("the journal entries' operation");
+        assert_eq!(
+            columns(
+                operation["issues"].as_array().expect("issues"),
+                &["/recordId", "/field"]
+            ),
+            [["e1e1e1e1f2f2a3a3b4b4c5c5d6d6e7e7", "debit"]]
+        );
+
+        // The windows asked for: before the accounts' start (2026-04-01),
+        // then each month to today's, whose end is open.
+        let today = chrono::Utc::now().date_naive();
+        let mut expected = vec![(String::new(), "2026-03-31".to_owned())];
+        let mut month = chrono::NaiveDate::from_ymd_opt(2026, 4, 1).expect("a date");
+        loop {
+            let next = month + chrono::Months::new(1);
+            if next > today {
+                expected.push((month.to_string(), String::new()));
+                break;
+            }
+            let end = next.pred_opt().expect("a date");
+            expected.push((month.to_string(), end.to_string()));
+            month = next;
+        }
+        for path in ["/ledger_entries", "/transactions"] {
+            let windows: Vec<(String, String)> = fake
+                .calls()
+                .iter()
+                .filter(|call| call.path == path)
+                .filter(|call| call.query.get("page").map(String::as_str) == Some("1"))
+                .map(|call| {
+                    let get = |name: &str| call.query.get(name).cloned().unwrap_or_default();
+                    (get("from_date"), get("to_date"))
+                })
+                .collect();
+            assert_eq!(windows, expected, "{path}");
+        }
+        let pages = fake
+            .calls()
+            .iter()
+            .filter(|call| {
+                call.path == "/ledger_entries"
+                    && call.query.get("from_date").map(String::as_str) == Some("2026-10-01")
+            })
+            .count();
+        assert_eq!(pages, 4, "October's seven entries, two a page");
 
         let company = records(&app, company_id, "companyInfo").await;
         assert_eq!(company.len(), 1);
@@ -332,21 +431,5 @@ async fn journals_balance_and_the_business_is_one_record() {
         assert_eq!(acme["addresses"][0]["postalCode"], "EX1 1AA");
         assert_eq!(acme["addresses"][0]["country"], "United Kingdom (GB)");
         assert_eq!(acme["website"], "www.acmegarden.example");
-
-        synced(&app, company_id, &kinds[..1]).await;
-        let journal_calls: Vec<Option<String>> = fake
-            .calls()
-            .iter()
-            .filter(|call| call.path == "/journals")
-            .map(|call| call.query.get("updated_or_created_since").cloned())
-            .collect();
-        assert_eq!(journal_calls.len(), 2);
-        assert_eq!(journal_calls[0], None, "the first sync fetches whole");
-        assert!(
-            journal_calls[1]
-                .as_deref()
-                .is_some_and(|since| since.ends_with('Z')),
-            "{journal_calls:?}"
-        );
     }
 }

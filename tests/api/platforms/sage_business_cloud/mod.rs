@@ -90,17 +90,68 @@ fn router() -> super::fake::Router {
             | "/contact_payments"
             | "/bank_accounts"
             | "/products"
-            | "/services"
-            | "/journals" => Answer::json(
+            | "/services" => Answer::json(
                 200,
                 fixture(&format!(
                     "sage_business_cloud/fixtures/{}.json",
                     call.path.trim_start_matches('/')
                 )),
             ),
+            "/ledger_entries" | "/transactions" => dated_page(call),
             _ => not_found(),
         }
     })
+}
+
+/// A page of a dated list (`ledger_entries.json`, `transactions.json`: S20's
+/// records as a bare array) as Sage serves it: the records dated within
+/// `from_date`..=`to_date`, `items_per_page` of them on page `page` in
+/// S3's envelope (`$next` null on the last; a page beyond it the last).
+fn dated_page(call: &Call) -> Answer {
+    let query = |name: &str| call.query.get(name).map(String::as_str);
+    let all: Value = serde_json::from_str(&fixture(&format!(
+        "sage_business_cloud/fixtures/{}.json",
+        call.path.trim_start_matches('/')
+    )))
+    .expect("a fixture");
+    let dated: Vec<Value> = all
+        .as_array()
+        .expect("an array")
+        .iter()
+        .filter(|record| {
+            let date = record["date"].as_str().expect("a date");
+            query("from_date").is_none_or(|from| date >= from)
+                && query("to_date").is_none_or(|to| date <= to)
+        })
+        .cloned()
+        .collect();
+    let per_page: usize = query("items_per_page")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(20);
+    let pages = dated.len().div_ceil(per_page).max(1);
+    let page = query("page")
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(1usize)
+        .clamp(1, pages);
+    let items: Vec<Value> = dated
+        .iter()
+        .skip((page - 1) * per_page)
+        .take(per_page)
+        .cloned()
+        .collect();
+    let link = |to: usize| format!("{}?page={to}&items_per_page={per_page}", call.path);
+    Answer::json(
+        200,
+        json!({
+            "$total": dated.len(),
+            "$page": page,
+            "$next": (page < pages).then(|| link(page + 1)),
+            "$back": (page > 1).then(|| link(page - 1)),
+            "$itemsPerPage": per_page,
+            "$items": items,
+        })
+        .to_string(),
+    )
 }
 
 pub(crate) async fn fake() -> Fake {
