@@ -18,9 +18,9 @@ use super::mapping::{EMPTY_GUID, member};
 use crate::data::accounts::AccountRef;
 use crate::data::journal_entries::{JournalEntries, JournalEntry, JournalLine, JournalSource};
 use crate::data::money::Money;
-use crate::platforms::connector::{ConnectorError, Fetched, RecordIssue, whole_syncs};
+use crate::platforms::connector::{Connector, ConnectorError, Fetched, RecordIssue, whole_syncs};
 use crate::platforms::kit::json::{self, Amount, money};
-use crate::platforms::kit::paging::NextLink;
+use crate::platforms::kit::paging::{LedgerWalk, NextLink};
 use crate::platforms::kit::records::{Each, Keyed};
 use crate::timestamp::Timestamp;
 
@@ -84,46 +84,6 @@ struct GlPage {
     value: Each<GlEntry>,
     #[serde(rename = "@odata.nextLink")]
     next_link: Option<String>,
-}
-
-/// Where a walk over the ledger stands: after entry number `after`, with
-/// the group `skip` (one longer than a page, reported) left out. As a
-/// cursor: `<after>[ <skip>]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct LedgerWalk {
-    after: u64,
-    skip: Option<String>,
-}
-
-impl LedgerWalk {
-    /// The position a cursor names; the ledger's start without one.
-    pub(super) fn at(cursor: Option<&str>) -> Result<Self, ConnectorError> {
-        let Some(cursor) = cursor else {
-            return Ok(Self {
-                after: 0,
-                skip: None,
-            });
-        };
-        let mut parts = cursor.splitn(2, ' ');
-        let after = parts
-            .next()
-            .and_then(|after| after.parse().ok())
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!("invalid Business Central ledger cursor {cursor:?}"))
-            })?;
-        Ok(Self {
-            after,
-            skip: parts.next().map(str::to_owned),
-        })
-    }
-
-    /// As a cursor.
-    fn cursor(&self) -> String {
-        match &self.skip {
-            Some(skip) => format!("{} {skip}", self.after),
-            None => self.after.to_string(),
-        }
-    }
 }
 
 /// A page of the ledger made ours.
@@ -251,7 +211,7 @@ impl BusinessCentralConnector {
         credentials: &BusinessCentralAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
-        let walk = LedgerWalk::at(cursor.as_deref())?;
+        let walk = LedgerWalk::at(cursor.as_deref(), 0, Self::PLATFORM)?;
         let call = self
             .list(
                 credentials,
@@ -291,7 +251,7 @@ mod tests {
 
     #[test]
     fn the_group_a_page_ends_in_is_held_back_for_the_next_page() {
-        let walk = LedgerWalk::at(None).expect("a walk");
+        let walk = LedgerWalk::at(None, 0, "Business Central").expect("a walk");
         let lines = vec![
             line(1, "A", "100.50", "0"),
             line(2, "A", "0", "100.50"),
@@ -315,7 +275,7 @@ mod tests {
 
     #[test]
     fn a_group_that_does_not_balance_is_an_issue_and_the_last_page_ends() {
-        let walk = LedgerWalk::at(Some("2")).expect("a walk");
+        let walk = LedgerWalk::at(Some("2"), 0, "Business Central").expect("a walk");
         let lines = vec![
             line(3, "B", "10", "0"),
             line(4, "B", "0", "9.99"),
@@ -332,7 +292,7 @@ mod tests {
 
     #[test]
     fn a_group_longer_than_a_page_is_reported_once_and_passed() {
-        let walk = LedgerWalk::at(None).expect("a walk");
+        let walk = LedgerWalk::at(None, 0, "Business Central").expect("a walk");
         let page = entries_of(
             &walk,
             vec![line(1, "X", "1", "0"), line(2, "X", "2", "0")],
@@ -341,11 +301,11 @@ mod tests {
         assert_eq!(page.issues.len(), 1);
         let next = page.next.expect("more");
         assert_eq!(next, "2 2026-03-31|Invoice|X");
-        let walk = LedgerWalk::at(Some(&next)).expect("a walk");
+        let walk = LedgerWalk::at(Some(&next), 0, "Business Central").expect("a walk");
         let page = entries_of(&walk, vec![line(3, "X", "0", "2")], true);
         assert!(page.issues.is_empty(), "reported once");
         assert_eq!(page.next.as_deref(), Some("3 2026-03-31|Invoice|X"));
-        let walk = LedgerWalk::at(page.next.as_deref()).expect("a walk");
+        let walk = LedgerWalk::at(page.next.as_deref(), 0, "Business Central").expect("a walk");
         let page = entries_of(
             &walk,
             vec![

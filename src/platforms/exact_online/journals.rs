@@ -16,8 +16,9 @@ use super::chart::{account_ref, modified};
 use super::sync_api::Counter;
 use crate::data::journal_entries::{JournalEntry, JournalLine, JournalSource};
 use crate::data::money::Money;
-use crate::platforms::connector::{ConnectorError, RecordIssue};
+use crate::platforms::connector::RecordIssue;
 use crate::platforms::kit::json::{self, Rounded, rounded};
+use crate::platforms::kit::paging::LedgerWalk;
 use crate::platforms::kit::records::Keyed;
 
 /// The transaction line fields read.
@@ -53,46 +54,6 @@ pub(super) struct TransactionLine {
 
 impl Keyed for TransactionLine {
     const ID: &'static str = "/ID";
-}
-
-/// Where a walk over the ledger stands: after row version `after`, with
-/// the entry `skip` (one longer than a page, reported) left out. As a
-/// cursor: `<after> [skip]`.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(super) struct LedgerWalk {
-    pub(super) after: u64,
-    pub(super) skip: Option<String>,
-}
-
-impl LedgerWalk {
-    /// The position a cursor names; the ledger's start without one.
-    pub(super) fn at(cursor: Option<&str>) -> Result<Self, ConnectorError> {
-        let Some(cursor) = cursor else {
-            return Ok(Self {
-                after: 1,
-                skip: None,
-            });
-        };
-        let mut parts = cursor.splitn(2, ' ');
-        let after = parts
-            .next()
-            .and_then(|after| after.parse().ok())
-            .ok_or_else(|| {
-                ConnectorError::Failed(format!("invalid Exact Online ledger cursor {cursor:?}"))
-            })?;
-        Ok(Self {
-            after,
-            skip: parts.next().map(str::to_owned),
-        })
-    }
-
-    /// As a cursor.
-    fn cursor(&self) -> String {
-        match &self.skip {
-            Some(skip) => format!("{} {skip}", self.after),
-            None => self.after.to_string(),
-        }
-    }
 }
 
 /// A page of the ledger made ours.
@@ -257,7 +218,7 @@ mod tests {
 
     #[test]
     fn the_entry_a_page_ends_in_is_held_back_for_the_next_page() {
-        let walk = LedgerWalk::at(None).expect("a walk");
+        let walk = LedgerWalk::at(None, 1, "Exact Online").expect("a walk");
         let lines = vec![
             line(2, "a", "100.5"),
             line(3, "a", "-100.5"),
@@ -272,7 +233,7 @@ mod tests {
 
     #[test]
     fn an_entry_that_does_not_balance_is_an_issue_and_the_last_page_ends() {
-        let walk = LedgerWalk::at(Some("3")).expect("a walk");
+        let walk = LedgerWalk::at(Some("3"), 1, "Exact Online").expect("a walk");
         let lines = vec![
             line(4, "b", "10"),
             line(5, "b", "-9.99"),
@@ -288,7 +249,7 @@ mod tests {
 
     #[test]
     fn a_page_of_budget_lines_alone_still_moves_on() {
-        let walk = LedgerWalk::at(None).expect("a walk");
+        let walk = LedgerWalk::at(None, 1, "Exact Online").expect("a walk");
         let mut budget = line(9, "z", "5");
         budget.kind = Some(BUDGET);
         let page = entries_of(&walk, vec![budget], true);
@@ -298,11 +259,11 @@ mod tests {
 
     #[test]
     fn an_entry_longer_than_a_page_is_reported_once_and_passed() {
-        let walk = LedgerWalk::at(None).expect("a walk");
+        let walk = LedgerWalk::at(None, 1, "Exact Online").expect("a walk");
         let page = entries_of(&walk, vec![line(2, "x", "1"), line(3, "x", "2")], true);
         assert_eq!(page.issues.len(), 1);
         assert_eq!(page.next.as_deref(), Some("3 x"));
-        let walk = LedgerWalk::at(page.next.as_deref()).expect("a walk");
+        let walk = LedgerWalk::at(page.next.as_deref(), 1, "Exact Online").expect("a walk");
         let page = entries_of(
             &walk,
             vec![line(4, "x", "-3"), line(5, "y", "1"), line(6, "y", "-1")],

@@ -16,7 +16,7 @@ use super::chart::{
 };
 use super::connector::{CHANGES, ExactOnlineConnector, INVOICE_FIELDS, modified_since};
 use super::documents::{PURCHASE_ENTRY_FIELDS, PurchaseEntry};
-use super::journals::{LedgerWalk, TRANSACTION_LINE_FIELDS, TransactionLine, entries_of};
+use super::journals::{TRANSACTION_LINE_FIELDS, TransactionLine, entries_of};
 use super::mapping::ExactInvoice;
 use super::sync_api::{Kept, SyncList};
 use crate::data::accounts::{Account, Accounts};
@@ -28,7 +28,10 @@ use crate::data::journal_entries::{JournalEntries, JournalEntry};
 use crate::data::suppliers::{Supplier, Suppliers};
 use crate::data::tax_rates::{TaxRate, TaxRates};
 use crate::platforms::connector::whole_syncs;
-use crate::platforms::connector::{Changes, ConnectorError, Deletions, Fetched, Since, Syncs};
+use crate::platforms::connector::{
+    Changes, Connector, ConnectorError, Deletions, Fetched, Since, Syncs,
+};
+use crate::platforms::kit::paging::LedgerWalk;
 
 /// The chart: `sync/Financial/GLAccounts`.
 const GL_ACCOUNTS: SyncList = SyncList {
@@ -208,7 +211,8 @@ impl ExactOnlineConnector {
         credentials: &ExactOnlineAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
-        let walk = LedgerWalk::at(cursor.as_deref())?;
+        // Row versions start above 1.
+        let walk = LedgerWalk::at(cursor.as_deref(), 1, Self::PLATFORM)?;
         let filter = format!("Timestamp gt {}L", walk.after);
         let query = [
             ("$select", TRANSACTION_LINE_FIELDS),

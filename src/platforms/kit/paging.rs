@@ -7,6 +7,9 @@
 //! - [`NextLink`]: the platform gives the next page's URL or token (Sage's
 //!   `$next`, OData's `@odata.nextLink`, Mollie's `_links.next`, cursors).
 //! - [`link_header_next`]: the next page in the `Link` header (RFC 8288).
+//! - [`LedgerWalk`]: after a position in a ledger asked for by a growing
+//!   number (Exact's row version, Business Central's entry number), so that
+//!   the entry a page ends in is read whole from the next page.
 
 use reqwest::header::{HeaderMap, LINK};
 
@@ -110,6 +113,49 @@ pub fn link_header_next(headers: &HeaderMap) -> Option<String> {
             let target = target.trim().strip_prefix('<')?.strip_suffix('>')?;
             is_next.then(|| target.to_owned())
         })
+}
+
+/// Where a walk over a ledger stands: after position `after`, with the
+/// entry `skip` (one longer than a page, reported) left out. As a cursor:
+/// `<after>[ <skip>]`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LedgerWalk {
+    /// The last position read whole.
+    pub after: u64,
+    /// The entry a page could not hold, whose later lines are passed over.
+    pub skip: Option<String>,
+}
+
+impl LedgerWalk {
+    /// The position a cursor names; `start` without one. `platform` names
+    /// the ledger in the error for a cursor that is not one.
+    pub fn at(cursor: Option<&str>, start: u64, platform: &str) -> Result<Self, ConnectorError> {
+        let Some(cursor) = cursor else {
+            return Ok(Self {
+                after: start,
+                skip: None,
+            });
+        };
+        let mut parts = cursor.splitn(2, ' ');
+        let after = parts
+            .next()
+            .and_then(|after| after.parse().ok())
+            .ok_or_else(|| {
+                ConnectorError::Failed(format!("invalid {platform} ledger cursor {cursor:?}"))
+            })?;
+        Ok(Self {
+            after,
+            skip: parts.next().map(str::to_owned),
+        })
+    }
+
+    /// As a cursor.
+    pub fn cursor(&self) -> String {
+        match &self.skip {
+            Some(skip) => format!("{} {skip}", self.after),
+            None => self.after.to_string(),
+        }
+    }
 }
 
 #[cfg(test)]

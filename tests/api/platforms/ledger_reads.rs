@@ -74,6 +74,18 @@ pub fn settled(payments: &[Value], kind: &str, id: &Value) -> Money {
         })
 }
 
+/// Every journal entry's lines add up to zero.
+pub fn each_balances(journals: &[Value]) {
+    for journal in journals {
+        let balance = journal["journalLines"]
+            .as_array()
+            .expect("lines")
+            .iter()
+            .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
+        assert_eq!(balance, Money(0), "{journal}");
+    }
+}
+
 /// Every `accountRef` in `documents`' `pointer` arrays (or the documents
 /// themselves when `pointer` is empty) names one of `accounts`.
 pub fn refs_name_accounts(accounts: &[Value], documents: &[Value], pointer: &str) {

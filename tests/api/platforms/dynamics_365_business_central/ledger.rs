@@ -10,15 +10,16 @@
 //! odata.maxpagesize` asks for (B12).
 
 use serde_json::{Value, json};
-use tributary::data::money::Money;
 
 use client::types::{PullStatus, QueueDataTypeDataType};
 
 use super::super::fake::{Answer, Call, fixture};
-use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, synced};
+use super::super::ledger_reads::{
+    columns, each_balances, issues_of, records, refs_name_accounts, synced,
+};
 use super::super::{latest, options_for, sync};
 use super::{COMPANY, DIR, connected, fake};
-use crate::helpers::{TestApp, backends, json as body_of};
+use crate::helpers::{TestApp, backends};
 
 /// `generalLedgerEntries` as Business Central serves it: the entries after
 /// `$filter=entryNumber gt N` (the only filter the connector sends; any
@@ -340,33 +341,11 @@ async fn the_general_ledger_is_grouped_into_entries_that_balance() {
             ]
         );
         assert_eq!(invoice["source"]["id"], Value::Null);
-        for journal in &journals {
-            let balance = journal["journalLines"]
-                .as_array()
-                .expect("lines")
-                .iter()
-                .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
-            assert_eq!(balance, Money(0), "{journal}");
-        }
+        each_balances(&journals);
         refs_name_accounts(&accounts, &journals, "journalLines");
 
-        let history = body_of(
-            app.get(&format!(
-                "/companies/{company_id}/data/history?pageSize=100"
-            ))
-            .await,
-        )
-        .await;
-        let operation = history["results"]
-            .as_array()
-            .and_then(|all| all.iter().find(|op| op["dataType"] == "journalEntries"))
-            .cloned()
-            .expect("the journal entries' operation");
         assert_eq!(
-            columns(
-                operation["issues"].as_array().expect("issues"),
-                &["/recordId", "/field"]
-            ),
+            issues_of(&app, company_id, "journalEntries").await,
             [["10", "debitAmount"]]
         );
         let filters: Vec<String> = fake

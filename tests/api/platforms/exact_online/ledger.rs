@@ -17,10 +17,12 @@ use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
 use tributary::data::money::Money;
 
 use super::super::fake::{Answer, Call};
-use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, settled, synced};
+use super::super::ledger_reads::{
+    amount, columns, each_balances, issues_of, records, refs_name_accounts, settled, synced,
+};
 use super::super::{latest, options_for, sync};
 use super::{DIVISION, connected, fake};
-use crate::helpers::{TestApp, backends, json};
+use crate::helpers::{TestApp, backends};
 
 /// The chart over two pages in code order (types classified, a general
 /// account by its side, the bank a bank account, a blocked one archived);
@@ -402,32 +404,10 @@ async fn the_ledgers_entries_balance_and_one_that_does_not_is_reported() {
                 ["9a000000-0000-4000-8000-000000001300", "-1234.56", "-"],
             ]
         );
-        for journal in &journals {
-            let balance = journal["journalLines"]
-                .as_array()
-                .expect("lines")
-                .iter()
-                .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
-            assert_eq!(balance, Money(0), "{journal}");
-        }
+        each_balances(&journals);
         refs_name_accounts(&accounts, &journals, "journalLines");
-        let history = json(
-            app.get(&format!(
-                "/companies/{company_id}/data/history?pageSize=100"
-            ))
-            .await,
-        )
-        .await;
-        let operation = history["results"]
-            .as_array()
-            .and_then(|all| all.iter().find(|op| op["dataType"] == "journalEntries"))
-            .cloned()
-            .expect("the journal entries' operation");
         assert_eq!(
-            columns(
-                operation["issues"].as_array().expect("issues"),
-                &["/recordId", "/field"]
-            ),
+            issues_of(&app, company_id, "journalEntries").await,
             [["e1000000-0000-4000-8000-000000000004", "AmountDC"]]
         );
 

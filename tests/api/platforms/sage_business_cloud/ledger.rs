@@ -9,9 +9,10 @@
 use serde_json::{Value, json};
 
 use client::types::QueueDataTypeDataType;
-use tributary::data::money::Money;
 
-use super::super::ledger_reads::{amount, columns, records, refs_name_accounts, settled, synced};
+use super::super::ledger_reads::{
+    amount, columns, each_balances, issues_of, records, refs_name_accounts, settled, synced,
+};
 use super::super::options_for;
 use super::{connected, fake};
 use crate::helpers::{TestApp, backends};
@@ -352,33 +353,11 @@ async fn the_ledger_balances_by_transaction_and_the_business_is_one_record() {
                 ["Trade Debtors (1100)", "1234.56"],
             ]
         );
-        for entry in &entries {
-            let balance = entry["journalLines"]
-                .as_array()
-                .expect("lines")
-                .iter()
-                .fold(Money(0), |sum, line| sum + amount(&line["netAmount"]));
-            assert_eq!(balance, Money(0), "{entry}");
-        }
+        each_balances(&entries);
         let accounts = records(&app, company_id, "accounts").await;
         refs_name_accounts(&accounts, &entries, "journalLines");
-        let history = crate::helpers::json(
-            app.get(&format!(
-                "/companies/{company_id}/data/history?pageSize=100"
-            ))
-            .await,
-        )
-        .await;
-        let operation = history["results"]
-            .as_array()
-            .and_then(|all| all.iter().find(|op| op["dataType"] == "journalEntries"))
-            .cloned()
-            .expect("the journal entries' operation");
         assert_eq!(
-            columns(
-                operation["issues"].as_array().expect("issues"),
-                &["/recordId", "/field"]
-            ),
+            issues_of(&app, company_id, "journalEntries").await,
             [["e1e1e1e1f2f2a3a3b4b4c5c5d6d6e7e7", "debit"]]
         );
 
