@@ -8,7 +8,9 @@
 //! writer that read an older version reads again), so two processes never
 //! both take the last call of a window. What the platform says of its quota
 //! (remaining-quota headers, where other applications' calls show; a 429's
-//! `Retry-After`) is written to the same row, so every process waits for it.
+//! `Retry-After`, or the wait it documents after a bare 429) is written to
+//! the same row, so every process waits for it; a bare 429 again right after
+//! that wait holds off the platform's longer quota (`Limits::spent_quota_hold`).
 //! A daily quota spent refuses the call, and the run ends `RateLimitError`.
 //! Where the platform limits the calls in progress, each call holds a place
 //! in the same row until it is answered (or, if its process dies, until the
@@ -282,8 +284,12 @@ impl Gate {
             places.release(place);
             row.in_flight = places.stored();
         }
-        if let Some(wait) = said.retry_after {
-            let until = now.saturating_add(i64::try_from(wait.as_millis()).unwrap_or(i64::MAX));
+        let hold = match self.limits.spent_quota_hold {
+            Some(hold) if said.bare_429 && self.refused_after_waiting(&row, now) => Some(hold),
+            _ => said.retry_after,
+        };
+        if let Some(wait) = hold {
+            let until = now.saturating_add(millis(wait));
             row.hold_until = row.hold_until.max(until);
         }
         if let (Some(left), Some(rate)) = (said.rate_left, self.limits.rate) {
@@ -310,12 +316,30 @@ impl Gate {
         }
         Decided::Write(row, now)
     }
+
+    /// Whether a call answered at `now` was made right after the hold of a
+    /// bare 429 was waited out (within one [`Limits::throttled_wait`] of its
+    /// end): every process held off the platform's window, so a 429 then
+    /// comes from a longer quota.
+    fn refused_after_waiting(&self, row: &platform_pace::Model, now: i64) -> bool {
+        let Some(wait) = self.limits.throttled_wait else {
+            return false;
+        };
+        row.hold_until > 0 && now >= row.hold_until && now - row.hold_until < millis(wait)
+    }
+}
+
+/// `duration` in milliseconds, saturating.
+fn millis(duration: Duration) -> i64 {
+    i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
 /// What an answer says of the platform's quota.
 #[derive(Debug, Default, PartialEq, Eq)]
 struct Said {
     retry_after: Option<Duration>,
+    /// A 429 without `Retry-After`.
+    bare_429: bool,
     rate_left: Option<u32>,
     day_left: Option<u32>,
 }
@@ -329,14 +353,11 @@ impl Said {
                 .and_then(|value| value.to_str().ok())
                 .and_then(|value| value.trim().parse::<u64>().ok())
         };
+        let throttled = status == StatusCode::TOO_MANY_REQUESTS.as_u16();
+        let asked = number(RETRY_AFTER.as_str()).map(Duration::from_secs);
         let mut said = Self {
-            retry_after: (status == StatusCode::TOO_MANY_REQUESTS.as_u16())
-                .then(|| {
-                    number(RETRY_AFTER.as_str())
-                        .map(Duration::from_secs)
-                        .or(limits.throttled_wait)
-                })
-                .flatten(),
+            retry_after: throttled.then(|| asked.or(limits.throttled_wait)).flatten(),
+            bare_429: throttled && asked.is_none(),
             ..Self::default()
         };
         for remaining in limits.remaining {
@@ -436,6 +457,7 @@ mod tests {
     use crate::platforms::connector::Connector;
     use crate::platforms::quickbooks_online::connector::QuickBooksConnector;
     use crate::platforms::xero::connector::XeroConnector;
+    use crate::platforms::zoho_books::connector::ZohoBooksConnector;
 
     const XERO: Limits = XeroConnector::LIMITS;
 
@@ -480,6 +502,7 @@ mod tests {
             Said::read(&XERO, 200, &headers),
             Said {
                 retry_after: None,
+                bare_429: false,
                 rate_left: Some(3),
                 day_left: Some(120),
             }
@@ -520,6 +543,89 @@ mod tests {
             Said::read(&XERO, 429, &bare).retry_after,
             None,
             "nothing documented"
+        );
+    }
+
+    /// A row as `heed` finds it: held until `hold_until`.
+    fn held_row(hold_until: i64) -> platform_pace::Model {
+        platform_pace::Model {
+            key: "k".to_owned(),
+            platform: "zoho_books".to_owned(),
+            version: 1,
+            calls: String::new(),
+            in_flight: String::new(),
+            hold_until,
+            day: 0,
+            day_calls: 0,
+        }
+    }
+
+    fn gate_of(limits: Limits) -> Gate {
+        Gate {
+            db: DatabaseConnection::default(),
+            key: "k".to_owned(),
+            platform_key: "zoho_books".to_owned(),
+            platform: "Zoho Books",
+            limits,
+        }
+    }
+
+    fn hold_after(gate: &Gate, row: platform_pace::Model, now: i64, said: &Said) -> i64 {
+        match gate.heed(row, now, said, None) {
+            Decided::Write(row, _) => row.hold_until,
+            _ => panic!("heed writes the row"),
+        }
+    }
+
+    #[test]
+    fn a_bare_429_again_right_after_the_documented_wait_holds_off_the_longer_quota() {
+        let zoho = gate_of(ZohoBooksConnector::LIMITS);
+        let bare = Said::read(&zoho.limits, 429, &HeaderMap::new());
+        assert!(bare.bare_429);
+        let start = 1_700_000_000_000;
+        let minute = 60_000;
+        let hour = 60 * minute;
+
+        let first = hold_after(&zoho, held_row(0), start, &bare);
+        assert_eq!(first, start + minute, "the first holds off Zoho's minute");
+
+        let in_flight = hold_after(&zoho, held_row(first), start + 5_000, &bare);
+        assert_eq!(
+            in_flight,
+            start + 5_000 + minute,
+            "a call made before the hold ended holds off a minute from its answer, not the day"
+        );
+
+        let again = hold_after(&zoho, held_row(first), first + 800, &bare);
+        assert_eq!(
+            again,
+            first + 800 + hour,
+            "refused right after the minute was waited out: the day is spent"
+        );
+
+        let later = hold_after(&zoho, held_row(first), first + 3 * minute, &bare);
+        assert_eq!(
+            later,
+            first + 4 * minute,
+            "long after the hold, a 429 is the minute's again"
+        );
+
+        let quickbooks = gate_of(QuickBooksConnector::LIMITS);
+        let bare = Said::read(&quickbooks.limits, 429, &HeaderMap::new());
+        assert_eq!(
+            hold_after(&quickbooks, held_row(first), first + 800, &bare),
+            first + 800 + minute,
+            "a platform declaring no longer quota holds off its wait again"
+        );
+
+        let mut asked = HeaderMap::new();
+        asked.insert(RETRY_AFTER, HeaderValue::from_static("5"));
+        let asked = Said::read(&zoho.limits, 429, &asked);
+        assert!(!asked.bare_429);
+        assert_eq!(
+            hold_after(&zoho, held_row(first), first + 800, &asked),
+            first + 800 + 5_000,
+            "a 429 naming its wait is believed"
         );
     }
 }

@@ -21,6 +21,12 @@ pub struct Limits {
     /// How long the platform's documentation says to wait after a 429 that
     /// names no `Retry-After`: every process then holds off that long.
     pub throttled_wait: Option<Duration>,
+    /// Where the platform answers a longer quota it does not count out (a
+    /// plan's daily one) with the same bare 429 as its window's: how long
+    /// every process holds off when a call made right after a
+    /// [`Limits::throttled_wait`] was waited out is refused again, since
+    /// only the longer quota can refuse it then.
+    pub spent_quota_hold: Option<Duration>,
 }
 
 /// `calls` in any `window`.
@@ -58,6 +64,7 @@ impl Limits {
         concurrent: None,
         remaining: &[],
         throttled_wait: None,
+        spent_quota_hold: None,
     };
 
     /// At most `calls` a second.
@@ -104,6 +111,16 @@ impl Limits {
     pub const fn throttled_wait(self, wait: Duration) -> Self {
         Self {
             throttled_wait: Some(wait),
+            ..self
+        }
+    }
+
+    /// These limits, and a hold of `hold` when a bare 429 comes again right
+    /// after the [`Limits::throttled_wait`] was waited out: the platform's
+    /// longer quota is spent, and `hold` is when tributary asks again.
+    pub const fn spent_quota_hold(self, hold: Duration) -> Self {
+        Self {
+            spent_quota_hold: Some(hold),
             ..self
         }
     }

@@ -11,6 +11,7 @@
 
 use crate::platforms::kit::limits::Limits;
 use std::collections::BTreeMap;
+use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 
@@ -125,9 +126,13 @@ pub(super) fn auth(credentials: &ZohoBooksAuthorization) -> Auth<'_> {
 impl Connector for ZohoBooksConnector {
     type Credentials = ZohoBooksAuthorization;
     const PLATFORM: &'static str = "Zoho Books";
-    /// Zoho Books: 100 calls a minute per organization; the daily quota depends on the plan, and
-    /// its 429 is the safety net there (NOTES.md).
-    const LIMITS: Limits = Limits::per_minute(100);
+    /// Zoho Books: 100 calls a minute per organization; the daily quota depends on the plan and
+    /// is not counted here. Both answer the same 429 without `Retry-After` (NOTES.md): after one,
+    /// every process holds off the minute; a call refused again right after that wait finds the
+    /// day spent, and nothing is asked of the organization for an hour.
+    const LIMITS: Limits = Limits::per_minute(100)
+        .throttled_wait(Duration::from_secs(60))
+        .spent_quota_hold(Duration::from_secs(60 * 60));
 
     fn syncs() -> Vec<Fetcher<Self>> {
         syncs![

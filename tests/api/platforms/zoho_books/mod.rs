@@ -8,6 +8,7 @@
 //! and [`postings`].
 
 mod ledger;
+mod limits;
 mod postings;
 
 use std::sync::Arc;
