@@ -274,6 +274,7 @@ async fn an_integration_names_the_data_types_it_syncs_incrementally() {
                 ]),
             ),
             ("plaid", json!(["bankTransactions"])),
+            ("zettle", json!(["orders"])),
             (
                 "zoho-books",
                 json!([
