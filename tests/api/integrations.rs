@@ -275,6 +275,7 @@ async fn an_integration_names_the_data_types_it_syncs_incrementally() {
             ),
             ("plaid", json!(["bankTransactions"])),
             ("freshbooks", json!(["payments", "items"])),
+            ("zettle", json!(["orders"])),
             (
                 "zoho-books",
                 json!([

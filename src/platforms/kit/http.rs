@@ -277,6 +277,8 @@ pub enum CallError {
     /// 403: the token does not give access to what was asked (most
     /// platforms: a scope or role the consent lacks).
     Forbidden(String),
+    /// 404: what was asked for is not there (a record by id).
+    NotFound(String),
     /// Another 4xx answer.
     Rejected(String),
     /// Rate limits, 5xx or connection failures that outlasted the retries.
@@ -292,7 +294,7 @@ impl CallError {
         match self {
             Self::Unauthorized(message) => ConnectorError::Expired(message),
             Self::Forbidden(message) => ConnectorError::Permissions(message),
-            Self::Rejected(message) => ConnectorError::Failed(message),
+            Self::NotFound(message) | Self::Rejected(message) => ConnectorError::Failed(message),
             Self::Unavailable(message) => ConnectorError::Unavailable(message),
             Self::RateLimited(message) => ConnectorError::RateLimited(message),
         }
@@ -462,6 +464,7 @@ impl PlatformHttp {
                     match status {
                         StatusCode::UNAUTHORIZED => return Err(CallError::Unauthorized(described)),
                         StatusCode::FORBIDDEN => return Err(CallError::Forbidden(described)),
+                        StatusCode::NOT_FOUND => return Err(CallError::NotFound(described)),
                         StatusCode::TOO_MANY_REQUESTS => {
                             let wait = retry_after.unwrap_or_else(|| self.retry.backoff(retry));
                             if wait > self.retry.max_retry_after {
@@ -533,6 +536,34 @@ impl PlatformHttp {
             ))
         })?;
         Ok((value, answer.headers))
+    }
+
+    /// [`PlatformHttp::json`], where `404 Not Found` means the record asked
+    /// for by id is not there (`None`) rather than a failure: Zettle's
+    /// purchase by id once it is older than its three years.
+    pub async fn json_if_found<T: serde::de::DeserializeOwned>(
+        &self,
+        call: &Call<'_>,
+    ) -> Result<Option<T>, ConnectorError> {
+        let secrets = [call.auth.token()];
+        let answer = match self
+            .send(call.platform, |client| call.build(client), &secrets)
+            .await
+        {
+            Ok(answer) => answer,
+            Err(CallError::NotFound(_)) => return Ok(None),
+            Err(error) => return Err(error.into_connector_error()),
+        };
+        serde_json::from_slice(&answer.body)
+            .map(Some)
+            .map_err(|error| {
+                ConnectorError::Failed(format!(
+                    "{} answered {} that tributary cannot read ({}); the previous data is kept",
+                    call.platform,
+                    call.what,
+                    scrub(&error.to_string(), &secrets)
+                ))
+            })
     }
 
     /// [`PlatformHttp::json`], where an empty answer (`204 No Content`, as

@@ -107,6 +107,9 @@ pub(super) struct Purchase {
     /// The refund purchases of this one (`purchaseUUID1` form).
     #[serde(rename = "refundedByPurchaseUUIDs1", default)]
     pub(super) refunded_by: Vec<String>,
+    /// On a refund purchase, the purchase it refunds (`purchaseUUID1` form).
+    #[serde(rename = "refundsPurchaseUUID1")]
+    refunds_purchase: Option<String>,
 }
 
 /// A product row of a purchase.
@@ -173,6 +176,12 @@ impl Purchase {
     pub(super) fn id(&self) -> Option<String> {
         json::non_empty(self.purchase_uuid1.clone())
             .or_else(|| json::non_empty(self.purchase_uuid.clone()))
+    }
+
+    /// On a refund purchase, the id of the purchase it refunds
+    /// (`refundsPurchaseUUID1`, the form `GET /purchase/v2/{uuid}` takes).
+    pub(super) fn refunds(&self) -> Option<String> {
+        json::non_empty(self.refunds_purchase.clone())
     }
 
     /// What this refund purchase gave back, positive, in exact money.
