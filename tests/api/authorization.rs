@@ -25,6 +25,7 @@ pub fn sandbox_body(access_token: &str) -> AuthorizeConnectionBody {
         order_count: Default::default(),
         bank_transaction_count: Default::default(),
         seed: Default::default(),
+        changed_invoice_count: Default::default(),
     })
 }
 

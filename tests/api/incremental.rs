@@ -217,6 +217,56 @@ async fn a_platform_deleting_thousands_of_records_has_every_one_flagged() {
     .await;
 }
 
+#[tokio::test]
+async fn a_sandbox_resync_with_some_invoices_amended_changes_exactly_those() {
+    use crate::connections::new_company;
+    use crate::helpers::for_each_database;
+    use crate::sync::{authorized_sandbox, reauthorize, sync_and_settle};
+    use serde_json::json;
+
+    let sandbox = |changed: u64| {
+        json!({
+            "organizationId": "sbx-amended", "accessToken": "tok", "invoiceCount": 300,
+            "orderCount": 0, "bankTransactionCount": 0, "seed": 8, "changedInvoiceCount": changed,
+        })
+    };
+    for_each_database(async |app| {
+        let company_id = new_company(app, "Amending Ltd").await;
+        let connection_id = authorized_sandbox(app, company_id, sandbox(0)).await;
+        sync_and_settle(app, company_id).await;
+        let (before, total) = invoices(app, company_id, None).await;
+        assert_eq!(total, 300);
+
+        reauthorize(app, company_id, connection_id, sandbox(7)).await;
+        sync_and_settle(app, company_id).await;
+        let (after, total) = invoices(app, company_id, None).await;
+        assert_eq!(total, 300, "amended, not added or deleted");
+        let changed: Vec<&Value> = after
+            .iter()
+            .filter(|invoice| !before.contains(invoice))
+            .collect();
+        assert_eq!(changed.len(), 7, "exactly the amended invoices changed");
+        let stamp = |invoice: &Value| invoice["modifiedDate"].as_str().map(str::to_owned);
+        for invoice in &changed {
+            let id = invoice["id"].as_str().expect("an id");
+            let earlier = by_id(&before, id);
+            assert_eq!(invoice["note"], "Amended: delivery address corrected.");
+            assert!(stamp(invoice) > stamp(earlier), "{id}: a newer modifiedDate");
+            assert_eq!(invoice["totalAmount"], earlier["totalAmount"], "{id}");
+            assert_eq!(invoice["isDeleted"], false, "{id}");
+        }
+        // Spread over the list: the first and every 42nd of 300 (300 / 7).
+        let mut amended: Vec<&str> = changed
+            .iter()
+            .filter_map(|invoice| invoice["id"].as_str())
+            .collect();
+        amended.sort_unstable();
+        let expected: Vec<String> = (0..7).map(|n| format!("sbx-inv-{:07}", n * 42)).collect();
+        assert_eq!(amended, expected);
+    })
+    .await;
+}
+
 /// The rows a plan node and its children read from `table`, by PostgreSQL's
 /// `EXPLAIN (ANALYZE, FORMAT JSON)`, and whether any of them scanned it whole.
 fn rows_read_from(plan: &Value, table: &str, read: &mut f64, scanned_whole: &mut bool) {

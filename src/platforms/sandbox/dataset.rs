@@ -50,6 +50,9 @@ pub struct Dataset {
     pub order_count: u64,
     /// How many bank transactions, over all accounts.
     pub bank_transaction_count: u64,
+    /// How many invoices were amended since the seed's data was made
+    /// ([`Dataset::amended`]).
+    pub changed_invoice_count: u64,
 }
 
 impl Dataset {
@@ -66,6 +69,9 @@ impl Dataset {
             bank_transaction_count: authorization
                 .bank_transaction_count
                 .map_or(DEFAULT_BANK_TRANSACTION_COUNT, RecordCount::get),
+            changed_invoice_count: authorization
+                .changed_invoice_count
+                .map_or(0, RecordCount::get),
         }
     }
 
@@ -77,7 +83,28 @@ impl Dataset {
             invoice_count,
             order_count: 0,
             bank_transaction_count: 0,
+            changed_invoice_count: 0,
         }
+    }
+
+    /// The same data with `changed` of its invoices amended.
+    pub fn with_changed_invoices(self, changed: u64) -> Self {
+        Self {
+            changed_invoice_count: changed,
+            ..self
+        }
+    }
+
+    /// Whether the `index`-th invoice is one of the
+    /// [`Dataset::changed_invoice_count`] amended ones: every `stride`-th
+    /// from the first, so the changes spread evenly over the list.
+    pub fn amended(&self, index: u64) -> bool {
+        let changed = self.changed_invoice_count.min(self.invoice_count);
+        if changed == 0 {
+            return false;
+        }
+        let stride = self.invoice_count / changed;
+        index % stride == 0 && index / stride < changed
     }
 
     /// How many customers the invoices refer to.
@@ -136,12 +163,18 @@ impl Dataset {
         };
         let paid_on_date =
             (status == InvoiceStatus::Paid).then(|| issue_date + Days::new(1 + random.below(60)));
-        let note = (random.below(3) == 0).then(|| "Thank you for your business.".to_owned());
-        let source_modified_date = paid_on_date
+        let mut note = (random.below(3) == 0).then(|| "Thank you for your business.".to_owned());
+        let mut source_modified_date = paid_on_date
             .unwrap_or(issue_date)
             .and_time(NaiveTime::from_hms_opt(9, 0, 0).unwrap_or_default())
             .and_utc()
             + chrono::Duration::minutes(random.below(600) as i64);
+        if self.amended(index) {
+            // Nothing the other lists derive from (amounts, status, dates)
+            // moves, so every data type stays consistent.
+            note = Some("Amended: delivery address corrected.".to_owned());
+            source_modified_date = platform_time() + chrono::Duration::hours(1);
+        }
 
         Invoice {
             invoice_id: format!("sbx-inv-{index:07}"),
@@ -537,6 +570,29 @@ mod tests {
 
     fn dataset(seed: u64, invoice_count: u64) -> Dataset {
         Dataset::invoices_only(seed, invoice_count)
+    }
+
+    #[test]
+    fn amended_invoices_are_as_many_as_asked_spread_evenly_and_change_only_note_and_date() {
+        let plain = dataset(4, 1000);
+        let amended = dataset(4, 1000).with_changed_invoices(30);
+        let changed: Vec<u64> = (0..1000).filter(|index| amended.amended(*index)).collect();
+        assert_eq!(changed.len(), 30);
+        assert_eq!(changed.first(), Some(&0));
+        assert!(changed.windows(2).all(|pair| pair[1] - pair[0] == 33));
+        for index in 0..1000 {
+            let (before, after) = (plain.invoice(index), amended.invoice(index));
+            if changed.contains(&index) {
+                assert_ne!(before.note, after.note);
+                assert!(after.source_modified_date > before.source_modified_date);
+                assert_eq!(before.total_amount, after.total_amount);
+                assert_eq!(before.status, after.status);
+            } else {
+                assert_eq!(before, after);
+            }
+        }
+        let every = dataset(4, 10).with_changed_invoices(25);
+        assert!((0..10).all(|index| every.amended(index)), "at most the list");
     }
 
     #[test]

@@ -75,6 +75,11 @@ pub struct SandboxAuthorization {
     /// The seed of the synthetic data: the same seed always yields the same data (default 0).
     #[schemars(extend("default" = 0))]
     pub seed: Option<Seed>,
+    /// How many of its invoices were amended since the seed's data was made (default 0): spread evenly over the
+    /// list, each with a new note and a later `sourceModifiedDate`, the rest unchanged. Authorizing the same
+    /// organization again with a count makes the next sync a resync in which exactly that many records changed.
+    #[schemars(extend("default" = 0))]
+    pub changed_invoice_count: Option<RecordCount>,
 }
 
 impl AuthorizationBody for SandboxAuthorization {
