@@ -411,3 +411,42 @@ impl Syncs<Customers> for SageBusinessCloudConnector {
         self.contacts(credentials, Some(since.time), cursor).await
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn since() -> Option<DateTime<Utc>> {
+        Utc.with_ymd_and_hms(2026, 11, 27, 8, 55, 0).single()
+    }
+
+    #[test]
+    fn a_changed_fetch_ends_with_the_deleted_step_and_a_full_one_does_not() {
+        let last = || Fetched::<Invoice>::all(Vec::new(), None);
+        assert_eq!(then_deleted(last(), since()).next.as_deref(), Some(DELETED));
+        assert_eq!(then_deleted(last(), None).next, None);
+        let more = Fetched::<Invoice>::all(Vec::new(), Some("2".to_owned()));
+        assert_eq!(then_deleted(more, since()).next.as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn deleted_since_is_an_rfc_3339_utc_timestamp() {
+        let since = since().expect("a time");
+        assert_eq!(updated_or_created_since(since), "2026-11-27T08:55:00Z");
+    }
+
+    #[test]
+    fn a_page_of_deletions_ends_where_next_is_null_or_sage_served_an_earlier_page() {
+        let page = |next: Option<&str>, served: Option<u64>| ListPage::<Vec<Link>> {
+            items: Vec::new(),
+            next: next.map(str::to_owned),
+            total: None,
+            page: served,
+        };
+        assert!(page(Some("/sales_invoices?page=3"), Some(2)).more_after(PageNumber(2)));
+        assert!(!page(None, Some(2)).more_after(PageNumber(2)));
+        assert!(!page(Some(" "), None).more_after(PageNumber(2)));
+        assert!(!page(Some("/sales_invoices?page=3"), Some(2)).more_after(PageNumber(3)));
+    }
+}

@@ -410,12 +410,14 @@ static CHANGES: Changed = Changed {
 
 changes_scenario!(CASE, CHANGES);
 
-/// Sage after a sales invoice (SI-1, a draft) and a customer contact (Bramble
-/// Books) were deleted, and a vendor contact and an invoice never synced
-/// (created and deleted since): `deleted_since` on `GET /sales_invoices`
-/// (two pages, one id each) and `GET /contacts` (one page, both contacts)
-/// lists them as S20 has it, the list's own `$items` with `id` and
-/// `deleted_at`; nothing was updated or created since.
+/// Sage after a sales invoice (SI-1, a draft), a customer contact (Bramble
+/// Books), a vendor contact (Potting Supplies) and a service (Garden design)
+/// were deleted, and an invoice never synced (created and deleted since):
+/// `deleted_since` on `GET /sales_invoices` (two pages, one id each),
+/// `GET /contacts` (one page, both contacts: the filter is not narrowed by
+/// type) and `GET /services` lists them as S20 has it, the list's own
+/// `$items` with `id` and `deleted_at`; no product was deleted, and nothing
+/// was updated or created since.
 async fn fake_with_deletions() -> Fake {
     let whole = router();
     let fake = Fake::start(
@@ -439,6 +441,10 @@ async fn fake_with_deletions() -> Fake {
                         200,
                         fixture("sage_business_cloud/fixtures/contacts-deleted.json"),
                     ),
+                    "/services" => Answer::json(
+                        200,
+                        fixture("sage_business_cloud/fixtures/services-deleted.json"),
+                    ),
                     _ => ok,
                 },
                 ok if ok.status == 200 && asked("updated_or_created_since") => {
@@ -454,9 +460,11 @@ async fn fake_with_deletions() -> Fake {
 }
 
 #[tokio::test]
-async fn a_resync_after_deletions_at_sage_flags_exactly_the_deleted_invoice_and_customer() {
+async fn a_resync_after_deletions_at_sage_flags_exactly_the_deleted_records_and_keeps_the_rest() {
     const DELETED_INVOICE: &str = "5b1c2a3d4e5f46a7b8c9d0e1f2a3b4c5";
     const DELETED_CUSTOMER: &str = "b2b2b2b2c3c3d4d4e5e5f6f6a7a7b8b8";
+    const DELETED_SUPPLIER: &str = "e5e5e5e5f6f6a7a7b8b8c9c9d0d0e1e1";
+    const DELETED_SERVICE: &str = "f4f4f4f4a5a5b6b6c7c7d8d8e9e9f0f0";
     for backend in backends() {
         let fake = fake_with_deletions().await;
         fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
@@ -475,6 +483,18 @@ async fn a_resync_after_deletions_at_sage_flags_exactly_the_deleted_invoice_and_
                 QueueDataTypeDataType::Customers,
                 DELETED_CUSTOMER,
             ),
+            (
+                "suppliers",
+                "supplierId",
+                QueueDataTypeDataType::Suppliers,
+                DELETED_SUPPLIER,
+            ),
+            (
+                "items",
+                "itemId",
+                QueueDataTypeDataType::Items,
+                DELETED_SERVICE,
+            ),
         ];
         for (name, _, data_type, _) in data_types {
             let operations = sync(&app, company_id, data_type).await;
@@ -486,8 +506,10 @@ async fn a_resync_after_deletions_at_sage_flags_exactly_the_deleted_invoice_and_
                 .all(|call| !call.query.contains_key("deleted_since")),
             "a first sync fetches whole"
         );
-        let before_invoices = list(&app, company_id, "invoices").await;
-        let before_customers = list(&app, company_id, "customers").await;
+        let mut befores = Vec::new();
+        for (name, ..) in data_types {
+            befores.push(list(&app, company_id, name).await);
+        }
         let calls_before = fake.calls().len();
 
         for (name, _, data_type, _) in data_types {
@@ -498,17 +520,12 @@ async fn a_resync_after_deletions_at_sage_flags_exactly_the_deleted_invoice_and_
         }
         let calls = fake.calls()[calls_before..].to_vec();
 
-        for (name, id_field, _, deleted) in data_types {
-            let before = if name == "invoices" {
-                &before_invoices
-            } else {
-                &before_customers
-            };
+        for ((name, id_field, _, deleted), before) in data_types.into_iter().zip(&befores) {
             let after = list(&app, company_id, name).await;
             assert_eq!(after.len(), before.len(), "{name}: none added, none left");
             for record in &after {
                 if record[id_field] == deleted {
-                    assert_eq!(record["isDeleted"], true, "{name}: {record}; {calls:#?}");
+                    assert_eq!(record["isDeleted"], true, "{name}: {record}");
                 } else {
                     assert!(before.contains(record), "{name}: kept as it was: {record}");
                 }
@@ -538,9 +555,12 @@ async fn a_resync_after_deletions_at_sage_flags_exactly_the_deleted_invoice_and_
                 ("/sales_invoices", "2026-11-27T08:55:00Z", "1"),
                 ("/sales_invoices", "2026-11-27T08:55:00Z", "2"),
                 ("/contacts", "2026-11-27T08:55:00Z", "1"),
+                ("/contacts", "2026-11-27T08:55:00Z", "1"),
+                ("/products", "2026-11-27T08:55:00Z", "1"),
+                ("/services", "2026-11-27T08:55:00Z", "1"),
             ]
         );
-        for path in ["/sales_invoices", "/contacts"] {
+        for path in ["/sales_invoices", "/contacts", "/services"] {
             let at = |filter: &str| {
                 calls
                     .iter()
