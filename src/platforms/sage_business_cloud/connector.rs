@@ -6,7 +6,8 @@
 //! `items_per_page` (200, the maximum) until the answer's `$next` is null.
 //! Tokens refresh at Sage's OAuth server (client credentials in the form
 //! body), last five minutes and rotate on every refresh. After a first sync,
-//! only what changed is asked for (`updated_or_created_since`). Sources:
+//! only what changed is asked for (`updated_or_created_since`), then what
+//! was deleted (`deleted_since`), whose ids are flagged at once. Sources:
 //! `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
@@ -14,7 +15,7 @@ use chrono::{DateTime, Utc};
 use serde::de::DeserializeOwned;
 
 use super::SageBusinessCloudAuthorization;
-use super::mapping::{ListPage, SageBusiness, SageContact, SageInvoice};
+use super::mapping::{Link, ListPage, SageBusiness, SageContact, SageInvoice};
 use crate::data::accounts::Accounts;
 use crate::data::bill_payments::BillPayments;
 use crate::data::bills::Bills;
@@ -33,6 +34,7 @@ use crate::platforms::connector::{
     Syncs, require_reach, syncs,
 };
 use crate::platforms::kit::http::{Auth, Call, PlatformHttp};
+use crate::platforms::kit::json;
 use crate::platforms::kit::oauth::{ClientAuth, TokenEndpoint};
 use crate::platforms::kit::paging::PageNumber;
 use crate::platforms::kit::records::Each;
@@ -45,6 +47,9 @@ pub const PAGE_SIZE: u64 = 200;
 const API_BASE: &str = "https://api.accounting.sage.com/v3.1";
 const TOKEN_URL: &str = "https://oauth.accounting.sage.com/token";
 const AUTHORIZE_URL: &str = "https://www.sageone.com/oauth2/auth/central?filter=apiv3.1";
+
+/// The cursor of a changed fetch's last step: what its lists deleted since.
+const DELETED: &str = "deleted";
 
 /// The Sage Business Cloud Accounting connector.
 #[derive(Debug)]
@@ -102,6 +107,12 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Invoice>, ConnectorError> {
+        if let Some(deleted) = self
+            .deleted_step(credentials, &[SALES_INVOICES], since, cursor.as_deref())
+            .await?
+        {
+            return Ok(deleted);
+        }
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self.list(
             credentials,
@@ -112,7 +123,10 @@ impl SageBusinessCloudConnector {
         );
         let (invoices, next, total) = self.fetch::<SageInvoice>(&call, page).await?;
         let read = invoices.read(|invoice| invoice.into_record().map(Some));
-        Ok(Fetched::read(read, next).of_total(total))
+        Ok(then_deleted(
+            Fetched::read(read, next).of_total(total),
+            since,
+        ))
     }
 
     /// A page of customer contacts (updated or created since `since`, when given).
@@ -122,6 +136,12 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
+        if let Some(deleted) = self
+            .deleted_step(credentials, &[CONTACTS], since, cursor.as_deref())
+            .await?
+        {
+            return Ok(deleted);
+        }
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self
             .list(credentials, "contacts", "a page of contacts", page, since)
@@ -129,7 +149,7 @@ impl SageBusinessCloudConnector {
         let (contacts, next, _) = self.fetch::<SageContact>(&call, page).await?;
         let read =
             contacts.read(|contact| Ok(contact.is_customer().then(|| contact.into_record())));
-        Ok(Fetched::read(read, next))
+        Ok(then_deleted(Fetched::read(read, next), since))
     }
 
     /// Fetches a page of `call` and says where the next starts: Sage names
@@ -142,12 +162,103 @@ impl SageBusinessCloudConnector {
         page: PageNumber,
     ) -> Result<(Each<T>, Option<String>, Option<u64>), ConnectorError> {
         let body: ListPage<Each<T>> = self.http.json(call).await?;
-        let more = body
-            .next
-            .as_deref()
-            .is_some_and(|next| !next.trim().is_empty())
-            && body.page.is_none_or(|served| served >= page.0);
+        let more = body.more_after(page);
         Ok((body.items, page.next(more), body.total))
+    }
+
+    /// The last step of a changed fetch (`since` given, the cursor
+    /// [`DELETED`]): no records, and the ids of what each of `lists`
+    /// deleted since `since`, for the engine to flag deleted at once.
+    /// `None` for every other step.
+    pub(super) async fn deleted_step<R>(
+        &self,
+        credentials: &SageBusinessCloudAuthorization,
+        lists: &[DeletedList],
+        since: Option<DateTime<Utc>>,
+        cursor: Option<&str>,
+    ) -> Result<Option<Fetched<R>>, ConnectorError> {
+        let Some(since) = since.filter(|_| cursor == Some(DELETED)) else {
+            return Ok(None);
+        };
+        let mut removed = Vec::new();
+        for list in lists {
+            removed.append(&mut self.deleted_since(credentials, list, since).await?);
+        }
+        Ok(Some(Fetched::all(Vec::new(), None).removing(removed)))
+    }
+
+    /// The ids of what `list` deleted since `since`, over every page of
+    /// `GET /<list>?deleted_since=<since>` (not inclusive): the list's own
+    /// answer, whose `$items` are the deleted resources (`id`, with
+    /// `deleted_at`; `NOTES.md`, "Incremental fetch"). Only the ids are
+    /// read, so no `attributes` are asked for.
+    async fn deleted_since(
+        &self,
+        credentials: &SageBusinessCloudAuthorization,
+        list: &DeletedList,
+        since: DateTime<Utc>,
+    ) -> Result<Vec<String>, ConnectorError> {
+        let url = format!("{}/{}", self.api_base, list.path);
+        let mut ids = Vec::new();
+        let mut page = PageNumber(1);
+        loop {
+            let call = Call::get(
+                Self::PLATFORM,
+                list.what,
+                url.clone(),
+                Auth::bearer(&credentials.tokens),
+            )
+            .header("X-Business", &credentials.business_id)
+            .query("page", page.0)
+            .query("items_per_page", self.page_size)
+            .query("deleted_since", updated_or_created_since(since));
+            let body: ListPage<Vec<Link>> = self.http.json(&call).await?;
+            let more = body.more_after(page);
+            ids.extend(
+                body.items
+                    .into_iter()
+                    .filter_map(|deleted| json::non_empty(deleted.id)),
+            );
+            if !more {
+                return Ok(ids);
+            }
+            page = PageNumber(page.0 + 1);
+        }
+    }
+}
+
+/// A list whose deletions Sage lists (`deleted_since`): its path and what
+/// a page of it is called in errors.
+pub(super) struct DeletedList {
+    /// The list's path under the API base (`sales_invoices`).
+    pub(super) path: &'static str,
+    /// A page of its deletions, as errors name it.
+    pub(super) what: &'static str,
+}
+
+/// Sales invoices' deletions.
+const SALES_INVOICES: DeletedList = DeletedList {
+    path: "sales_invoices",
+    what: "a page of deleted sales invoices",
+};
+
+/// Contacts' deletions, of every type: Sage's documents do not say that
+/// `contact_type_id` narrows them, and an id that was no customer (or no
+/// supplier) is in no previous copy, so flags nothing.
+pub(super) const CONTACTS: DeletedList = DeletedList {
+    path: "contacts",
+    what: "a page of deleted contacts",
+};
+
+/// A page of a fetch, continuing after its last page of a changed fetch
+/// (`since` given) with the [`DELETED`] step.
+pub(super) fn then_deleted<R>(fetched: Fetched<R>, since: Option<DateTime<Utc>>) -> Fetched<R> {
+    match (&fetched.next, since) {
+        (None, Some(_)) => Fetched {
+            next: Some(DELETED.to_owned()),
+            ..fetched
+        },
+        _ => fetched,
     }
 }
 
@@ -241,17 +352,23 @@ impl Connector for SageBusinessCloudConnector {
     }
 }
 
-/// `updated_or_created_since` as an RFC 3339 UTC timestamp, one of the two
-/// forms Sage documents (`2019-03-21T09:23:00Z`; the other is a date).
+/// `updated_or_created_since` (and `deleted_since`) as an RFC 3339 UTC
+/// timestamp, one of the two forms Sage documents (`2019-03-21T09:23:00Z`;
+/// the other is a date).
 pub fn updated_or_created_since(since: DateTime<Utc>) -> String {
     since.format("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
-/// What Sage's changes say of deletions: a voided invoice is updated and
-/// comes back, but a deleted invoice or contact is listed only by
-/// `deleted_since`, as ids rather than records, which a page of records
-/// cannot carry (`NOTES.md`); so a daily full fetch reconciles.
-pub(super) const CHANGES: Option<Changes> = Some(Changes::with(Deletions::OnlyByFullFetch));
+/// What Sage's changes say of deletions, for lists with `deleted_since`: a
+/// voided invoice is updated and comes back; a deleted resource is listed
+/// by `deleted_since`, read as a changed fetch's last step, and its id
+/// flagged at once (`NOTES.md`).
+pub(super) const CHANGES: Option<Changes> = Some(Changes::with(Deletions::InChanges));
+
+/// For lists Sage gives no `deleted_since` (ledger accounts, tax rates): a
+/// deleted one just stops being listed, so a daily full fetch reconciles.
+pub(super) const CHANGES_WITHOUT_DELETIONS: Option<Changes> =
+    Some(Changes::with(Deletions::OnlyByFullFetch));
 
 impl Syncs<Invoices> for SageBusinessCloudConnector {
     const CHANGES: Option<Changes> = CHANGES;
@@ -292,5 +409,44 @@ impl Syncs<Customers> for SageBusinessCloudConnector {
         cursor: Option<String>,
     ) -> Result<Fetched<Customer>, ConnectorError> {
         self.contacts(credentials, Some(since.time), cursor).await
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn since() -> Option<DateTime<Utc>> {
+        Utc.with_ymd_and_hms(2026, 11, 27, 8, 55, 0).single()
+    }
+
+    #[test]
+    fn a_changed_fetch_ends_with_the_deleted_step_and_a_full_one_does_not() {
+        let last = || Fetched::<Invoice>::all(Vec::new(), None);
+        assert_eq!(then_deleted(last(), since()).next.as_deref(), Some(DELETED));
+        assert_eq!(then_deleted(last(), None).next, None);
+        let more = Fetched::<Invoice>::all(Vec::new(), Some("2".to_owned()));
+        assert_eq!(then_deleted(more, since()).next.as_deref(), Some("2"));
+    }
+
+    #[test]
+    fn deleted_since_is_an_rfc_3339_utc_timestamp() {
+        let since = since().expect("a time");
+        assert_eq!(updated_or_created_since(since), "2026-11-27T08:55:00Z");
+    }
+
+    #[test]
+    fn a_page_of_deletions_ends_where_next_is_null_or_sage_served_an_earlier_page() {
+        let page = |next: Option<&str>, served: Option<u64>| ListPage::<Vec<Link>> {
+            items: Vec::new(),
+            next: next.map(str::to_owned),
+            total: None,
+            page: served,
+        };
+        assert!(page(Some("/sales_invoices?page=3"), Some(2)).more_after(PageNumber(2)));
+        assert!(!page(None, Some(2)).more_after(PageNumber(2)));
+        assert!(!page(Some(" "), None).more_after(PageNumber(2)));
+        assert!(!page(Some("/sales_invoices?page=3"), Some(2)).more_after(PageNumber(3)));
     }
 }

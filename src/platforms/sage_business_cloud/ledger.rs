@@ -4,7 +4,9 @@
 //! services and the business itself (the general ledger in
 //! [`super::general_ledger`]). Every list is paged
 //! and asked for by `updated_or_created_since` after a first sync, as
-//! invoices are. Sources: `NOTES.md`, "Accounting model".
+//! invoices are, and, where Sage lists deletions (`deleted_since`: all but
+//! ledger accounts and tax rates), what was deleted. Sources: `NOTES.md`,
+//! "Accounting model" and "Incremental fetch".
 
 use crate::platforms::connector::changed_syncs;
 use chrono::{DateTime, Utc};
@@ -14,7 +16,10 @@ use super::chart::{
     Catalog, SageBusinessProfile, SageCatalogItem, SageFinancialSettings, SageLedgerAccount,
     SageTaxRate,
 };
-use super::connector::{CHANGES, SageBusinessCloudConnector};
+use super::connector::{
+    CHANGES, CHANGES_WITHOUT_DELETIONS, CONTACTS, DeletedList, SageBusinessCloudConnector,
+    then_deleted,
+};
 use super::documents::{SageCreditNote, SagePurchaseInvoice};
 use super::mapping::SageContact;
 use super::settlements::{BankLedgers, SageBankAccount, SageContactPayment, Side};
@@ -62,6 +67,12 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Supplier>, ConnectorError> {
+        if let Some(deleted) = self
+            .deleted_step(credentials, &[CONTACTS], since, cursor.as_deref())
+            .await?
+        {
+            return Ok(deleted);
+        }
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self
             .list(credentials, "contacts", "a page of vendors", page, since)
@@ -69,7 +80,7 @@ impl SageBusinessCloudConnector {
         let (contacts, next, _) = self.fetch::<SageContact>(&call, page).await?;
         let read =
             contacts.read(|contact| Ok(contact.is_vendor().then(|| contact.into_supplier())));
-        Ok(Fetched::read(read, next))
+        Ok(then_deleted(Fetched::read(read, next), since))
     }
 
     /// A page of tax rates.
@@ -95,6 +106,12 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Bill>, ConnectorError> {
+        if let Some(deleted) = self
+            .deleted_step(credentials, &[PURCHASE_INVOICES], since, cursor.as_deref())
+            .await?
+        {
+            return Ok(deleted);
+        }
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self.list(
             credentials,
@@ -104,7 +121,9 @@ impl SageBusinessCloudConnector {
             since,
         );
         let (bills, next, total) = self.fetch::<SagePurchaseInvoice>(&call, page).await?;
-        Ok(Fetched::read(bills.read(|bill| bill.into_record().map(Some)), next).of_total(total))
+        let fetched =
+            Fetched::read(bills.read(|bill| bill.into_record().map(Some)), next).of_total(total);
+        Ok(then_deleted(fetched, since))
     }
 
     /// A page of sales credit notes.
@@ -114,6 +133,12 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<CreditNote>, ConnectorError> {
+        if let Some(deleted) = self
+            .deleted_step(credentials, &[SALES_CREDIT_NOTES], since, cursor.as_deref())
+            .await?
+        {
+            return Ok(deleted);
+        }
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self.list(
             credentials,
@@ -123,7 +148,9 @@ impl SageBusinessCloudConnector {
             since,
         );
         let (notes, next, total) = self.fetch::<SageCreditNote>(&call, page).await?;
-        Ok(Fetched::read(notes.read(|note| note.into_record().map(Some)), next).of_total(total))
+        let fetched =
+            Fetched::read(notes.read(|note| note.into_record().map(Some)), next).of_total(total);
+        Ok(then_deleted(fetched, since))
     }
 
     /// A page of contact payments, those on `side` made ours by `into`
@@ -138,6 +165,12 @@ impl SageBusinessCloudConnector {
             bool,
         ) -> Result<R, crate::platforms::kit::records::Unreadable>,
     ) -> Result<Fetched<R>, ConnectorError> {
+        if let Some(deleted) = self
+            .deleted_step(credentials, &[CONTACT_PAYMENTS], since, cursor.as_deref())
+            .await?
+        {
+            return Ok(deleted);
+        }
         let page = PageNumber::from_cursor(Self::PLATFORM, cursor)?;
         let call = self.list(
             credentials,
@@ -165,7 +198,7 @@ impl SageBusinessCloudConnector {
             Some((on, refund)) if on == side => into(payment, &banks, refund).map(Some),
             _ => Ok(None),
         });
-        Ok(Fetched::read(read, next))
+        Ok(then_deleted(Fetched::read(read, next), since))
     }
 
     /// A page of products, then of services: the cursor names the list
@@ -176,6 +209,12 @@ impl SageBusinessCloudConnector {
         since: Option<DateTime<Utc>>,
         cursor: Option<String>,
     ) -> Result<Fetched<Item>, ConnectorError> {
+        if let Some(deleted) = self
+            .deleted_step(credentials, &[PRODUCTS, SERVICES], since, cursor.as_deref())
+            .await?
+        {
+            return Ok(deleted);
+        }
         let (catalog, page) = match cursor.as_deref().and_then(|cursor| cursor.split_once(':')) {
             Some(("services", page)) => (Catalog::Services, Some(page.to_owned())),
             Some(("products", page)) => (Catalog::Products, Some(page.to_owned())),
@@ -199,7 +238,7 @@ impl SageBusinessCloudConnector {
             (None, Catalog::Products) => Some("services:1".to_owned()),
             (None, Catalog::Services) => None,
         };
-        Ok(Fetched::read(read, next))
+        Ok(then_deleted(Fetched::read(read, next), since))
     }
 
     /// The business: its financial settings and its profile.
@@ -239,8 +278,41 @@ impl SageBusinessCloudConnector {
 }
 
 // Each data type's `Syncs`, a full page and a changed page from the same
-// function, with the invoices' [`CHANGES`].
-changed_syncs!(SageBusinessCloudConnector, CHANGES; Accounts => ledger_accounts, Suppliers => vendors, TaxRates => tax_rates, Bills => purchase_invoices, CreditNotes => credit_notes, Items => catalog, Payments => customer_payments, BillPayments => vendor_payments);
+// function: with the invoices' [`CHANGES`] where Sage lists deletions
+// (`deleted_since`), else [`CHANGES_WITHOUT_DELETIONS`].
+changed_syncs!(SageBusinessCloudConnector, CHANGES; Suppliers => vendors, Bills => purchase_invoices, CreditNotes => credit_notes, Items => catalog, Payments => customer_payments, BillPayments => vendor_payments);
+changed_syncs!(SageBusinessCloudConnector, CHANGES_WITHOUT_DELETIONS; Accounts => ledger_accounts, TaxRates => tax_rates);
+
+/// Purchase invoices' deletions.
+const PURCHASE_INVOICES: DeletedList = DeletedList {
+    path: "purchase_invoices",
+    what: "a page of deleted purchase invoices",
+};
+
+/// Sales credit notes' deletions.
+const SALES_CREDIT_NOTES: DeletedList = DeletedList {
+    path: "sales_credit_notes",
+    what: "a page of deleted sales credit notes",
+};
+
+/// Contact payments' deletions, on both sides: an id of the other side is
+/// in no previous copy of the data type, so flags nothing.
+const CONTACT_PAYMENTS: DeletedList = DeletedList {
+    path: "contact_payments",
+    what: "a page of deleted contact payments",
+};
+
+/// Products' deletions.
+const PRODUCTS: DeletedList = DeletedList {
+    path: "products",
+    what: "a page of deleted products",
+};
+
+/// Services' deletions.
+const SERVICES: DeletedList = DeletedList {
+    path: "services",
+    what: "a page of deleted services",
+};
 
 impl SageBusinessCloudConnector {
     async fn customer_payments(

@@ -13,6 +13,7 @@ use crate::data::money::Money;
 use crate::data::suppliers::{Supplier, SupplierStatus};
 use crate::data::tax_rates::TaxRateRef;
 use crate::platforms::kit::json::{self, Amount, money, quantity};
+use crate::platforms::kit::paging::PageNumber;
 use crate::platforms::kit::records::{Keyed, Unreadable};
 use crate::platforms::kit::status::{StatusTable, by_balance, lookup};
 
@@ -68,6 +69,18 @@ pub(super) struct ListPage<L> {
     pub(super) total: Option<u64>,
     #[serde(rename = "$page")]
     pub(super) page: Option<u64>,
+}
+
+impl<L> ListPage<L> {
+    /// Whether a page follows `page`, the one asked for: `$next` names one,
+    /// and Sage did not serve an earlier page instead (it serves the last
+    /// page again for a page beyond it).
+    pub(super) fn more_after(&self, page: PageNumber) -> bool {
+        self.next
+            .as_deref()
+            .is_some_and(|next| !next.trim().is_empty())
+            && self.page.is_none_or(|served| served >= page.0)
+    }
 }
 
 impl Keyed for SageInvoice {

@@ -5,7 +5,8 @@
 //! 401 with the rotated refresh token stored before use, `invalid_grant`,
 //! 429, 5xx, garbage, an unknown business, and verification through
 //! `GET /businesses`. Fixtures follow the documented shapes (NOTES.md §6, §8).
-//! A resync asks only for what changed (`updated_or_created_since`).
+//! A resync asks only for what changed (`updated_or_created_since`), then
+//! for what was deleted (`deleted_since`), whose ids are flagged at once.
 //!
 //! The scenarios every platform shares (`super::scenarios`) run from its
 //! `CASE`; the tests here are its own, the accounting lists' in [`ledger`].
@@ -17,10 +18,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{PullStatus, QueueDataTypeDataType};
+use client::types::{FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
-use super::scenarios::changes::{Changed, changes_scenario};
+use super::scenarios::changes::{Changed, PLATFORM_DATE, changes_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -35,7 +36,9 @@ const ACCESS: &str = "sage-access-token-0001";
 const REFRESH: &str = "sage-refresh-token-0001";
 
 /// Serves the Sage fixtures: two pages each of sales invoices and contacts,
-/// and `/businesses`; another business is not found.
+/// and `/businesses`; another business is not found. A list asked for what
+/// was deleted (`deleted_since`, only the ids read, so no `attributes`) has
+/// nothing deleted.
 fn router() -> super::fake::Router {
     Arc::new(|call: &Call| {
         let not_found = || {
@@ -60,6 +63,9 @@ fn router() -> super::fake::Router {
             );
         }
         let query = |name: &str| call.query.get(name).map(String::as_str);
+        if query("deleted_since").is_some() && query("items_per_page").is_some() {
+            return Answer::json(200, fixture("sage_business_cloud/fixtures/empty-list.json"));
+        }
         if query("attributes") != Some("all") || query("items_per_page").is_none() {
             return Answer::json(
                 422,
@@ -403,3 +409,173 @@ static CHANGES: Changed = Changed {
 };
 
 changes_scenario!(CASE, CHANGES);
+
+/// Sage after a sales invoice (SI-1, a draft), a customer contact (Bramble
+/// Books), a vendor contact (Potting Supplies) and a service (Garden design)
+/// were deleted, and an invoice never synced (created and deleted since):
+/// `deleted_since` on `GET /sales_invoices` (two pages, one id each),
+/// `GET /contacts` (one page, both contacts: the filter is not narrowed by
+/// type) and `GET /services` lists them as S20 has it, the list's own
+/// `$items` with `id` and `deleted_at`; no product was deleted, and nothing
+/// was updated or created since.
+async fn fake_with_deletions() -> Fake {
+    let whole = router();
+    let fake = Fake::start(
+        "sage-business-cloud",
+        Scheme::Bearer,
+        ACCESS,
+        REFRESH,
+        fixture("sage_business_cloud/fixtures/unauthorized.json"),
+        Arc::new(move |call: &Call| {
+            let asked = |name: &str| call.query.contains_key(name);
+            let page = call.query.get("page").map_or("1", String::as_str);
+            match whole(call) {
+                ok if ok.status == 200 && asked("deleted_since") => match call.path.as_str() {
+                    "/sales_invoices" => Answer::json(
+                        200,
+                        fixture(&format!(
+                            "sage_business_cloud/fixtures/sales_invoices-deleted-{page}.json"
+                        )),
+                    ),
+                    "/contacts" => Answer::json(
+                        200,
+                        fixture("sage_business_cloud/fixtures/contacts-deleted.json"),
+                    ),
+                    "/services" => Answer::json(
+                        200,
+                        fixture("sage_business_cloud/fixtures/services-deleted.json"),
+                    ),
+                    _ => ok,
+                },
+                ok if ok.status == 200 && asked("updated_or_created_since") => {
+                    Answer::json(200, fixture("sage_business_cloud/fixtures/empty-list.json"))
+                }
+                answer => answer,
+            }
+        }),
+    )
+    .await;
+    fake.with(|inner| inner.client_in_body = true);
+    fake
+}
+
+#[tokio::test]
+async fn a_resync_after_deletions_at_sage_flags_exactly_the_deleted_records_and_keeps_the_rest() {
+    const DELETED_INVOICE: &str = "5b1c2a3d4e5f46a7b8c9d0e1f2a3b4c5";
+    const DELETED_CUSTOMER: &str = "b2b2b2b2c3c3d4d4e5e5f6f6a7a7b8b8";
+    const DELETED_SUPPLIER: &str = "e5e5e5e5f6f6a7a7b8b8c9c9d0d0e1e1";
+    const DELETED_SERVICE: &str = "f4f4f4f4a5a5b6b6c7c7d8d8e9e9f0f0";
+    for backend in backends() {
+        let fake = fake_with_deletions().await;
+        fake.with(|inner| inner.date = Some(PLATFORM_DATE.to_owned()));
+        let app = TestApp::spawn_with(backend, options_for(&fake, None, 2)).await;
+        let (company_id, _) = connected(&app, 1800).await;
+        let data_types = [
+            (
+                "invoices",
+                "invoiceId",
+                QueueDataTypeDataType::Invoices,
+                DELETED_INVOICE,
+            ),
+            (
+                "customers",
+                "customerId",
+                QueueDataTypeDataType::Customers,
+                DELETED_CUSTOMER,
+            ),
+            (
+                "suppliers",
+                "supplierId",
+                QueueDataTypeDataType::Suppliers,
+                DELETED_SUPPLIER,
+            ),
+            (
+                "items",
+                "itemId",
+                QueueDataTypeDataType::Items,
+                DELETED_SERVICE,
+            ),
+        ];
+        for (name, _, data_type, _) in data_types {
+            let operations = sync(&app, company_id, data_type).await;
+            assert_eq!(latest(&operations, name).fetch_mode, Some(FetchMode::Full));
+        }
+        assert!(
+            fake.calls()
+                .iter()
+                .all(|call| !call.query.contains_key("deleted_since")),
+            "a first sync fetches whole"
+        );
+        let mut befores = Vec::new();
+        for (name, ..) in data_types {
+            befores.push(list(&app, company_id, name).await);
+        }
+        let calls_before = fake.calls().len();
+
+        for (name, _, data_type, _) in data_types {
+            let operations = sync(&app, company_id, data_type).await;
+            let operation = latest(&operations, name);
+            assert_eq!(operation.status, PullStatus::Complete, "{name}");
+            assert_eq!(operation.fetch_mode, Some(FetchMode::Incremental), "{name}");
+        }
+        let calls = fake.calls()[calls_before..].to_vec();
+
+        for ((name, id_field, _, deleted), before) in data_types.into_iter().zip(&befores) {
+            let after = list(&app, company_id, name).await;
+            assert_eq!(after.len(), before.len(), "{name}: none added, none left");
+            for record in &after {
+                if record[id_field] == deleted {
+                    assert_eq!(record["isDeleted"], true, "{name}: {record}");
+                } else {
+                    assert!(before.contains(record), "{name}: kept as it was: {record}");
+                }
+            }
+            assert!(
+                after.iter().any(|record| record[id_field] == deleted),
+                "{name}: {deleted} still listed, flagged"
+            );
+        }
+
+        // The deletions are asked for after the changes, from the same
+        // time: Sage's `Date` on the first fetch less five minutes, RFC 3339
+        // UTC; every page of them, for the business.
+        let deleted: Vec<(&str, &str, &str)> = calls
+            .iter()
+            .filter_map(|call| {
+                Some((
+                    call.path.as_str(),
+                    call.query.get("deleted_since")?.as_str(),
+                    call.query.get("page")?.as_str(),
+                ))
+            })
+            .collect();
+        assert_eq!(
+            deleted,
+            [
+                ("/sales_invoices", "2026-11-27T08:55:00Z", "1"),
+                ("/sales_invoices", "2026-11-27T08:55:00Z", "2"),
+                ("/contacts", "2026-11-27T08:55:00Z", "1"),
+                ("/contacts", "2026-11-27T08:55:00Z", "1"),
+                ("/products", "2026-11-27T08:55:00Z", "1"),
+                ("/services", "2026-11-27T08:55:00Z", "1"),
+            ]
+        );
+        for path in ["/sales_invoices", "/contacts", "/services"] {
+            let at = |filter: &str| {
+                calls
+                    .iter()
+                    .position(|call| call.path == path && call.query.contains_key(filter))
+                    .unwrap_or_else(|| panic!("{path} asked with {filter}"))
+            };
+            assert!(
+                at("updated_or_created_since") < at("deleted_since"),
+                "{path}"
+            );
+        }
+        assert!(calls.iter().all(|call| {
+            call.headers.get("x-business").map(String::as_str) == Some(BUSINESS)
+                && !(call.query.contains_key("deleted_since")
+                    && call.query.contains_key("updated_or_created_since"))
+        }));
+    }
+}
