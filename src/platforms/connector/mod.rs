@@ -261,9 +261,11 @@ pub struct Changes {
 /// Whether a platform's changes carry its deletions.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Deletions {
-    /// A deleted record comes back changed (a `DELETED` or `VOIDED` status,
-    /// a tombstone), and its mapping flags it: no reconciliation is needed,
-    /// though `?full=true` still runs one.
+    /// The changes tell of deletions: a deleted record comes back changed
+    /// (a `DELETED` or `VOIDED` status, a tombstone) and its mapping flags
+    /// it, or the platform lists the deleted ids ([`Fetched::removing`]:
+    /// Plaid's `removed`, Sage's `deleted_since`), flagged at once. No
+    /// reconciliation is needed, though `?full=true` still runs one.
     InChanges,
     /// A deleted record just stops being listed: only a full fetch finds it
     /// (the engine runs one a set time after the last).
