@@ -234,13 +234,21 @@ async fn a_sandbox_resync_with_some_invoices_amended_changes_exactly_those() {
         let company_id = new_company(app, "Amending Ltd").await;
         let connection_id = authorized_sandbox(app, company_id, sandbox(0)).await;
         sync_and_settle(app, company_id).await;
-        let (before, total) = invoices(app, company_id, None).await;
-        assert_eq!(total, 300);
+        let every = async || {
+            let (status, page) = answer(
+                app,
+                &format!("/companies/{company_id}/data/invoices?pageSize=300"),
+            )
+            .await;
+            assert_eq!(status, 200, "{page}");
+            assert_eq!(page["totalResults"], 300, "amended, not added or deleted");
+            page["results"].as_array().expect("results").clone()
+        };
+        let before = every().await;
 
         reauthorize(app, company_id, connection_id, sandbox(7)).await;
         sync_and_settle(app, company_id).await;
-        let (after, total) = invoices(app, company_id, None).await;
-        assert_eq!(total, 300, "amended, not added or deleted");
+        let after = every().await;
         let changed: Vec<&Value> = after
             .iter()
             .filter(|invoice| !before.contains(invoice))
@@ -248,17 +256,20 @@ async fn a_sandbox_resync_with_some_invoices_amended_changes_exactly_those() {
         assert_eq!(changed.len(), 7, "exactly the amended invoices changed");
         let stamp = |invoice: &Value| invoice["modifiedDate"].as_str().map(str::to_owned);
         for invoice in &changed {
-            let id = invoice["id"].as_str().expect("an id");
+            let id = invoice["invoiceId"].as_str().expect("an id");
             let earlier = by_id(&before, id);
             assert_eq!(invoice["note"], "Amended: delivery address corrected.");
-            assert!(stamp(invoice) > stamp(earlier), "{id}: a newer modifiedDate");
+            assert!(
+                stamp(invoice) > stamp(earlier),
+                "{id}: a newer modifiedDate"
+            );
             assert_eq!(invoice["totalAmount"], earlier["totalAmount"], "{id}");
             assert_eq!(invoice["isDeleted"], false, "{id}");
         }
         // Spread over the list: the first and every 42nd of 300 (300 / 7).
         let mut amended: Vec<&str> = changed
             .iter()
-            .filter_map(|invoice| invoice["id"].as_str())
+            .filter_map(|invoice| invoice["invoiceId"].as_str())
             .collect();
         amended.sort_unstable();
         let expected: Vec<String> = (0..7).map(|n| format!("sbx-inv-{:07}", n * 42)).collect();

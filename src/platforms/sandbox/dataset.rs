@@ -104,7 +104,7 @@ impl Dataset {
             return false;
         }
         let stride = self.invoice_count / changed;
-        index % stride == 0 && index / stride < changed
+        index.is_multiple_of(stride) && index / stride < changed
     }
 
     /// How many customers the invoices refer to.
@@ -592,7 +592,10 @@ mod tests {
             }
         }
         let every = dataset(4, 10).with_changed_invoices(25);
-        assert!((0..10).all(|index| every.amended(index)), "at most the list");
+        assert!(
+            (0..10).all(|index| every.amended(index)),
+            "at most the list"
+        );
     }
 
     #[test]
