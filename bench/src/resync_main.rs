@@ -2,7 +2,8 @@
 //! Runs the release server on a fresh PostgreSQL database (TLS as the
 //! server offers it, the product's defaults, autovacuum as the server has
 //! it) and, per list size, syncs a sandbox connection, then resyncs it with
-//! every record changed and with half of them deleted.
+//! every record changed and with half of them deleted; or, with `--changes`,
+//! resyncs it with exactly that many invoices amended, one count at a time.
 
 use std::path::PathBuf;
 
@@ -23,6 +24,10 @@ struct Options {
     /// The tributary binary (by default `target/release/tributary`; build it with `cargo build --release --bin tributary`).
     #[arg(long)]
     binary: Option<PathBuf>,
+    /// Instead of the every-changed and half-deleted cases, resync with exactly this many invoices amended,
+    /// one count after another, comma-separated (issue 33: `0,1000,100000`).
+    #[arg(long, value_delimiter = ',')]
+    changes: Vec<u64>,
     /// Also write the table to this file.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -37,12 +42,21 @@ async fn main() -> anyhow::Result<()> {
         binary: options.binary,
         name: "resync",
     };
-    let runs = per_size
-        .run(&options.invoices, async |server, invoices| {
-            bench::resync::measure(server, invoices).await
-        })
-        .await?;
-    let table = bench::resync::markdown(&runs);
+    let table = if options.changes.is_empty() {
+        let runs = per_size
+            .run(&options.invoices, async |server, invoices| {
+                bench::resync::measure(server, invoices).await
+            })
+            .await?;
+        bench::resync::markdown(&runs)
+    } else {
+        let runs = per_size
+            .run(&options.invoices, async |server, invoices| {
+                bench::changes::measure(server, invoices, &options.changes).await
+            })
+            .await?;
+        bench::changes::markdown(&runs)
+    };
     println!("{table}");
     if let Some(path) = options.output {
         std::fs::write(&path, &table).with_context(|| format!("writing {}", path.display()))?;
