@@ -199,7 +199,6 @@ pub fn markdown(runs: &[Changes]) -> String {
     for run in runs {
         for resync in &run.resyncs {
             let phases = resync
-                .sync
                 .phases
                 .map_or("not logged".to_owned(), |phases: Phases| {
                     format!(
