@@ -331,3 +331,43 @@ pub async fn total_results(server: &Server, path: &str) -> anyhow::Result<u64> {
         .as_u64()
         .with_context(|| format!("totalResults of {path}"))
 }
+
+/// How many warm reads of a page [`page_reads`] takes the median of.
+pub const WARM_READS: usize = 15;
+
+/// A page's first read, then the median of [`WARM_READS`] more.
+pub async fn page_reads(server: &Server, path: &str) -> anyhow::Result<(Duration, Duration)> {
+    let first = first_request(server, path).await?;
+    let mut warm = Vec::with_capacity(WARM_READS);
+    for _ in 0..WARM_READS {
+        warm.push(first_request(server, path).await?);
+    }
+    warm.sort();
+    Ok((first, warm[WARM_READS / 2]))
+}
+
+/// A new company `name` with one sandbox connection authorized with `body`
+/// (a token migration: no sync yet): the company's and connection's ids.
+pub async fn sandbox_company(
+    server: &Server,
+    name: &str,
+    body: Value,
+) -> anyhow::Result<(String, String)> {
+    let company = post(server, "/companies", json!({ "name": name })).await?;
+    let company_id = company["companyId"]
+        .as_str()
+        .context("companyId in the answer")?
+        .to_owned();
+    let connection = post(
+        server,
+        &format!("/companies/{company_id}/connections"),
+        json!({"platformKey": "sandbox"}),
+    )
+    .await?;
+    let connection_id = connection["connectionId"]
+        .as_str()
+        .context("connectionId in the answer")?
+        .to_owned();
+    authorize_sandbox(server, &company_id, &connection_id, body).await?;
+    Ok((company_id, connection_id))
+}

@@ -12,17 +12,12 @@ use std::time::Duration;
 
 use serde_json::json;
 
-use anyhow::Context;
-
 use crate::api;
 use crate::phases::{self, Phases};
 use crate::process::Server;
 
 /// The page size read after each resync.
 const PAGE_SIZE: u64 = 100;
-
-/// How many warm reads of a page the median is taken over.
-const WARM_READS: usize = 15;
 
 /// One list size's first sync and its resyncs.
 #[derive(Debug, Clone)]
@@ -69,26 +64,8 @@ fn sandbox(invoices: u64, amended: u64) -> serde_json::Value {
 /// sync every list the sandbox derives from them), then one measured
 /// resync per `changes`.
 pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow::Result<Changes> {
-    let company = api::post(
-        server,
-        "/companies",
-        json!({"name": "Benchmark changes Ltd"}),
-    )
-    .await?;
-    let company_id = company["companyId"]
-        .as_str()
-        .context("companyId in the answer")?
-        .to_owned();
-    let connection = api::post(
-        server,
-        &format!("/companies/{company_id}/connections"),
-        json!({"platformKey": "sandbox"}),
-    )
-    .await?;
-    let connection_id = connection["connectionId"]
-        .as_str()
-        .context("connectionId in the answer")?
-        .to_owned();
+    let (company_id, connection_id) =
+        api::sandbox_company(server, "Benchmark changes Ltd", sandbox(invoices, 0)).await?;
     let authorize = async |amended: u64| {
         api::authorize_sandbox(
             server,
@@ -98,7 +75,6 @@ pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow:
         )
         .await
     };
-    authorize(0).await?;
     let (first, _) = api::sync_data_type(server, &company_id, "invoices").await?;
     eprintln!(
         "[changes] {invoices} invoices: first sync {:.1} s",
@@ -120,8 +96,8 @@ pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow:
         let phases = newest_phases(server, invoices, logged_before).await;
         let list = format!("/companies/{company_id}/data/invoices?pageSize={PAGE_SIZE}");
         let last = invoices.div_ceil(PAGE_SIZE).max(1);
-        let first_page = page_reads(server, &format!("{list}&page=1")).await?;
-        let last_page = page_reads(server, &format!("{list}&page={last}")).await?;
+        let first_page = api::page_reads(server, &format!("{list}&page=1")).await?;
+        let last_page = api::page_reads(server, &format!("{list}&page={last}")).await?;
         eprintln!(
             "[changes] {changed} amended: resync {:.1} s, publish {}; page 1 {:.1} ms, last {:.1} ms (first reads)",
             secs(wall),
@@ -167,17 +143,6 @@ async fn newest_phases(server: &Server, invoices: u64, before: usize) -> Option<
         tokio::time::sleep(Duration::from_millis(100)).await;
     }
     None
-}
-
-/// A page's first read, then the median of [`WARM_READS`] more.
-async fn page_reads(server: &Server, path: &str) -> anyhow::Result<(Duration, Duration)> {
-    let first = api::first_request(server, path).await?;
-    let mut warm = Vec::with_capacity(WARM_READS);
-    for _ in 0..WARM_READS {
-        warm.push(api::first_request(server, path).await?);
-    }
-    warm.sort();
-    Ok((first, warm[WARM_READS / 2]))
 }
 
 fn secs(duration: Duration) -> f64 {

@@ -7,7 +7,6 @@
 
 use std::time::Duration;
 
-use anyhow::Context;
 use serde_json::json;
 
 use crate::api;
@@ -30,9 +29,6 @@ pub const DATA_TYPES: [&str; 12] = [
     "companyInfo",
     "journalEntries",
 ];
-
-/// Warm reads per page, of which the median is kept.
-const WARM_READS: usize = 15;
 
 /// Page size of the page cases.
 const PAGE_SIZE: u64 = 100;
@@ -78,8 +74,8 @@ pub async fn measure(
         let phases = phases::logged(&server.log, data_type, records, Duration::from_secs(30)).await;
         let list = format!("/companies/{company_id}/data/{data_type}?pageSize={PAGE_SIZE}");
         let last = records.div_ceil(PAGE_SIZE).max(1);
-        let first_page = page_reads(server, &format!("{list}&page=1")).await?;
-        let last_page = page_reads(server, &format!("{list}&page={last}")).await?;
+        let first_page = api::page_reads(server, &format!("{list}&page=1")).await?;
+        let last_page = api::page_reads(server, &format!("{list}&page={last}")).await?;
         eprintln!(
             "[ledger] {data_type}: {records} records in {:.2} s; page 1 {:.1} ms, page {last} {:.1} ms (first reads)",
             sync.as_secs_f64(),
@@ -101,25 +97,6 @@ pub async fn measure(
 /// A company with one sandbox connection of `invoices` invoices (no orders
 /// or bank transactions), migrated, not yet synced.
 async fn company_with_sandbox(server: &Server, invoices: u64) -> anyhow::Result<String> {
-    let company = api::post(
-        server,
-        "/companies",
-        json!({"name": "Benchmark ledger Ltd"}),
-    )
-    .await?;
-    let company_id = company["companyId"]
-        .as_str()
-        .context("companyId in the answer")?
-        .to_owned();
-    let connection = api::post(
-        server,
-        &format!("/companies/{company_id}/connections"),
-        json!({"platformKey": "sandbox"}),
-    )
-    .await?;
-    let connection_id = connection["connectionId"]
-        .as_str()
-        .context("connectionId in the answer")?;
     let body = json!({
         "organizationId": "sbx-benchmark-ledger",
         "accessToken": "benchmark",
@@ -128,19 +105,8 @@ async fn company_with_sandbox(server: &Server, invoices: u64) -> anyhow::Result<
         "bankTransactionCount": 0,
         "seed": 2026,
     });
-    api::authorize_sandbox(server, &company_id, connection_id, body).await?;
+    let (company_id, _) = api::sandbox_company(server, "Benchmark ledger Ltd", body).await?;
     Ok(company_id)
-}
-
-/// A page's first read, then the median of [`WARM_READS`] more.
-async fn page_reads(server: &Server, path: &str) -> anyhow::Result<(Duration, Duration)> {
-    let first = api::first_request(server, path).await?;
-    let mut warm = Vec::with_capacity(WARM_READS);
-    for _ in 0..WARM_READS {
-        warm.push(api::first_request(server, path).await?);
-    }
-    warm.sort();
-    Ok((first, warm[WARM_READS / 2]))
 }
 
 fn millis(duration: Duration) -> f64 {

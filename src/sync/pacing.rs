@@ -21,16 +21,19 @@ use std::time::Duration;
 
 use chrono::{DateTime, SecondsFormat, Utc};
 use futures_util::future::BoxFuture;
-use reqwest::StatusCode;
-use reqwest::header::{HeaderMap, RETRY_AFTER};
+use reqwest::header::HeaderMap;
 use sea_orm::sea_query::{Expr, OnConflict};
 use sea_orm::{ColumnTrait, DatabaseConnection, EntityTrait, QueryFilter, Set};
 use sha2::{Digest, Sha256};
 
 use entity::platform_pace;
 
+mod said;
+
+use said::Said;
+
 use crate::platforms::kit::http::{CallGate, Turn};
-use crate::platforms::kit::limits::{Limits, Quota, Window, kept};
+use crate::platforms::kit::limits::{Limits, Window, kept};
 
 /// A day in milliseconds: `platform_pace.day` counts UTC days.
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -334,52 +337,6 @@ fn millis(duration: Duration) -> i64 {
     i64::try_from(duration.as_millis()).unwrap_or(i64::MAX)
 }
 
-/// What an answer says of the platform's quota.
-#[derive(Debug, Default, PartialEq, Eq)]
-struct Said {
-    retry_after: Option<Duration>,
-    /// A 429 without `Retry-After`.
-    bare_429: bool,
-    rate_left: Option<u32>,
-    day_left: Option<u32>,
-}
-
-impl Said {
-    /// Read from an answer's status and headers, by what `limits` name.
-    fn read(limits: &Limits, status: u16, headers: &HeaderMap) -> Self {
-        let number = |name: &str| {
-            headers
-                .get(name)
-                .and_then(|value| value.to_str().ok())
-                .and_then(|value| value.trim().parse::<u64>().ok())
-        };
-        let throttled = status == StatusCode::TOO_MANY_REQUESTS.as_u16();
-        let asked = number(RETRY_AFTER.as_str()).map(Duration::from_secs);
-        let mut said = Self {
-            retry_after: throttled.then(|| asked.or(limits.throttled_wait)).flatten(),
-            bare_429: throttled && asked.is_none(),
-            ..Self::default()
-        };
-        for remaining in limits.remaining {
-            // A 429's `Retry-After` says when the window frees; what is
-            // left of it (none) would only hold calls a whole window.
-            if said.retry_after.is_some() && remaining.quota == Quota::Rate {
-                continue;
-            }
-            let left = number(remaining.header).map(|left| u32::try_from(left).unwrap_or(u32::MAX));
-            match remaining.quota {
-                Quota::Rate => said.rate_left = left.or(said.rate_left),
-                Quota::Daily => said.day_left = left.or(said.day_left),
-            }
-        }
-        said
-    }
-
-    fn is_empty(&self) -> bool {
-        *self == Self::default()
-    }
-}
-
 /// A Unix time in milliseconds, as an RFC 3339 instant.
 fn instant(ms: i64) -> String {
     DateTime::<Utc>::from_timestamp_millis(ms)
@@ -452,14 +409,11 @@ impl CallGate for Gate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use reqwest::header::HeaderValue;
+    use reqwest::header::{HeaderValue, RETRY_AFTER};
 
     use crate::platforms::connector::Connector;
     use crate::platforms::quickbooks_online::connector::QuickBooksConnector;
-    use crate::platforms::xero::connector::XeroConnector;
     use crate::platforms::zoho_books::connector::ZohoBooksConnector;
-
-    const XERO: Limits = XeroConnector::LIMITS;
 
     #[test]
     fn places_read_back_and_expire() {
@@ -489,60 +443,6 @@ mod tests {
                 organization: "org-2",
                 ..subject
             })
-        );
-    }
-
-    #[test]
-    fn an_answer_says_what_is_left_and_how_long_to_wait() {
-        let mut headers = HeaderMap::new();
-        headers.insert("x-minlimit-remaining", HeaderValue::from_static("3"));
-        headers.insert("x-daylimit-remaining", HeaderValue::from_static(" 120 "));
-        headers.insert(RETRY_AFTER, HeaderValue::from_static("7"));
-        assert_eq!(
-            Said::read(&XERO, 200, &headers),
-            Said {
-                retry_after: None,
-                bare_429: false,
-                rate_left: Some(3),
-                day_left: Some(120),
-            }
-        );
-        assert_eq!(
-            Said::read(&XERO, 429, &headers).retry_after,
-            Some(Duration::from_secs(7))
-        );
-        // On a 429 the wait it asks for governs the window, not what is left.
-        assert_eq!(
-            Said::read(&XERO, 429, &headers).rate_left,
-            None,
-            "with a Retry-After"
-        );
-        // `Retry-After` only counts on a 429; other headers are not read.
-        let said = Said::read(&Limits::per_second(5), 200, &headers);
-        assert!(said.is_empty());
-    }
-
-    #[test]
-    fn a_429_without_retry_after_holds_off_as_long_as_the_platform_documents() {
-        let quickbooks = QuickBooksConnector::LIMITS;
-        let bare = HeaderMap::new();
-        assert_eq!(
-            Said::read(&quickbooks, 429, &bare).retry_after,
-            Some(Duration::from_secs(60)),
-            "Intuit: wait 60 seconds"
-        );
-        let mut asked = HeaderMap::new();
-        asked.insert(RETRY_AFTER, HeaderValue::from_static("5"));
-        assert_eq!(
-            Said::read(&quickbooks, 429, &asked).retry_after,
-            Some(Duration::from_secs(5)),
-            "a Retry-After it sends wins"
-        );
-        assert_eq!(Said::read(&quickbooks, 200, &bare).retry_after, None);
-        assert_eq!(
-            Said::read(&XERO, 429, &bare).retry_after,
-            None,
-            "nothing documented"
         );
     }
 

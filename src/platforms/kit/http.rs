@@ -8,93 +8,22 @@
 //! answer's `Date` header; [`paced`] puts every call of a run through a
 //! [`CallGate`] first (the platform's limits, kept across processes).
 
-use std::cell::Cell;
-use std::future::Future;
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use futures_util::future::BoxFuture;
+use chrono::Utc;
 use rand::Rng;
 use reqwest::StatusCode;
-use reqwest::header::{DATE, HeaderMap, RETRY_AFTER};
+use reqwest::header::{HeaderMap, RETRY_AFTER};
 use serde_json::Value;
 
 use crate::platforms::connector::ConnectorError;
 pub use crate::platforms::kit::errors::{describe, platform_message, scrub};
 
-tokio::task_local! {
-    /// The `Date` of the first answer a platform gave within [`platform_time`].
-    static FIRST_ANSWERED: Cell<Option<DateTime<Utc>>>;
-    /// What every call within [`paced`] goes through first.
-    static GATE: Arc<dyn CallGate>;
-}
+mod run_scope;
 
-/// What a run's calls to a platform go through: its limits for the
-/// connection's OAuth application and organization.
-pub trait CallGate: Send + Sync {
-    /// The call's turn: how long it waits first (the caller sleeps, and
-    /// counts the wait), or why it may not go at all (a daily quota spent,
-    /// in words that say when the sync can continue).
-    fn admit(&self) -> BoxFuture<'_, Result<Turn, String>>;
-    /// The call of `turn` is over: the platform answered (its status and
-    /// headers, which may say what is left of its quota, or a 429's
-    /// `Retry-After`), or did not (`None`); its place among the calls in
-    /// progress is free again.
-    fn finished<'a>(
-        &'a self,
-        turn: &'a Turn,
-        answer: Option<(u16, &'a HeaderMap)>,
-    ) -> BoxFuture<'a, ()>;
-}
-
-/// A call's turn under a [`CallGate`].
-#[derive(Debug, Default)]
-pub struct Turn {
-    /// How long the call waits before it goes.
-    pub wait: Duration,
-    /// Its place among the calls in progress, where the platform limits
-    /// them: handed back by [`CallGate::finished`].
-    pub place: Option<u64>,
-}
-
-/// Runs `work` (a run's fetch) with every platform call it makes admitted by
-/// `gate` first.
-pub async fn paced<F: Future>(gate: Arc<dyn CallGate>, work: F) -> F::Output {
-    GATE.scope(gate, work).await
-}
-
-/// Runs `work` (a run's fetch), and tells the platform's time when it
-/// began: the `Date` header of the first answer any call of `work` got,
-/// whatever its status; `None` when no answer carried one (or none came).
-/// Incremental fetches ask for what changed since then, on the platform's
-/// clock rather than tributary's.
-pub async fn platform_time<F: Future>(work: F) -> (F::Output, Option<DateTime<Utc>>) {
-    FIRST_ANSWERED
-        .scope(Cell::new(None), async move {
-            let output = work.await;
-            let began = FIRST_ANSWERED.with(Cell::get);
-            (output, began)
-        })
-        .await
-}
-
-/// Notes an answer's `Date` as the platform's time, unless an earlier
-/// answer within [`platform_time`] did (outside it, nothing).
-fn note_platform_time(headers: &HeaderMap) {
-    let _ = FIRST_ANSWERED.try_with(|first| {
-        if first.get().is_some() {
-            return;
-        }
-        let date = headers
-            .get(DATE)
-            .and_then(|value| value.to_str().ok())
-            .and_then(|value| DateTime::parse_from_rfc2822(value).ok());
-        if let Some(date) = date {
-            first.set(Some(date.with_timezone(&Utc)));
-        }
-    });
-}
+pub use run_scope::{CallGate, Turn, paced, platform_time};
+use run_scope::{current_gate, note_platform_time};
 
 /// How calls to a platform are retried.
 #[derive(Debug, Clone)]
@@ -407,7 +336,7 @@ impl PlatformHttp {
         build: impl Fn(&reqwest::Client) -> reqwest::RequestBuilder,
         secrets: &[&str],
     ) -> Result<Answer, CallError> {
-        let gate = GATE.try_with(Arc::clone).ok();
+        let gate = current_gate();
         let mut retry = 0;
         loop {
             let turn = match &gate {
@@ -527,14 +456,7 @@ impl PlatformHttp {
             .send(call.platform, |client| call.build(client), &secrets)
             .await
             .map_err(CallError::into_connector_error)?;
-        let value = serde_json::from_slice(&answer.body).map_err(|error| {
-            ConnectorError::Failed(format!(
-                "{} answered {} that tributary cannot read ({}); the previous data is kept",
-                call.platform,
-                call.what,
-                scrub(&error.to_string(), &secrets)
-            ))
-        })?;
+        let value = read_answer(call, &secrets, &answer.body)?;
         Ok((value, answer.headers))
     }
 
@@ -554,16 +476,7 @@ impl PlatformHttp {
             Err(CallError::NotFound(_)) => return Ok(None),
             Err(error) => return Err(error.into_connector_error()),
         };
-        serde_json::from_slice(&answer.body)
-            .map(Some)
-            .map_err(|error| {
-                ConnectorError::Failed(format!(
-                    "{} answered {} that tributary cannot read ({}); the previous data is kept",
-                    call.platform,
-                    call.what,
-                    scrub(&error.to_string(), &secrets)
-                ))
-            })
+        read_answer(call, &secrets, &answer.body).map(Some)
     }
 
     /// [`PlatformHttp::json`], where an empty answer (`204 No Content`, as
@@ -581,15 +494,25 @@ impl PlatformHttp {
         if is_empty_body(&answer.body) {
             return Ok(T::default());
         }
-        serde_json::from_slice(&answer.body).map_err(|error| {
-            ConnectorError::Failed(format!(
-                "{} answered {} that tributary cannot read ({}); the previous data is kept",
-                call.platform,
-                call.what,
-                scrub(&error.to_string(), &secrets)
-            ))
-        })
+        read_answer(call, &secrets, &answer.body)
     }
+}
+
+/// `body`, the answer to `call`, read as `T`; an answer that does not read
+/// fails naming what was asked for, with `secrets` scrubbed from the reason.
+fn read_answer<T: serde::de::DeserializeOwned>(
+    call: &Call<'_>,
+    secrets: &[&str],
+    body: &[u8],
+) -> Result<T, ConnectorError> {
+    serde_json::from_slice(body).map_err(|error| {
+        ConnectorError::Failed(format!(
+            "{} answered {} that tributary cannot read ({}); the previous data is kept",
+            call.platform,
+            call.what,
+            scrub(&error.to_string(), secrets)
+        ))
+    })
 }
 
 /// Whether an answer's body holds nothing but whitespace.

@@ -1,0 +1,91 @@
+//! What one run's platform calls share, kept task-local for the run: the
+//! [`CallGate`] every call goes through first ([`paced`]) and the
+//! platform's time when the run's fetch began ([`platform_time`], from the
+//! first answer's `Date` header).
+
+use std::cell::Cell;
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures_util::future::BoxFuture;
+use reqwest::header::{DATE, HeaderMap};
+
+tokio::task_local! {
+    /// The `Date` of the first answer a platform gave within [`platform_time`].
+    static FIRST_ANSWERED: Cell<Option<DateTime<Utc>>>;
+    /// What every call within [`paced`] goes through first.
+    static GATE: Arc<dyn CallGate>;
+}
+
+/// What a run's calls to a platform go through: its limits for the
+/// connection's OAuth application and organization.
+pub trait CallGate: Send + Sync {
+    /// The call's turn: how long it waits first (the caller sleeps, and
+    /// counts the wait), or why it may not go at all (a daily quota spent,
+    /// in words that say when the sync can continue).
+    fn admit(&self) -> BoxFuture<'_, Result<Turn, String>>;
+    /// The call of `turn` is over: the platform answered (its status and
+    /// headers, which may say what is left of its quota, or a 429's
+    /// `Retry-After`), or did not (`None`); its place among the calls in
+    /// progress is free again.
+    fn finished<'a>(
+        &'a self,
+        turn: &'a Turn,
+        answer: Option<(u16, &'a HeaderMap)>,
+    ) -> BoxFuture<'a, ()>;
+}
+
+/// A call's turn under a [`CallGate`].
+#[derive(Debug, Default)]
+pub struct Turn {
+    /// How long the call waits before it goes.
+    pub wait: Duration,
+    /// Its place among the calls in progress, where the platform limits
+    /// them: handed back by [`CallGate::finished`].
+    pub place: Option<u64>,
+}
+
+/// Runs `work` (a run's fetch) with every platform call it makes admitted by
+/// `gate` first.
+pub async fn paced<F: Future>(gate: Arc<dyn CallGate>, work: F) -> F::Output {
+    GATE.scope(gate, work).await
+}
+
+/// Runs `work` (a run's fetch), and tells the platform's time when it
+/// began: the `Date` header of the first answer any call of `work` got,
+/// whatever its status; `None` when no answer carried one (or none came).
+/// Incremental fetches ask for what changed since then, on the platform's
+/// clock rather than tributary's.
+pub async fn platform_time<F: Future>(work: F) -> (F::Output, Option<DateTime<Utc>>) {
+    FIRST_ANSWERED
+        .scope(Cell::new(None), async move {
+            let output = work.await;
+            let began = FIRST_ANSWERED.with(Cell::get);
+            (output, began)
+        })
+        .await
+}
+
+/// Notes an answer's `Date` as the platform's time, unless an earlier
+/// answer within [`platform_time`] did (outside it, nothing).
+pub(super) fn note_platform_time(headers: &HeaderMap) {
+    let _ = FIRST_ANSWERED.try_with(|first| {
+        if first.get().is_some() {
+            return;
+        }
+        let date = headers
+            .get(DATE)
+            .and_then(|value| value.to_str().ok())
+            .and_then(|value| DateTime::parse_from_rfc2822(value).ok());
+        if let Some(date) = date {
+            first.set(Some(date.with_timezone(&Utc)));
+        }
+    });
+}
+
+/// The gate of the run this task belongs to ([`paced`]), if any.
+pub(super) fn current_gate() -> Option<Arc<dyn CallGate>> {
+    GATE.try_with(Arc::clone).ok()
+}
