@@ -35,11 +35,27 @@ pub async fn current_generation(
     connection_id: Uuid,
     data_type: DataType,
 ) -> Result<i64, sea_orm::DbErr> {
+    Ok(current(db, connection_id, data_type)
+        .await?
+        .map_or(0, |current| current.generation))
+}
+
+/// The generation readers currently see and its size, `None` when the data
+/// type never synced.
+pub async fn current(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+) -> Result<Option<Visible>, sea_orm::DbErr> {
     Ok(
         data_generation::Entity::find_by_id((connection_id, data_type.name().to_owned()))
             .one(db)
             .await?
-            .map_or(0, |row| row.generation),
+            .map(|row| Visible {
+                connection_id,
+                generation: row.generation,
+                record_count: row.record_count,
+            }),
     )
 }
 
@@ -211,6 +227,40 @@ pub async fn publish(
         .exec(db)
         .await?;
     Ok(())
+}
+
+/// Keeps readers on `generation`, a connection's current generation of
+/// `data_type`, after the sync `pull_operation_id` found the list as it
+/// holds it: the generation's row names that sync as its latest. Returns
+/// how many rows the generation holds, or `None` when readers no longer see
+/// `generation` (the row is left as it is).
+pub async fn confirm(
+    db: &impl ConnectionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+    generation: i64,
+    pull_operation_id: Uuid,
+    completed: DateTime<Utc>,
+) -> Result<Option<i64>, sea_orm::DbErr> {
+    let current = data_generation::Entity::find_by_id((connection_id, data_type.name().to_owned()))
+        .one(db)
+        .await?
+        .filter(|current| current.generation == generation);
+    let Some(current) = current else {
+        return Ok(None);
+    };
+    let confirmed = data_generation::Entity::update_many()
+        .col_expr(
+            data_generation::Column::PullOperationId,
+            Expr::value(pull_operation_id),
+        )
+        .col_expr(data_generation::Column::Completed, Expr::value(completed))
+        .filter(data_generation::Column::ConnectionId.eq(connection_id))
+        .filter(data_generation::Column::DataType.eq(data_type.name()))
+        .filter(data_generation::Column::Generation.eq(generation))
+        .exec(db)
+        .await?;
+    Ok((confirmed.rows_affected == 1).then_some(current.record_count))
 }
 
 /// How many rows of a connection's data type exist that readers cannot

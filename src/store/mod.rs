@@ -22,7 +22,8 @@
 //! again, flagged deleted, what it no longer finds ([`deletions`]). The
 //! replaced generation is retained a while for readers whose links pinned
 //! it ([`generations::pinned_generations`]); its rows, and the staging, are
-//! deleted afterwards ([`cleanup`]). One record is read by its
+//! deleted afterwards ([`cleanup`]). A sync that changed nothing keeps the
+//! generation readers see instead of publishing a copy ([`unchanged`]). One record is read by its
 //! id in the visible generations ([`single`]); a list narrowed by a `query`
 //! or ordered by an `orderBy` is read by conditions on the stored JSON
 //! ([`query`]); such a list's whole order, and that of a company's list
@@ -43,14 +44,15 @@ pub mod publish;
 pub mod query;
 pub mod single;
 pub mod staging;
+pub mod unchanged;
 
 pub use cleanup::{
     Generations, clear_staging, delete_generations, delete_synced_data, drop_expired,
     reclaim_staging,
 };
 pub use generations::{
-    Visible, current_generation, pinned_generations, publish, take_generation, unreachable_rows,
-    visible_generations,
+    Visible, confirm, current, current_generation, pinned_generations, publish, take_generation,
+    unreachable_rows, visible_generations,
 };
 pub use publish::{Part, Publishing, number_staged, refresh_statistics, split_point};
 pub use staging::{Batch, COPY_LANES, Copied, STAGE_BATCH_ROWS, Staging, copy, into_lanes, stage};

@@ -178,27 +178,16 @@ pub async fn number_staged(
         // Typed: the numbers go through a CTE, where a bare NULL is text.
         None => "CAST(NULL AS BIGINT)".to_owned(),
     };
-    // Staged JSON lacks its `modifiedDate` (and closing brace), which
-    // comes last in a fixed width: the previous copy, when it is the staged
-    // JSON followed by a date (a byte-wise prefix test and a length, no
-    // parsing and no character counting), keeps its own; every other record
-    // gets the swap's time. One primary-key lookup per row.
+    // The previous copy, when it is the staged JSON followed by a date
+    // ([`same_but_for_its_date`]), keeps its own; every other record gets
+    // the swap's time. One primary-key lookup per row.
     values.push(crate::data::records::modified_date_suffix(list.published).into());
     let stamped = format!("s.body || ${}", values.len());
     let (body, previous_join) = match list.previous {
         None => (stamped, String::new()),
         Some(previous) => {
             values.push(previous.into());
-            let same = match backend {
-                DbBackend::Postgres => format!(
-                    "starts_with(p.body, s.body) \
-                     AND octet_length(p.body) = octet_length(s.body) + {MODIFIED_DATE_SUFFIX_CHARS}"
-                ),
-                _ => format!(
-                    "substr(p.body, 1, length(s.body)) = s.body \
-                     AND length(p.body) = length(s.body) + {MODIFIED_DATE_SUFFIX_CHARS}"
-                ),
-            };
+            let same = same_but_for_its_date(backend);
             if backend == DbBackend::Postgres && matches!(part, Part::Whole) {
                 (
                     format!("CASE WHEN {same} THEN p.body ELSE {stamped} END"),
@@ -268,6 +257,24 @@ pub async fn number_staged(
         .await?
         .rows_affected();
     Ok(moved)
+}
+
+/// SQL that holds when `p.body`, a published copy, is `s.body`, a staged
+/// row's JSON, followed by a `modifiedDate`: staged JSON lacks its
+/// `modifiedDate` (and closing brace), which comes last in a fixed width,
+/// so this is a byte-wise prefix test and a length, no parsing and no
+/// character counting.
+pub(super) fn same_but_for_its_date(backend: DbBackend) -> String {
+    match backend {
+        DbBackend::Postgres => format!(
+            "starts_with(p.body, s.body) \
+             AND octet_length(p.body) = octet_length(s.body) + {MODIFIED_DATE_SUFFIX_CHARS}"
+        ),
+        _ => format!(
+            "substr(p.body, 1, length(s.body)) = s.body \
+             AND length(p.body) = length(s.body) + {MODIFIED_DATE_SUFFIX_CHARS}"
+        ),
+    }
 }
 
 /// Before the halves of a long list are compared with their previous copies

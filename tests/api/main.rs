@@ -33,5 +33,6 @@ mod single_records;
 mod snapshots;
 mod sync;
 mod sync_settings;
+mod unchanged;
 mod unreadable;
 mod webhooks;

@@ -2,7 +2,8 @@
 //! connection, its connector, fresh tokens), [`Run::fetch_mode`] (the whole
 //! list or what changed, [`fetch_mode`]), [`Run::stage`] (every page,
 //! each in a fenced transaction; then what the platform did not send
-//! readable, [`missing`]), [`Run::publish`] (the swap, [`publish`]) and
+//! readable, [`missing`]), [`Run::publish`] (the swap, [`publish`]; or,
+//! when the run changed nothing, [`Run::keep_previous`]) and
 //! [`Run::clean_up`] (what readers no longer see).
 
 mod fetch_mode;
@@ -127,10 +128,24 @@ impl Run<'_> {
         } = staged_pages?;
         let issues = self.issues();
         issues.check(fetched as u64).map_err(RunError::Failed)?;
-        self.flag_removed(prepared.staging, &removed, fetched)
-            .await?;
-        self.stage_unsent(prepared.staging, &issues, fetched, whole_list, &mode)
-            .await?;
+        let staging = prepared.staging;
+        self.flag_removed(staging, &removed, fetched).await?;
+        // Changes that change nothing (the overlap's records again, or a
+        // quiet platform) keep the previous generation; after an incremental
+        // fetch that is known before its unchanged records are staged again.
+        let incremental = matches!(mode, Mode::Incremental { .. });
+        let mut kept = if incremental {
+            self.unchanged(staging, false).await?
+        } else {
+            None
+        };
+        if kept.is_none() {
+            self.stage_unsent(staging, &issues, fetched, whole_list, &mode)
+                .await?;
+            if !incremental && whole_list {
+                kept = self.unchanged(staging, true).await?;
+            }
+        }
         timings.staging = started.elapsed();
         let started = Instant::now();
         let watermark = Published {
@@ -138,17 +153,27 @@ impl Run<'_> {
             full_at: None,
             cursor: resume,
         };
-        let (published, keys) = self
-            .publish(prepared.staging, &issues, watermark, &mode)
-            .await?;
+        let (published, keys) = match kept {
+            Some(kept) => {
+                let rows = self
+                    .keep_previous(staging, kept, &issues, watermark, &mode)
+                    .await?;
+                (rows, Duration::ZERO)
+            }
+            None => self.publish(staging, &issues, watermark, &mode).await?,
+        };
         *staged = None;
         timings.publishing = started.elapsed();
         let started = Instant::now();
-        self.clean_up(prepared.staging, published).await;
+        match kept {
+            Some(kept) => self.clean_up_kept(staging, kept.staged).await,
+            None => self.clean_up(staging, published).await,
+        }
         tracing::info!(
             pull_operation_id = %self.operation.id,
             data_type = self.data_type.name(),
             records = published,
+            unchanged = kept.is_some(),
             fetch_mode = ?mode.recorded(),
             unreadable = issues.count(),
             fetch_ms = timings.fetching.as_millis() as u64,

@@ -1,6 +1,7 @@
 //! A run's last steps: the swap that publishes the staged generation (with
 //! the watermark, in the same transaction), moving long lists in two halves
-//! on PostgreSQL first, and the clean-up of what readers no longer see.
+//! on PostgreSQL first, or, when the run changed nothing, keeps the
+//! generation readers see; and the clean-up of what readers no longer see.
 
 use chrono::{DateTime, Utc};
 use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
@@ -13,6 +14,15 @@ use crate::sync::operations::issues::{self, Issues};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::watermarks::{self, Published};
 use crate::timestamp::Timestamp;
+
+/// The generation a run that changed nothing keeps ([`Run::unchanged`]).
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Kept {
+    /// The generation readers see, and keep seeing.
+    generation: i64,
+    /// How many rows the run staged (and its clean-up deletes).
+    pub staged: u64,
+}
 
 impl Run<'_> {
     /// The swap, in one transaction: numbers the staged rows into the
@@ -53,17 +63,7 @@ impl Run<'_> {
         store::keys::build(&txn, self.data_type, staging.generation).await?;
         let keys = keys_began.elapsed();
         store::refresh_statistics(&txn, published).await?;
-        issues::record(&txn, self.operation.id, self.worker, issues).await?;
-        if !lease::end(
-            &txn,
-            self.operation.id,
-            self.worker,
-            &Ending::Complete(completed),
-        )
-        .await?
-        {
-            return Err(RunError::LeaseLost);
-        }
+        self.end_complete(&txn, issues, completed).await?;
         store::publish(
             &txn,
             staging.connection_id,
@@ -74,16 +74,118 @@ impl Run<'_> {
             completed,
         )
         .await?;
+        self.record_completion(&txn, staging, watermark, mode, completed)
+            .await?;
+        txn.commit().await?;
+        Ok((published, keys))
+    }
+
+    /// Whether the rows this run staged leave the previous generation as
+    /// it was ([`store::unchanged`]): each staged row (changed at the
+    /// platform, or flagged removed) is its previous copy but for
+    /// `modifiedDate`, and, when the run staged the whole list again
+    /// (`whole`), there are as many as the previous generation holds, so no
+    /// record left the list. `None` when something changed, and on a first
+    /// sync.
+    pub(super) async fn unchanged(
+        &self,
+        staging: Staging,
+        whole: bool,
+    ) -> Result<Option<Kept>, RunError> {
+        let db = &self.engine.db;
+        let Some(previous) = store::current(db, staging.connection_id, self.data_type).await?
+        else {
+            return Ok(None);
+        };
+        if staging.previous != Some(previous.generation) {
+            return Ok(None);
+        }
+        let staged = store::unchanged::staged_rows(db, staging, self.data_type).await?;
+        if whole && staged != previous.record_count.max(0) as u64 {
+            return Ok(None);
+        }
+        let changed =
+            store::unchanged::any_change(db, staging, self.data_type, previous.generation).await?;
+        Ok((!changed).then_some(Kept {
+            generation: previous.generation,
+            staged,
+        }))
+    }
+
+    /// The swap of a run that changed nothing ([`Run::unchanged`]), in one
+    /// transaction: completes the operation, keeps readers on the previous
+    /// generation (naming this sync as its latest), moves the
+    /// watermark and records the sync, as [`Run::publish`] does, but moves
+    /// no row, builds no key and leaves readers the list orders they read.
+    /// Returns the rows readers keep seeing.
+    pub(super) async fn keep_previous(
+        &self,
+        staging: Staging,
+        kept: Kept,
+        issues: &Issues,
+        watermark: Published,
+        mode: &Mode,
+    ) -> Result<u64, RunError> {
+        let completed: DateTime<Utc> = Timestamp::now();
+        let txn = self.engine.db.begin().await?;
+        self.end_complete(&txn, issues, completed).await?;
+        let Some(rows) = store::confirm(
+            &txn,
+            staging.connection_id,
+            self.data_type,
+            kept.generation,
+            self.operation.id,
+            completed,
+        )
+        .await?
+        else {
+            // Only this run publishes the list while it holds the lease.
+            return Err(RunError::Internal(
+                "the list's published generation changed during its sync".to_owned(),
+            ));
+        };
+        self.record_completion(&txn, staging, watermark, mode, completed)
+            .await?;
+        txn.commit().await?;
+        Ok(rows.max(0) as u64)
+    }
+
+    /// Records the records the run could not read and completes the
+    /// operation at `completed`, only while this worker holds it.
+    async fn end_complete(
+        &self,
+        txn: &impl ConnectionTrait,
+        issues: &Issues,
+        completed: DateTime<Utc>,
+    ) -> Result<(), RunError> {
+        issues::record(txn, self.operation.id, self.worker, issues).await?;
+        let ending = Ending::Complete(completed);
+        if !lease::end(txn, self.operation.id, self.worker, &ending).await? {
+            return Err(RunError::LeaseLost);
+        }
+        Ok(())
+    }
+
+    /// What a completed sync moves on besides the list: the data type's
+    /// watermark (with the time of a full fetch), the connection's and
+    /// company's last sync, and the operation's end for webhooks.
+    async fn record_completion(
+        &self,
+        txn: &impl ConnectionTrait,
+        staging: Staging,
+        watermark: Published,
+        mode: &Mode,
+        completed: DateTime<Utc>,
+    ) -> Result<(), RunError> {
         let watermark = Published {
             full_at: (*mode == Mode::Full).then_some(completed),
             ..watermark
         };
-        watermarks::advance(&txn, staging.connection_id, self.data_type, watermark).await?;
-        connections::record_sync(&txn, staging.connection_id, completed).await?;
-        companies::record_sync(&txn, staging.company_id, completed).await?;
-        crate::sync::engine::ending::announce_end(&txn, self.operation, None, false).await?;
-        txn.commit().await?;
-        Ok((published, keys))
+        watermarks::advance(txn, staging.connection_id, self.data_type, watermark).await?;
+        connections::record_sync(txn, staging.connection_id, completed).await?;
+        companies::record_sync(txn, staging.company_id, completed).await?;
+        crate::sync::engine::ending::announce_end(txn, self.operation, None, false).await?;
+        Ok(())
     }
 
     /// On PostgreSQL, moves a long list's staged rows into the readable
@@ -158,6 +260,22 @@ impl Run<'_> {
             tracing::warn!(error = %error, "deleting superseded records failed; the next sync retries");
         }
         if let Err(error) = store::reclaim_staging(db, published).await {
+            tracing::warn!(error = %error, "reclaiming the staging table's space failed; autovacuum will");
+        }
+    }
+
+    /// After [`Run::keep_previous`]: the run's own staging goes (`staged`
+    /// rows, whose space is reclaimed at once after a long list); readers'
+    /// generation and those retained for pinned snapshots stay.
+    pub(super) async fn clean_up_kept(&self, staging: Staging, staged: u64) {
+        let db = &self.engine.db;
+        let own = Generations::Exactly(staging.generation);
+        if let Err(error) =
+            store::delete_generations(db, staging.connection_id, self.data_type, own).await
+        {
+            tracing::warn!(error = %error, "deleting the staged rows failed; the next sync retries");
+        }
+        if let Err(error) = store::reclaim_staging(db, staged).await {
             tracing::warn!(error = %error, "reclaiming the staging table's space failed; autovacuum will");
         }
     }
