@@ -2,7 +2,9 @@
 //! sync did not bring back, read in batches so that the run can stage them
 //! again, flagged (`data::records::deleted`). And the previous copies of
 //! named records ([`previous_copies`]): those the sync could not read, which
-//! it stages as they were, and those the platform said it deleted.
+//! it stages as they were, and those the platform said it deleted. Records
+//! a sync keeps as they were without reading them (after an incremental
+//! fetch) are staged again inside the database ([`keep_missing`]).
 //!
 //! Each batch walks the previous generation by record id from where the
 //! last one ended and probes the staged rows by primary key, one lookup per
@@ -16,7 +18,9 @@
 use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
 use uuid::Uuid;
 
+use crate::data::records::MODIFIED_DATE_SUFFIX_CHARS;
 use crate::data::{DataType, Row};
+use crate::store::Staging;
 
 /// How many missing records one read returns.
 pub const MISSING_BATCH: u64 = 1_000;
@@ -94,6 +98,86 @@ pub async fn missing(
     let rows = txn.query_all_raw(statement).await?;
     txn.commit().await?;
     rows.iter().map(row_of).collect()
+}
+
+/// How many records one [`keep_missing`] copies at most.
+pub const KEEP_BATCH: u64 = 10_000;
+
+/// Stages again, as they were (without their `modifiedDate`, which the
+/// swap adds back), up to [`KEEP_BATCH`] records of `staging`'s previous
+/// generation `previous` after the record id `after` that it has not
+/// staged, inside the database: no record's JSON travels to the
+/// application and back. Returns the last record id the batch covered,
+/// `None` after the last batch. Records are walked by the previous
+/// generation's primary key, each staged row looked up by its own (on
+/// PostgreSQL with the plan fixed as [`PLAN_FIXED`] says), so the whole
+/// list is compared once however many batches it takes.
+pub async fn keep_missing(
+    db: &impl ConnectionTrait,
+    staging: Staging,
+    data_type: DataType,
+    previous: i64,
+    after: Option<&str>,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let fence = if backend == DbBackend::Postgres {
+        db.execute_unprepared(PLAN_FIXED).await?;
+        " OFFSET 0"
+    } else {
+        ""
+    };
+    // Where this batch ends: the previous generation's KEEP_BATCH-th
+    // record id after `after`, read from its primary key alone.
+    let mut bounds: Vec<sea_orm::Value> = vec![previous.into()];
+    let from = match after {
+        Some(after) => {
+            bounds.push(after.into());
+            " AND record_id > $2"
+        }
+        None => "",
+    };
+    let end = db
+        .query_one_raw(Statement::from_sql_and_values(
+            backend,
+            format!(
+                "SELECT record_id FROM record WHERE generation = $1{from} \
+                 ORDER BY record_id LIMIT 1 OFFSET {}",
+                KEEP_BATCH - 1
+            ),
+            bounds,
+        ))
+        .await?
+        .map(|row| row.try_get::<String>("", "record_id"))
+        .transpose()?;
+    let mut values: Vec<sea_orm::Value> = vec![
+        staging.connection_id.into(),
+        data_type.name().into(),
+        previous.into(),
+        staging.generation.into(),
+        staging.company_id.into(),
+    ];
+    let mut range = String::new();
+    if let Some(after) = after {
+        values.push(after.into());
+        range.push_str(&format!(" AND p.record_id > ${}", values.len()));
+    }
+    if let Some(end) = &end {
+        values.push(end.as_str().into());
+        range.push_str(&format!(" AND p.record_id <= ${}", values.len()));
+    }
+    let sql = format!(
+        "INSERT INTO record_staging (connection_id, data_type, generation, record_id, company_id, \
+         sort_key, filter_value, body) \
+         SELECT p.connection_id, p.data_type, $4, p.record_id, $5, p.sort_key, p.filter_value, \
+                substr(p.body, 1, length(p.body) - {MODIFIED_DATE_SUFFIX_CHARS}) \
+         FROM record p \
+         WHERE p.generation = $3 AND p.connection_id = $1 AND p.data_type = $2{range} \
+           AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $4 \
+                           AND s.record_id = p.record_id{fence})"
+    );
+    db.execute_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?;
+    Ok(end)
 }
 
 /// How many ids one read of [`previous_copies`] binds.

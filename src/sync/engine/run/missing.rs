@@ -73,6 +73,9 @@ impl Run<'_> {
         let Some(previous) = staging.previous else {
             return Ok(());
         };
+        if let Missing::Keep = missing {
+            return self.keep_missing(staging, previous, fetched).await;
+        }
         let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
         let found_gone = Timestamp(staging.modified);
         let mut after: Option<String> = None;
@@ -95,13 +98,7 @@ impl Run<'_> {
             after = Some(last.id.clone());
             let mut flagged = Vec::with_capacity(rows.len());
             for row in rows {
-                let body = match missing {
-                    Missing::FlagDeleted => {
-                        records::deleted(&row.body, found_gone).map_err(internal)?
-                    }
-                    Missing::Keep => Some(row.body.clone()),
-                };
-                if let Some(body) = body {
+                if let Some(body) = records::deleted(&row.body, found_gone).map_err(internal)? {
                     let body = records::without_modified_date(body);
                     flagged.push(Row { body, ..row });
                 }
@@ -111,6 +108,37 @@ impl Run<'_> {
                 .await
                 .map_err(|error| RunError::Internal(error.to_string()))?;
             txn.commit().await?;
+        }
+    }
+
+    /// Stages again, as they were, the records of the previous generation
+    /// this run did not bring back, inside the database, a batch
+    /// ([`store::deletions::KEEP_BATCH`] records) per fenced transaction.
+    async fn keep_missing(
+        &self,
+        staging: Staging,
+        previous: i64,
+        fetched: i64,
+    ) -> Result<(), RunError> {
+        let mut after: Option<String> = None;
+        loop {
+            if self.engine.stopping() {
+                return Err(RunError::Interrupted);
+            }
+            let txn = self.fenced(fetched, 99).await?;
+            let end = store::deletions::keep_missing(
+                &txn,
+                staging,
+                self.data_type,
+                previous,
+                after.as_deref(),
+            )
+            .await?;
+            txn.commit().await?;
+            match end {
+                Some(end) => after = Some(end),
+                None => return Ok(()),
+            }
         }
     }
 
