@@ -9,6 +9,7 @@
 //! harness keeps working on a machine with nothing but Rust.
 
 pub mod api;
+pub mod calls;
 pub mod changes;
 pub mod ledger;
 pub mod load;

@@ -70,6 +70,9 @@ impl Answer {
 
 /// Serves the platform's API from fixtures.
 pub type Router = Arc<dyn Fn(&Call) -> Answer + Send + Sync>;
+/// Answers a call in the router's stead where it returns one (the
+/// incremental scenarios' empty answer to a filtered call).
+pub type Override = Arc<dyn Fn(&Call) -> Option<Answer> + Send + Sync>;
 /// Runs when the API first sees an access token issued by a refresh: reads
 /// what the database holds at that moment.
 pub type Hook = Arc<dyn Fn() -> BoxFuture<'static, Option<String>> + Send + Sync>;
@@ -116,6 +119,8 @@ pub struct Inner {
     pub calls: Vec<Call>,
     /// Answers served before the router, one per API call.
     pub scripted: VecDeque<Answer>,
+    /// Answers served before the router, for the calls it answers.
+    pub overriding: Option<Override>,
     /// The `Date` every API answer carries (the platform's clock) instead of
     /// the server's own; `None`: the server's.
     pub date: Option<String>,
@@ -208,6 +213,7 @@ impl Fake {
             api_domain: None,
             calls: Vec::new(),
             scripted: VecDeque::new(),
+            overriding: None,
             date: None,
             expire_after: None,
             served: 0,
@@ -424,8 +430,12 @@ async fn handle(
         return dated(answer);
     }
     inner.served += 1;
+    let overriding = inner.overriding.clone();
     drop(inner);
-    dated(router(&call))
+    match overriding.and_then(|answer| answer(&call)) {
+        Some(answer) => dated(answer),
+        None => dated(router(&call)),
+    }
 }
 
 async fn token(state: &Mutex<Inner>, headers: &HashMap<String, String>, body: &str) -> Answer {

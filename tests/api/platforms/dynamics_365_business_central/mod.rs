@@ -397,6 +397,8 @@ static CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    quiet: |_| Answer::json(200, r#"{"value":[]}"#),
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

@@ -279,6 +279,13 @@ static CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    quiet: |_| {
+        Answer::json(
+            200,
+            r#"{"total":0,"limit":4,"offset":0,"warnings":[],"orders":[]}"#,
+        )
+    },
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

@@ -252,6 +252,13 @@ static CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    quiet: |_| {
+        Answer::json(
+            200,
+            r#"{"response":{"result":{"payments":[],"page":1,"pages":0,"per_page":100,"total":0}}}"#,
+        )
+    },
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

@@ -12,9 +12,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{PullStatus, QueueDataTypeDataType};
+use client::types::{FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::unfiltered::{Unfiltered, unfiltered_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -159,6 +160,17 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
+
+/// Mollie resynced, in the shared scenario of the platforms without a
+/// modified-since filter (`scenarios::unfiltered`).
+static UNFILTERED: Unfiltered = Unfiltered {
+    why: "no modified-since filter, and neither orders nor customers carry a last-modified field",
+    mode: FetchMode::Full,
+    resync_calls: 3,
+    quiet: None,
+};
+
+unfiltered_scenario!(CASE, UNFILTERED);
 
 #[tokio::test]
 async fn mollie_orders_sync_over_every_hal_page_with_every_status_and_read_back_exactly() {

@@ -440,6 +440,13 @@ static CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    quiet: |_| {
+        Answer::json(
+            200,
+            r#"{"links":[],"count":0,"hasMore":false,"items":[],"offset":0,"totalResults":0}"#,
+        )
+    },
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

@@ -16,9 +16,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{PullStatus, QueueDataTypeDataType};
+use client::types::{FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::unfiltered::{Unfiltered, unfiltered_scenario};
 use super::scenarios::{
     Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification, connected as connected_as,
     platform_scenarios, records,
@@ -189,6 +190,17 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
+
+/// PayPal resynced, in the shared scenario of the platforms without a
+/// modified-since filter (`scenarios::unfiltered`).
+static UNFILTERED: Unfiltered = Unfiltered {
+    why: "invoicing search has no filter on `last_update_time`; creation and payment dates miss status changes without a payment",
+    mode: FetchMode::Full,
+    resync_calls: 4 + 12,
+    quiet: None,
+};
+
+unfiltered_scenario!(CASE, UNFILTERED);
 
 #[tokio::test]
 async fn paypal_invoices_sync_over_every_page_with_every_status_and_exact_money() {

@@ -14,9 +14,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{ConnectionStatus, FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::unfiltered::{Unfiltered, unfiltered_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refused, Synced, Unrefreshable, Verification,
     connected as connected_as, platform_scenarios,
@@ -203,6 +204,22 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, unrefreshable);
+
+/// Plaid resynced, in the shared scenario of the platforms without a
+/// modified-since filter (`scenarios::unfiltered`).
+static UNFILTERED: Unfiltered = Unfiltered {
+    why: "not a time filter but a cursor: `/transactions/sync` from the last `next_cursor`",
+    mode: FetchMode::Incremental,
+    resync_calls: 1,
+    // The fake's update from the history's last cursor changes three
+    // transactions; unchanged, Plaid answers it with nothing new.
+    quiet: Some(|call| {
+        (call.path == "/transactions/sync" && body_of(call)["cursor"] == CURSOR_3)
+            .then(|| Answer::json(200, fixture("plaid/fixtures/sync-nothing-new.json")))
+    }),
+};
+
+unfiltered_scenario!(CASE, UNFILTERED);
 
 #[tokio::test]
 async fn plaid_accounts_of_every_type_sync_with_balances_read_back_exactly() {

@@ -1201,6 +1201,14 @@ static CHANGES: Changed = Changed {
     calls: 2,
     changed: 1,
     added: 1,
+    // A query matching nothing answers an empty `QueryResponse`.
+    quiet: |_| {
+        Answer::json(
+            200,
+            r#"{"QueryResponse":{},"time":"2026-11-27T01:00:00.000-08:00"}"#,
+        )
+    },
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

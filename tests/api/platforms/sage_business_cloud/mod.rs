@@ -398,14 +398,25 @@ async fn fake_with_changes() -> Fake {
 }
 
 /// Sage asked for what changed, in the shared scenario (`scenarios::changes`).
+/// A resync costs two calls at least, even when nothing changed: Sage's list
+/// of changes holds no deletions, so each resync also asks the list's
+/// `deleted_since` (NOTES.md, "Deletions").
 static CHANGES: Changed = Changed {
     data_type: "invoices",
     fake: || Box::pin(fake_with_changes()),
-    filter: |call| call.query.get("updated_or_created_since").cloned(),
+    // Both of a resync's questions: what changed, then what was deleted.
+    filter: |call| {
+        call.query
+            .get("updated_or_created_since")
+            .or_else(|| call.query.get("deleted_since"))
+            .cloned()
+    },
     since: "2026-11-27T08:55:00Z",
-    calls: 1,
+    calls: 2,
     changed: 1,
     added: 1,
+    quiet: |_| Answer::json(200, fixture("sage_business_cloud/fixtures/empty-list.json")),
+    quiet_calls: 2,
 };
 
 changes_scenario!(CASE, CHANGES);

@@ -9,11 +9,15 @@
 //! words tributary is expected to show). `platform_scenarios!` turns a case
 //! into one `#[tokio::test]` per scenario, named
 //! `platforms::<platform>::scenarios::<scenario>`, each run on SQLite and
-//! PostgreSQL. A platform's own quirks stay as tests in its module.
+//! PostgreSQL. A platform's own quirks stay as tests in its module. The
+//! resync scenarios (`changes`: with a modified-since filter; `unfiltered`:
+//! without one) are invoked apart, with what each platform adds.
 
 pub mod changes;
 mod records;
+mod report;
 mod tokens;
+pub mod unfiltered;
 mod verification;
 
 use futures::future::BoxFuture;
@@ -293,6 +297,21 @@ macro_rules! scenario_tests {
     };
 }
 pub(crate) use scenario_tests;
+
+/// One `#[tokio::test]` per scenario of `scenarios::$module`, running its
+/// function for `$case` and what the platform adds for it (`$with`).
+macro_rules! scenario_tests_with {
+    ($case:ident, $with:ident, $module:ident, $($test:ident => $scenario:ident),* $(,)?) => {
+        $(
+            #[tokio::test]
+            async fn $test() {
+                $crate::platforms::scenarios::$module::$scenario(&super::$case, &super::$with)
+                    .await;
+            }
+        )*
+    };
+}
+pub(crate) use scenario_tests_with;
 
 /// A running app whose platforms all point at `fake`.
 async fn spawn(

@@ -430,6 +430,13 @@ static CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    quiet: |_| {
+        Answer::json(
+            200,
+            r#"{"data":{"orders":{"pageInfo":{"hasNextPage":false,"endCursor":null},"nodes":[]}}}"#,
+        )
+    },
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

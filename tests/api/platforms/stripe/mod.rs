@@ -17,9 +17,10 @@ use std::sync::Arc;
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{PullStatus, QueueDataTypeDataType};
+use client::types::{FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::unfiltered::{Unfiltered, unfiltered_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Unrefreshable, Verification,
     platform_scenarios, records,
@@ -190,6 +191,17 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, unrefreshable);
+
+/// Stripe resynced, in the shared scenario of the platforms without a
+/// modified-since filter (`scenarios::unfiltered`).
+static UNFILTERED: Unfiltered = Unfiltered {
+    why: "lists filter only on `created` (finds new records, never changed ones); Events need a permission not confirmed for `read_only` tokens",
+    mode: FetchMode::Full,
+    resync_calls: 2,
+    quiet: None,
+};
+
+unfiltered_scenario!(CASE, UNFILTERED);
 
 #[tokio::test]
 async fn stripe_invoices_and_customers_sync_over_every_page_with_every_status_and_exact_minor_units()

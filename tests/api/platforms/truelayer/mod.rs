@@ -15,9 +15,10 @@ use chrono::{NaiveDateTime, Utc};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
-use client::types::{ConnectionStatus, PullStatus, QueueDataTypeDataType};
+use client::types::{ConnectionStatus, FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::unfiltered::{Unfiltered, unfiltered_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records,
@@ -222,6 +223,17 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
+
+/// TrueLayer resynced, in the shared scenario of the platforms without a
+/// modified-since filter (`scenarios::unfiltered`).
+static UNFILTERED: Unfiltered = Unfiltered {
+    why: "transactions filter by booking date, not change time: every sync reads a trailing 89-day window",
+    mode: FetchMode::Full,
+    resync_calls: 9,
+    quiet: None,
+};
+
+unfiltered_scenario!(CASE, UNFILTERED);
 
 #[tokio::test]
 async fn truelayer_accounts_of_every_type_sync_with_balances_and_masked_numbers() {

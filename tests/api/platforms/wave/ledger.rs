@@ -559,6 +559,13 @@ static CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    quiet: |_| {
+        Answer::json(
+            200,
+            r#"{"data":{"business":{"id":"QnVzaW5lc3M6NzE1MjQ3NjEtZjYxMS00ODk0LWE3NDgtNzg3MmYwODgyNWIw","vendors":{"pageInfo":{"currentPage":1,"totalPages":0,"totalCount":0},"edges":[]}}}}"#,
+        )
+    },
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

@@ -1394,6 +1394,14 @@ static CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    // Xero documents no 304 for `If-Modified-Since`: an empty list.
+    quiet: |_| {
+        Answer::json(
+            200,
+            r#"{"Status":"OK","pagination":{"page":1,"pageSize":100,"pageCount":0,"itemCount":0},"Invoices":[]}"#,
+        )
+    },
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, CHANGES);

@@ -25,6 +25,7 @@ use uuid::Uuid;
 use client::types::{FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::scenarios::unfiltered::{Unfiltered, unfiltered_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
     connected as connected_as, platform_scenarios, records as list,
@@ -291,6 +292,17 @@ static CASE: Case = Case {
 };
 
 platform_scenarios!(CASE, refreshes, refreshes_before_expiry);
+
+/// Zettle resynced, in the shared scenario of the platforms without a
+/// modified-since filter (`scenarios::unfiltered`).
+static UNFILTERED: Unfiltered = Unfiltered {
+    why: "purchases are immutable (a refund is a new purchase): no modified-since; a resync resumes after the last `lastPurchaseHash`",
+    mode: FetchMode::Incremental,
+    resync_calls: 1,
+    quiet: None,
+};
+
+unfiltered_scenario!(CASE, UNFILTERED);
 
 #[tokio::test]
 async fn zettle_purchases_sync_over_every_hash_page_with_refunds_and_read_back_exactly() {

@@ -154,6 +154,8 @@ static BILL_CHANGES: Changed = Changed {
     calls: 1,
     changed: 1,
     added: 1,
+    quiet: |_| Answer::json(200, r#"{"bills":[]}"#),
+    quiet_calls: 1,
 };
 
 changes_scenario!(CASE, BILL_CHANGES);
