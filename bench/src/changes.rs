@@ -81,17 +81,22 @@ pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow:
         secs(first)
     );
     let mut amended_now = 0;
+    let mut synced = 1;
     let mut resyncs = Vec::with_capacity(changes.len());
     for &changed in changes {
         if amended_now != 0 && changed != 0 {
             authorize(0).await?;
             api::sync_data_type(server, &company_id, "invoices").await?;
+            synced += 1;
             eprintln!("[changes] back to none amended");
         }
         authorize(changed).await?;
         // Every sync of the list logs the same record count: this one's
-        // phases are on the first line logged after it began.
-        let logged_before = completions(server);
+        // phases are on the first line logged after it began, once every
+        // sync before it is logged (a sync logs after its clean-up, a
+        // moment after it reads `Complete`).
+        let logged_before = logged_at_least(server, synced).await;
+        synced += 1;
         let (wall, _) = api::sync_data_type(server, &company_id, "invoices").await?;
         let phases = newest_phases(server, invoices, logged_before).await;
         let list = format!("/companies/{company_id}/data/invoices?pageSize={PAGE_SIZE}");
@@ -130,6 +135,19 @@ fn completions(server: &Server) -> usize {
         .unwrap_or_default()
         .matches("pull operation complete")
         .count()
+}
+
+/// How many syncs the server has logged as complete, once at least
+/// `syncs` are (or 30 s passed).
+async fn logged_at_least(server: &Server, syncs: usize) -> usize {
+    for _ in 0..300 {
+        let logged = completions(server);
+        if logged >= syncs {
+            return logged;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    completions(server)
 }
 
 /// The phases of the newest logged sync of `invoices` records, once more
