@@ -232,8 +232,7 @@ pub async fn publish(
 /// Keeps readers on `generation`, a connection's current generation of
 /// `data_type`, after the sync `pull_operation_id` found the list as it
 /// holds it: the generation's row names that sync as its latest. Returns
-/// how many rows the generation holds, or `None` when readers no longer see
-/// `generation` (the row is left as it is).
+/// whether readers still saw `generation` (otherwise nothing is written).
 pub async fn confirm(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
@@ -241,14 +240,7 @@ pub async fn confirm(
     generation: i64,
     pull_operation_id: Uuid,
     completed: DateTime<Utc>,
-) -> Result<Option<i64>, sea_orm::DbErr> {
-    let current = data_generation::Entity::find_by_id((connection_id, data_type.name().to_owned()))
-        .one(db)
-        .await?
-        .filter(|current| current.generation == generation);
-    let Some(current) = current else {
-        return Ok(None);
-    };
+) -> Result<bool, sea_orm::DbErr> {
     let confirmed = data_generation::Entity::update_many()
         .col_expr(
             data_generation::Column::PullOperationId,
@@ -260,7 +252,7 @@ pub async fn confirm(
         .filter(data_generation::Column::Generation.eq(generation))
         .exec(db)
         .await?;
-    Ok((confirmed.rows_affected == 1).then_some(current.record_count))
+    Ok(confirmed.rows_affected == 1)
 }
 
 /// How many rows of a connection's data type exist that readers cannot

@@ -20,6 +20,8 @@ use crate::timestamp::Timestamp;
 pub(super) struct Kept {
     /// The generation readers see, and keep seeing.
     generation: i64,
+    /// How many rows it holds.
+    rows: u64,
     /// How many rows the run staged (and its clean-up deletes).
     pub staged: u64,
 }
@@ -108,6 +110,7 @@ impl Run<'_> {
             store::unchanged::any_change(db, staging, self.data_type, previous.generation).await?;
         Ok((!changed).then_some(Kept {
             generation: previous.generation,
+            rows: previous.record_count.max(0) as u64,
             staged,
         }))
     }
@@ -129,7 +132,7 @@ impl Run<'_> {
         let completed: DateTime<Utc> = Timestamp::now();
         let txn = self.engine.db.begin().await?;
         self.end_complete(&txn, issues, completed).await?;
-        let Some(rows) = store::confirm(
+        let confirmed = store::confirm(
             &txn,
             staging.connection_id,
             self.data_type,
@@ -137,17 +140,17 @@ impl Run<'_> {
             self.operation.id,
             completed,
         )
-        .await?
-        else {
+        .await?;
+        if !confirmed {
             // Only this run publishes the list while it holds the lease.
             return Err(RunError::Internal(
                 "the list's published generation changed during its sync".to_owned(),
             ));
-        };
+        }
         self.record_completion(&txn, staging, watermark, mode, completed)
             .await?;
         txn.commit().await?;
-        Ok(rows.max(0) as u64)
+        Ok(kept.rows)
     }
 
     /// Records the records the run could not read and completes the
