@@ -4,7 +4,9 @@
 //! named records ([`previous_copies`]): those the sync could not read, which
 //! it stages as they were, and those the platform said it deleted. Records
 //! a sync keeps as they were without reading them (after an incremental
-//! fetch) are staged again inside the database ([`keep_missing`]).
+//! fetch) are staged again inside the database ([`keep_missing`]). The walk
+//! for missing records can also say whether any staged record changed
+//! ([`Looking::AlsoForChanges`]).
 //!
 //! Each batch walks the previous generation by record id from where the
 //! last one ended and probes the staged rows by primary key, one lookup per
@@ -35,9 +37,38 @@ pub const MISSING_BATCH: u64 = 1_000;
 pub const PLAN_FIXED: &str = "SET LOCAL enable_seqscan = off; SET LOCAL enable_bitmapscan = off; \
      SET LOCAL enable_sort = off; SET LOCAL jit = off";
 
+/// What a walk of the previous generation ([`missing`]) reports besides
+/// the records a sync did not bring back.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Looking {
+    /// Only those.
+    ForMissing,
+    /// Also the records staged that are not their previous copy but for
+    /// `modifiedDate`: the walk that finds what a whole list lost then
+    /// also tells whether anything else changed, in the same lookups, so
+    /// that an unchanged resync needs no second walk
+    /// ([`super::unchanged`]). A walk switches to [`Looking::ForMissing`]
+    /// at its first change.
+    AlsoForChanges,
+}
+
+/// One read of [`missing`].
+#[derive(Debug, Default)]
+pub struct Walked {
+    /// The records of the batch that the sync did not stage.
+    pub missing: Vec<Row>,
+    /// Whether the batch met a staged record that is not its previous
+    /// copy but for `modifiedDate` (only when [`Looking::AlsoForChanges`]).
+    pub changed: bool,
+    /// The last record id the batch covered; `None` when the walk is over.
+    pub last: Option<String>,
+}
+
 /// The statement reading up to [`MISSING_BATCH`] records of the
 /// connection's `previous` generation of `data_type` that generation
-/// `staged` has not staged, by record id after `after`.
+/// `staged` has not staged (and, [`Looking::AlsoForChanges`], has staged
+/// changed), by record id after `after`. Each row says whether it was
+/// staged (`staged`: 1 changed, `NULL` missing).
 pub fn missing_statement(
     backend: DbBackend,
     connection_id: Uuid,
@@ -45,6 +76,7 @@ pub fn missing_statement(
     previous: i64,
     staged: i64,
     after: Option<&str>,
+    looking: Looking,
 ) -> Statement {
     let mut values: Vec<sea_orm::Value> = vec![
         connection_id.into(),
@@ -60,27 +92,50 @@ pub fn missing_statement(
         None => "",
     };
     // PostgreSQL turns `NOT EXISTS` into an anti-join and plans it as a
-    // whole; `OFFSET 0` keeps the subquery a lookup per record instead, so
-    // both key columns are its index condition whatever the statistics say.
+    // whole (and a join likewise); `OFFSET 0` keeps the subquery a lookup
+    // per record instead, so both key columns are its index condition
+    // whatever the statistics say.
     let fence = if backend == DbBackend::Postgres {
         " OFFSET 0"
     } else {
         ""
     };
-    let sql = format!(
-        "SELECT p.record_id, p.sort_key, p.filter_value, p.body FROM record p \
-         WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $3{after} \
-         AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $4 \
-                         AND s.record_id = p.record_id{fence}) \
-         ORDER BY p.record_id LIMIT {MISSING_BATCH}"
-    );
+    let sql = match looking {
+        Looking::ForMissing => format!(
+            "SELECT p.record_id, p.sort_key, p.filter_value, p.body, CAST(NULL AS INTEGER) AS staged FROM record p \
+             WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $3{after} \
+             AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $4 \
+                             AND s.record_id = p.record_id{fence}) \
+             ORDER BY p.record_id LIMIT {MISSING_BATCH}"
+        ),
+        Looking::AlsoForChanges => {
+            let same = super::publish::same_but_for_its_date(backend);
+            // SQLite has no `LATERAL`, and needs none: it looks each
+            // staged row up by its key in a left join.
+            let staged_copy = if backend == DbBackend::Postgres {
+                "LEFT JOIN LATERAL (SELECT s.record_id, s.body FROM record_staging s \
+                 WHERE s.generation = $4 AND s.record_id = p.record_id OFFSET 0) s ON true"
+            } else {
+                "LEFT JOIN record_staging s ON s.generation = $4 AND s.record_id = p.record_id"
+            };
+            format!(
+                "SELECT p.record_id, p.sort_key, p.filter_value, p.body, \
+                        CASE WHEN s.record_id IS NULL THEN NULL ELSE 1 END AS staged \
+                 FROM record p {staged_copy} \
+                 WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $3{after} \
+                   AND (s.record_id IS NULL OR NOT ({same})) \
+                 ORDER BY p.record_id LIMIT {MISSING_BATCH}"
+            )
+        }
+    };
     Statement::from_sql_and_values(backend, sql, values)
 }
 
 /// Up to [`MISSING_BATCH`] records of the connection's `previous`
-/// generation of `data_type` that generation `staged` has not staged, by
-/// record id after `after`: a keyset walk, so that the whole previous list is
-/// compared once however many batches it takes.
+/// generation of `data_type` that generation `staged` has not staged (and,
+/// [`Looking::AlsoForChanges`], whether it staged one changed among them),
+/// by record id after `after`: a keyset walk, so that the whole previous
+/// list is compared once however many batches it takes.
 pub async fn missing(
     db: &impl TransactionTrait,
     connection_id: Uuid,
@@ -88,16 +143,37 @@ pub async fn missing(
     previous: i64,
     staged: i64,
     after: Option<&str>,
-) -> Result<Vec<Row>, sea_orm::DbErr> {
+    looking: Looking,
+) -> Result<Walked, sea_orm::DbErr> {
     let txn = db.begin().await?;
     let backend = txn.get_database_backend();
     if backend == DbBackend::Postgres {
         txn.execute_unprepared(PLAN_FIXED).await?;
     }
-    let statement = missing_statement(backend, connection_id, data_type, previous, staged, after);
+    let statement = missing_statement(
+        backend,
+        connection_id,
+        data_type,
+        previous,
+        staged,
+        after,
+        looking,
+    );
     let rows = txn.query_all_raw(statement).await?;
     txn.commit().await?;
-    rows.iter().map(row_of).collect()
+    let mut walked = Walked::default();
+    for row in &rows {
+        let was_staged: Option<i32> = row.try_get("", "staged")?;
+        if was_staged.is_some() {
+            walked.changed = true;
+            walked.last = Some(row.try_get("", "record_id")?);
+        } else {
+            let missing = row_of(row)?;
+            walked.last = Some(missing.id.clone());
+            walked.missing.push(missing);
+        }
+    }
+    Ok(walked)
 }
 
 /// How many records one [`keep_missing`] copies at most.

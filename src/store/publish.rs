@@ -277,6 +277,12 @@ pub(super) fn same_but_for_its_date(backend: DbBackend) -> String {
     }
 }
 
+/// What [`same_but_for_its_date`] says of `previous`, a published copy, and
+/// `staged`, a row's JSON as staged, for a row the application holds.
+pub fn is_same_but_for_its_date(previous: &str, staged: &str) -> bool {
+    previous.starts_with(staged) && previous.len() == staged.len() + MODIFIED_DATE_SUFFIX_CHARS
+}
+
 /// Before the halves of a long list are compared with their previous copies
 /// (PostgreSQL): statistics that cover the previous generation, so that each
 /// copy is looked up by primary key rather than through an index that only

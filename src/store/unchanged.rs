@@ -1,7 +1,10 @@
 //! Whether a run's staged list is its previous generation as it was: then
 //! the run keeps that generation rather than publishing a copy of it, so an
 //! unchanged resync moves no row, and readers keep their generation with
-//! its keys and the list orders they already read.
+//! its keys and the list orders they already read. After a whole list whose
+//! missing records were flagged, the walk that found them has already
+//! compared every previous record ([`super::deletions::Looking`]), and only
+//! [`staged_rows`] is left to ask.
 
 use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
 

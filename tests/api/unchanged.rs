@@ -162,6 +162,54 @@ async fn an_unchanged_whole_list_keeps_its_generation_and_a_changed_one_is_publi
     }
 }
 
+/// A record the platform deleted changes the list once: flagged deleted,
+/// published. A resync that finds it still gone finds nothing new (the walk
+/// for missing records flags it again exactly as it was) and keeps the
+/// generation.
+#[tokio::test]
+async fn a_deleted_record_is_published_flagged_once_and_a_resync_still_without_it_keeps_the_generation()
+ {
+    let sandbox = |invoices: u64| {
+        json!({
+            "organizationId": "sbx-gone", "accessToken": "tok", "invoiceCount": invoices,
+            "orderCount": 0, "bankTransactionCount": 0, "seed": 9,
+        })
+    };
+    for backend in backends() {
+        let app = &TestApp::spawn_with(backend, without_retention(AppOptions::default())).await;
+        let company_id = new_company(app, "Gone Missing Ltd").await;
+        let connection_id = authorized_sandbox(app, company_id, sandbox(40)).await;
+        sync_invoices(app, company_id, false).await;
+        let before = seen(app, company_id, connection_id).await;
+        assert_eq!(before.invoices.len(), 40);
+
+        // The platform's list loses its last invoice: a change.
+        reauthorize(app, company_id, connection_id, sandbox(39)).await;
+        assert_eq!(sync_invoices(app, company_id, false).await, "Full");
+        let (status, gone) = answer(app, &before.next).await;
+        assert_eq!(status, 410, "a new generation was published: {gone}");
+        let flagged = seen(app, company_id, connection_id).await;
+        assert_eq!(flagged.invoices.len(), 40);
+        let deleted: Vec<&Value> = flagged
+            .invoices
+            .iter()
+            .filter(|invoice| invoice["isDeleted"] == Value::Bool(true))
+            .collect();
+        assert_eq!(deleted.len(), 1, "{deleted:?}");
+        let untouched = flagged
+            .invoices
+            .iter()
+            .filter(|invoice| before.invoices.contains(invoice))
+            .count();
+        assert_eq!(untouched, 39, "the others as they were");
+
+        // Still gone: nothing changed since.
+        tokio::time::sleep(Duration::from_millis(5)).await;
+        assert_eq!(sync_invoices(app, company_id, false).await, "Full");
+        assert_kept(app, &flagged, company_id, connection_id, 40).await;
+    }
+}
+
 #[tokio::test]
 async fn changes_that_change_nothing_keep_the_generation_and_a_real_change_is_published() {
     for backend in backends() {

@@ -40,6 +40,8 @@ use crate::sync::refresh;
 use crate::sync::watermarks::Published;
 use crate::timestamp::Timestamp;
 use fetch_mode::Mode;
+use missing::Seen;
+use publish::Compare;
 
 /// A batch of pages fetched and turned into rows ([`Run::fill`]).
 struct Filled {
@@ -135,15 +137,20 @@ impl Run<'_> {
         // fetch that is known before its unchanged records are staged again.
         let incremental = matches!(mode, Mode::Incremental { .. });
         let mut kept = if incremental {
-            self.unchanged(staging, false).await?
+            self.unchanged(staging, Compare::Changes).await?
         } else {
             None
         };
         if kept.is_none() {
-            self.stage_unsent(staging, &issues, fetched, whole_list, &mode)
+            let seen = self
+                .stage_unsent(staging, &issues, fetched, whole_list, &mode)
                 .await?;
             if !incremental && whole_list {
-                kept = self.unchanged(staging, true).await?;
+                kept = match seen {
+                    Seen::AChange => None,
+                    Seen::NoChangeToThePrevious => self.unchanged(staging, Compare::Count).await?,
+                    Seen::NotCompared => self.unchanged(staging, Compare::WholeList).await?,
+                };
             }
         }
         timings.staging = started.elapsed();

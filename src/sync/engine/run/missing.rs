@@ -4,13 +4,28 @@
 //! (flagged deleted, or kept as they were when a record that could not be
 //! read had no id and so may be any of them). After an incremental fetch
 //! every record it did not bring is kept as it was, but those the platform
-//! said it deleted, flagged at once.
+//! said it deleted, flagged at once. The walk that finds the records a whole
+//! list lost also tells whether anything else changed ([`Seen`]).
 
 use super::{Mode, Run, RunError};
 use crate::data::records::{self, Row};
+use crate::store::deletions::Looking;
 use crate::store::{self, Staging};
 use crate::sync::operations::issues::Issues;
 use crate::timestamp::Timestamp;
+
+/// What staging the unsent records found out about the run's changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Seen {
+    /// Nothing: no walk compared the staged rows with their previous copies.
+    NotCompared,
+    /// A staged record is not its previous copy but for `modifiedDate`, or
+    /// a missing one leaves the list or is flagged deleted now.
+    AChange,
+    /// Every record of the previous generation is staged as it was (new
+    /// records, which no walk of the previous generation meets, aside).
+    NoChangeToThePrevious,
+}
 
 /// What becomes of the records a whole-list sync did not bring back.
 #[derive(Debug, Clone, Copy)]
@@ -25,7 +40,8 @@ impl Run<'_> {
     /// Stages what the platform did not send readable ([`Run::keep_unreadable`],
     /// and after a whole list [`Run::stage_missing`]); after an incremental
     /// fetch, every record of the previous generation it did not bring
-    /// (unchanged at the platform, or unreadable) as it was.
+    /// (unchanged at the platform, or unreadable) as it was. After a whole
+    /// list whose missing records are flagged, what the walk saw of changes.
     pub(super) async fn stage_unsent(
         &self,
         staging: Staging,
@@ -33,13 +49,13 @@ impl Run<'_> {
         fetched: i64,
         whole_list: bool,
         mode: &Mode,
-    ) -> Result<(), RunError> {
+    ) -> Result<Seen, RunError> {
         if let Mode::Incremental { .. } = mode {
             return self.stage_missing(staging, fetched, Missing::Keep).await;
         }
         self.keep_unreadable(staging, issues.ids(), fetched).await?;
         if !whole_list {
-            return Ok(());
+            return Ok(Seen::NotCompared);
         }
         // A record that could not be read nor named may be any of those
         // missing: then every missing record keeps its copy, unflagged,
@@ -64,43 +80,63 @@ impl Run<'_> {
     /// flagged for longer than
     /// [`crate::data::records::DELETED_RETENTION_DAYS`]), or kept as they
     /// were when the run cannot tell them from records it could not read.
+    ///
+    /// Flagging, the walk also looks for a staged record that changed, until
+    /// it meets one ([`Looking::AlsoForChanges`]), and for a missing record
+    /// that changes (flagged now, or dropped): so whether a whole list is
+    /// its previous generation again costs no walk of its own.
     async fn stage_missing(
         &self,
         staging: Staging,
         fetched: i64,
         missing: Missing,
-    ) -> Result<(), RunError> {
+    ) -> Result<Seen, RunError> {
         let Some(previous) = staging.previous else {
-            return Ok(());
+            return Ok(Seen::NotCompared);
         };
         if let Missing::Keep = missing {
-            return self.keep_missing(staging, previous, fetched).await;
+            self.keep_missing(staging, previous, fetched).await?;
+            return Ok(Seen::NotCompared);
         }
         let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
         let found_gone = Timestamp(staging.modified);
         let mut after: Option<String> = None;
+        let mut looking = Looking::AlsoForChanges;
         loop {
-            let rows = store::deletions::missing(
+            let walked = store::deletions::missing(
                 &self.engine.db,
                 staging.connection_id,
                 self.data_type,
                 previous,
                 staging.generation,
                 after.as_deref(),
+                looking,
             )
             .await?;
-            let Some(last) = rows.last() else {
-                return Ok(());
+            if walked.changed {
+                looking = Looking::ForMissing;
+            }
+            let Some(last) = walked.last else {
+                return Ok(match looking {
+                    Looking::ForMissing => Seen::AChange,
+                    Looking::AlsoForChanges => Seen::NoChangeToThePrevious,
+                });
             };
             if self.engine.stopping() {
                 return Err(RunError::Interrupted);
             }
-            after = Some(last.id.clone());
-            let mut flagged = Vec::with_capacity(rows.len());
-            for row in rows {
-                if let Some(body) = records::deleted(&row.body, found_gone).map_err(internal)? {
-                    let body = records::without_modified_date(body);
-                    flagged.push(Row { body, ..row });
+            after = Some(last);
+            let mut flagged = Vec::with_capacity(walked.missing.len());
+            for row in walked.missing {
+                match records::deleted(&row.body, found_gone).map_err(internal)? {
+                    Some(body) => {
+                        let body = records::without_modified_date(body);
+                        if !store::publish::is_same_but_for_its_date(&row.body, &body) {
+                            looking = Looking::ForMissing;
+                        }
+                        flagged.push(Row { body, ..row });
+                    }
+                    None => looking = Looking::ForMissing,
                 }
             }
             let txn = self.fenced(fetched, 99).await?;

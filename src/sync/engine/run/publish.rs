@@ -15,6 +15,21 @@ use crate::sync::operations::lease::{self, Ending};
 use crate::sync::watermarks::{self, Published};
 use crate::timestamp::Timestamp;
 
+/// What [`Run::unchanged`] still has to compare.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Compare {
+    /// What an incremental fetch staged (the changes alone) with their
+    /// previous copies.
+    Changes,
+    /// A whole list staged again: as many rows as the previous generation,
+    /// each its previous copy.
+    WholeList,
+    /// Only how many rows a whole list staged: the walk for its missing
+    /// records already compared every previous record with its staged copy
+    /// ([`super::missing::Seen::NoChangeToThePrevious`]).
+    Count,
+}
+
 /// The generation a run that changed nothing keeps ([`Run::unchanged`]).
 #[derive(Debug, Clone, Copy)]
 pub(super) struct Kept {
@@ -83,16 +98,16 @@ impl Run<'_> {
     }
 
     /// Whether the rows this run staged leave the previous generation as
-    /// it was ([`store::unchanged`]): each staged row (changed at the
-    /// platform, or flagged removed) is its previous copy but for
-    /// `modifiedDate`, and, when the run staged the whole list again
-    /// (`whole`), there are as many as the previous generation holds, so no
-    /// record left the list. `None` when something changed, and on a first
-    /// sync.
+    /// it was ([`store::unchanged`]), compared as `compare` says: each
+    /// staged row (changed at the platform, or flagged removed) is its
+    /// previous copy but for `modifiedDate`, and, when the run staged the
+    /// whole list again, there are as many as the previous generation holds,
+    /// so no record left or joined the list. `None` when something changed,
+    /// and on a first sync.
     pub(super) async fn unchanged(
         &self,
         staging: Staging,
-        whole: bool,
+        compare: Compare,
     ) -> Result<Option<Kept>, RunError> {
         let db = &self.engine.db;
         let Some(previous) = store::current(db, staging.connection_id, self.data_type).await?
@@ -103,14 +118,19 @@ impl Run<'_> {
             return Ok(None);
         }
         let staged = store::unchanged::staged_rows(db, staging, self.data_type).await?;
-        if whole && staged != previous.record_count.max(0) as u64 {
+        let rows = previous.record_count.max(0) as u64;
+        if compare != Compare::Changes && staged != rows {
             return Ok(None);
         }
-        let changed =
-            store::unchanged::any_change(db, staging, self.data_type, previous.generation).await?;
-        Ok((!changed).then_some(Kept {
+        if compare != Compare::Count
+            && store::unchanged::any_change(db, staging, self.data_type, previous.generation)
+                .await?
+        {
+            return Ok(None);
+        }
+        Ok(Some(Kept {
             generation: previous.generation,
-            rows: previous.record_count.max(0) as u64,
+            rows,
             staged,
         }))
     }
