@@ -22,6 +22,17 @@ use crate::timestamp::Timestamp;
 /// prefixed by the list's connection, data type and generation.
 pub const ANALYZE_AT_ROWS: u64 = 10_000;
 
+/// What a publish has PostgreSQL analyse: `record`'s columns the planner
+/// estimates its reads with (the generation above all, then the list's own
+/// ordinals, filter and owners). Not the record's JSON, its sort key or its
+/// id: no read is planned from their statistics (a query's JSON paths are
+/// expressions, which column statistics do not describe; no index leads with
+/// the sort key; an id is looked up under its generation's unique key), and
+/// sorting their sampled values was over half of each `ANALYZE` (240 ms of a
+/// 10,000-row list's 460 ms sync at 100,000 invoices, BENCHMARKS.md).
+const PLANNED_COLUMNS: &str =
+    "generation, ordinal, filter_value, filter_ordinal, connection_id, data_type, company_id";
+
 /// A list at least this long (as [`split_point`] estimates it) moves in two
 /// halves at once (PostgreSQL).
 pub const PARALLEL_AT_ROWS: u64 = 10_000;
@@ -289,8 +300,15 @@ pub fn is_same_but_for_its_date(previous: &str, staged: &str) -> bool {
 /// narrows to the generation.
 pub async fn analyze_before_compare(db: &impl ConnectionTrait) -> Result<(), sea_orm::DbErr> {
     if db.get_database_backend() == DbBackend::Postgres {
-        db.execute_unprepared("ANALYZE record").await?;
+        analyze(db).await?;
     }
+    Ok(())
+}
+
+/// `ANALYZE` of `record`'s [`PLANNED_COLUMNS`].
+async fn analyze(db: &impl ConnectionTrait) -> Result<(), sea_orm::DbErr> {
+    db.execute_unprepared(&format!("ANALYZE record ({PLANNED_COLUMNS})"))
+        .await?;
     Ok(())
 }
 
@@ -308,7 +326,7 @@ pub async fn refresh_statistics(
     published: u64,
 ) -> Result<(), sea_orm::DbErr> {
     if db.get_database_backend() == DbBackend::Postgres && published >= ANALYZE_AT_ROWS {
-        db.execute_unprepared("ANALYZE record").await?;
+        analyze(db).await?;
     }
     Ok(())
 }
