@@ -12,8 +12,8 @@
 //! declared length, the calls per window over the whole windows of the run,
 //! and the most calls in progress at once, each against what the connector
 //! declares.
-//! What is measured is the pacing's admission, not a platform's HTTP: the
-//! loopback fakes answer in microseconds and have no quota of their own.
+//! What is measured is the pacing's admission, not a platform's HTTP: no
+//! request is sent; a call is a sleep, and nothing on the other side counts.
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;

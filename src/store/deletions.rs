@@ -131,10 +131,10 @@ pub fn missing_statement(
     Statement::from_sql_and_values(backend, sql, values)
 }
 
-/// Up to [`MISSING_BATCH`] records of the connection's `previous`
-/// generation of `data_type` that generation `staged` has not staged (and,
-/// [`Looking::AlsoForChanges`], whether it staged one changed among them),
-/// by record id after `after`: a keyset walk, so that the whole previous
+/// The next [`MISSING_BATCH`] records of the connection's `previous`
+/// generation of `data_type` that generation `staged` has not staged (with
+/// [`Looking::AlsoForChanges`], the batch counts those it staged changed
+/// too, and says whether there was one), by record id after `after`: a keyset walk, so that the whole previous
 /// list is compared once however many batches it takes.
 pub async fn missing(
     db: &impl TransactionTrait,

@@ -30,6 +30,8 @@ pub const ANALYZE_AT_ROWS: u64 = 10_000;
 /// the sort key; an id is looked up under its generation's unique key), and
 /// sorting their sampled values was over half of each `ANALYZE` (240 ms of a
 /// 10,000-row list's 460 ms sync at 100,000 invoices, BENCHMARKS.md).
+/// Autovacuum still analyses every column later, in the background: an
+/// `ANALYZE` with a column list does not reset the table's count of changes.
 const PLANNED_COLUMNS: &str =
     "generation, ordinal, filter_value, filter_ordinal, connection_id, data_type, company_id";
 

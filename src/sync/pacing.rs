@@ -300,7 +300,8 @@ impl Gate {
             let mut window = Window::parse(&row.calls);
             if calls == rate.calls as usize {
                 let used = (rate.calls as usize).saturating_sub(left as usize);
-                window.add_unknown(now, used, calls, window_ms);
+                let platform_window_ms = millis(rate.window);
+                window.add_unknown(now, used, calls, platform_window_ms, window_ms);
             } else if left == 0 {
                 // Kept over a shorter window: what is left cannot be placed
                 // in it, but none left means waiting a window out.
@@ -354,9 +355,15 @@ impl CallGate for Gate {
                     .await;
                 let now = Utc::now().timestamp_millis();
                 return match decided {
-                    Ok(Decided::Write(_, at) | Decided::Go(at)) => Ok(Turn {
+                    Ok(Decided::Write(row, at)) => Ok(Turn {
                         wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
                         place,
+                        held: at > now && at <= row.hold_until,
+                    }),
+                    Ok(Decided::Go(at)) => Ok(Turn {
+                        wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
+                        place,
+                        held: at > now,
                     }),
                     Ok(Decided::Busy(expiry)) => {
                         let until = Duration::from_millis(u64::try_from(expiry - now).unwrap_or(0));
@@ -377,6 +384,7 @@ impl CallGate for Gate {
                         Ok(Turn {
                             wait: Duration::ZERO,
                             place: None,
+                            held: false,
                         })
                     }
                 };

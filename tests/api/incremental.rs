@@ -361,79 +361,79 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
         // Both walks: for the missing records alone, and for them and the
         // first changed record (a whole list's resync).
         for looking in [Looking::ForMissing, Looking::AlsoForChanges] {
-        let statement = missing_statement(
-            backend,
-            connection_id,
-            DataType::INVOICES,
-            published,
-            staged,
-            None,
-            looking,
-        );
-        match backend {
-            DbBackend::Postgres => {
-                txn.execute_unprepared(PLAN_FIXED).await.expect("set");
-                let explained = Statement {
-                    sql: format!("EXPLAIN (ANALYZE, FORMAT JSON) {}", statement.sql),
-                    ..statement
-                };
-                let row = txn
-                    .query_one_raw(explained)
-                    .await
-                    .expect("explained")
-                    .expect("a plan");
-                let plan: Value = match row.try_get::<Value>("", "QUERY PLAN") {
-                    Ok(plan) => plan,
-                    Err(_) => serde_json::from_str(
-                        &row.try_get::<String>("", "QUERY PLAN").expect("a plan"),
-                    )
-                    .expect("JSON"),
-                };
-                let (mut staged_read, mut scanned_whole) = (0.0, false);
-                rows_read_from(
-                    &plan[0]["Plan"],
-                    "record_staging",
-                    &mut staged_read,
-                    &mut scanned_whole,
-                );
-                // One probe per record of the batch, each finding nothing.
-                assert!(
-                    !scanned_whole && staged_read <= MISSING_BATCH as f64,
-                    "{looking:?}: read {staged_read} staged rows for a batch of {MISSING_BATCH}: {plan}"
-                );
-                let (mut previous_read, mut previous_scanned) = (0.0, false);
-                rows_read_from(
-                    &plan[0]["Plan"],
-                    "record",
-                    &mut previous_read,
-                    &mut previous_scanned,
-                );
-                assert!(
-                    !previous_scanned && previous_read <= MISSING_BATCH as f64,
-                    "{looking:?}: read {previous_read} previous rows for a batch of {MISSING_BATCH}: {plan}"
-                );
+            let statement = missing_statement(
+                backend,
+                connection_id,
+                DataType::INVOICES,
+                published,
+                staged,
+                None,
+                looking,
+            );
+            match backend {
+                DbBackend::Postgres => {
+                    txn.execute_unprepared(PLAN_FIXED).await.expect("set");
+                    let explained = Statement {
+                        sql: format!("EXPLAIN (ANALYZE, FORMAT JSON) {}", statement.sql),
+                        ..statement
+                    };
+                    let row = txn
+                        .query_one_raw(explained)
+                        .await
+                        .expect("explained")
+                        .expect("a plan");
+                    let plan: Value = match row.try_get::<Value>("", "QUERY PLAN") {
+                        Ok(plan) => plan,
+                        Err(_) => serde_json::from_str(
+                            &row.try_get::<String>("", "QUERY PLAN").expect("a plan"),
+                        )
+                        .expect("JSON"),
+                    };
+                    let (mut staged_read, mut scanned_whole) = (0.0, false);
+                    rows_read_from(
+                        &plan[0]["Plan"],
+                        "record_staging",
+                        &mut staged_read,
+                        &mut scanned_whole,
+                    );
+                    // One probe per record of the batch, each finding nothing.
+                    assert!(
+                        !scanned_whole && staged_read <= MISSING_BATCH as f64,
+                        "{looking:?}: read {staged_read} staged rows for a batch of {MISSING_BATCH}: {plan}"
+                    );
+                    let (mut previous_read, mut previous_scanned) = (0.0, false);
+                    rows_read_from(
+                        &plan[0]["Plan"],
+                        "record",
+                        &mut previous_read,
+                        &mut previous_scanned,
+                    );
+                    assert!(
+                        !previous_scanned && previous_read <= MISSING_BATCH as f64,
+                        "{looking:?}: read {previous_read} previous rows for a batch of {MISSING_BATCH}: {plan}"
+                    );
+                }
+                _ => {
+                    let explained = Statement {
+                        sql: format!("EXPLAIN QUERY PLAN {}", statement.sql),
+                        ..statement
+                    };
+                    let steps = txn.query_all_raw(explained).await.expect("explained");
+                    let steps: Vec<String> = steps
+                        .iter()
+                        .map(|step| step.try_get::<String>("", "detail").expect("a step"))
+                        .collect();
+                    assert!(
+                        steps.iter().any(|step| step.starts_with("SEARCH s USING")
+                            && step.contains("(generation=? AND record_id=?)")),
+                        "{looking:?}: {steps:?}"
+                    );
+                    assert!(
+                        !steps.iter().any(|step| step.starts_with("SCAN s")),
+                        "{looking:?}: {steps:?}"
+                    );
+                }
             }
-            _ => {
-                let explained = Statement {
-                    sql: format!("EXPLAIN QUERY PLAN {}", statement.sql),
-                    ..statement
-                };
-                let steps = txn.query_all_raw(explained).await.expect("explained");
-                let steps: Vec<String> = steps
-                    .iter()
-                    .map(|step| step.try_get::<String>("", "detail").expect("a step"))
-                    .collect();
-                assert!(
-                    steps.iter().any(|step| step.starts_with("SEARCH s USING")
-                        && step.contains("(generation=? AND record_id=?)")),
-                    "{looking:?}: {steps:?}"
-                );
-                assert!(
-                    !steps.iter().any(|step| step.starts_with("SCAN s")),
-                    "{looking:?}: {steps:?}"
-                );
-            }
-        }
         }
         txn.rollback().await.expect("rolled back");
     })

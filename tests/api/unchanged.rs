@@ -210,6 +210,39 @@ async fn a_deleted_record_is_published_flagged_once_and_a_resync_still_without_i
     }
 }
 
+/// A whole list that gained a record and changed nothing else is a change:
+/// every previous record is staged as it was, and only the count tells.
+#[tokio::test]
+async fn a_whole_list_that_only_gained_a_record_is_published() {
+    let sandbox = |invoices: u64| {
+        json!({
+            "organizationId": "sbx-grown", "accessToken": "tok", "invoiceCount": invoices,
+            "orderCount": 0, "bankTransactionCount": 0, "seed": 9,
+        })
+    };
+    for backend in backends() {
+        let app = &TestApp::spawn_with(backend, without_retention(AppOptions::default())).await;
+        let company_id = new_company(app, "Grown Ltd").await;
+        let connection_id = authorized_sandbox(app, company_id, sandbox(39)).await;
+        sync_invoices(app, company_id, false).await;
+        let before = seen(app, company_id, connection_id).await;
+        assert_eq!(before.invoices.len(), 39);
+
+        reauthorize(app, company_id, connection_id, sandbox(40)).await;
+        assert_eq!(sync_invoices(app, company_id, false).await, "Full");
+        let (status, gone) = answer(app, &before.next).await;
+        assert_eq!(status, 410, "a new generation was published: {gone}");
+        let after = seen(app, company_id, connection_id).await;
+        assert_eq!(after.invoices.len(), 40);
+        let kept = after
+            .invoices
+            .iter()
+            .filter(|invoice| before.invoices.contains(invoice))
+            .count();
+        assert_eq!(kept, 39, "the others as they were");
+    }
+}
+
 #[tokio::test]
 async fn changes_that_change_nothing_keep_the_generation_and_a_real_change_is_published() {
     for backend in backends() {

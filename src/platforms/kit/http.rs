@@ -299,12 +299,15 @@ impl PlatformHttp {
         }
     }
 
-    /// Waits for a call's turn under `gate`, counting the wait; a turn
+    /// Waits for a call's turn under `gate`, counting the wait; a hold
     /// further off than the longest `Retry-After` a call waits (the platform
-    /// asked every process to hold off that long) ends the sync instead.
+    /// asked every process to hold off that long) ends the sync instead. A
+    /// wait for the rate's window is always waited: it is at most one kept
+    /// window (`kit::limits::kept`: a minute and its margin for calls that
+    /// go late).
     async fn take_turn(&self, platform: &str, gate: &dyn CallGate) -> Result<Turn, CallError> {
         let turn = gate.admit().await.map_err(CallError::RateLimited)?;
-        if turn.wait > self.retry.max_retry_after {
+        if turn.held && turn.wait > self.retry.max_retry_after {
             gate.finished(&turn, None).await;
             let until =
                 Utc::now() + chrono::Duration::from_std(turn.wait).unwrap_or(chrono::Duration::MAX);
@@ -536,6 +539,61 @@ mod tests {
         assert!(is_empty_body(b" \r\n"));
         assert!(!is_empty_body(b"[]"));
         assert!(!is_empty_body(b"null"));
+    }
+
+    /// A gate that hands out one kind of turn.
+    struct Fixed {
+        wait: Duration,
+        held: bool,
+    }
+
+    impl CallGate for Fixed {
+        fn admit(&self) -> futures_util::future::BoxFuture<'_, Result<Turn, String>> {
+            Box::pin(async move {
+                Ok(Turn {
+                    wait: self.wait,
+                    place: None,
+                    held: self.held,
+                })
+            })
+        }
+
+        fn finished<'a>(
+            &'a self,
+            _turn: &'a Turn,
+            _answer: Option<(u16, &'a reqwest::header::HeaderMap)>,
+        ) -> futures_util::future::BoxFuture<'a, ()> {
+            Box::pin(async {})
+        }
+    }
+
+    /// Only a hold the platform asked for, longer than the longest
+    /// `Retry-After` a call waits, ends the sync: a wait for the rate's
+    /// window (at most a kept window, a minute and its margin) is waited,
+    /// however it compares with that ceiling.
+    #[tokio::test]
+    async fn a_long_hold_ends_the_sync_and_a_wait_for_the_window_is_waited() {
+        let http = PlatformHttp::new(
+            Duration::from_secs(5),
+            RetryPolicy {
+                max_retry_after: Duration::from_millis(10),
+                ..RetryPolicy::default()
+            },
+        )
+        .expect("a client");
+        let wait = Duration::from_millis(30);
+        let window = Fixed { wait, held: false };
+        let started = std::time::Instant::now();
+        let turn = http.take_turn("Xero", &window).await.expect("waited");
+        assert!(started.elapsed() >= wait);
+        assert_eq!(turn.wait, wait);
+        let hold = Fixed { wait, held: true };
+        match http.take_turn("Xero", &hold).await {
+            Err(CallError::RateLimited(message)) => {
+                assert!(message.contains("asked that no call be made"), "{message}")
+            }
+            other => panic!("a hold beyond the ceiling ends the sync: {other:?}"),
+        }
     }
 
     #[test]

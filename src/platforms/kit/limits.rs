@@ -203,14 +203,23 @@ impl Window {
         at
     }
 
-    /// Counts `used` calls the platform says were made in the window ending
-    /// `now` that tributary does not know of (other applications'), as made
-    /// `now`: the conservative reading.
-    pub fn add_unknown(&mut self, now: i64, used: usize, calls: usize, window_ms: i64) {
+    /// Counts `used` calls the platform says were made in its window
+    /// (`platform_window_ms`) ending `now` that tributary does not know of
+    /// (other applications'), as made `now`: the conservative reading. Only
+    /// the calls inside the platform's own window are known to it; the kept
+    /// `window_ms` is longer ([`LATE_MS`]).
+    pub fn add_unknown(
+        &mut self,
+        now: i64,
+        used: usize,
+        calls: usize,
+        platform_window_ms: i64,
+        window_ms: i64,
+    ) {
         let known = self
             .calls
             .iter()
-            .filter(|&&at| at > now - window_ms && at <= now)
+            .filter(|&&at| at > now - platform_window_ms && at <= now)
             .count();
         for _ in known..used.min(calls) {
             self.calls.push(now);
@@ -288,9 +297,29 @@ mod tests {
         let mut window = Window::default();
         window.reserve(0, 0, 3, 60_000);
         // The platform says two of three are used: one more is unknown.
-        window.add_unknown(10, 2, 3, 60_000);
+        window.add_unknown(10, 2, 3, 60_000, 60_000);
         assert_eq!(window.reserve(20, 0, 3, 60_000), 20);
         assert_eq!(window.reserve(30, 0, 3, 60_000), 60_000);
+    }
+
+    /// What the platform says is left covers its own window: a call of
+    /// tributary's older than that, though still in the longer kept window,
+    /// is not among the calls the platform counted.
+    #[test]
+    fn the_platforms_count_is_read_over_its_own_window() {
+        let (calls, window_ms) = kept(Rate {
+            calls: 3,
+            window: Duration::from_secs(60),
+        });
+        let mut window = Window::default();
+        window.reserve(0, 0, calls, window_ms);
+        // At 60.5 s the platform says all three are used: none of them is
+        // the call at 0, so three are other applications'.
+        window.add_unknown(60_500, 3, calls, 60_000, window_ms);
+        assert_eq!(
+            window.reserve(60_600, 0, calls, window_ms),
+            60_500 + window_ms
+        );
     }
 
     #[test]
@@ -340,8 +369,13 @@ mod tests {
         let sent: Vec<i64> = (0..40)
             .map(|i| {
                 let turn = window.reserve(0, 0, calls, window_ms);
-                // The first of every burst goes as late as allowed.
-                if i % 8 == 0 { turn + LATE_MS - 1 } else { turn }
+                // Every other burst goes as late as allowed, the next on
+                // time: without the margin they would meet in one second.
+                if (i / 8) % 2 == 0 {
+                    turn + LATE_MS - 1
+                } else {
+                    turn
+                }
             })
             .collect();
         let mut sorted = sent.clone();

@@ -45,6 +45,11 @@ pub struct Turn {
     /// Its place among the calls in progress, where the platform limits
     /// them: handed back by [`CallGate::finished`].
     pub place: Option<u64>,
+    /// Whether the wait is a hold the platform asked for (a `Retry-After`,
+    /// or the wait it documents after a 429), rather than the declared
+    /// rate's window: only a hold longer than the longest `Retry-After` a
+    /// call waits ends the sync.
+    pub held: bool,
 }
 
 /// Runs `work` (a run's fetch) with every platform call it makes admitted by

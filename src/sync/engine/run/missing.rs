@@ -101,7 +101,11 @@ impl Run<'_> {
         let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
         let found_gone = Timestamp(staging.modified);
         let mut after: Option<String> = None;
-        let mut looking = Looking::AlsoForChanges;
+        let mut looking = if self.may_be_unchanged(staging, previous).await? {
+            Looking::AlsoForChanges
+        } else {
+            Looking::ForMissing
+        };
         loop {
             let walked = store::deletions::missing(
                 &self.engine.db,
@@ -145,6 +149,23 @@ impl Run<'_> {
                 .map_err(|error| RunError::Internal(error.to_string()))?;
             txn.commit().await?;
         }
+    }
+
+    /// Whether the rows staged so far may still be the list readers see
+    /// (`previous`) as it was: not when readers see another generation, nor
+    /// when more rows are staged than it holds (the list gained a record),
+    /// which no comparison of copies could undo. Then the walk for missing
+    /// records compares nothing.
+    async fn may_be_unchanged(&self, staging: Staging, previous: i64) -> Result<bool, RunError> {
+        let db = &self.engine.db;
+        let Some(current) = store::current(db, staging.connection_id, self.data_type).await? else {
+            return Ok(false);
+        };
+        if current.generation != previous {
+            return Ok(false);
+        }
+        let staged = store::unchanged::staged_rows(db, staging, self.data_type).await?;
+        Ok(staged <= current.record_count.max(0) as u64)
     }
 
     /// Stages again, as they were, the records of the previous generation
