@@ -3,8 +3,9 @@
 //! unchanged resync moves no row, and readers keep their generation with
 //! its keys and the list orders they already read. After a whole list whose
 //! missing records were flagged, the walk that found them has already
-//! compared every previous record ([`super::deletions::Looking`]), and only
-//! [`staged_rows`] is left to ask.
+//! compared every previous record ([`super::deletions::Looking`]); with
+//! [`staged_rows`], counted before it, and the rows it flagged, the run knows
+//! whether the list gained a record.
 
 use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
 

@@ -148,7 +148,7 @@ impl Run<'_> {
             if !incremental && whole_list {
                 kept = match seen {
                     Seen::AChange => None,
-                    Seen::NoChangeToThePrevious => self.unchanged(staging, Compare::Count).await?,
+                    Seen::NoChange(kept) => Some(kept),
                     Seen::NotCompared => self.unchanged(staging, Compare::WholeList).await?,
                 };
             }

@@ -7,6 +7,7 @@
 //! said it deleted, flagged at once. The walk that finds the records a whole
 //! list lost also tells whether anything else changed ([`Seen`]).
 
+use super::publish::Kept;
 use super::{Mode, Run, RunError};
 use crate::data::records::{self, Row};
 use crate::store::deletions::Looking;
@@ -15,16 +16,16 @@ use crate::sync::operations::issues::Issues;
 use crate::timestamp::Timestamp;
 
 /// What staging the unsent records found out about the run's changes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy)]
 pub(super) enum Seen {
     /// Nothing: no walk compared the staged rows with their previous copies.
     NotCompared,
     /// A staged record is not its previous copy but for `modifiedDate`, or
     /// a missing one leaves the list or is flagged deleted now.
     AChange,
-    /// Every record of the previous generation is staged as it was (new
-    /// records, which no walk of the previous generation meets, aside).
-    NoChangeToThePrevious,
+    /// Every record of the previous generation is staged as it was, and no
+    /// other: the generation readers keep.
+    NoChange(Kept),
 }
 
 /// What becomes of the records a whole-list sync did not bring back.
@@ -101,12 +102,14 @@ impl Run<'_> {
         let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
         let found_gone = Timestamp(staging.modified);
         let mut after: Option<String> = None;
-        let mut looking = if self.may_be_unchanged(staging, previous).await? {
-            Looking::AlsoForChanges
-        } else {
-            Looking::ForMissing
-        };
+        // While nothing changed: the generation that would be kept, with the
+        // rows staged so far.
+        let mut unchanged = self.may_be_unchanged(staging, previous).await?;
         loop {
+            let looking = match unchanged {
+                Some(_) => Looking::AlsoForChanges,
+                None => Looking::ForMissing,
+            };
             let walked = store::deletions::missing(
                 &self.engine.db,
                 staging.connection_id,
@@ -118,12 +121,12 @@ impl Run<'_> {
             )
             .await?;
             if walked.changed {
-                looking = Looking::ForMissing;
+                unchanged = None;
             }
             let Some(last) = walked.last else {
-                return Ok(match looking {
-                    Looking::ForMissing => Seen::AChange,
-                    Looking::AlsoForChanges => Seen::NoChangeToThePrevious,
+                return Ok(match unchanged.filter(Kept::holds_every_row) {
+                    Some(kept) => Seen::NoChange(kept),
+                    None => Seen::AChange,
                 });
             };
             if self.engine.stopping() {
@@ -136,12 +139,15 @@ impl Run<'_> {
                     Some(body) => {
                         let body = records::without_modified_date(body);
                         if !store::publish::is_same_but_for_its_date(&row.body, &body) {
-                            looking = Looking::ForMissing;
+                            unchanged = None;
                         }
                         flagged.push(Row { body, ..row });
                     }
-                    None => looking = Looking::ForMissing,
+                    None => unchanged = None,
                 }
+            }
+            if let Some(kept) = &mut unchanged {
+                kept.staged += flagged.len() as u64;
             }
             let txn = self.fenced(fetched, 99).await?;
             store::stage(&txn, staging, self.data_type, &flagged)
@@ -151,21 +157,26 @@ impl Run<'_> {
         }
     }
 
-    /// Whether the rows staged so far may still be the list readers see
-    /// (`previous`) as it was: not when readers see another generation, nor
-    /// when more rows are staged than it holds (the list gained a record),
-    /// which no comparison of copies could undo. Then the walk for missing
-    /// records compares nothing.
-    async fn may_be_unchanged(&self, staging: Staging, previous: i64) -> Result<bool, RunError> {
+    /// The generation readers see, while the rows staged so far may still
+    /// be it as it was (with how many are staged): not when readers see
+    /// another generation than `previous`, nor when more rows are staged
+    /// than it holds (the list gained a record), which no comparison of
+    /// copies could undo. Then the walk for missing records compares nothing.
+    async fn may_be_unchanged(
+        &self,
+        staging: Staging,
+        previous: i64,
+    ) -> Result<Option<Kept>, RunError> {
         let db = &self.engine.db;
         let Some(current) = store::current(db, staging.connection_id, self.data_type).await? else {
-            return Ok(false);
+            return Ok(None);
         };
         if current.generation != previous {
-            return Ok(false);
+            return Ok(None);
         }
         let staged = store::unchanged::staged_rows(db, staging, self.data_type).await?;
-        Ok(staged <= current.record_count.max(0) as u64)
+        let rows = current.record_count.max(0) as u64;
+        Ok((staged <= rows).then(|| Kept::new(previous, rows, staged)))
     }
 
     /// Stages again, as they were, the records of the previous generation

@@ -22,12 +22,9 @@ pub(super) enum Compare {
     /// previous copies.
     Changes,
     /// A whole list staged again: as many rows as the previous generation,
-    /// each its previous copy.
+    /// each its previous copy (where the walk for its missing records did
+    /// not compare them already: [`super::missing::Seen`]).
     WholeList,
-    /// Only how many rows a whole list staged: the walk for its missing
-    /// records already compared every previous record with its staged copy
-    /// ([`super::missing::Seen::NoChangeToThePrevious`]).
-    Count,
 }
 
 /// The generation a run that changed nothing keeps ([`Run::unchanged`]).
@@ -39,6 +36,24 @@ pub(super) struct Kept {
     rows: u64,
     /// How many rows the run staged (and its clean-up deletes).
     pub staged: u64,
+}
+
+impl Kept {
+    /// The generation readers see (`generation`, of `rows` rows), while
+    /// the run has staged `staged` rows that are its records as they were.
+    pub(super) fn new(generation: i64, rows: u64, staged: u64) -> Self {
+        Self {
+            generation,
+            rows,
+            staged,
+        }
+    }
+
+    /// Whether the run staged as many rows as the generation holds: with
+    /// each a record of it as it was, no record left or joined the list.
+    pub(super) fn holds_every_row(&self) -> bool {
+        self.staged == self.rows
+    }
 }
 
 impl Run<'_> {
@@ -118,21 +133,18 @@ impl Run<'_> {
             return Ok(None);
         }
         let staged = store::unchanged::staged_rows(db, staging, self.data_type).await?;
-        let rows = previous.record_count.max(0) as u64;
-        if compare != Compare::Changes && staged != rows {
-            return Ok(None);
-        }
-        if compare != Compare::Count
-            && store::unchanged::any_change(db, staging, self.data_type, previous.generation)
-                .await?
-        {
-            return Ok(None);
-        }
-        Ok(Some(Kept {
-            generation: previous.generation,
-            rows,
+        let kept = Kept::new(
+            previous.generation,
+            previous.record_count.max(0) as u64,
             staged,
-        }))
+        );
+        if compare == Compare::WholeList && !kept.holds_every_row() {
+            return Ok(None);
+        }
+        if store::unchanged::any_change(db, staging, self.data_type, previous.generation).await? {
+            return Ok(None);
+        }
+        Ok(Some(kept))
     }
 
     /// The swap of a run that changed nothing ([`Run::unchanged`]), in one
