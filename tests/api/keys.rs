@@ -251,6 +251,77 @@ async fn a_query_on_declared_fields_is_read_from_the_keys_and_one_without_keys_f
     .await;
 }
 
+#[tokio::test]
+async fn the_status_filter_with_a_query_on_declared_fields_is_read_from_the_keys() {
+    for_each_database(async |app: &TestApp| {
+        let (company_id, generation) = synced_invoices(app, "Keyed Status Ltd", 200).await;
+        let records = listed(app, company_id).await;
+        let status = value_of(&records[0], "status").expect("a status");
+        let currency = value_of(&records[0], "currency").expect("a currency");
+        let expected: Vec<String> = records
+            .iter()
+            .filter(|record| {
+                value_of(record, "status").as_deref() == Some(&status)
+                    && value_of(record, "currency").as_deref() == Some(&currency)
+            })
+            .map(|record| record["invoiceId"].as_str().expect("an id").to_owned())
+            .collect();
+        assert!(
+            !expected.is_empty() && expected.len() < records.len(),
+            "a selection, not every record"
+        );
+        // The parameter with a query, and the same in the query alone: the
+        // records of both, in the list's order, with an exact total.
+        let read = |parameters: String| async move {
+            let (code, page) = answer(
+                app,
+                &format!("/companies/{company_id}/data/invoices?pageSize=5000&{parameters}"),
+            )
+            .await;
+            assert_eq!(code, 200, "{page}");
+            assert_eq!(page["totalResults"].as_u64(), Some(ids(&page).len() as u64));
+            ids(&page)
+        };
+        let lower = status.to_lowercase();
+        assert_eq!(
+            read(format!("status={lower}&query=currency={currency}")).await,
+            expected
+        );
+        assert_eq!(
+            read(format!("query=currency={currency}%26%26status={lower}")).await,
+            expected
+        );
+        // Another status's parameter with the same query is another
+        // selection, not an answer remembered for the first.
+        let other = records
+            .iter()
+            .filter_map(|record| value_of(record, "status"))
+            .find(|other| *other != status)
+            .expect("a second status");
+        let others = read(format!("status={other}&query=currency={currency}")).await;
+        assert!(others.iter().all(|id| !expected.contains(id)));
+
+        // Without the status field's keys, both find nothing: the keys are
+        // what was read, not the records of that status (the filter's
+        // stored ordinals would still have found them).
+        record_key::Entity::delete_many()
+            .filter(record_key::Column::Generation.eq(generation))
+            .filter(record_key::Column::Field.eq("status"))
+            .exec(&app.db)
+            .await
+            .expect("deleted");
+        assert_eq!(
+            read(format!("status={status}&query=%7Bcurrency={currency}%7D")).await,
+            Vec::<String>::new(),
+            "read from the keys"
+        );
+        // The status alone is still the filter, read by its ordinals.
+        let filtered = read(format!("query=status={status}")).await;
+        assert!(expected.iter().all(|id| filtered.contains(id)));
+    })
+    .await;
+}
+
 /// Whether a record matches a query, as the test computes it.
 type Matches = Box<dyn Fn(&Value) -> bool>;
 

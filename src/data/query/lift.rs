@@ -1,8 +1,10 @@
 //! An equality on the list's own filter field (`status=paid`) read as that
-//! filter, which has stored ordinals and an index, rather than as JSON.
+//! filter, which has stored ordinals and an index, rather than as JSON; or,
+//! when the declared fields' keys answer the whole query, the filter read
+//! from the keys with the rest.
 
-use super::{Operand, Operator, Query};
-use crate::data::DataType;
+use super::{Comparison, Operand, Operator, Query};
+use crate::data::{DataType, fields};
 
 /// A query with its comparison on the list's own filter field lifted out:
 /// `status=paid&&currency=GBP` is the `status` filter (`Paid`), which has
@@ -19,6 +21,14 @@ pub struct Lifted {
 /// `query`, when it is the whole query or one of its top-level `&&` parts
 /// and agrees with `filter` (the parameter's value, if given). The records
 /// selected do not change.
+///
+/// Except when the list declares keys for its filter's field and for every
+/// field `query` compares (with operators keys answer): then `query` keeps
+/// its comparison, and the parameter's value joins it as one more `=`, so
+/// the whole selection is read from the keys (an intersection of keyed
+/// matches) instead of every record of that filter value being read for
+/// the rest. A query of the filter's field alone is still the filter: its
+/// stored ordinals answer it at once.
 pub fn lift_filter(data_type: DataType, filter: Option<&str>, query: Query) -> Lifted {
     let Some(parameter) = data_type.spec().filter.as_ref().map(|spec| spec.parameter) else {
         return Lifted {
@@ -26,6 +36,37 @@ pub fn lift_filter(data_type: DataType, filter: Option<&str>, query: Query) -> L
             rest: Some(query),
         };
     };
+    let alone = matches!(&query, Query::Compare(comparison)
+        if comparison.field.name == parameter && comparison.operator == Operator::Equal);
+    if !alone && answered_by_keys(data_type, parameter, &query) {
+        let filter_field = fields::named(data_type, parameter);
+        match (filter, filter_field) {
+            (None, _) => {
+                return Lifted {
+                    filter: None,
+                    rest: Some(query),
+                };
+            }
+            (Some(value), Some(field)) => {
+                let mut parts = vec![Query::Compare(Comparison {
+                    field,
+                    operator: Operator::Equal,
+                    value: Operand::Text(value.to_owned()),
+                })];
+                match query {
+                    Query::All(rest) => parts.extend(rest),
+                    query => parts.push(query),
+                }
+                return Lifted {
+                    filter: None,
+                    rest: Some(Query::All(parts)),
+                };
+            }
+            // The filter's field is not among the list's queryable fields:
+            // lifted as below.
+            (Some(_), None) => {}
+        }
+    }
     let liftable = |part: &Query| -> Option<String> {
         let Query::Compare(comparison) = part else {
             return None;
@@ -69,6 +110,23 @@ pub fn lift_filter(data_type: DataType, filter: Option<&str>, query: Query) -> L
     }
 }
 
+/// Whether `data_type` declares keys for its filter's field `parameter` and
+/// for every field `query` compares, each with an operator keys answer
+/// (every one but `~`).
+fn answered_by_keys(data_type: DataType, parameter: &str, query: &Query) -> bool {
+    fn keyed(keys: &[&str], query: &Query) -> bool {
+        match query {
+            Query::All(parts) | Query::Any(parts) => parts.iter().all(|part| keyed(keys, part)),
+            Query::Compare(comparison) => {
+                comparison.operator != Operator::Contains
+                    && keys.contains(&comparison.field.name.as_str())
+            }
+        }
+    }
+    let keys = data_type.spec().keys;
+    keys.contains(&parameter) && keyed(keys, query)
+}
+
 #[cfg(test)]
 mod tests {
     use super::super::parse;
@@ -76,7 +134,7 @@ mod tests {
     use super::*;
 
     #[test]
-    fn an_equality_on_the_lists_filter_field_becomes_the_filter() {
+    fn an_equality_on_the_lists_filter_field_becomes_the_filter_unless_the_keys_answer_the_query() {
         let lifted = |filter: Option<&str>, text: &str| {
             lift_filter(DataType::INVOICES, filter, invoices(text).expect("valid"))
         };
@@ -87,28 +145,30 @@ mod tests {
                 rest: None
             }
         );
+        // With a field that has no keys (`invoiceNumber`), or one the keys
+        // cannot answer (`~`), the rest is read from the filter's records.
         assert_eq!(
-            lifted(None, "currency=GBP&&status=PAID&&amountDue>0"),
+            lifted(None, "invoiceNumber=INV-1&&status=PAID&&amountDue>0"),
             Lifted {
                 filter: Some("Paid".to_owned()),
                 rest: Some(Query::All(vec![
-                    compare("currency", Operator::Equal, text("GBP")),
+                    compare("invoiceNumber", Operator::Equal, text("INV-1")),
                     compare("amountDue", Operator::Greater, Operand::Number("0".into())),
                 ]))
             }
         );
         assert_eq!(
-            lifted(Some("Paid"), "currency=GBP&&status=paid"),
+            lifted(Some("Paid"), "currency~GB&&status=paid"),
             Lifted {
                 filter: Some("Paid".to_owned()),
-                rest: Some(compare("currency", Operator::Equal, text("GBP")))
+                rest: Some(compare("currency", Operator::Contains, text("GB")))
             }
         );
         // What cannot be lifted stays in the query, and the filter with it.
         for (filter, query) in [
             (Some("Draft"), "status=paid"),
-            (None, "status!=paid"),
-            (None, "status=paid||currency=GBP"),
+            (None, "status!=paid||note~x"),
+            (None, "status=paid||currency~GB"),
         ] {
             assert_eq!(
                 lifted(filter, query),
@@ -119,6 +179,43 @@ mod tests {
                 "{query}"
             );
         }
+        // A query the keys answer whole keeps its `status`, and the
+        // parameter's joins it.
+        for query in [
+            "currency=GBP&&status=PAID&&amountDue>0",
+            "status!=paid",
+            "status=paid||currency=GBP",
+        ] {
+            assert_eq!(
+                lifted(None, query),
+                Lifted {
+                    filter: None,
+                    rest: Some(invoices(query).expect("valid"))
+                },
+                "{query}"
+            );
+        }
+        assert_eq!(
+            lifted(Some("Paid"), "currency=GBP&&amountDue>0"),
+            Lifted {
+                filter: None,
+                rest: Some(Query::All(vec![
+                    compare("status", Operator::Equal, text("Paid")),
+                    compare("currency", Operator::Equal, text("GBP")),
+                    compare("amountDue", Operator::Greater, Operand::Number("0".into())),
+                ]))
+            }
+        );
+        assert_eq!(
+            lifted(Some("Draft"), "currency=GBP"),
+            Lifted {
+                filter: None,
+                rest: Some(Query::All(vec![
+                    compare("status", Operator::Equal, text("Draft")),
+                    compare("currency", Operator::Equal, text("GBP")),
+                ]))
+            }
+        );
         // A list without a filter keeps its query whole.
         let customers = parse(DataType::CUSTOMERS, "status=Active").expect("valid");
         assert_eq!(

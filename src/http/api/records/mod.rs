@@ -228,19 +228,26 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         .map_err(ApiError::from)?
         .flatten();
     // `status=paid` in a query is the `status` filter, which has stored
-    // ordinals: a query of nothing else reads as the filtered list does.
-    let (selected, query) = match query {
+    // ordinals: a query of nothing else reads as the filtered list does. A
+    // query the keys answer whole takes the `status` parameter in instead,
+    // and is then known by a text that names it too (the totals, orders
+    // and cursors a query is remembered by).
+    let (selected, query, selection_text) = match query {
         Some(query) => {
             let lifted = query::lift_filter(data_type, filter.as_deref(), query);
-            (lifted.filter.map(Cow::Owned), lifted.rest)
+            let text = match (&filter, &lifted.filter, query_text) {
+                (Some(value), None, Some(text)) => Some(Cow::Owned(format!("{value}&&{{{text}}}"))),
+                _ => query_text.map(Cow::Borrowed),
+            };
+            (lifted.filter.map(Cow::Owned), lifted.rest, text)
         }
-        None => (filter.clone(), None),
+        None => (filter.clone(), None, None),
     };
     // Cursors are written for queried lists only; a list read by its stored
     // ordinals needs none.
     let (found, next_cursor) = if query.is_some() || order_by.is_some() {
         let queried = reads::Queried {
-            query: query.as_ref().zip(query_text),
+            query: query.as_ref().zip(selection_text.as_deref()),
             order_by: order_by.as_ref(),
             cursor: cursor.as_ref(),
         };
