@@ -36,7 +36,7 @@ pub struct Resync {
     /// Records changed since the sync before it.
     pub changed: u64,
     /// The resync's wall time (from queueing the invoices until their
-    /// operation is seen `Complete`).
+    /// operation completed, as the server timed them).
     pub wall: Duration,
     /// Where its time went, from the server's log.
     pub phases: Option<Phases>,

@@ -40,7 +40,8 @@ pub struct Measured {
     pub data_type: &'static str,
     /// Records its sync fetched.
     pub records: u64,
-    /// From queueing it alone until its operation completed.
+    /// From queueing it alone until its operation completed (the server's
+    /// times).
     pub sync: Duration,
     /// Where the sync's time went, from the server's log.
     pub phases: Option<Phases>,
