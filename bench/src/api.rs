@@ -28,8 +28,7 @@ pub struct Synced {
     pub data_type: &'static str,
     /// Its records in the sync (from the server's pull operation).
     pub records: u64,
-    /// From the data type's pull operation queued (by `POST data/all`) to
-    /// it completed, as the server timed them.
+    /// From `POST data/all` to the data type's pull operation seen complete.
     pub wall: Duration,
     /// The server's peak resident memory during the sync, in bytes.
     pub peak_rss: u64,
@@ -221,13 +220,8 @@ pub async fn sync_company(
 }
 
 /// Waits until every operation of `queued` (an answer of `data/all` or
-/// `data/queue`) completes; how long `data_type`'s took, and their records
-/// together.
-///
-/// The time is the server's own account, from the first of them being
-/// queued (`requested`) to the last completing (`completed`), not when this
-/// poll noticed: a poll every 50 ms added up to 50 ms to every sync, which
-/// was half the figure of a 2,000-record list. `started` bounds the wait.
+/// `data/queue`) completes; when the last of `data_type`'s did, counted
+/// from `started`, and their records together.
 async fn settle(
     client: &reqwest::Client,
     base: &str,
@@ -242,9 +236,8 @@ async fn settle(
         .iter()
         .filter_map(|operation| operation["pullOperationId"].as_str().map(str::to_owned))
         .collect();
-    // (when the first of the data type's operations was queued and the
-    // last completed, their records)
-    let mut measured_done: Option<((ServerTime, ServerTime), u64)> = None;
+    // (when the last of the data type's operations completed, their records)
+    let mut measured_done: Option<(Duration, u64)> = None;
     let mut pending = operations;
     while !pending.is_empty() {
         tokio::time::sleep(Duration::from_millis(50)).await;
@@ -262,17 +255,8 @@ async fn settle(
                 Some("Complete") => {
                     if operation["dataType"] == data_type {
                         let records = operation["recordsFetched"].as_u64().unwrap_or(0);
-                        let span = (
-                            time_of(&operation, "requested")?,
-                            time_of(&operation, "completed")?,
-                        );
-                        measured_done = Some(match measured_done {
-                            None => (span, records),
-                            Some(((requested, completed), before)) => (
-                                (requested.min(span.0), completed.max(span.1)),
-                                before + records,
-                            ),
-                        });
+                        let before = measured_done.map_or(0, |(_, records)| records);
+                        measured_done = Some((started.elapsed(), before + records));
                     }
                 }
                 other => bail!("the sync ended {other:?}: {operation}"),
@@ -283,27 +267,12 @@ async fn settle(
             bail!("the sync did not finish in 30 minutes");
         }
     }
-    Ok(measured_done.map(|((requested, completed), records)| {
-        let took = (completed - requested).to_std().unwrap_or_default();
-        (took, records)
-    }))
-}
-
-/// A time the server wrote.
-type ServerTime = chrono::DateTime<chrono::FixedOffset>;
-
-/// The RFC 3339 time in `operation[field]`.
-fn time_of(operation: &Value, field: &str) -> anyhow::Result<ServerTime> {
-    let text = operation[field]
-        .as_str()
-        .with_context(|| format!("the operation's {field}: {operation}"))?;
-    chrono::DateTime::parse_from_rfc3339(text)
-        .with_context(|| format!("the operation's {field} {text:?}"))
+    Ok(measured_done)
 }
 
 /// Syncs one data type of the company alone (`POST .../data/queue/{dataType}`)
-/// and waits for it: the time from its operations queued until they
-/// completed, as the server timed them, and the records they fetched.
+/// and waits for it: the wall time from the request until its operations
+/// completed, and the records they fetched.
 pub async fn sync_data_type(
     server: &Server,
     company_id: &str,

@@ -36,7 +36,7 @@ pub struct Resync {
     /// Records changed since the sync before it.
     pub changed: u64,
     /// The resync's wall time (from queueing the invoices until their
-    /// operation completed, as the server timed them).
+    /// operation is seen `Complete`).
     pub wall: Duration,
     /// Where its time went, from the server's log.
     pub phases: Option<Phases>,

@@ -40,8 +40,7 @@ pub struct Measured {
     pub data_type: &'static str,
     /// Records its sync fetched.
     pub records: u64,
-    /// From queueing it alone until its operation completed (the server's
-    /// times).
+    /// From queueing it alone until its operation completed.
     pub sync: Duration,
     /// Where the sync's time went, from the server's log.
     pub phases: Option<Phases>,
