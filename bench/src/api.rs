@@ -240,7 +240,7 @@ async fn settle(
     let mut measured_done: Option<(Duration, u64)> = None;
     let mut pending = operations;
     while !pending.is_empty() {
-        tokio::time::sleep(Duration::from_millis(50)).await;
+        tokio::time::sleep(poll_after(started.elapsed())).await;
         let mut still = Vec::new();
         for id in pending {
             let operation = call(
@@ -268,6 +268,20 @@ async fn settle(
         }
     }
     Ok(measured_done)
+}
+
+/// How long [`settle`] waits before its next look, `elapsed` into a sync:
+/// every 10 ms for the first 3 s, so that a short sync's figure is not
+/// mostly the poll's (a poll every 50 ms added up to 50 ms to a 2,000-record
+/// list's 0.1 s), then every 50 ms, at most 2.5% of a longer one. The
+/// operation's own `completed` cannot serve: it is the swap's time, stamped
+/// as the publish begins, not when the data became readable.
+fn poll_after(elapsed: Duration) -> Duration {
+    if elapsed < Duration::from_secs(3) {
+        Duration::from_millis(10)
+    } else {
+        Duration::from_millis(50)
+    }
 }
 
 /// Syncs one data type of the company alone (`POST .../data/queue/{dataType}`)
