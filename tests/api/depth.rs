@@ -26,6 +26,7 @@ use crate::connections::{count_rows, new_company};
 use crate::helpers::{
     AppOptions, TestApp, backends, for_each_database, json, with_and_without_list_orders,
 };
+use crate::plans::{Plan, plan_of, reads_of};
 use crate::sync::{authorized_sandbox, sandbox_connection, settled};
 
 /// An invoice's place in the company's list: newest issue date first, ties
@@ -500,19 +501,6 @@ async fn synced_sandbox(app: &TestApp, name: &str, counts: Value) -> Uuid {
     company_id
 }
 
-/// How many rows the statement read from `record`, and how many of those it
-/// threw away, from PostgreSQL's `EXPLAIN (ANALYZE, FORMAT JSON)`.
-fn record_rows_read(plan: &Value, read: &mut f64, discarded: &mut f64) {
-    if plan["Relation Name"] == "record" {
-        let loops = plan["Actual Loops"].as_f64().unwrap_or(1.0);
-        *read += plan["Actual Rows"].as_f64().unwrap_or(0.0) * loops;
-        *discarded += plan["Rows Removed by Filter"].as_f64().unwrap_or(0.0) * loops;
-    }
-    for child in plan["Plans"].as_array().into_iter().flatten() {
-        record_rows_read(child, read, discarded);
-    }
-}
-
 /// Asserts that reading the last page of the shop's orders, unfiltered and
 /// `status=Completed`, reads that page's rows from its list's index and
 /// nothing else: on PostgreSQL by the executed plan's row counts, on SQLite
@@ -555,43 +543,16 @@ async fn assert_last_pages_read_only_themselves(app: &TestApp, shop: Uuid, order
             None,
             PageRequest::new(page as i32, 100).expect("a page"),
         );
-        match app.db.get_database_backend() {
-            DbBackend::Postgres => {
-                let explained = Statement {
-                    sql: format!("EXPLAIN (ANALYZE, FORMAT JSON) {}", statement.sql),
-                    ..statement
-                };
-                let row = app
-                    .db
-                    .query_one_raw(explained)
-                    .await
-                    .expect("explained")
-                    .expect("a plan");
-                let plan: Value = match row.try_get::<Value>("", "QUERY PLAN") {
-                    Ok(plan) => plan,
-                    Err(_) => serde_json::from_str(
-                        &row.try_get::<String>("", "QUERY PLAN").expect("a plan"),
-                    )
-                    .expect("JSON"),
-                };
-                let (mut read, mut discarded) = (0.0, 0.0);
-                record_rows_read(&plan[0]["Plan"], &mut read, &mut discarded);
+        match plan_of(&app.db, statement).await {
+            Plan::Executed(plan) => {
+                let reads = reads_of(&plan, "record");
                 // The page's rows, and for the filtered total one more.
                 assert!(
-                    read <= 101.0 && discarded == 0.0,
-                    "{filter:?}: read {read} rows of record, discarded {discarded}: {plan}"
+                    reads.kept <= 101.0 && reads.discarded == 0.0,
+                    "{filter:?}: {reads:?} of record: {plan}"
                 );
             }
-            _ => {
-                let explained = Statement {
-                    sql: format!("EXPLAIN QUERY PLAN {}", statement.sql),
-                    ..statement
-                };
-                let steps = app.db.query_all_raw(explained).await.expect("explained");
-                let steps: Vec<String> = steps
-                    .iter()
-                    .map(|step| step.try_get::<String>("", "detail").expect("a step"))
-                    .collect();
+            Plan::Steps(steps) => {
                 assert!(
                     steps
                         .iter()

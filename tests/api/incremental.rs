@@ -278,32 +278,22 @@ async fn a_sandbox_resync_with_some_invoices_amended_changes_exactly_those() {
     .await;
 }
 
-/// The rows a plan node and its children read from `table`, by PostgreSQL's
-/// `EXPLAIN (ANALYZE, FORMAT JSON)`, and whether any of them scanned it whole.
-fn rows_read_from(plan: &Value, table: &str, read: &mut f64, scanned_whole: &mut bool) {
-    if plan["Relation Name"] == table {
-        let loops = plan["Actual Loops"].as_f64().unwrap_or(1.0);
-        *read += (plan["Actual Rows"].as_f64().unwrap_or(0.0)
-            + plan["Rows Removed by Filter"].as_f64().unwrap_or(0.0))
-            * loops;
-        *scanned_whole |= plan["Node Type"] == "Seq Scan";
-    }
-    for child in plan["Plans"].as_array().into_iter().flatten() {
-        rows_read_from(child, table, read, scanned_whole);
-    }
-}
-
 /// Finding what a resync no longer brings costs time linear in the list
 /// whatever the statistics say: with `record_staging` analysed while it held
 /// no rows (as after a publish empties it), a batch of the deletions read
 /// looks each previous record up in the staged rows' key, instead of reading
 /// every staged row once per record (a resync of 100,000 changed invoices
-/// stalled for minutes that way).
+/// stalled for minutes that way). So does the walk that also compares each
+/// record with its staged copy (a whole list's resync), when every lookup
+/// misses and when every one finds an unchanged copy.
 #[tokio::test]
 async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_say_none() {
     use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionTrait};
     use tributary::data::DataType;
+    use tributary::data::records::MODIFIED_DATE_SUFFIX_CHARS;
     use tributary::store::deletions::{Looking, MISSING_BATCH, PLAN_FIXED, missing_statement};
+
+    use crate::plans::{Plan, plan_of, reads_of};
 
     use crate::connections::new_company;
     use crate::helpers::for_each_database;
@@ -344,23 +334,57 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
                 .await
                 .expect("analysed");
         }
-        // A resync under way in which every record changed: the same number
-        // of records, none with an id the previous generation had.
+        // Two resyncs under way, each staging as many records as were
+        // published: one in which every record is new (none has an id the
+        // previous generation had: every lookup misses), one in which every
+        // record came back as it was (every lookup finds its copy, and the
+        // walk compares each with its previous copy).
         let txn = app.db.begin().await.expect("a transaction");
-        let staged = published + 1_000_000;
-        txn.execute_raw(Statement::from_sql_and_values(
-            backend,
-            "INSERT INTO record_staging (connection_id, data_type, generation, record_id, company_id, \
-             sort_key, filter_value, body) \
-             SELECT connection_id, data_type, $1, record_id || '-new', company_id, sort_key, \
-             filter_value, body FROM record WHERE generation = $2",
-            [staged.into(), published.into()],
-        ))
-        .await
-        .expect("staged");
+        // Each case's bound on the rows one statement reads from either
+        // table: every previous record read once and its staged copy looked
+        // up once, so a batch when every record is missing (the batch fills
+        // at once), the whole list when none is (one statement walks to its
+        // end).
+        let cases = [
+            (
+                "every record new",
+                published + 1_000_000,
+                "record_id || '-new'",
+                "body",
+                MISSING_BATCH,
+            ),
+            (
+                "every record as it was",
+                published + 2_000_000,
+                "record_id",
+                "substr(body, 1, length(body) - $3)",
+                INVOICES,
+            ),
+        ];
+        for (_, staged, id, body, _) in cases {
+            let mut values: Vec<sea_orm::Value> = vec![staged.into(), published.into()];
+            if body != "body" {
+                values.push((MODIFIED_DATE_SUFFIX_CHARS as i32).into());
+            }
+            txn.execute_raw(Statement::from_sql_and_values(
+                backend,
+                format!(
+                    "INSERT INTO record_staging (connection_id, data_type, generation, record_id, \
+                     company_id, sort_key, filter_value, body) \
+                     SELECT connection_id, data_type, $1, {id}, company_id, sort_key, filter_value, \
+                     {body} FROM record WHERE generation = $2"
+                ),
+                values,
+            ))
+            .await
+            .expect("staged");
+        }
         // Both walks: for the missing records alone, and for them and the
         // first changed record (a whole list's resync).
-        for looking in [Looking::ForMissing, Looking::AlsoForChanges] {
+        for ((case, staged, _, _, bound), looking) in cases
+            .into_iter()
+            .flat_map(|case| [(case, Looking::ForMissing), (case, Looking::AlsoForChanges)])
+        {
             let statement = missing_statement(
                 backend,
                 connection_id,
@@ -370,67 +394,32 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
                 None,
                 looking,
             );
-            match backend {
-                DbBackend::Postgres => {
-                    txn.execute_unprepared(PLAN_FIXED).await.expect("set");
-                    let explained = Statement {
-                        sql: format!("EXPLAIN (ANALYZE, FORMAT JSON) {}", statement.sql),
-                        ..statement
-                    };
-                    let row = txn
-                        .query_one_raw(explained)
-                        .await
-                        .expect("explained")
-                        .expect("a plan");
-                    let plan: Value = match row.try_get::<Value>("", "QUERY PLAN") {
-                        Ok(plan) => plan,
-                        Err(_) => serde_json::from_str(
-                            &row.try_get::<String>("", "QUERY PLAN").expect("a plan"),
-                        )
-                        .expect("JSON"),
-                    };
-                    let (mut staged_read, mut scanned_whole) = (0.0, false);
-                    rows_read_from(
-                        &plan[0]["Plan"],
-                        "record_staging",
-                        &mut staged_read,
-                        &mut scanned_whole,
-                    );
-                    // One probe per record of the batch, each finding nothing.
+            if backend == DbBackend::Postgres {
+                txn.execute_unprepared(PLAN_FIXED).await.expect("set");
+            }
+            match plan_of(&txn, statement).await {
+                Plan::Executed(plan) => {
+                    let staged_reads = reads_of(&plan, "record_staging");
                     assert!(
-                        !scanned_whole && staged_read <= MISSING_BATCH as f64,
-                        "{looking:?}: read {staged_read} staged rows for a batch of {MISSING_BATCH}: {plan}"
+                        !staged_reads.scanned_whole && staged_reads.read() <= bound as f64,
+                        "{case}, {looking:?}: {staged_reads:?}, at most {bound}: {plan}"
                     );
-                    let (mut previous_read, mut previous_scanned) = (0.0, false);
-                    rows_read_from(
-                        &plan[0]["Plan"],
-                        "record",
-                        &mut previous_read,
-                        &mut previous_scanned,
-                    );
+                    let previous_reads = reads_of(&plan, "record");
                     assert!(
-                        !previous_scanned && previous_read <= MISSING_BATCH as f64,
-                        "{looking:?}: read {previous_read} previous rows for a batch of {MISSING_BATCH}: {plan}"
+                        !previous_reads.scanned_whole && previous_reads.read() <= bound as f64,
+                        "{case}, {looking:?}: {previous_reads:?} of previous rows, at most {bound}: \
+                         {plan}"
                     );
                 }
-                _ => {
-                    let explained = Statement {
-                        sql: format!("EXPLAIN QUERY PLAN {}", statement.sql),
-                        ..statement
-                    };
-                    let steps = txn.query_all_raw(explained).await.expect("explained");
-                    let steps: Vec<String> = steps
-                        .iter()
-                        .map(|step| step.try_get::<String>("", "detail").expect("a step"))
-                        .collect();
+                Plan::Steps(steps) => {
                     assert!(
                         steps.iter().any(|step| step.starts_with("SEARCH s USING")
                             && step.contains("(generation=? AND record_id=?)")),
-                        "{looking:?}: {steps:?}"
+                        "{case}, {looking:?}: {steps:?}"
                     );
                     assert!(
                         !steps.iter().any(|step| step.starts_with("SCAN s")),
-                        "{looking:?}: {steps:?}"
+                        "{case}, {looking:?}: {steps:?}"
                     );
                 }
             }

@@ -24,6 +24,7 @@ mod links;
 mod metrics;
 mod migrations;
 mod paging;
+mod plans;
 mod platform_limits;
 mod platforms;
 mod queries;
