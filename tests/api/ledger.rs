@@ -62,7 +62,8 @@ async fn every(app: &TestApp, company_id: Uuid, data_type: &str) -> Vec<Value> {
 }
 
 #[tokio::test]
-async fn bills_refer_to_the_connections_accounts_tax_rates_and_suppliers_and_owe_what_is_unpaid() {
+async fn bills_refer_to_the_connections_accounts_tax_rates_and_suppliers_and_owe_what_their_payments_leave()
+ {
     for_each_database(async |app| {
         let company_id = synced_company(app).await;
         let accounts = every(app, company_id, "accounts").await;
@@ -124,6 +125,52 @@ async fn bills_refer_to_the_connections_accounts_tax_rates_and_suppliers_and_owe
             assert_eq!(line_total, total, "the lines add up to the bill");
         }
         assert_eq!(statuses.len(), 5, "every status is used: {statuses:?}");
+
+        // What each bill owes is its total less what its bill payments
+        // settle, as the API serves both lists; no payment allocates more
+        // than it paid, and each pays its own supplier's bills.
+        let bill_payments = every(app, company_id, "billPayments").await;
+        assert!(!bill_payments.is_empty());
+        let bills_by_id: HashMap<&str, &Value> = bills
+            .iter()
+            .map(|bill| (bill["billId"].as_str().expect("an id"), bill))
+            .collect();
+        let mut paid_per_bill: HashMap<&str, Money> = HashMap::new();
+        for payment in &bill_payments {
+            let mut allocated = Money(0);
+            for allocation in payment["allocations"].as_array().expect("allocations") {
+                assert_eq!(allocation["type"], "Bill", "{payment}");
+                let bill_id = allocation["id"].as_str().expect("a bill id");
+                let bill = bills_by_id
+                    .get(bill_id)
+                    .unwrap_or_else(|| panic!("{bill_id} is a bill of the connection"));
+                assert_eq!(bill["supplierRef"]["id"], payment["supplierRef"]["id"]);
+                assert_eq!(bill["currency"], payment["currency"]);
+                let amount = money(&allocation["amount"]);
+                allocated = allocated + amount;
+                let paid = paid_per_bill.entry(bill_id).or_insert(Money(0));
+                *paid = *paid + amount;
+            }
+            assert!(
+                allocated > Money(0) && allocated <= money(&payment["totalAmount"]),
+                "allocations within the amount: {payment}"
+            );
+            let account = payment["accountRef"]["id"].as_str().expect("an account");
+            assert!(account_ids.contains(account), "{account} is an account");
+        }
+        for bill in &bills {
+            let id = bill["billId"].as_str().expect("an id");
+            let paid = paid_per_bill.get(id).copied().unwrap_or(Money(0));
+            if bill["status"] == "Void" {
+                assert_eq!(paid, Money(0), "nothing pays a void bill: {bill}");
+            } else {
+                assert_eq!(
+                    money(&bill["amountDue"]),
+                    money(&bill["totalAmount"]) - paid,
+                    "{bill}"
+                );
+            }
+        }
 
         // The status filter keeps exact totals, in any case.
         let path = format!("/companies/{company_id}/data/bills");
