@@ -2,7 +2,7 @@
 //! connector ([`connector`]: the query endpoint, paging) and the mapping of
 //! its records and statuses ([`mapping`]; bills and payments in
 //! `settlements.rs`, the company and items in `company.rs`, journal entries
-//! in `journals.rs`). What these rely on, with sources:
+//! from the general ledger's `JournalReport` in `journals.rs`). What these rely on, with sources:
 //! `NOTES.md`.
 
 mod company;
