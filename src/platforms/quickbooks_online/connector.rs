@@ -9,7 +9,7 @@
 //! '<time>'` in the query's `where`. Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
-use chrono::{DateTime, Utc};
+use chrono::{DateTime, Datelike, Utc};
 use std::time::Duration;
 
 use super::QuickBooksOnlineAuthorization;
@@ -395,27 +395,36 @@ impl QuickBooksConnector {
 
 impl QuickBooksConnector {
     /// The journal entries of the general ledger's window starting at
-    /// `cursor` (a date; the first window without one), from the
+    /// `cursor` (a date, and the width a window cut short narrowed to, as
+    /// `2026-03-01+91`; the first window without one), from the
     /// `JournalReport`: a window QuickBooks cuts short at its size cap is
-    /// asked for again in halves, down to a day. The next page's cursor is
-    /// the day after the window read.
+    /// asked for again in halves, down to a day, and the rest of its year
+    /// is read in windows no wider. The next page's cursor is the day after
+    /// the window read.
     async fn journal_entries(
         &self,
         credentials: &QuickBooksOnlineAuthorization,
         cursor: Option<String>,
     ) -> Result<Fetched<JournalEntry>, ConnectorError> {
         let today = Utc::now().date_naive();
-        let mut window = match cursor {
-            None => Window::first(today),
+        let (mut window, mut narrowed) = match cursor {
+            None => (Window::first(today), false),
             Some(cursor) => {
-                let start =
-                    chrono::NaiveDate::parse_from_str(&cursor, "%Y-%m-%d").map_err(|_| {
-                        ConnectorError::Failed(format!(
-                            "{}: the journal report's cursor is not a date",
-                            Self::PLATFORM
-                        ))
-                    })?;
-                Window::from(start, today)
+                let unreadable = || {
+                    ConnectorError::Failed(format!(
+                        "{}: the journal report's cursor is not a date",
+                        Self::PLATFORM
+                    ))
+                };
+                let (date, width) = match cursor.split_once('+') {
+                    Some((date, width)) => {
+                        (date, Some(width.parse::<i64>().map_err(|_| unreadable())?))
+                    }
+                    None => (cursor.as_str(), None),
+                };
+                let start = chrono::NaiveDate::parse_from_str(date, "%Y-%m-%d")
+                    .map_err(|_| unreadable())?;
+                (Window::from(start, today).at_most(width), width.is_some())
             }
         };
         loop {
@@ -439,6 +448,7 @@ impl QuickBooksConnector {
                         window.start
                     ))
                 })?;
+                narrowed = true;
                 continue;
             }
             let read = report.entries().map_err(|problem| {
@@ -447,9 +457,15 @@ impl QuickBooksConnector {
                     Self::PLATFORM
                 ))
             })?;
-            let next = window
-                .next_start()
-                .map(|start| start.format("%Y-%m-%d").to_string());
+            let next = window.next_start().map(|start| {
+                let date = start.format("%Y-%m-%d").to_string();
+                let new_year = start.month() == 1 && start.day() == 1;
+                if narrowed && !new_year {
+                    format!("{date}+{}", window.days())
+                } else {
+                    date
+                }
+            });
             return Ok(Fetched::read(read, next));
         }
     }

@@ -27,8 +27,9 @@ use crate::platforms::kit::records::{Read, Unreadable};
 /// maps; the rest are left out).
 pub(super) const COLUMNS: &str = "tx_date,txn_type,doc_num,memo,account_name,debt_amt,credit_amt";
 
-/// What a report cut at QuickBooks' cap says in one of its cells.
-const CUT_SHORT: &str = "Unable to display more data";
+/// What a report cut at QuickBooks' cap says in one of its cells (lower
+/// case: compared in any case).
+const CUT_SHORT: &str = "unable to display more data";
 
 /// The type QuickBooks gives a manual journal entry in the report: posted
 /// for no other document.
@@ -157,6 +158,23 @@ impl Window {
         })
     }
 
+    /// It, ending at most `days` days after its start (a width a window cut
+    /// short narrowed to, kept for the rest of its year).
+    pub(super) fn at_most(self, days: Option<i64>) -> Self {
+        match days {
+            Some(days) if days > 0 => Self {
+                start: self.start,
+                end: self.end.min(self.start + chrono::Duration::days(days - 1)),
+            },
+            _ => self,
+        }
+    }
+
+    /// How many days it covers.
+    pub(super) fn days(self) -> i64 {
+        (self.end - self.start).num_days() + 1
+    }
+
     /// The day after it, where the next window starts; `None` after the
     /// last.
     pub(super) fn next_start(self) -> Option<NaiveDate> {
@@ -195,37 +213,74 @@ struct Posting {
 }
 
 impl JournalReport {
-    /// Whether QuickBooks cut the report short at its size cap.
+    /// Whether QuickBooks cut the report short at its size cap: its notice
+    /// in any cell but a memo (a memo is the user's text), in any letter
+    /// case, or in the header; or a report that ends inside a transaction
+    /// (a posting no `Summary` closed) or without its `TOTAL`, which a
+    /// report cut with no notice would.
     pub(super) fn cut_short(&self) -> bool {
-        fn any_cut(rows: &Rows) -> bool {
-            rows.row.iter().any(|row| {
-                row.col_data
-                    .iter()
-                    .any(|cell| cell.value.contains(CUT_SHORT))
-                    || row.summary.as_ref().is_some_and(|summary| {
-                        summary
-                            .col_data
-                            .iter()
-                            .any(|cell| cell.value.contains(CUT_SHORT))
-                    })
-                    || row.rows.as_ref().is_some_and(any_cut)
-            })
+        let says_cut = |text: &str| text.to_ascii_lowercase().contains(CUT_SHORT);
+        if self
+            .header
+            .option
+            .iter()
+            .filter_map(|option| option.value.as_deref())
+            .any(says_cut)
+        {
+            return true;
         }
-        any_cut(&self.rows)
+        if self.no_data() {
+            return false;
+        }
+        let keys = self.keys();
+        let memo = keys.iter().position(|key| key == "memo");
+        let amounts = [
+            keys.iter().position(|key| key == "debt_amt"),
+            keys.iter().position(|key| key == "credit_amt"),
+        ];
+        let mut rows = Vec::new();
+        flatten_borrowed(&self.rows.row, &mut rows);
+        let mut open = false;
+        for row in rows {
+            let (cells, summary) = match row {
+                FlatRef::Data(cells) => (cells, false),
+                FlatRef::Summary(cells) => (cells, true),
+            };
+            let noticed = cells
+                .iter()
+                .enumerate()
+                .any(|(index, cell)| Some(index) != memo && says_cut(&cell.value));
+            if noticed {
+                return true;
+            }
+            if summary {
+                if first(cells).value == "TOTAL" {
+                    return open;
+                }
+                open = false;
+            } else if amounts.iter().any(|at| {
+                at.and_then(|at| cells.get(at))
+                    .is_some_and(|cell| !cell.value.trim().is_empty())
+            }) {
+                // A posting no `Summary` has closed yet (a transaction that
+                // posted nothing may have none).
+                open = true;
+            }
+        }
+        true
     }
 
-    /// The report's journal entries, each transaction that posted anything
-    /// one entry; a transaction that cannot be read is an issue of its own.
-    pub(super) fn entries(self) -> Result<Read<JournalEntry>, Unreadable> {
-        let no_data = self.header.option.iter().any(|option| {
+    /// Whether the header says the window holds nothing.
+    fn no_data(&self) -> bool {
+        self.header.option.iter().any(|option| {
             option.name.as_deref() == Some("NoReportData")
                 && option.value.as_deref() == Some("true")
-        });
-        if no_data {
-            return Ok(Read::default());
-        }
-        let keys: Vec<String> = self
-            .columns
+        })
+    }
+
+    /// Each column's key: `MetaData` `ColKey`, else `ColType`.
+    fn keys(&self) -> Vec<String> {
+        self.columns
             .column
             .iter()
             .map(|column| {
@@ -237,7 +292,16 @@ impl JournalReport {
                     .or_else(|| column.col_type.clone())
                     .unwrap_or_default()
             })
-            .collect();
+            .collect()
+    }
+
+    /// The report's journal entries, each transaction that posted anything
+    /// one entry; a transaction that cannot be read is an issue of its own.
+    pub(super) fn entries(self) -> Result<Read<JournalEntry>, Unreadable> {
+        if self.no_data() {
+            return Ok(Read::default());
+        }
+        let keys = self.keys();
         let at: HashMap<&str, usize> = keys
             .iter()
             .enumerate()
@@ -257,7 +321,8 @@ impl JournalReport {
                 ));
             }
         }
-        let mut transactions = Vec::new();
+        let mut transactions: Vec<Transaction> = Vec::new();
+        let mut strays = 0_usize;
         let mut rows = Vec::new();
         flatten(self.rows.row, &mut rows);
         for row in rows {
@@ -266,15 +331,31 @@ impl JournalReport {
                     if first(&cells).value == "TOTAL" {
                         break;
                     }
-                    if let Some(open) = transactions.last_mut() {
+                    // Only the open transaction's own `Summary` closes it;
+                    // another (a group's subtotal) changes nothing.
+                    if let Some(open) = transactions.last_mut().filter(|last| last.totals.is_none())
+                    {
                         close(open, &cells, &at);
                     }
                 }
-                Flat::Data(cells) => read_data(&cells, &at, &mut transactions),
+                Flat::Data(cells) => {
+                    if !read_data(&cells, &at, &mut transactions) {
+                        strays += 1;
+                    }
+                }
             }
         }
         let currency = json::non_empty(self.header.currency);
         let mut read = Read::default();
+        if strays > 0 {
+            read.issues.push(RecordIssue {
+                record_id: None,
+                field: Some("txn_type".to_owned()),
+                reason: format!(
+                    "{strays} report row(s) continue no transaction open before them; their postings are not read"
+                ),
+            });
+        }
         for transaction in transactions {
             let id = transaction
                 .id
@@ -315,6 +396,27 @@ fn flatten(rows: Vec<Row>, into: &mut Vec<Flat>) {
     }
 }
 
+/// A report row, sections opened, borrowed.
+enum FlatRef<'a> {
+    Data(&'a [Cell]),
+    Summary(&'a [Cell]),
+}
+
+fn flatten_borrowed<'a>(rows: &'a [Row], into: &mut Vec<FlatRef<'a>>) {
+    for row in rows {
+        if row.row_type.as_deref() != Some("Section") {
+            into.push(FlatRef::Data(&row.col_data));
+            continue;
+        }
+        if let Some(inner) = &row.rows {
+            flatten_borrowed(&inner.row, into);
+        }
+        if let Some(summary) = &row.summary {
+            into.push(FlatRef::Summary(&summary.col_data));
+        }
+    }
+}
+
 fn first(cells: &[Cell]) -> Cell {
     cells.first().cloned().unwrap_or_default()
 }
@@ -342,10 +444,17 @@ fn amount(text: &str) -> Result<Option<Money>, ()> {
 }
 
 /// A `Data` row: a blank separator, a transaction's first row (its type
-/// written), or a row continuing the open one.
-fn read_data(cells: &[Cell], at: &HashMap<&str, usize>, transactions: &mut Vec<Transaction>) {
+/// written), or a row continuing the open one (not yet closed by its
+/// `Summary`, and of the same transaction id when the row gives one).
+/// `false` for a row that continues no open transaction: its postings
+/// cannot be placed.
+fn read_data(
+    cells: &[Cell],
+    at: &HashMap<&str, usize>,
+    transactions: &mut Vec<Transaction>,
+) -> bool {
     if cells.iter().all(|cell| cell.value.trim().is_empty()) {
-        return;
+        return true;
     }
     let kind = cell(cells, at, "txn_type");
     let starts = !kind.value.trim().is_empty();
@@ -361,27 +470,31 @@ fn read_data(cells: &[Cell], at: &HashMap<&str, usize>, transactions: &mut Vec<T
             problem: None,
         });
     }
-    let Some(open) = transactions.last_mut() else {
-        return;
+    let Some(open) = transactions.last_mut().filter(|last| last.totals.is_none()) else {
+        return false;
     };
-    if !starts && kind.id.as_deref().is_some_and(|id| !id.is_empty()) && kind.id != open.id {
-        open.problem.get_or_insert(Unreadable::field(
-            "txn_type",
-            "a row continues another transaction than the one it follows",
-        ));
-        return;
+    let continued = kind.id.as_deref().filter(|id| !id.is_empty());
+    if !starts && continued.is_some_and(|id| Some(id) != open.id.as_deref()) {
+        return false;
     }
-    let (debit, credit) = (
+    let (debit, credit) = match (
         amount(&cell(cells, at, "debt_amt").value),
         amount(&cell(cells, at, "credit_amt").value),
-    );
-    let (Ok(debit), Ok(credit)) = (debit, credit) else {
-        open.problem
-            .get_or_insert(Unreadable::field("debt_amt", "is not an amount"));
-        return;
+    ) {
+        (Ok(debit), Ok(credit)) => (debit, credit),
+        (Err(()), _) => {
+            open.problem
+                .get_or_insert(Unreadable::field("debt_amt", "is not an amount"));
+            return true;
+        }
+        (_, Err(())) => {
+            open.problem
+                .get_or_insert(Unreadable::field("credit_amt", "is not an amount"));
+            return true;
+        }
     };
     if debit.is_none() && credit.is_none() {
-        return;
+        return true;
     }
     open.lines.push(Posting {
         account: cell(cells, at, "account_name"),
@@ -389,6 +502,7 @@ fn read_data(cells: &[Cell], at: &HashMap<&str, usize>, transactions: &mut Vec<T
         debit: debit.unwrap_or(Money(0)),
         credit: credit.unwrap_or(Money(0)),
     });
+    true
 }
 
 /// The closing `Summary` of the open transaction: its totals.
@@ -423,6 +537,13 @@ fn into_entry(
 ) -> Result<Option<JournalEntry>, Unreadable> {
     if let Some(problem) = transaction.problem {
         return Err(problem);
+    }
+    if transaction
+        .lines
+        .iter()
+        .all(|line| line.debit == line.credit)
+    {
+        return Ok(None);
     }
     let Some(id) = transaction.id else {
         return Err(Unreadable::field("txn_type", "has no transaction id"));
@@ -557,17 +678,121 @@ mod tests {
         assert_eq!(entry.journal_lines[0].currency.as_deref(), Some("USD"));
     }
 
+    /// A report of the sample's columns holding `rows`, then its `TOTAL`.
+    fn of_rows(rows: &str) -> JournalReport {
+        let columns = SAMPLE
+            .split_once(r#""Columns":"#)
+            .and_then(|(_, columns)| columns.trim_end().strip_suffix('}'))
+            .expect("the sample's columns");
+        report(&format!(
+            r#"{{"Header":{{"Currency":"GBP"}},"Columns":{columns},"Rows":{{"Row":[{rows},
+              {{"type":"Section","Summary":{{"ColData":[{{"value":"TOTAL"}}]}}}}]}}}}"#
+        ))
+    }
+
+    /// A transaction's rows: a first row, continuations and its `Summary`.
+    fn transaction(
+        kind: &str,
+        id: &str,
+        lines: &[(&str, &str, &str)],
+        totals: (&str, &str),
+    ) -> String {
+        let row = |date: &str, kind: &str, (account, debit, credit): (&str, &str, &str)| {
+            format!(
+                r#"{{"type":"Data","ColData":[{{"value":"{date}"}},{{"id":"{id}","value":"{kind}"}},{{"value":""}},
+                  {{"value":""}},{{"value":"a memo"}},{{"id":"{account}","value":"Account {account}"}},
+                  {{"value":"{debit}"}},{{"value":"{credit}"}}]}}"#
+            )
+        };
+        let mut rows: Vec<String> = lines
+            .iter()
+            .enumerate()
+            .map(|(at, line)| match at {
+                0 => row("2026-10-01", kind, *line),
+                _ => row("0-00-00", "", *line),
+            })
+            .collect();
+        rows.push(format!(
+            r#"{{"type":"Section","Summary":{{"ColData":[{{"value":""}},{{"value":""}},{{"value":""}},{{"value":""}},
+              {{"value":""}},{{"value":""}},{{"value":"{}"}},{{"value":"{}"}}]}}}}"#,
+            totals.0, totals.1
+        ));
+        rows.join(",")
+    }
+
     #[test]
     fn a_transaction_whose_lines_do_not_make_its_totals_is_an_issue_of_its_own() {
-        let broken = SAMPLE.replacen(
-            r#"{"value":""},{"value":"15.00"}],"type":"Data"}"#,
-            r#"{"value":""},{"value":"14.00"}],"type":"Data"}"#,
-            1,
+        // Balanced lines, totals that say otherwise; then a sound one.
+        let rows = [
+            transaction(
+                "Deposit",
+                "7",
+                &[("1", "10.00", ""), ("2", "", "10.00")],
+                ("12.00", "12.00"),
+            ),
+            transaction(
+                "Deposit",
+                "8",
+                &[("1", "-.5", ""), ("2", "", "-.5")],
+                ("-.5", "-.5"),
+            ),
+        ]
+        .join(",");
+        let report = of_rows(&rows);
+        assert!(!report.cut_short());
+        let read = report.entries().expect("read");
+        assert_eq!(read.issues.len(), 1, "{:?}", read.issues);
+        assert_eq!(read.issues[0].record_id.as_deref(), Some("Deposit-7"));
+        assert_eq!(read.issues[0].field.as_deref(), Some("Summary"));
+        let sound: Vec<Money> = read.records[0]
+            .journal_lines
+            .iter()
+            .map(|line| line.net_amount)
+            .collect();
+        assert_eq!(read.records[0].journal_entry_id, "Deposit-8");
+        assert_eq!(
+            sound,
+            [Money::from_cents(-50), Money::from_cents(50)],
+            "-.5 reads"
         );
-        let read = report(&broken).entries().expect("read");
-        assert!(read.records.is_empty());
-        assert_eq!(read.issues.len(), 1);
-        assert_eq!(read.issues[0].record_id.as_deref(), Some("Invoice-65"));
+        assert_eq!(
+            read.records[0].journal_lines[0].currency.as_deref(),
+            Some("GBP")
+        );
+    }
+
+    #[test]
+    fn rows_that_continue_no_open_transaction_are_an_issue_and_a_subtotal_closes_nothing() {
+        let stray = r#"{"type":"Data","ColData":[{"value":"0-00-00"},{"id":"9","value":""},{"value":""},{"value":""},
+            {"value":""},{"id":"1","value":"Account 1"},{"value":"3.00"},{"value":""}]}"#;
+        let subtotal = r#"{"type":"Section","Summary":{"ColData":[{"value":""},{"value":""},{"value":""},
+            {"value":""},{"value":""},{"value":""},{"value":"99.00"},{"value":"99.00"}]}}"#;
+        let rows = [
+            stray.to_owned(),
+            transaction(
+                "Deposit",
+                "7",
+                &[("1", "10.00", ""), ("2", "", "10.00")],
+                ("10.00", "10.00"),
+            ),
+            subtotal.to_owned(),
+            stray.to_owned(),
+        ]
+        .join(",");
+        let read = of_rows(&rows).entries().expect("read");
+        assert_eq!(
+            read.records.len(),
+            1,
+            "the closed transaction kept its totals"
+        );
+        assert_eq!(read.records[0].balance(), Money(0));
+        assert_eq!(read.issues.len(), 1, "{:?}", read.issues);
+        assert_eq!(read.issues[0].record_id, None);
+        assert!(
+            read.issues[0].reason.starts_with("2 report row(s)"),
+            "{:?}",
+            read.issues
+        );
     }
 
     #[test]
@@ -577,9 +802,43 @@ mod tests {
             r#"{"value":"Unable to display more data. Please reduce the date range."}"#,
             1,
         );
-        assert!(report(&cut).cut_short());
+        assert!(report(&cut).cut_short(), "the notice in a cell");
+        let shouted = SAMPLE.replacen(
+            r#"{"Name":"NoReportData","Value":"false"}"#,
+            r#"{"Name":"NoReportData","Value":"false"},{"Name":"Notice","Value":"UNABLE TO DISPLAY MORE DATA"}"#,
+            1,
+        );
+        assert!(
+            report(&shouted).cut_short(),
+            "the notice in the header, any case"
+        );
+        let open = transaction(
+            "Deposit",
+            "7",
+            &[("1", "10.00", ""), ("2", "", "10.00")],
+            ("10.00", "10.00"),
+        );
+        let unclosed = open
+            .rsplit_once(r#",{"type":"Section""#)
+            .expect("a summary")
+            .0;
+        assert!(
+            of_rows(unclosed).cut_short(),
+            "a last transaction no Summary closed"
+        );
+        assert!(!of_rows(&open).cut_short());
+        let untotalled = SAMPLE.replacen(r#"{"value":"TOTAL"}"#, r#"{"value":""}"#, 1);
+        assert!(report(&untotalled).cut_short(), "no TOTAL");
+        let memo = SAMPLE.replacen(
+            r#"{"value":"Opening inventory"}"#,
+            r#"{"value":"unable to display more data, said the old system"}"#,
+            1,
+        );
+        assert!(!report(&memo).cut_short(), "a memo is the user's text");
         let empty = r#"{"Header":{"Option":[{"Name":"NoReportData","Value":"true"}]},"Columns":{"Column":[]},"Rows":{}}"#;
-        let read = report(empty).entries().expect("read");
+        let empty = report(empty);
+        assert!(!empty.cut_short());
+        let read = empty.entries().expect("read");
         assert!(read.records.is_empty() && read.issues.is_empty());
     }
 
@@ -618,6 +877,15 @@ mod tests {
                 end: date(2026, 7, 2)
             }
         );
+        assert_eq!(half.days(), 183);
+        let narrower = Window::from(date(2026, 7, 3), today).at_most(Some(30));
+        assert_eq!(
+            narrower.end,
+            date(2026, 8, 1),
+            "30 days, the start included"
+        );
+        let wide = Window::from(date(2026, 7, 3), today).at_most(Some(400));
+        assert_eq!(wide.end, date(2026, 12, 31), "never past its year");
         let day = Window {
             start: date(2026, 1, 1),
             end: date(2026, 1, 1),
