@@ -344,13 +344,14 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
         // table: every previous record read once and its staged copy looked
         // up once, so a batch when every record is missing (the batch fills
         // at once), the whole list when none is (one statement walks to its
-        // end).
+        // end); and the rows it returns.
         let cases = [
             (
                 "every record new",
                 published + 1_000_000,
                 "record_id || '-new'",
                 "body",
+                MISSING_BATCH,
                 MISSING_BATCH,
             ),
             (
@@ -359,9 +360,10 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
                 "record_id",
                 "substr(body, 1, length(body) - $3)",
                 INVOICES,
+                0,
             ),
         ];
-        for (_, staged, id, body, _) in cases {
+        for (_, staged, id, body, _, _) in cases {
             let mut values: Vec<sea_orm::Value> = vec![staged.into(), published.into()];
             if body != "body" {
                 values.push((MODIFIED_DATE_SUFFIX_CHARS as i32).into());
@@ -381,7 +383,7 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
         }
         // Both walks: for the missing records alone, and for them and the
         // first changed record (a whole list's resync).
-        for ((case, staged, _, _, bound), looking) in cases
+        for ((case, staged, _, _, bound, returned), looking) in cases
             .into_iter()
             .flat_map(|case| [(case, Looking::ForMissing), (case, Looking::AlsoForChanges)])
         {
@@ -399,6 +401,13 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
             }
             match plan_of(&txn, statement).await {
                 Plan::Executed(plan) => {
+                    // What the case is: a full batch missing, or none
+                    // missing and none changed (the walk went to the end).
+                    assert_eq!(
+                        plan["Actual Rows"].as_f64(),
+                        Some(returned as f64),
+                        "{case}, {looking:?}: {plan}"
+                    );
                     let staged_reads = reads_of(&plan, "record_staging");
                     assert!(
                         !staged_reads.scanned_whole && staged_reads.read() <= bound as f64,
