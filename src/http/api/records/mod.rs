@@ -236,7 +236,9 @@ async fn list<D: Definition>(request: &Request) -> poem::Result<Response> {
         Some(query) => {
             let lifted = query::lift_filter(data_type, filter.as_deref(), query);
             let text = match (&filter, &lifted.filter, query_text) {
-                (Some(value), None, Some(text)) => Some(Cow::Owned(format!("{value}&&{{{text}}}"))),
+                // NUL cannot be in a query or a filter value (both are
+                // refused with it), so no other request has this text.
+                (Some(value), None, Some(text)) => Some(Cow::Owned(format!("{value}\0{text}"))),
                 _ => query_text.map(Cow::Borrowed),
             };
             (lifted.filter.map(Cow::Owned), lifted.rest, text)
