@@ -9,10 +9,12 @@ use serde::de::DeserializeOwned;
 
 use super::MollieAuthorization;
 use super::mapping::{
-    EmbeddedCustomers, EmbeddedOrders, ListPage, Organization as MollieOrganization,
+    EmbeddedCustomers, EmbeddedOrders, EmbeddedPayments, EmbeddedProfiles, ListPage,
+    Organization as MollieOrganization,
 };
 use crate::data::customers::{Customer, Customers};
 use crate::data::orders::{Order, Orders};
+use crate::data::payments::{Payment, Payments};
 use crate::platforms::config::PlatformConfig;
 use crate::platforms::connector::{
     Configured, Connector, ConnectorError, Endpoint, Fetched, Fetcher, Syncs, require_reach, syncs,
@@ -77,10 +79,26 @@ impl MollieConnector {
         list: &str,
         cursor: Option<String>,
     ) -> Result<(Option<E>, Option<String>), ConnectorError> {
+        self.list_of(credentials, what, list, None, cursor).await
+    }
+
+    /// [`Self::list`], of one website profile when `profile` is given (an
+    /// OAuth token must name one for profile-level lists: `profileId`).
+    async fn list_of<E: DeserializeOwned>(
+        &self,
+        credentials: &MollieAuthorization,
+        what: &'static str,
+        list: &str,
+        profile: Option<&str>,
+        cursor: Option<String>,
+    ) -> Result<(Option<E>, Option<String>), ConnectorError> {
         let url = format!("{}/v2/{list}", self.api_base);
         let mut call = Call::get(Self::PLATFORM, what, url, Auth::bearer(&credentials.tokens))
             .accept(HAL_JSON)
             .query("limit", self.page_size);
+        if let Some(profile) = profile {
+            call = call.query("profileId", profile);
+        }
         if let NextLink::Given(from) = NextLink::from_cursor(cursor) {
             call = call.query("from", from);
         }
@@ -99,6 +117,39 @@ impl MollieConnector {
     }
 }
 
+impl MollieConnector {
+    /// Every website profile of the organization (`GET /v2/profiles`, each
+    /// page).
+    async fn profiles(
+        &self,
+        credentials: &MollieAuthorization,
+    ) -> Result<Vec<String>, ConnectorError> {
+        let mut profiles = Vec::new();
+        let mut cursor = None;
+        loop {
+            let (embedded, next) = self
+                .list::<EmbeddedProfiles>(credentials, "the website profiles", "profiles", cursor)
+                .await?;
+            let listed = embedded
+                .map(|embedded| embedded.profiles)
+                .unwrap_or_default();
+            let read = listed.read(|profile| Ok(Some(profile.id)));
+            profiles.extend(read.records);
+            match next {
+                Some(from) => cursor = Some(from),
+                None => return Ok(profiles),
+            }
+        }
+    }
+}
+
+/// Where a payments sync stands: the profiles left (the first the one being
+/// read) and where in the first the next page starts, as one cursor
+/// (`from@profile,profile`).
+fn payments_cursor(from: Option<&str>, profiles: &[String]) -> Option<String> {
+    (!profiles.is_empty()).then(|| format!("{}@{}", from.unwrap_or_default(), profiles.join(",")))
+}
+
 impl Connector for MollieConnector {
     type Credentials = MollieAuthorization;
     const PLATFORM: &'static str = "Mollie";
@@ -106,7 +157,7 @@ impl Connector for MollieConnector {
     const LIMITS: Limits = Limits::NONE;
 
     fn syncs() -> Vec<Fetcher<Self>> {
-        syncs![Self: Customers, Orders]
+        syncs![Self: Customers, Orders, Payments]
     }
 
     fn token_endpoint(&self, _credentials: &MollieAuthorization) -> Option<TokenEndpoint> {
@@ -118,15 +169,22 @@ impl Connector for MollieConnector {
         ))
     }
 
-    /// Mollie Connect: read scopes of orders and customers, and of the
-    /// organization, which `GET /v2/organizations/me` names.
+    /// Mollie Connect: read scopes of orders, customers, website profiles
+    /// and payments, and of the organization, which `GET
+    /// /v2/organizations/me` names.
     fn link_spec(&self) -> Option<LinkSpec> {
         Some(
             LinkSpec::code_flow(
                 self.authorize_url.clone(),
                 self.token_url.clone(),
                 ClientAuth::Basic,
-                &["organizations.read", "orders.read", "customers.read"],
+                &[
+                    "organizations.read",
+                    "orders.read",
+                    "customers.read",
+                    "profiles.read",
+                    "payments.read",
+                ],
             )
             .with_parameters(&[("approval_prompt", "auto")]),
         )
@@ -214,6 +272,60 @@ impl Syncs<Customers> for MollieConnector {
             .map(|embedded| embedded.customers)
             .unwrap_or_default()
             .read(|customer| Ok(Some(customer.into_record())));
+        Ok(Fetched::read(read, next))
+    }
+}
+
+/// Payments, per website profile: an OAuth token lists a profile's payments
+/// only with its `profileId`, so the first page lists the profiles and each
+/// profile's payments follow, by `from` (NOTES.md, "Payments"). Only paid
+/// payments are money received.
+impl Syncs<Payments> for MollieConnector {
+    async fn page(
+        &self,
+        credentials: &MollieAuthorization,
+        cursor: Option<String>,
+    ) -> Result<Fetched<Payment>, ConnectorError> {
+        let (profiles, from): (Vec<String>, Option<String>) = match cursor {
+            None => (self.profiles(credentials).await?, None),
+            Some(cursor) => {
+                let (from, profiles) = cursor.split_once('@').ok_or_else(|| {
+                    ConnectorError::Failed(format!(
+                        "the Mollie payments cursor {cursor:?} names no profile"
+                    ))
+                })?;
+                (
+                    profiles.split(',').map(str::to_owned).collect(),
+                    crate::platforms::kit::json::non_empty(Some(from.to_owned())),
+                )
+            }
+        };
+        let Some(profile) = profiles.first() else {
+            return Ok(Fetched::all(Vec::new(), None));
+        };
+        let (embedded, next) = self
+            .list_of::<EmbeddedPayments>(
+                credentials,
+                "a page of payments",
+                "payments",
+                Some(profile),
+                from,
+            )
+            .await?;
+        let read = embedded
+            .map(|embedded| embedded.payments)
+            .unwrap_or_default()
+            .read(|payment| {
+                if payment.is_paid() {
+                    payment.into_record().map(Some)
+                } else {
+                    Ok(None)
+                }
+            });
+        let next = match next {
+            Some(from) => payments_cursor(Some(&from), &profiles),
+            None => payments_cursor(None, &profiles[1..]),
+        };
         Ok(Fetched::read(read, next))
     }
 }

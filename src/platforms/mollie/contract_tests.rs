@@ -4,7 +4,7 @@
 //! documented examples and the bodies `kit::openapi_contract` makes from
 //! the schemas.
 
-use super::mapping::{EmbeddedCustomers, ListPage, Organization};
+use super::mapping::{EmbeddedCustomers, EmbeddedProfiles, ListPage, Organization};
 use crate::data::customers::Customer;
 use crate::platforms::kit::openapi_contract::{Document, Needed, hold, whole};
 use crate::platforms::kit::records::Read;
@@ -37,4 +37,21 @@ fn every_organization_answer_mollies_document_allows_is_read() {
     let document = Document::load("mollie.json");
     let answer = document.answer("GET", "/v2/organizations/me");
     hold(&answer, &answer.bodies(), whole::<Organization>, &[]);
+}
+
+/// A page of profiles as `MollieConnector::profiles` reads it.
+fn profiles(text: &str) -> Result<Read<String>, String> {
+    let page: ListPage<EmbeddedProfiles> = serde_json::from_str(text).map_err(|e| e.to_string())?;
+    let profiles = page
+        .embedded
+        .map(|embedded| embedded.profiles)
+        .unwrap_or_default();
+    Ok(profiles.read(|profile| Ok(Some(profile.id))))
+}
+
+#[test]
+fn every_profiles_answer_mollies_document_allows_is_read() {
+    let document = Document::load("mollie.json");
+    let answer = document.answer("GET", "/v2/profiles");
+    hold(&answer, &answer.bodies(), profiles, &[]);
 }

@@ -6,8 +6,10 @@
 use serde::Deserialize;
 
 use crate::data::customers::{Customer, CustomerStatus};
+use crate::data::invoices::CustomerRef;
 use crate::data::money::{Money, Quantity};
 use crate::data::orders::{Order, OrderLineItem, OrderStatus};
+use crate::data::payments::{AllocationType, Payment, PaymentAllocation};
 use crate::platforms::kit::json::{self, Amount};
 use crate::platforms::kit::records::{Each, Keyed, Unreadable};
 use crate::platforms::kit::status::find;
@@ -89,6 +91,96 @@ impl Keyed for MollieCustomer {
 pub(super) struct EmbeddedOrders {
     #[serde(default)]
     pub(super) orders: Each<MollieOrder>,
+}
+
+impl Keyed for MolliePayment {
+    const ID: &'static str = "/id";
+}
+
+impl Keyed for MollieProfile {
+    const ID: &'static str = "/id";
+}
+
+/// `_embedded` of `GET /v2/payments`.
+#[derive(Deserialize)]
+pub(super) struct EmbeddedPayments {
+    #[serde(default)]
+    pub(super) payments: Each<MolliePayment>,
+}
+
+/// `_embedded` of `GET /v2/profiles`.
+#[derive(Deserialize)]
+pub(super) struct EmbeddedProfiles {
+    #[serde(default)]
+    pub(super) profiles: Each<MollieProfile>,
+}
+
+/// A website profile: payments are listed per profile.
+#[derive(Deserialize)]
+pub(super) struct MollieProfile {
+    pub(super) id: String,
+}
+
+/// A payment as `GET /v2/payments` writes it (`list-payment-response`).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub(super) struct MolliePayment {
+    id: String,
+    status: Option<String>,
+    amount: Option<MollieAmount>,
+    description: Option<String>,
+    customer_id: Option<String>,
+    order_id: Option<String>,
+    created_at: Option<String>,
+    paid_at: Option<String>,
+}
+
+impl MolliePayment {
+    /// Whether the customer's money was received: status `paid`. An open,
+    /// pending, authorized, expired, canceled or failed payment moved none.
+    pub(super) fn is_paid(&self) -> bool {
+        self.status.as_deref() == Some("paid")
+    }
+
+    /// Our payment: the amount received on the day it was paid (`paidAt`),
+    /// from the customer it names, allocated to the order it paid (`Other`:
+    /// an order is not an invoice); one without an amount, its currency or a
+    /// readable time cannot be read.
+    pub(super) fn into_record(self) -> Result<Payment, Unreadable> {
+        let amount = self
+            .amount
+            .ok_or_else(|| Unreadable::field("amount", "is missing"))?;
+        let currency = json::non_empty(amount.currency.clone())
+            .ok_or_else(|| Unreadable::field("amount.currency", "is missing"))?;
+        let total_amount = amount.value.money();
+        let date = self
+            .paid_at
+            .or(self.created_at)
+            .as_deref()
+            .and_then(json::datetime)
+            .map(|at| at.date_naive())
+            .ok_or_else(|| Unreadable::field("paidAt", "is missing or not a time"))?;
+        let allocations = json::non_empty(self.order_id)
+            .map(|id| PaymentAllocation {
+                allocation_type: AllocationType::Other,
+                id,
+                amount: total_amount,
+            })
+            .into_iter()
+            .collect();
+        Ok(Payment {
+            reference: None,
+            customer_ref: CustomerRef::to(json::non_empty(self.customer_id), None),
+            account_ref: None,
+            date,
+            currency,
+            total_amount,
+            allocations,
+            note: json::non_empty(self.description),
+            source_modified_date: None,
+            payment_id: self.id,
+        })
+    }
 }
 
 /// `_embedded` of `GET /v2/customers`.

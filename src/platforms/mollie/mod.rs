@@ -19,7 +19,7 @@ use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
 /// What Mollie syncs: the organization's customers and orders.
-const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS];
+const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS, DataType::PAYMENTS];
 
 /// Mollie in the catalogue.
 pub static PLATFORM: Platform = Platform {

@@ -52,6 +52,26 @@ fn router() -> super::fake::Router {
                 };
                 Answer::json(200, fixture(&format!("mollie/fixtures/orders-{page}.json")))
             }
+            "/v2/profiles" => Answer::json(200, fixture("mollie/fixtures/profiles.json")),
+            // An organization's token must name the profile (NOTES.md).
+            "/v2/payments" => {
+                let profile = call.query.get("profileId").map(String::as_str);
+                let page = match (profile, from.as_str()) {
+                    (Some("pfl_QkEhN94Ba"), "") => 1,
+                    (Some("pfl_QkEhN94Ba"), "tr_44aKxzEbr8") => 2,
+                    (Some("pfl_v9hTwCvYqw"), "") => 3,
+                    _ => {
+                        return Answer::json(
+                            400,
+                            "{\"status\":400,\"title\":\"Bad Request\",\"detail\":\"The profile id is invalid\",\"field\":\"profileId\"}",
+                        );
+                    }
+                };
+                Answer::json(
+                    200,
+                    fixture(&format!("mollie/fixtures/payments-{page}.json")),
+                )
+            }
             "/v2/customers" => {
                 let page = if from.is_empty() { 1 } else { 2 };
                 Answer::json(
@@ -111,7 +131,7 @@ static CASE: Case = Case {
         records: 12,
         calls: 3,
     },
-    syncs: &["customers", "orders"],
+    syncs: &["customers", "orders", "payments"],
     errors: Errors {
         rate_limited: r#"{"status":429,"title":"Too Many Requests","detail":"Too many requests"}"#,
         rate_limit_headers: &[],
@@ -301,6 +321,92 @@ async fn mollie_customers_sync_over_hal_pages() {
         assert_eq!(
             calls[1].query.get("from").map(String::as_str),
             Some("cst_8wmqcHMN3")
+        );
+    }
+}
+
+/// Payments: each website profile's (listed first, then named by
+/// `profileId` on every page, as an organization's token must), over their
+/// HAL pages; only the paid ones, money received, each from the customer
+/// and for the order it names, both synced from the same connection.
+#[tokio::test]
+async fn mollie_payments_are_each_profiles_paid_payments_with_their_customer_and_order() {
+    for backend in backends() {
+        let fake = fake().await;
+        let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
+        let (company_id, _) = connected(&app, 3600).await;
+        for data_type in [
+            QueueDataTypeDataType::Payments,
+            QueueDataTypeDataType::Customers,
+            QueueDataTypeDataType::Orders,
+        ] {
+            let operations = sync(&app, company_id, data_type).await;
+            assert!(
+                operations
+                    .iter()
+                    .all(|op| op.status == PullStatus::Complete),
+                "{operations:?}"
+            );
+        }
+        let payments = list(&app, company_id, "payments").await;
+        let summary: Vec<(&str, &str, &str, &str)> = payments
+            .iter()
+            .map(|payment| {
+                (
+                    payment["paymentId"].as_str().expect("an id"),
+                    payment["date"].as_str().expect("a date"),
+                    payment["totalAmount"].as_str().expect("an amount"),
+                    payment["currency"].as_str().expect("a currency"),
+                )
+            })
+            .collect();
+        assert_eq!(
+            summary,
+            [
+                ("tr_ncaPcAhuUV", "2026-11-07", "5.00", "EUR"),
+                ("tr_MrA5TQ8UTd", "2026-11-06", "20.00", "GBP"),
+                ("tr_Hg2ew4wBxD", "2026-11-04", "10.50", "EUR"),
+                ("tr_7UhSN1zuXS", "2026-11-02", "75.00", "EUR"),
+            ],
+            "the paid ones of both profiles, newest first: {payments:#?}"
+        );
+        let customers = list(&app, company_id, "customers").await;
+        let orders = list(&app, company_id, "orders").await;
+        for payment in &payments {
+            if let Some(customer) = payment["customerRef"]["id"].as_str() {
+                assert!(
+                    customers.iter().any(|one| one["customerId"] == customer),
+                    "{customer} is a customer of the connection"
+                );
+            }
+            for allocation in payment["allocations"].as_array().expect("allocations") {
+                assert_eq!(allocation["type"], "Other", "an order, not an invoice");
+                assert_eq!(allocation["amount"], payment["totalAmount"]);
+                assert!(
+                    orders
+                        .iter()
+                        .any(|order| order["orderId"] == allocation["id"]),
+                    "{allocation} names an order of the connection"
+                );
+            }
+        }
+        assert_eq!(payments[3]["note"], "Order 1337");
+        assert_eq!(payments[3]["customerRef"]["id"], "cst_8wmqcHMN1");
+        assert_eq!(payments[2]["customerRef"], Value::Null);
+
+        let profiles: Vec<Option<String>> = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path == "/v2/payments")
+            .map(|call| call.query.get("profileId").cloned())
+            .collect();
+        assert_eq!(
+            profiles,
+            [
+                Some("pfl_QkEhN94Ba".to_owned()),
+                Some("pfl_QkEhN94Ba".to_owned()),
+                Some("pfl_v9hTwCvYqw".to_owned())
+            ]
         );
     }
 }
