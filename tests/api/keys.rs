@@ -322,6 +322,55 @@ async fn the_status_filter_with_a_query_on_declared_fields_is_read_from_the_keys
     .await;
 }
 
+#[tokio::test]
+async fn this_suppliers_bills_and_bills_since_a_day_are_read_from_the_bills_keys() {
+    for_each_database(async |app: &TestApp| {
+        let (company_id, _) = synced_invoices(app, "Keyed Bills Ltd", 200).await;
+        let generation = data_generation::Entity::find()
+            .filter(data_generation::Column::DataType.eq("bills"))
+            .one(&app.db)
+            .await
+            .expect("the generation")
+            .expect("bills published")
+            .generation;
+        let path = format!("/companies/{company_id}/data/bills");
+        let (code, page) = answer(app, &format!("{path}?pageSize=5000")).await;
+        assert_eq!(code, 200, "{page}");
+        let bills = page["results"].as_array().expect("results").clone();
+        let supplier = value_of(&bills[0], "supplierRef.id").expect("a supplier");
+        let day = value_of(&bills[bills.len() / 2], "issueDate").expect("a date");
+        let theirs = bills
+            .iter()
+            .filter(|bill| value_of(bill, "supplierRef.id").as_deref() == Some(&supplier))
+            .count() as u64;
+        let since = bills
+            .iter()
+            .filter(|bill| value_of(bill, "issueDate").is_some_and(|date| date >= day))
+            .count() as u64;
+        assert!(theirs > 0 && theirs < bills.len() as u64);
+        let path = &path;
+        let total = |query: String| async move {
+            let (code, page) = answer(app, &format!("{path}?query={query}")).await;
+            assert_eq!(code, 200, "{page}");
+            page["totalResults"].as_u64().expect("a total")
+        };
+        assert_eq!(total(format!("supplierRef.id={supplier}")).await, theirs);
+        assert_eq!(total(format!("issueDate>={day}")).await, since);
+
+        // Without those fields' keys the same generation finds nothing:
+        // the keys are what was read.
+        record_key::Entity::delete_many()
+            .filter(record_key::Column::Generation.eq(generation))
+            .filter(record_key::Column::Field.is_in(["supplierRef.id", "issueDate"]))
+            .exec(&app.db)
+            .await
+            .expect("deleted");
+        assert_eq!(total(format!("%7BsupplierRef.id={supplier}%7D")).await, 0);
+        assert_eq!(total(format!("%7BissueDate>={day}%7D")).await, 0);
+    })
+    .await;
+}
+
 /// Whether a record matches a query, as the test computes it.
 type Matches = Box<dyn Fn(&Value) -> bool>;
 
