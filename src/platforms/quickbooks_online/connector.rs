@@ -9,12 +9,12 @@
 //! '<time>'` in the query's `where`. Sources: `NOTES.md`.
 
 use crate::platforms::kit::limits::Limits;
-use chrono::{DateTime, Datelike, Utc};
+use chrono::{DateTime, Utc};
 use std::time::Duration;
 
 use super::QuickBooksOnlineAuthorization;
 use super::company::{CompanyInfoAnswer, ItemList, PreferencesAnswer};
-use super::journals::{COLUMNS as JOURNAL_COLUMNS, JournalReport, Window};
+use super::journals::{COLUMNS as JOURNAL_COLUMNS, Cut, JournalReport, Window};
 use super::mapping::{
     AccountList, CreditMemoList, CustomerList, InvoiceList, QueryAnswer, TaxRateList, VendorList,
 };
@@ -439,17 +439,25 @@ impl QuickBooksConnector {
             .query("columns", JOURNAL_COLUMNS)
             .query("minorversion", MINOR_VERSION);
             let report: JournalReport = self.http.json(&call).await.map_err(company_refused)?;
-            if report.cut_short() {
-                window = window.first_half().ok_or_else(|| {
-                    ConnectorError::Failed(format!(
+            match (report.cut(), window.first_half()) {
+                (Cut::Whole, _) => {}
+                (Cut::Noticed | Cut::Unfinished, Some(half)) => {
+                    window = half;
+                    narrowed = true;
+                    continue;
+                }
+                (Cut::Noticed, None) => {
+                    return Err(ConnectorError::Failed(format!(
                         "{}: the journal report of {} alone is over QuickBooks' size limit; the previous \
                          data is kept",
                         Self::PLATFORM,
                         window.start
-                    ))
-                })?;
-                narrowed = true;
-                continue;
+                    )));
+                }
+                // A day whose report ends as a cut one would, though
+                // QuickBooks says nothing: read as it is, its stray rows
+                // an issue.
+                (Cut::Unfinished, None) => {}
             }
             let read = report.entries().map_err(|problem| {
                 ConnectorError::Failed(format!(
@@ -457,10 +465,14 @@ impl QuickBooksConnector {
                     Self::PLATFORM
                 ))
             })?;
+            // A narrowed width holds for the rest of its year only, and only
+            // in the windows of one year (not the decades before 2000 or
+            // after next year).
             let next = window.next_start().map(|start| {
                 let date = start.format("%Y-%m-%d").to_string();
-                let new_year = start.month() == 1 && start.day() == 1;
-                if narrowed && !new_year {
+                let same_year_window =
+                    Window::from(start, today).end == Window::from(window.start, today).end;
+                if narrowed && same_year_window && Window::from(start, today).days() <= 366 {
                     format!("{date}+{}", window.days())
                 } else {
                     date

@@ -190,6 +190,23 @@ fn latest() -> NaiveDate {
     date(LATEST.0, LATEST.1, LATEST.2)
 }
 
+/// What [`JournalReport::cut`] finds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Cut {
+    /// A whole report.
+    Whole,
+    /// QuickBooks says it cut the report at its size cap.
+    Noticed,
+    /// The report ends as a cut one would (inside a transaction, or without
+    /// its `TOTAL`) though nothing says so.
+    Unfinished,
+}
+
+/// Whether a `Summary` is the report's `TOTAL`.
+fn is_total(cells: &[Cell]) -> bool {
+    first(cells).value.trim().eq_ignore_ascii_case("TOTAL")
+}
+
 /// One transaction's rows, as read.
 struct Transaction {
     kind: String,
@@ -213,12 +230,13 @@ struct Posting {
 }
 
 impl JournalReport {
-    /// Whether QuickBooks cut the report short at its size cap: its notice
-    /// in any cell but a memo (a memo is the user's text), in any letter
-    /// case, or in the header; or a report that ends inside a transaction
-    /// (a posting no `Summary` closed) or without its `TOTAL`, which a
-    /// report cut with no notice would.
-    pub(super) fn cut_short(&self) -> bool {
+    /// Whether QuickBooks cut the report short at its size cap:
+    /// [`Cut::Noticed`] when its notice is in any cell but a memo (a memo
+    /// is the user's text), in any letter case, or in the header;
+    /// [`Cut::Unfinished`] when the report ends inside a transaction (a
+    /// posting no `Summary` closed) or without its `TOTAL`, as a report cut
+    /// with no notice would.
+    pub(super) fn cut(&self) -> Cut {
         let says_cut = |text: &str| text.to_ascii_lowercase().contains(CUT_SHORT);
         if self
             .header
@@ -227,10 +245,10 @@ impl JournalReport {
             .filter_map(|option| option.value.as_deref())
             .any(says_cut)
         {
-            return true;
+            return Cut::Noticed;
         }
         if self.no_data() {
-            return false;
+            return Cut::Whole;
         }
         let keys = self.keys();
         let memo = keys.iter().position(|key| key == "memo");
@@ -251,11 +269,11 @@ impl JournalReport {
                 .enumerate()
                 .any(|(index, cell)| Some(index) != memo && says_cut(&cell.value));
             if noticed {
-                return true;
+                return Cut::Noticed;
             }
             if summary {
-                if first(cells).value == "TOTAL" {
-                    return open;
+                if is_total(cells) {
+                    return if open { Cut::Unfinished } else { Cut::Whole };
                 }
                 open = false;
             } else if amounts.iter().any(|at| {
@@ -267,7 +285,7 @@ impl JournalReport {
                 open = true;
             }
         }
-        true
+        Cut::Unfinished
     }
 
     /// Whether the header says the window holds nothing.
@@ -328,7 +346,7 @@ impl JournalReport {
         for row in rows {
             match row {
                 Flat::Summary(cells) => {
-                    if first(&cells).value == "TOTAL" {
+                    if is_total(&cells) {
                         break;
                     }
                     // Only the open transaction's own `Summary` closes it;
@@ -446,8 +464,8 @@ fn amount(text: &str) -> Result<Option<Money>, ()> {
 /// A `Data` row: a blank separator, a transaction's first row (its type
 /// written), or a row continuing the open one (not yet closed by its
 /// `Summary`, and of the same transaction id when the row gives one).
-/// `false` for a row that continues no open transaction: its postings
-/// cannot be placed.
+/// `false` for a row with an amount that continues no open transaction:
+/// its posting cannot be placed.
 fn read_data(
     cells: &[Cell],
     at: &HashMap<&str, usize>,
@@ -470,12 +488,15 @@ fn read_data(
             problem: None,
         });
     }
+    let posts = ["debt_amt", "credit_amt"]
+        .iter()
+        .any(|key| !cell(cells, at, key).value.trim().is_empty());
     let Some(open) = transactions.last_mut().filter(|last| last.totals.is_none()) else {
-        return false;
+        return !posts;
     };
     let continued = kind.id.as_deref().filter(|id| !id.is_empty());
     if !starts && continued.is_some_and(|id| Some(id) != open.id.as_deref()) {
-        return false;
+        return !posts;
     }
     let (debit, credit) = match (
         amount(&cell(cells, at, "debt_amt").value),
@@ -638,7 +659,7 @@ mod tests {
     #[test]
     fn intuits_sample_is_one_balanced_invoice_entry_and_nothing_for_what_posted_nothing() {
         let report = report(SAMPLE);
-        assert!(!report.cut_short());
+        assert_eq!(report.cut(), Cut::Whole);
         let read = report.entries().expect("read");
         assert!(read.issues.is_empty(), "{:?}", read.issues);
         assert_eq!(
@@ -739,7 +760,7 @@ mod tests {
         ]
         .join(",");
         let report = of_rows(&rows);
-        assert!(!report.cut_short());
+        assert_eq!(report.cut(), Cut::Whole);
         let read = report.entries().expect("read");
         assert_eq!(read.issues.len(), 1, "{:?}", read.issues);
         assert_eq!(read.issues[0].record_id.as_deref(), Some("Deposit-7"));
@@ -779,7 +800,13 @@ mod tests {
             stray.to_owned(),
         ]
         .join(",");
-        let read = of_rows(&rows).entries().expect("read");
+        let report = of_rows(&rows);
+        assert_eq!(
+            report.cut(),
+            Cut::Unfinished,
+            "a posting after the last Summary ends the report as a cut would"
+        );
+        let read = report.entries().expect("read");
         assert_eq!(
             read.records.len(),
             1,
@@ -802,14 +829,15 @@ mod tests {
             r#"{"value":"Unable to display more data. Please reduce the date range."}"#,
             1,
         );
-        assert!(report(&cut).cut_short(), "the notice in a cell");
+        assert_eq!(report(&cut).cut(), Cut::Noticed, "the notice in a cell");
         let shouted = SAMPLE.replacen(
             r#"{"Name":"NoReportData","Value":"false"}"#,
             r#"{"Name":"NoReportData","Value":"false"},{"Name":"Notice","Value":"UNABLE TO DISPLAY MORE DATA"}"#,
             1,
         );
-        assert!(
-            report(&shouted).cut_short(),
+        assert_eq!(
+            report(&shouted).cut(),
+            Cut::Noticed,
             "the notice in the header, any case"
         );
         let open = transaction(
@@ -822,22 +850,27 @@ mod tests {
             .rsplit_once(r#",{"type":"Section""#)
             .expect("a summary")
             .0;
-        assert!(
-            of_rows(unclosed).cut_short(),
+        assert_eq!(
+            of_rows(unclosed).cut(),
+            Cut::Unfinished,
             "a last transaction no Summary closed"
         );
-        assert!(!of_rows(&open).cut_short());
+        assert_eq!(of_rows(&open).cut(), Cut::Whole);
+        let lowered = format!(
+            r#"{open},{{"type":"Section","Summary":{{"ColData":[{{"value":" Total "}}]}}}}"#
+        );
+        assert_eq!(of_rows(&lowered).cut(), Cut::Whole, "TOTAL in any case");
         let untotalled = SAMPLE.replacen(r#"{"value":"TOTAL"}"#, r#"{"value":""}"#, 1);
-        assert!(report(&untotalled).cut_short(), "no TOTAL");
+        assert_eq!(report(&untotalled).cut(), Cut::Unfinished, "no TOTAL");
         let memo = SAMPLE.replacen(
             r#"{"value":"Opening inventory"}"#,
             r#"{"value":"unable to display more data, said the old system"}"#,
             1,
         );
-        assert!(!report(&memo).cut_short(), "a memo is the user's text");
+        assert_eq!(report(&memo).cut(), Cut::Whole, "a memo is the user's text");
         let empty = r#"{"Header":{"Option":[{"Name":"NoReportData","Value":"true"}]},"Columns":{"Column":[]},"Rows":{}}"#;
         let empty = report(empty);
-        assert!(!empty.cut_short());
+        assert_eq!(empty.cut(), Cut::Whole);
         let read = empty.entries().expect("read");
         assert!(read.records.is_empty() && read.issues.is_empty());
     }
