@@ -1,5 +1,6 @@
-//! Mollie's connector: the Orders API (`GET /v2/orders`) and the Customers
-//! API (`GET /v2/customers`), paged by cursor: a page of `limit` records,
+//! Mollie's connector: the Orders API (`GET /v2/orders`), the Customers
+//! API (`GET /v2/customers`) and each website profile's payments
+//! (`GET /v2/profiles`, then `GET /v2/payments?profileId=`), paged by cursor: a page of `limit` records,
 //! the next one `from` the record Mollie's `_links.next` names (HAL), with
 //! the organization's OAuth access token as a bearer token. Tokens refresh
 //! at Mollie's token endpoint (HTTP Basic). Sources: `NOTES.md`.
@@ -134,6 +135,15 @@ impl MollieConnector {
                 .map(|embedded| embedded.profiles)
                 .unwrap_or_default();
             let read = listed.read(|profile| Ok(Some(profile.id)));
+            // A profile left out would lose its payments (flagged deleted):
+            // one that cannot be read fails the sync instead.
+            if !read.issues.is_empty() {
+                return Err(ConnectorError::Failed(format!(
+                    "{}: a website profile cannot be read, so its payments cannot be listed; the previous \
+                     data is kept",
+                    Self::PLATFORM
+                )));
+            }
             profiles.extend(read.records);
             match next {
                 Some(from) => cursor = Some(from),

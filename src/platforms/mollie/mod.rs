@@ -18,7 +18,8 @@ use crate::platforms::connector::ConnectorKind;
 use crate::platforms::tokens::ExpiringTokens;
 use crate::platforms::{Platform, SourceType};
 
-/// What Mollie syncs: the organization's customers and orders.
+/// What Mollie syncs: the organization's customers, orders and (paid)
+/// payments.
 const DATA_TYPES: &[DataType] = &[DataType::CUSTOMERS, DataType::ORDERS, DataType::PAYMENTS];
 
 /// Mollie in the catalogue.

@@ -1,5 +1,5 @@
-//! Mollie: orders and customers over several HAL pages (`from` of
-//! `_links.next`) with every order status and refunds, read back through
+//! Mollie: orders, customers and each profile's payments over several HAL
+//! pages (`from` of `_links.next`) with every order status and refunds, read back through
 //! the lists; refresh before expiry and on a 401 (the rotated refresh token
 //! stored), `invalid_grant`, 429 with `Retry-After`, a 500, a malformed
 //! page, the data type Mollie lacks, and verification at migration.
@@ -52,7 +52,14 @@ fn router() -> super::fake::Router {
                 };
                 Answer::json(200, fixture(&format!("mollie/fixtures/orders-{page}.json")))
             }
-            "/v2/profiles" => Answer::json(200, fixture("mollie/fixtures/profiles.json")),
+            "/v2/profiles" => match from.as_str() {
+                "" => Answer::json(200, fixture("mollie/fixtures/profiles.json")),
+                "pfl_v9hTwCvYqw" => Answer::json(200, fixture("mollie/fixtures/profiles-2.json")),
+                _ => Answer::json(
+                    400,
+                    "{\"status\":400,\"title\":\"Bad Request\",\"detail\":\"Invalid from\"}",
+                ),
+            },
             // An organization's token must name the profile (NOTES.md).
             "/v2/payments" => {
                 let profile = call.query.get("profileId").map(String::as_str);
@@ -391,9 +398,26 @@ async fn mollie_payments_are_each_profiles_paid_payments_with_their_customer_and
             }
         }
         assert_eq!(payments[3]["note"], "Order 1337");
+        assert_eq!(
+            payments[3]["date"], "2026-11-02",
+            "paid the day after it was created"
+        );
+        for (at, order) in [(0, "ord_t02x8Q"), (3, "ord_t01x8Q")] {
+            assert_eq!(
+                payments[at]["allocations"],
+                json!([{"type": "Other", "id": order, "amount": payments[at]["totalAmount"]}])
+            );
+        }
+        assert_eq!(payments[2]["allocations"], json!([]), "no order");
         assert_eq!(payments[3]["customerRef"]["id"], "cst_8wmqcHMN1");
         assert_eq!(payments[2]["customerRef"], Value::Null);
 
+        let profile_pages = fake
+            .calls()
+            .iter()
+            .filter(|call| call.path == "/v2/profiles")
+            .count();
+        assert_eq!(profile_pages, 2, "every page of profiles");
         let profiles: Vec<Option<String>> = fake
             .calls()
             .iter()
