@@ -15,6 +15,7 @@ use uuid::Uuid;
 use client::types::{FetchMode, PullStatus, QueueDataTypeDataType};
 
 use super::fake::{Answer, Call, Fake, Scheme, fixture};
+use super::ledger_reads::synced;
 use super::scenarios::unfiltered::{Unfiltered, unfiltered_scenario};
 use super::scenarios::{
     Another, Case, Cut, Errors, Pages, Refresh, Refused, Synced, Verification,
@@ -342,19 +343,16 @@ async fn mollie_payments_are_each_profiles_paid_payments_with_their_customer_and
         let fake = fake().await;
         let app = TestApp::spawn_with(backend, options_for(&fake, Some(PAGE), 1)).await;
         let (company_id, _) = connected(&app, 3600).await;
-        for data_type in [
-            QueueDataTypeDataType::Payments,
-            QueueDataTypeDataType::Customers,
-            QueueDataTypeDataType::Orders,
-        ] {
-            let operations = sync(&app, company_id, data_type).await;
-            assert!(
-                operations
-                    .iter()
-                    .all(|op| op.status == PullStatus::Complete),
-                "{operations:?}"
-            );
-        }
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::Payments,
+                QueueDataTypeDataType::Customers,
+                QueueDataTypeDataType::Orders,
+            ],
+        )
+        .await;
         let payments = list(&app, company_id, "payments").await;
         let summary: Vec<(&str, &str, &str, &str)> = payments
             .iter()

@@ -7,14 +7,14 @@
 use chrono::NaiveDate;
 use serde_json::{Value, json};
 
-use client::types::{PullStatus, QueueDataTypeDataType};
-use tributary::data::money::Money;
+use client::types::QueueDataTypeDataType;
 
 use super::super::fake::{Answer, Call, fixture};
-use super::super::{authorize, options_for, sync};
+use super::super::ledger_reads::{each_balances, records, refs_name_accounts, synced};
+use super::super::{authorize, options_for};
 use super::{ACCESS, body, fake};
 use crate::connections::{new_company, new_connection};
-use crate::helpers::{TestApp, backends, json};
+use crate::helpers::{TestApp, backends};
 
 /// How many transactions a window may hold before the fake cuts it short.
 const CAP: usize = 2;
@@ -101,37 +101,19 @@ async fn journal_entries_are_the_journal_reports_transactions_signed_and_balance
         let authorized =
             authorize(&app, company_id, connection_id, &body(ACCESS, 3600), false).await;
         assert_eq!(authorized.status(), 200);
-        for data_type in [
-            QueueDataTypeDataType::JournalEntries,
-            QueueDataTypeDataType::Accounts,
-            QueueDataTypeDataType::Invoices,
-        ] {
-            let operations = sync(&app, company_id, data_type).await;
-            assert!(
-                operations
-                    .iter()
-                    .all(|op| op.status == PullStatus::Complete),
-                "{operations:?}"
-            );
-        }
-        let read = |data_type: &'static str| {
-            let app = &app;
-            async move {
-                json(
-                    app.get(&format!(
-                        "/companies/{company_id}/data/{data_type}?pageSize=5000"
-                    ))
-                    .await,
-                )
-                .await["results"]
-                    .as_array()
-                    .cloned()
-                    .unwrap_or_default()
-            }
-        };
-        let entries = read("journalEntries").await;
-        let accounts = read("accounts").await;
-        let invoices = read("invoices").await;
+        synced(
+            &app,
+            company_id,
+            &[
+                QueueDataTypeDataType::JournalEntries,
+                QueueDataTypeDataType::Accounts,
+                QueueDataTypeDataType::Invoices,
+            ],
+        )
+        .await;
+        let entries = records(&app, company_id, "journalEntries").await;
+        let accounts = records(&app, company_id, "accounts").await;
+        let invoices = records(&app, company_id, "invoices").await;
         let summary: Vec<(&str, Vec<&str>)> = entries
             .iter()
             .map(|entry| {
@@ -169,21 +151,19 @@ async fn journal_entries_are_the_journal_reports_transactions_signed_and_balance
             invoices.iter().any(|invoice| invoice["invoiceId"] == "101"),
             "the source is an invoice of the connection"
         );
-        for entry in &entries {
-            let mut balance = Money(0);
-            for line in entry["journalLines"].as_array().expect("lines") {
-                assert_eq!(line["currency"], "USD", "the report's currency");
-                balance = balance
-                    + serde_json::from_value::<Money>(line["netAmount"].clone())
-                        .expect("an amount");
-                assert!(
-                    accounts
-                        .iter()
-                        .any(|account| account["accountId"] == line["accountRef"]["id"]),
-                    "{line}"
-                );
-            }
-            assert_eq!(balance, Money(0), "{entry}");
+        each_balances(&entries);
+        refs_name_accounts(&accounts, &entries, "journalLines");
+        for line in entries.iter().flat_map(|entry| {
+            entry["journalLines"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        }) {
+            assert_eq!(line["currency"], "USD", "the report's currency");
+            assert!(
+                !line["accountRef"].is_null(),
+                "every line names its account: {line}"
+            );
         }
 
         // Every report call names both dates; each starts where the one
