@@ -56,6 +56,9 @@ pub mod names {
     /// Calls made to the platforms' APIs, by `platform` and `status` (its
     /// class, `429`, or `none` when it did not answer).
     pub const PLATFORM_CALLS: &str = "tributary_platform_calls_total";
+    /// Platform calls that woke too late for their turn under the
+    /// platform's rate and took a new one, by `platform`.
+    pub const LATE_TURNS: &str = "tributary_platform_late_turns_total";
     /// Waits before a platform call is made again, by `platform`.
     pub const PLATFORM_WAIT_SECONDS: &str = "tributary_platform_call_wait_seconds";
 }
@@ -137,6 +140,11 @@ impl Metrics {
             names::PLATFORM_CALLS,
             Unit::Count,
             "Calls made to the platforms' APIs (each retry one more), by platform and status class (2xx, 4xx, 429, 5xx; none when it did not answer).",
+        );
+        describe(
+            names::LATE_TURNS,
+            Unit::Count,
+            "Platform calls that woke too late for their turn under the platform's rate (the margin kept for late calls spent) and took a new one, by platform.",
         );
         recorder.describe_histogram(
             names::PLATFORM_WAIT_SECONDS.into(),
@@ -310,6 +318,18 @@ impl CallObserver for Metrics {
                 &METADATA,
             )
             .record(wait.as_secs_f64());
+    }
+
+    fn late(&self, platform: &str) {
+        self.recorder
+            .register_counter(
+                &key(
+                    names::LATE_TURNS,
+                    &[("platform", Self::platform_label(platform))],
+                ),
+                &METADATA,
+            )
+            .increment(1);
     }
 }
 

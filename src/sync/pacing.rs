@@ -6,7 +6,9 @@
 //! rolling window's latest calls ([`Window`]), a `Retry-After` hold and
 //! the day's count, read and written back under the row's version (a
 //! writer that read an older version reads again), so two processes never
-//! both take the last call of a window. What the platform says of its quota
+//! both take the last call of a window. A call that wakes too late for its
+//! turn gives it up and takes a new one in one write (`admit_again`), so
+//! the window records when calls go, not only when they were meant to. What the platform says of its quota
 //! (remaining-quota headers, where other applications' calls show; a 429's
 //! `Retry-After`, or the wait it documents after a bare 429) is written to
 //! the same row, so every process waits for it; a bare 429 again right after
@@ -32,8 +34,8 @@ mod said;
 
 use said::Said;
 
-use crate::platforms::kit::http::{CallGate, Turn};
-use crate::platforms::kit::limits::{Limits, Window, kept};
+use crate::platforms::kit::http::{CallGate, Slot, Turn};
+use crate::platforms::kit::limits::{Limits, Window, kept, slack};
 
 /// A day in milliseconds: `platform_pace.day` counts UTC days.
 const DAY_MS: i64 = 24 * 60 * 60 * 1000;
@@ -228,8 +230,16 @@ impl Gate {
 
     /// The call's time under the limits, counted, with `place` among the
     /// calls in progress where they are limited; or when the daily quota
-    /// frees up, or when to look for a place again.
-    fn reserve(&self, mut row: platform_pace::Model, now: i64, place: u64) -> Decided {
+    /// frees up, or when to look for a place again. A call that woke too
+    /// late for its turn gives that turn up first (`late`): its time leaves
+    /// the window, its count the day, its place the calls in progress.
+    fn reserve(
+        &self,
+        mut row: platform_pace::Model,
+        now: i64,
+        place: u64,
+        late: Option<&Turn>,
+    ) -> Decided {
         let Limits {
             rate,
             daily,
@@ -238,6 +248,21 @@ impl Gate {
         } = self.limits;
         if rate.is_none() && daily.is_none() && concurrent.is_none() {
             return Decided::Go(now.max(row.hold_until));
+        }
+        if let Some(late) = late {
+            if let Some(slot) = late.slot {
+                let mut window = Window::parse(&row.calls);
+                window.give_up(slot.at);
+                row.calls = window.stored();
+                if row.day == slot.at.div_euclid(DAY_MS) {
+                    row.day_calls = (row.day_calls - 1).max(0);
+                }
+            }
+            if let Some(place) = late.place {
+                let mut places = Places::parse(&row.in_flight);
+                places.release(place);
+                row.in_flight = places.stored();
+            }
         }
         let today = now.div_euclid(DAY_MS);
         if row.day != today {
@@ -345,51 +370,62 @@ fn instant(ms: i64) -> String {
         .to_rfc3339_opts(SecondsFormat::Secs, true)
 }
 
+impl Gate {
+    /// A turn: reserved, or waited for while every place is taken; `late`
+    /// is given up in the same write ([`Gate::reserve`]).
+    async fn turn(&self, late: Option<&Turn>) -> Result<Turn, String> {
+        let place = self.limits.concurrent.map(|_| rand::random::<u64>());
+        loop {
+            let decided = self
+                .update(|row, now| self.reserve(row, now, place.unwrap_or_default(), late))
+                .await;
+            let now = Utc::now().timestamp_millis();
+            return match decided {
+                Ok(Decided::Write(row, at)) => Ok(Turn {
+                    wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
+                    place,
+                    held: at > now && at <= row.hold_until,
+                    slot: self.limits.rate.map(|rate| Slot {
+                        at,
+                        slack_ms: slack(rate),
+                    }),
+                }),
+                Ok(Decided::Go(at)) => Ok(Turn {
+                    wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
+                    place,
+                    held: at > now,
+                    slot: None,
+                }),
+                Ok(Decided::Busy(expiry)) => {
+                    let until = Duration::from_millis(u64::try_from(expiry - now).unwrap_or(0));
+                    tokio::time::sleep(until.min(PLACE_POLL)).await;
+                    continue;
+                }
+                Ok(Decided::Spent(until)) => Err(format!(
+                    "{}'s daily limit of {} calls for this organization is spent: the sync can \
+                     continue after {}; the previous data is kept",
+                    self.platform,
+                    self.limits.daily.unwrap_or_default(),
+                    instant(until)
+                )),
+                Err(error) => {
+                    // Pacing is a courtesy the platform's 429 backs up: a
+                    // database failure here must not fail the sync.
+                    tracing::warn!(platform = %self.platform_key, error = %error, "pacing a platform call failed; the call goes unpaced");
+                    Ok(Turn::default())
+                }
+            };
+        }
+    }
+}
+
 impl CallGate for Gate {
     fn admit(&self) -> BoxFuture<'_, Result<Turn, String>> {
-        Box::pin(async move {
-            let place = self.limits.concurrent.map(|_| rand::random::<u64>());
-            loop {
-                let decided = self
-                    .update(|row, now| self.reserve(row, now, place.unwrap_or_default()))
-                    .await;
-                let now = Utc::now().timestamp_millis();
-                return match decided {
-                    Ok(Decided::Write(row, at)) => Ok(Turn {
-                        wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
-                        place,
-                        held: at > now && at <= row.hold_until,
-                    }),
-                    Ok(Decided::Go(at)) => Ok(Turn {
-                        wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
-                        place,
-                        held: at > now,
-                    }),
-                    Ok(Decided::Busy(expiry)) => {
-                        let until = Duration::from_millis(u64::try_from(expiry - now).unwrap_or(0));
-                        tokio::time::sleep(until.min(PLACE_POLL)).await;
-                        continue;
-                    }
-                    Ok(Decided::Spent(until)) => Err(format!(
-                        "{}'s daily limit of {} calls for this organization is spent: the sync can \
-                         continue after {}; the previous data is kept",
-                        self.platform,
-                        self.limits.daily.unwrap_or_default(),
-                        instant(until)
-                    )),
-                    Err(error) => {
-                        // Pacing is a courtesy the platform's 429 backs up: a
-                        // database failure here must not fail the sync.
-                        tracing::warn!(platform = %self.platform_key, error = %error, "pacing a platform call failed; the call goes unpaced");
-                        Ok(Turn {
-                            wait: Duration::ZERO,
-                            place: None,
-                            held: false,
-                        })
-                    }
-                };
-            }
-        })
+        Box::pin(self.turn(None))
+    }
+
+    fn admit_again<'a>(&'a self, late: &'a Turn) -> BoxFuture<'a, Result<Turn, String>> {
+        Box::pin(self.turn(Some(late)))
     }
 
     fn finished<'a>(
@@ -483,6 +519,36 @@ mod tests {
             Decided::Write(row, _) => row.hold_until,
             _ => panic!("heed writes the row"),
         }
+    }
+
+    /// A call that woke too late gives its turn up in the same write that
+    /// reserves its new one: its time leaves the window, it is counted once
+    /// in the day, and its place among the calls in progress is its new
+    /// turn's (with one place declared, it is not kept waiting for itself).
+    #[test]
+    fn a_late_call_gives_its_turn_up_as_it_takes_a_new_one() {
+        let gate = gate_of(Limits::per_second(2).daily(100).concurrent(1));
+        let now = 1_700_000_000_000;
+        let Decided::Write(row, at) = gate.reserve(held_row(0), now, 1, None) else {
+            panic!("the first call is reserved");
+        };
+        assert_eq!((at, row.day_calls), (now, 1));
+        let late = Turn {
+            wait: Duration::ZERO,
+            place: Some(1),
+            held: false,
+            slot: Some(Slot { at, slack_ms: 25 }),
+        };
+        let woke = now + 300;
+        let Decided::Write(row, again) = gate.reserve(row, woke, 2, Some(&late)) else {
+            panic!("the late call is reserved again, not kept waiting for its own place");
+        };
+        assert_eq!(again, woke, "the window no longer holds the turn given up");
+        assert_eq!(Window::parse(&row.calls).stored(), woke.to_string());
+        assert_eq!(row.day_calls, 1, "one call counted in the day");
+        let places = Places::parse(&row.in_flight);
+        assert_eq!(places.0.len(), 1);
+        assert_eq!(places.0[0].0, 2);
     }
 
     #[test]

@@ -22,8 +22,13 @@ pub use crate::platforms::kit::errors::{describe, platform_message, scrub};
 
 mod run_scope;
 
-pub use run_scope::{CallGate, Turn, paced, platform_time};
+pub use run_scope::{CallGate, Slot, Turn, paced, platform_time};
 use run_scope::{current_gate, note_platform_time};
+
+/// How many times a call that woke too late for its turn takes a new one
+/// before it goes late (only a database slower than the slack keeps waking
+/// it late).
+const LATE_TURNS_TAKEN_AGAIN: usize = 3;
 
 /// How calls to a platform are retried.
 #[derive(Debug, Clone)]
@@ -238,6 +243,9 @@ pub trait CallObserver: Send + Sync {
     /// A call to `platform` waits `wait` before it is made again (a 429's
     /// `Retry-After`, or the backoff after a failure).
     fn waits(&self, platform: &str, wait: Duration);
+    /// A call to `platform` woke too late for its turn under the platform's
+    /// rate and took a new one.
+    fn late(&self, platform: &str);
 }
 
 /// Where [`PlatformHttp`] reports its calls, once an application says.
@@ -299,30 +307,54 @@ impl PlatformHttp {
         }
     }
 
+    fn late(&self, platform: &str) {
+        if let Some(observer) = self.observer.0.get() {
+            observer.late(platform);
+        }
+    }
+
     /// Waits for a call's turn under `gate`, counting the wait; a hold
     /// further off than the longest `Retry-After` a call waits (the platform
     /// asked every process to hold off that long) ends the sync instead. A
     /// wait for the rate's window is always waited: it is at most one kept
     /// window (`kit::limits::kept`: a minute and its margin for calls that
     /// go late).
+    ///
+    /// A call that wakes later than its slot allows (`Turn::started_late`:
+    /// a busy core, a slow database) gives its turn up and takes a new one,
+    /// up to [`LATE_TURNS_TAKEN_AGAIN`] times; then it goes as it is.
     async fn take_turn(&self, platform: &str, gate: &dyn CallGate) -> Result<Turn, CallError> {
-        let turn = gate.admit().await.map_err(CallError::RateLimited)?;
-        if turn.held && turn.wait > self.retry.max_retry_after {
-            gate.finished(&turn, None).await;
-            let until =
-                Utc::now() + chrono::Duration::from_std(turn.wait).unwrap_or(chrono::Duration::MAX);
-            return Err(CallError::RateLimited(format!(
-                "{platform} asked that no call be made for {} s: the sync can continue after {}; the previous \
-                 data is kept",
-                turn.wait.as_secs(),
-                until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
-            )));
+        let mut turn = gate.admit().await.map_err(CallError::RateLimited)?;
+        let mut taken_again = 0;
+        loop {
+            if turn.held && turn.wait > self.retry.max_retry_after {
+                gate.finished(&turn, None).await;
+                let until = Utc::now()
+                    + chrono::Duration::from_std(turn.wait).unwrap_or(chrono::Duration::MAX);
+                return Err(CallError::RateLimited(format!(
+                    "{platform} asked that no call be made for {} s: the sync can continue after {}; the \
+                     previous data is kept",
+                    turn.wait.as_secs(),
+                    until.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+                )));
+            }
+            if !turn.wait.is_zero() {
+                self.waits(platform, turn.wait);
+                tokio::time::sleep(turn.wait).await;
+            }
+            if taken_again == LATE_TURNS_TAKEN_AGAIN || !turn.started_late() {
+                return Ok(turn);
+            }
+            taken_again += 1;
+            self.late(platform);
+            turn = match gate.admit_again(&turn).await {
+                Ok(again) => again,
+                Err(refused) => {
+                    gate.finished(&turn, None).await;
+                    return Err(CallError::RateLimited(refused));
+                }
+            };
         }
-        if !turn.wait.is_zero() {
-            self.waits(platform, turn.wait);
-            tokio::time::sleep(turn.wait).await;
-        }
-        Ok(turn)
     }
 
     /// The underlying client (for the OAuth token endpoint).

@@ -149,6 +149,23 @@ pub const LATE_SHARE: i64 = 50;
 /// most [`MAX_KEPT_CALLS`] and the window lengthened for calls that go late
 /// ([`LATE_MS`]): never more lenient than `rate`.
 pub fn kept(rate: Rate) -> (usize, i64) {
+    let (calls, window_ms, late) = kept_parts(rate);
+    (calls, window_ms.saturating_add(late))
+}
+
+/// How late after its turn a call of `rate` may still start: half the
+/// margin [`kept`] adds to the window for calls that go late, the other
+/// half left for the request to leave. A call that would start later asks
+/// for a new turn instead (`CallGate::admit_again`), since the margin no
+/// longer keeps it apart from the calls a window after its turn.
+pub fn slack(rate: Rate) -> i64 {
+    let (_, _, late) = kept_parts(rate);
+    late / 2
+}
+
+/// `rate` as kept: its calls, its (possibly shorter) window, and the
+/// margin added to that window for calls that go late.
+fn kept_parts(rate: Rate) -> (usize, i64, i64) {
     let window_ms = i64::try_from(rate.window.as_millis()).unwrap_or(i64::MAX);
     let calls = rate.calls.max(1);
     let parts = calls.div_ceil(MAX_KEPT_CALLS);
@@ -157,7 +174,7 @@ pub fn kept(rate: Rate) -> (usize, i64) {
     let parts = i64::from(parts);
     let kept_window = (window_ms.saturating_add(parts - 1)) / parts;
     let late = (kept_window / LATE_SHARE).max(LATE_MS);
-    (kept_calls as usize, kept_window.saturating_add(late))
+    (kept_calls as usize, kept_window, late)
 }
 
 /// The times (Unix milliseconds) of the latest calls made or reserved,
@@ -201,6 +218,15 @@ impl Window {
         self.calls.push(at);
         self.forget(now, calls, window_ms);
         at
+    }
+
+    /// Gives up the call reserved at `at` (one of them, if several were):
+    /// it did not go. Fewer calls never let any window hold more than it
+    /// did, so the turns reserved after it stay as they were.
+    pub fn give_up(&mut self, at: i64) {
+        if let Some(index) = self.calls.iter().position(|&call| call == at) {
+            self.calls.remove(index);
+        }
     }
 
     /// Counts `used` calls the platform says were made in its window
@@ -381,6 +407,54 @@ mod tests {
         let mut sorted = sent.clone();
         sorted.sort_unstable();
         assert!(busiest(&sorted, 1_000) <= 8, "{sent:?}");
+    }
+
+    /// Every call asks for its turn at once; the first call of every other
+    /// burst wakes 300 ms late, far past its slack. Sent that late, it meets
+    /// the next burst in one of the platform's seconds; giving its turn up
+    /// and reserving again when it wakes, it never does.
+    #[test]
+    fn a_call_that_wakes_past_its_slack_reserves_again_and_keeps_the_window() {
+        let rate = Rate {
+            calls: 8,
+            window: Duration::from_secs(1),
+        };
+        let (calls, window_ms) = kept(rate);
+        assert_eq!(slack(rate), LATE_MS / 2);
+        let sent = |asks_again: bool| {
+            let mut window = Window::default();
+            let turns: Vec<i64> = (0..40)
+                .map(|_| window.reserve(0, 0, calls, window_ms))
+                .collect();
+            let mut sent: Vec<i64> = turns
+                .iter()
+                .enumerate()
+                .map(|(i, &turn)| {
+                    let woke = if i % 16 == 0 { turn + 300 } else { turn };
+                    if asks_again && woke > turn + slack(rate) {
+                        window.give_up(turn);
+                        window.reserve(woke, 0, calls, window_ms)
+                    } else {
+                        woke
+                    }
+                })
+                .collect();
+            sent.sort_unstable();
+            sent
+        };
+        assert!(busiest(&sent(false), 1_000) > 8, "{:?}", sent(false));
+        assert!(busiest(&sent(true), 1_000) <= 8, "{:?}", sent(true));
+    }
+
+    #[test]
+    fn a_call_given_up_no_longer_counts() {
+        let mut window = Window::default();
+        let first = window.reserve(0, 0, 2, 1_000);
+        window.reserve(0, 0, 2, 1_000);
+        window.give_up(first);
+        assert_eq!(window.reserve(10, 0, 2, 1_000), 10);
+        window.give_up(12_345);
+        assert_eq!(window.reserve(20, 0, 2, 1_000), 1_000);
     }
 
     #[test]

@@ -26,6 +26,11 @@ pub trait CallGate: Send + Sync {
     /// counts the wait), or why it may not go at all (a daily quota spent,
     /// in words that say when the sync can continue).
     fn admit(&self) -> BoxFuture<'_, Result<Turn, String>>;
+    /// `late` woke past its slot's slack ([`Turn::started_late`]) and did
+    /// not go: its reservation is given up and the call takes a new turn,
+    /// after every turn reserved meanwhile, as [`CallGate::admit`] gives
+    /// one (a refusal leaves `late`'s place for [`CallGate::finished`]).
+    fn admit_again<'a>(&'a self, late: &'a Turn) -> BoxFuture<'a, Result<Turn, String>>;
     /// The call of `turn` is over: the platform answered (its status and
     /// headers, which may say what is left of its quota, or a 429's
     /// `Retry-After`), or did not (`None`); its place among the calls in
@@ -50,6 +55,31 @@ pub struct Turn {
     /// rate's window: only a hold longer than the longest `Retry-After` a
     /// call waits ends the sync.
     pub held: bool,
+    /// Where the call stands among the rolling window's calls, where the
+    /// platform limits their rate.
+    pub slot: Option<Slot>,
+}
+
+/// A call's reserved time in the rolling window, and how late it may start.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Slot {
+    /// The time reserved (Unix milliseconds), as the window records it.
+    pub at: i64,
+    /// How many milliseconds after `at` the call may still start
+    /// (`kit::limits::slack`).
+    pub slack_ms: i64,
+}
+
+impl Turn {
+    /// Whether the call, about to start now, is later than its slot
+    /// allows: the margin kept for late calls would no longer keep it
+    /// apart from the calls reserved a window after it, so it asks for a
+    /// new turn instead of going ([`CallGate::admit_again`]).
+    pub fn started_late(&self) -> bool {
+        self.slot.is_some_and(|slot| {
+            Utc::now().timestamp_millis() > slot.at.saturating_add(slot.slack_ms)
+        })
+    }
 }
 
 /// Runs `work` (a run's fetch) with every platform call it makes admitted by

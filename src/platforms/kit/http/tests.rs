@@ -23,8 +23,16 @@ impl CallGate for Fixed {
                 wait: self.wait,
                 place: None,
                 held: self.held,
+                slot: None,
             })
         })
+    }
+
+    fn admit_again<'a>(
+        &'a self,
+        _late: &'a Turn,
+    ) -> futures_util::future::BoxFuture<'a, Result<Turn, String>> {
+        self.admit()
     }
 
     fn finished<'a>(
@@ -63,6 +71,93 @@ async fn a_long_hold_ends_the_sync_and_a_wait_for_the_window_is_waited() {
         }
         other => panic!("a hold beyond the ceiling ends the sync: {other:?}"),
     }
+}
+
+/// A gate whose turns are all late (their slot a second past) until
+/// `late_turns` were handed out; it counts the turns given up.
+struct Late {
+    late_turns: usize,
+    handed: std::sync::atomic::AtomicUsize,
+    given_up: std::sync::Mutex<Vec<i64>>,
+}
+
+impl Late {
+    fn new(late_turns: usize) -> Self {
+        Self {
+            late_turns,
+            handed: Default::default(),
+            given_up: Default::default(),
+        }
+    }
+
+    fn next(&self) -> Turn {
+        let handed = self
+            .handed
+            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
+        let now = Utc::now().timestamp_millis();
+        let at = if handed < self.late_turns {
+            now - 1_000
+        } else {
+            now + 5
+        };
+        Turn {
+            wait: Duration::from_millis(u64::try_from(at - now).unwrap_or(0)),
+            place: None,
+            held: false,
+            slot: Some(Slot { at, slack_ms: 25 }),
+        }
+    }
+}
+
+impl CallGate for Late {
+    fn admit(&self) -> futures_util::future::BoxFuture<'_, Result<Turn, String>> {
+        Box::pin(async move { Ok(self.next()) })
+    }
+
+    fn admit_again<'a>(
+        &'a self,
+        late: &'a Turn,
+    ) -> futures_util::future::BoxFuture<'a, Result<Turn, String>> {
+        Box::pin(async move {
+            let slot = late.slot.expect("a late turn has a slot");
+            self.given_up.lock().expect("the lock").push(slot.at);
+            Ok(self.next())
+        })
+    }
+
+    fn finished<'a>(
+        &'a self,
+        _turn: &'a Turn,
+        _answer: Option<(u16, &'a reqwest::header::HeaderMap)>,
+    ) -> futures_util::future::BoxFuture<'a, ()> {
+        Box::pin(async {})
+    }
+}
+
+/// A call that wakes past its slot's slack gives that turn up and goes on
+/// the next; one that keeps waking late goes after a few new turns rather
+/// than never.
+#[tokio::test]
+async fn a_call_that_wakes_too_late_for_its_turn_takes_a_new_one() {
+    let http = PlatformHttp::new(Duration::from_secs(5), RetryPolicy::default()).expect("a client");
+    let once = Late::new(1);
+    let turn = http.take_turn("MYOB", &once).await.expect("a turn");
+    assert!(!turn.started_late(), "{turn:?}");
+    let given_up = once.given_up.lock().expect("the lock").clone();
+    assert_eq!(given_up.len(), 1, "the late turn was given up");
+    assert_ne!(Some(given_up[0]), turn.slot.map(|slot| slot.at));
+
+    let always = Late::new(usize::MAX);
+    let turn = http.take_turn("MYOB", &always).await.expect("a turn");
+    assert!(turn.started_late());
+    assert_eq!(
+        always.given_up.lock().expect("the lock").len(),
+        LATE_TURNS_TAKEN_AGAIN
+    );
+
+    let on_time = Late::new(0);
+    http.take_turn("MYOB", &on_time).await.expect("a turn");
+    assert!(on_time.given_up.lock().expect("the lock").is_empty());
 }
 
 #[test]
