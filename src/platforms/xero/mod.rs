@@ -3,6 +3,7 @@
 //! statuses ([`mapping`], payments in `payments.rs`, the organisation and its items in
 //! `company.rs`, the general ledger in `journals.rs`); linking through the hosted flow ([`link`]). What these rely on, with sources: `NOTES.md`.
 
+mod chart;
 mod company;
 pub mod connector;
 #[cfg(test)]
