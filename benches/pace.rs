@@ -196,9 +196,11 @@ async fn call_until(
             if !turn.started_late() {
                 break;
             }
-            seen.late.fetch_add(1, Ordering::SeqCst);
             turn = match gate.admit_again(&turn).await {
-                Ok(again) => again,
+                Ok(again) => {
+                    seen.late.fetch_add(1, Ordering::SeqCst);
+                    again
+                }
                 Err(refused) => {
                     gate.finished(&turn, None).await;
                     if let Ok(mut stopped) = seen.stopped.lock() {

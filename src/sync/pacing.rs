@@ -6,9 +6,10 @@
 //! rolling window's latest calls ([`Window`]), a `Retry-After` hold and
 //! the day's count, read and written back under the row's version (a
 //! writer that read an older version reads again), so two processes never
-//! both take the last call of a window. A call that wakes too late for its
-//! turn gives it up and takes a new one in one write (`admit_again`), so
-//! the window records when calls go, not only when they were meant to. What the platform says of its quota
+//! both take the last call of a window. A call that wakes past its turn's
+//! slack gives the turn up and takes a new one in one write
+//! (`admit_again`): the margin the window keeps for late calls then covers
+//! every call that goes. What the platform says of its quota
 //! (remaining-quota headers, where other applications' calls show; a 429's
 //! `Retry-After`, or the wait it documents after a bare 429) is written to
 //! the same row, so every process waits for it; a bare 429 again right after
@@ -254,7 +255,7 @@ impl Gate {
                 let mut window = Window::parse(&row.calls);
                 window.give_up(slot.at);
                 row.calls = window.stored();
-                if row.day == slot.at.div_euclid(DAY_MS) {
+                if row.day == slot.counted_day {
                     row.day_calls = (row.day_calls - 1).max(0);
                 }
             }
@@ -388,6 +389,7 @@ impl Gate {
                     slot: self.limits.rate.map(|rate| Slot {
                         at,
                         slack_ms: slack(rate),
+                        counted_day: row.day,
                     }),
                 }),
                 Ok(Decided::Go(at)) => Ok(Turn {
@@ -412,7 +414,12 @@ impl Gate {
                     // Pacing is a courtesy the platform's 429 backs up: a
                     // database failure here must not fail the sync.
                     tracing::warn!(platform = %self.platform_key, error = %error, "pacing a platform call failed; the call goes unpaced");
-                    Ok(Turn::default())
+                    // A late turn's place was not given up: the call keeps
+                    // it, for `finished` to free.
+                    Ok(Turn {
+                        place: late.and_then(|late| late.place),
+                        ..Turn::default()
+                    })
                 }
             };
         }

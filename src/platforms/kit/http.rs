@@ -346,9 +346,11 @@ impl PlatformHttp {
                 return Ok(turn);
             }
             taken_again += 1;
-            self.late(platform);
             turn = match gate.admit_again(&turn).await {
-                Ok(again) => again,
+                Ok(again) => {
+                    self.late(platform);
+                    again
+                }
                 Err(refused) => {
                     gate.finished(&turn, None).await;
                     return Err(CallError::RateLimited(refused));

@@ -85,7 +85,11 @@ fn a_late_call_gives_its_turn_up_as_it_takes_a_new_one() {
         wait: Duration::ZERO,
         place: Some(1),
         held: false,
-        slot: Some(Slot { at, slack_ms: 25 }),
+        slot: Some(Slot {
+            at,
+            slack_ms: 25,
+            counted_day: row.day,
+        }),
     };
     let woke = now + 300;
     let Decided::Write(row, again) = gate.reserve(row, woke, 2, Some(&late)) else {
@@ -97,6 +101,42 @@ fn a_late_call_gives_its_turn_up_as_it_takes_a_new_one() {
     let places = Places::parse(&row.in_flight);
     assert_eq!(places.0.len(), 1);
     assert_eq!(places.0[0].0, 2);
+}
+
+/// A call counted just before midnight, for a turn after it (a hold ends
+/// then), that gives its turn up takes nothing off the new day's count,
+/// which never held it.
+#[test]
+fn a_turn_given_up_after_midnight_leaves_the_new_days_count_whole() {
+    let gate = gate_of(Limits::per_second(2).daily(100));
+    let before_midnight = 19_000 * DAY_MS - 100;
+    let held = held_row(before_midnight + 150);
+    let Decided::Write(row, at) = gate.reserve(held, before_midnight, 1, None) else {
+        panic!("reserved");
+    };
+    assert_eq!(row.day, 18_999);
+    assert_eq!(at.div_euclid(DAY_MS), 19_000, "the turn is after midnight");
+    let late = Turn {
+        slot: Some(Slot {
+            at,
+            slack_ms: 25,
+            counted_day: row.day,
+        }),
+        ..Turn::default()
+    };
+    // Another call opens the new day.
+    let after_midnight = before_midnight + 200;
+    let Decided::Write(row, _) = gate.reserve(row, after_midnight, 2, None) else {
+        panic!("reserved");
+    };
+    assert_eq!((row.day, row.day_calls), (19_000, 1));
+    let Decided::Write(row, _) = gate.reserve(row, after_midnight + 300, 3, Some(&late)) else {
+        panic!("reserved again");
+    };
+    assert_eq!(
+        row.day_calls, 2,
+        "the new day holds both calls that go in it"
+    );
 }
 
 #[test]

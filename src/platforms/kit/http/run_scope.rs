@@ -68,6 +68,9 @@ pub struct Slot {
     /// How many milliseconds after `at` the call may still start
     /// (`kit::limits::slack`).
     pub slack_ms: i64,
+    /// The UTC day (days since the Unix epoch) whose count the call was
+    /// counted in, where the platform limits calls a day.
+    pub counted_day: i64,
 }
 
 impl Turn {
