@@ -71,6 +71,9 @@ struct Seen {
     stopped: Mutex<Option<String>>,
     /// Turns given up because the call woke past its slot's slack.
     late: AtomicU32,
+    /// Calls that went unpaced: their platform declares a rate, yet their
+    /// turn had no slot (the pace's row could not be read or written).
+    unpaced: AtomicU32,
 }
 
 /// One platform under test.
@@ -153,7 +156,8 @@ async fn run(options: &Options, url: &str, platforms: &[Platform]) -> anyhow::Re
                         organization: "pace-bench-organization",
                     };
                     let gate = pacing::gate(&db, subject, limits);
-                    call_until(gate.as_ref(), &seen, began, length, latency).await;
+                    let rated = limits.rate.is_some();
+                    call_until(gate.as_ref(), &seen, rated, began, length, latency).await;
                 });
             }
         }
@@ -169,6 +173,7 @@ async fn run(options: &Options, url: &str, platforms: &[Platform]) -> anyhow::Re
 async fn call_until(
     gate: &dyn tributary::platforms::kit::http::CallGate,
     seen: &Seen,
+    rated: bool,
     began: Instant,
     length: Duration,
     latency: Duration,
@@ -210,6 +215,9 @@ async fn call_until(
                 }
             };
             tokio::time::sleep(turn.wait).await;
+        }
+        if rated && turn.slot.is_none() {
+            seen.unpaced.fetch_add(1, Ordering::SeqCst);
         }
         let now = seen.in_progress.fetch_add(1, Ordering::SeqCst) + 1;
         seen.most_at_once.fetch_max(now, Ordering::SeqCst);
@@ -298,17 +306,18 @@ fn markdown(options: &Options, run: Duration, platforms: &[Platform]) -> String 
         rows.insert(
             platform.key,
             format!(
-                "| {} | {declared} | {} | {most} | {share} | {steady} | {at_once} | {} | {stopped} |\n",
+                "| {} | {declared} | {} | {most} | {share} | {steady} | {at_once} | {} | {} | {stopped} |\n",
                 platform.key,
                 times.len(),
                 platform.seen.late.load(Ordering::SeqCst),
+                platform.seen.unpaced.load(Ordering::SeqCst),
             ),
         );
     }
     let mut table = format!(
         "{} s, {} processes × {} callers per platform, calls of {} ms, every platform at once.\n\n\
-         | platform | declared rate | calls | most in any window | of the rate | calls a window, sustained (of the rate) | most at once (declared) | turns taken again (woke late) | a caller stopped |\n\
-         |---|---|---:|---:|---:|---:|---:|---:|---|\n",
+         | platform | declared rate | calls | most in any window | of the rate | calls a window, sustained (of the rate) | most at once (declared) | turns taken again (woke late) | unpaced (pacing failed) | a caller stopped |\n\
+         |---|---|---:|---:|---:|---:|---:|---:|---:|---|\n",
         run.as_secs(),
         options.processes,
         options.callers,

@@ -233,3 +233,46 @@ async fn two_instances_never_have_more_calls_in_progress_than_the_organization_a
         );
     }
 }
+
+/// Thirty-two callers of one organization asking for their turns at once,
+/// as four processes' workers might, are each paced: none goes unpaced
+/// because the pace's row kept moving under it (a lost race is retried
+/// after a short random pause), and exactly the rate's ten go in the first
+/// window.
+#[tokio::test]
+async fn many_callers_asking_at_once_are_each_paced() {
+    use tributary::platforms::kit::limits::Limits;
+    use tributary::sync::pacing::{self, Subject};
+
+    for backend in backends() {
+        let app = TestApp::spawn(backend).await;
+        let limits = Limits::per_minute(10);
+        let mut callers = tokio::task::JoinSet::new();
+        for _ in 0..32 {
+            let db = app.db.clone();
+            callers.spawn(async move {
+                let subject = Subject {
+                    platform_key: "xero",
+                    platform: "Xero",
+                    application: "crowded-application",
+                    organization: "crowded-organization",
+                };
+                pacing::gate(&db, subject, limits).admit().await
+            });
+        }
+        let mut turns = Vec::new();
+        while let Some(turn) = callers.join_next().await {
+            turns.push(turn.expect("a caller").expect("a turn"));
+        }
+        let unpaced = turns.iter().filter(|turn| turn.slot.is_none()).count();
+        assert_eq!(unpaced, 0, "every turn was reserved ({backend:?})");
+        let first_window = turns
+            .iter()
+            .filter(|turn| turn.wait < Duration::from_secs(30))
+            .count();
+        assert_eq!(
+            first_window, 10,
+            "the rate's ten go at once, the rest a window later or more ({backend:?})"
+        );
+    }
+}
