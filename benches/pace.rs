@@ -195,9 +195,9 @@ async fn call_until(
         }
         tokio::time::sleep(turn.wait).await;
         // As `kit::http` does: a call that woke past its slot's slack takes
-        // a new turn (up to three times) rather than going late.
+        // a new turn (as many times as it does) rather than going late.
         let mut turn = turn;
-        for _ in 0..3 {
+        for _ in 0..tributary::platforms::kit::http::LATE_TURNS_TAKEN_AGAIN {
             if !turn.started_late() {
                 break;
             }

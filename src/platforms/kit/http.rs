@@ -28,7 +28,7 @@ use run_scope::{current_gate, note_platform_time};
 /// How many times a call that woke too late for its turn takes a new one
 /// before it goes late (only a database slower than the slack keeps waking
 /// it late).
-const LATE_TURNS_TAKEN_AGAIN: usize = 3;
+pub const LATE_TURNS_TAKEN_AGAIN: usize = 3;
 
 /// How calls to a platform are retried.
 #[derive(Debug, Clone)]
