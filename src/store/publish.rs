@@ -224,24 +224,51 @@ pub async fn number_staged(
             }
         }
     };
-    // The rows are numbered by their keys alone (sorts of ids and sort keys,
-    // in memory), then joined with their numbers by a hash on the id and
-    // inserted in list order: one sort of the rows with their JSON, where
-    // numbering the rows themselves took two (each spilled half a gigabyte
-    // to disk per half of a million-row list).
-    let sql = format!(
-        "WITH {counted}numbered AS MATERIALIZED (\
-           SELECT s.record_id, {base} + row_number() OVER ({order}) AS ordinal, \
-                  {filter_ordinal} AS filter_ordinal \
-           FROM record_staging s{joined} WHERE {of_staged}{range}) \
-         INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
-         sort_key, filter_value, body, ordinal, filter_ordinal) \
-         SELECT s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, s.sort_key, \
-                s.filter_value, {body}, n.ordinal, n.filter_ordinal \
-         FROM record_staging s JOIN numbered n ON n.record_id = s.record_id{previous_join} \
-         WHERE {of_staged}{range} \
-         ORDER BY n.ordinal"
+    let columns = "connection_id, data_type, generation, record_id, company_id, \
+                   sort_key, filter_value, body, ordinal, filter_ordinal";
+    let moved_columns = format!(
+        "s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, s.sort_key, \
+         s.filter_value, {body}, n.ordinal, n.filter_ordinal"
     );
+    let sql = if backend == DbBackend::Postgres && !matches!(part, Part::Whole) {
+        // A half of a long list: its rows are numbered by their keys alone
+        // (sorts of ids and sort keys, in memory), with where each row lies
+        // in the staging table; then, in list order, each row is fetched
+        // from where it lies (a TID scan, which `OFFSET 0` keeps inside the
+        // loop; parameterized TID scans came with PostgreSQL 12) and
+        // inserted. The rows with their JSON are never sorted:
+        // joining them by hash and sorting them with their JSON wrote
+        // 540-650 MB of temporary files per half of a million-row list
+        // (BENCHMARKS.md). The rows of a finished staging do not move within
+        // the statement's snapshot.
+        format!(
+            "WITH {counted}numbered AS MATERIALIZED (\
+               SELECT s.ctid AS staged_row, {base} + row_number() OVER ({order}) AS ordinal, \
+                      {filter_ordinal} AS filter_ordinal \
+               FROM record_staging s{joined} WHERE {of_staged}{range}) \
+             INSERT INTO record ({columns}) \
+             SELECT {moved_columns} \
+             FROM (SELECT * FROM numbered ORDER BY ordinal) n, \
+                  LATERAL (SELECT * FROM record_staging s WHERE s.ctid = n.staged_row OFFSET 0) s \
+             ORDER BY n.ordinal"
+        )
+    } else {
+        // The rows are numbered by their keys alone, then joined with their
+        // numbers by a hash on the id and inserted in list order: one sort
+        // of the rows with their JSON, where numbering the rows themselves
+        // took two.
+        format!(
+            "WITH {counted}numbered AS MATERIALIZED (\
+               SELECT s.record_id, {base} + row_number() OVER ({order}) AS ordinal, \
+                      {filter_ordinal} AS filter_ordinal \
+               FROM record_staging s{joined} WHERE {of_staged}{range}) \
+             INSERT INTO record ({columns}) \
+             SELECT {moved_columns} \
+             FROM record_staging s JOIN numbered n ON n.record_id = s.record_id{previous_join} \
+             WHERE {of_staged}{range} \
+             ORDER BY n.ordinal"
+        )
+    };
     if backend == DbBackend::Postgres {
         // The numbering sorts of a large sync fit in memory instead of
         // spilling to disk (this transaction only).

@@ -715,6 +715,64 @@ async fn a_list_moved_in_halves_is_numbered_as_one_sorted_move_numbers_it() {
             );
         }
 
+        // The keys are built over both halves: a query on a declared field
+        // (answered from its keys) counts what the records themselves hold,
+        // in either half.
+        let mut issue_dates = Vec::new();
+        for page in 1..=invoices.div_ceil(5_000) {
+            let body = json(
+                app.get(&format!(
+                    "/companies/{shop}/data/invoices?pageSize=5000&page={page}"
+                ))
+                .await,
+            )
+            .await;
+            for invoice in body["results"].as_array().expect("results") {
+                issue_dates.push(invoice["issueDate"].as_str().expect("a date").to_owned());
+            }
+        }
+        assert_eq!(issue_dates.len() as u64, invoices);
+        let keyed = app
+            .db
+            .query_one_raw(Statement::from_sql_and_values(
+                app.db.get_database_backend(),
+                "SELECT g.keyed_fields FROM record_generation g \
+                 WHERE g.generation = (SELECT max(generation) FROM record \
+                                       WHERE company_id = $1 AND data_type = 'invoices')",
+                [shop.into()],
+            ))
+            .await
+            .expect("read")
+            .expect("the invoices' generation");
+        let keyed: Option<String> = keyed.try_get("", "keyed_fields").expect("keyed fields");
+        assert!(
+            keyed.as_deref().unwrap_or_default().split(',').any(|field| field == "issueDate"),
+            "issueDate has keys: {keyed:?}"
+        );
+        let mut sorted = issue_dates.clone();
+        sorted.sort();
+        let deciles = [sorted.len() / 10, sorted.len() / 2, sorted.len() * 9 / 10];
+        for at in deciles.map(|index| &sorted[index]) {
+            let later = issue_dates.iter().filter(|date| *date > at).count();
+            let on = issue_dates.iter().filter(|date| *date == at).count();
+            let queries = [
+                (format!("issueDate>{at}"), later),
+                (format!("issueDate={at}"), on),
+            ];
+            for (query, expected) in queries {
+                let encoded: String =
+                    url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
+                let page = json(
+                    app.get(&format!(
+                        "/companies/{shop}/data/invoices?pageSize=1&query={encoded}"
+                    ))
+                    .await,
+                )
+                .await;
+                assert_eq!(page["totalResults"], expected, "{query}: {page}");
+            }
+        }
+
         // The same data again: both halves compare every record with its
         // previous copy, and none changed or went missing.
         let first_synced = |list: &'static str| async move {
