@@ -234,13 +234,16 @@ pub async fn number_staged(
         // A half of a long list: its rows are numbered by their keys alone
         // (sorts of ids and sort keys, in memory), with where each row lies
         // in the staging table; then, in list order, each row is fetched
-        // from where it lies (a TID scan, which `OFFSET 0` keeps inside the
-        // loop; parameterized TID scans came with PostgreSQL 12) and
-        // inserted. The rows with their JSON are never sorted:
-        // joining them by hash and sorting them with their JSON wrote
-        // 540-650 MB of temporary files per half of a million-row list
-        // (BENCHMARKS.md). The rows of a finished staging do not move within
-        // the statement's snapshot.
+        // from where it lies (a TID scan per row) and inserted. `OFFSET 0`
+        // keeps the subquery from being flattened into a join, which the
+        // planner would hash, sorting the rows with their JSON again: that
+        // sort wrote 540-650 MB of temporary files per half of a
+        // million-row list (BENCHMARKS.md).
+        //
+        // Each numbered row is fetched once, as numbered: the numbering and
+        // the fetch share the statement's snapshot, which no `VACUUM` prunes
+        // under (and nothing rewrites `record_staging`), and a row staged
+        // twice was numbered at its live version's position.
         format!(
             "WITH {counted}numbered AS MATERIALIZED (\
                SELECT s.ctid AS staged_row, {base} + row_number() OVER ({order}) AS ordinal, \
@@ -273,8 +276,11 @@ pub async fn number_staged(
         // The numbering sorts of a large sync fit in memory instead of
         // spilling to disk (this transaction only).
         //
-        // Joins are by hash: on the record id with the numbers, and, for a
-        // whole list (under `PARALLEL_AT_ROWS`), with its previous copies.
+        // Joins are by hash: for a whole list (under `PARALLEL_AT_ROWS`, or
+        // SQLite's), on the record id with the numbers and with its previous
+        // copies; for the second half, with the first half's counts. (A
+        // half's fetch by position is a loop by design: nothing else can join
+        // a subquery kept whole.)
         // The planner has no statistics for freshly staged rows and, for the
         // previous copies, may have some that predate the previous
         // generation: it could otherwise look each row up through another
@@ -283,7 +289,8 @@ pub async fn number_staged(
         // each previous copy up by primary key, after `ANALYZE`
         // ([`analyze_before_compare`]).
         //
-        // No JIT: the joins switched off above count as a huge cost, which
+        // No JIT: the joins switched off above (and a half's loop) count as a
+        // huge cost, which
         // made the server compile and optimize each half (0.7 s of a core)
         // for a statement whose time is writing rows and index entries.
         db.execute_unprepared(

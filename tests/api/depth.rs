@@ -751,8 +751,8 @@ async fn a_list_moved_in_halves_is_numbered_as_one_sorted_move_numbers_it() {
         );
         let mut sorted = issue_dates.clone();
         sorted.sort();
-        let deciles = [sorted.len() / 10, sorted.len() / 2, sorted.len() * 9 / 10];
-        for at in deciles.map(|index| &sorted[index]) {
+        let percentiles = [sorted.len() / 10, sorted.len() / 2, sorted.len() * 9 / 10];
+        for at in percentiles.map(|index| &sorted[index]) {
             let later = issue_dates.iter().filter(|date| *date > at).count();
             let on = issue_dates.iter().filter(|date| *date == at).count();
             let queries = [

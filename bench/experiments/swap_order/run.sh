@@ -6,11 +6,11 @@
 set -euo pipefail
 url=${1:-postgres://postgres@127.0.0.1:5432/test}
 here=$(dirname "$0")
-psql -q "$url" -f "$here/setup.sql" > /dev/null
+psql -X -q -v ON_ERROR_STOP=1 "$url" -f "$here/setup.sql" > /dev/null
 for round in 1 2; do
   for way in hashed_sort by_position; do
     echo "== $way ($round)"
-    psql -q "$url" -f "$here/$way.sql" | grep -E "Sort Method|Nested Loop|Hash Join|Execution Time"
+    psql -X -q -v ON_ERROR_STOP=1 "$url" -f "$here/$way.sql" | grep -E "Sort Method|Nested Loop|Hash Join|Execution Time"
   done
 done
-psql -q "$url" -c "DROP SCHEMA exq CASCADE"
+psql -X -q -v ON_ERROR_STOP=1 "$url" -c "DROP SCHEMA exq CASCADE"

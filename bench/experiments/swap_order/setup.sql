@@ -1,5 +1,5 @@
 -- A million rows shaped like `record_staging` (C-collated keys, md5 record ids, dates in random
--- order, five filter values, ~530-byte bodies) in a scratch schema `exq`, and an empty `record`-shaped
+-- order, five filter values, 558-byte bodies) in a scratch schema `exq`, and an empty `record`-shaped
 -- table with its three unique indexes. Used by run.sh.
 \timing on
 DROP SCHEMA IF EXISTS exq CASCADE;
