@@ -224,13 +224,8 @@ pub async fn number_staged(
             }
         }
     };
-    let columns = "connection_id, data_type, generation, record_id, company_id, \
-                   sort_key, filter_value, body, ordinal, filter_ordinal";
-    let moved_columns = format!(
-        "s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, s.sort_key, \
-         s.filter_value, {body}, n.ordinal, n.filter_ordinal"
-    );
-    let sql = if backend == DbBackend::Postgres && !matches!(part, Part::Whole) {
+    // How a numbered row is found again, and where the moved rows are read.
+    let (handle, source) = if backend == DbBackend::Postgres && !matches!(part, Part::Whole) {
         // A half of a long list: its rows are numbered by their keys alone
         // (sorts of ids and sort keys, in memory), with where each row lies
         // in the staging table; then, in list order, each row is fetched
@@ -244,34 +239,37 @@ pub async fn number_staged(
         // the fetch share the statement's snapshot, which no `VACUUM` prunes
         // under (and nothing rewrites `record_staging`), and a row staged
         // twice was numbered at its live version's position.
-        format!(
-            "WITH {counted}numbered AS MATERIALIZED (\
-               SELECT s.ctid AS staged_row, {base} + row_number() OVER ({order}) AS ordinal, \
-                      {filter_ordinal} AS filter_ordinal \
-               FROM record_staging s{joined} WHERE {of_staged}{range}) \
-             INSERT INTO record ({columns}) \
-             SELECT {moved_columns} \
-             FROM (SELECT * FROM numbered ORDER BY ordinal) n, \
-                  LATERAL (SELECT * FROM record_staging s WHERE s.ctid = n.staged_row OFFSET 0) s \
-             ORDER BY n.ordinal"
+        (
+            "s.ctid AS staged_row",
+            "(SELECT * FROM numbered ORDER BY ordinal) n, \
+             LATERAL (SELECT * FROM record_staging s WHERE s.ctid = n.staged_row OFFSET 0) s"
+                .to_owned(),
         )
     } else {
         // The rows are numbered by their keys alone, then joined with their
         // numbers by a hash on the id and inserted in list order: one sort
         // of the rows with their JSON, where numbering the rows themselves
         // took two.
-        format!(
-            "WITH {counted}numbered AS MATERIALIZED (\
-               SELECT s.record_id, {base} + row_number() OVER ({order}) AS ordinal, \
-                      {filter_ordinal} AS filter_ordinal \
-               FROM record_staging s{joined} WHERE {of_staged}{range}) \
-             INSERT INTO record ({columns}) \
-             SELECT {moved_columns} \
-             FROM record_staging s JOIN numbered n ON n.record_id = s.record_id{previous_join} \
-             WHERE {of_staged}{range} \
-             ORDER BY n.ordinal"
+        (
+            "s.record_id",
+            format!(
+                "record_staging s JOIN numbered n ON n.record_id = s.record_id{previous_join} \
+                 WHERE {of_staged}{range}"
+            ),
         )
     };
+    let sql = format!(
+        "WITH {counted}numbered AS MATERIALIZED (\
+           SELECT {handle}, {base} + row_number() OVER ({order}) AS ordinal, \
+                  {filter_ordinal} AS filter_ordinal \
+           FROM record_staging s{joined} WHERE {of_staged}{range}) \
+         INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
+         sort_key, filter_value, body, ordinal, filter_ordinal) \
+         SELECT s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, s.sort_key, \
+                s.filter_value, {body}, n.ordinal, n.filter_ordinal \
+         FROM {source} \
+         ORDER BY n.ordinal"
+    );
     if backend == DbBackend::Postgres {
         // The numbering sorts of a large sync fit in memory instead of
         // spilling to disk (this transaction only).

@@ -484,6 +484,19 @@ async fn a_page_of_another_data_type_fails_its_sync_and_touches_no_other_data_ty
 
 /// A new company with a sandbox connection authorized with `counts` (the
 /// sandbox body's `invoiceCount`, `orderCount`, ...), synced.
+/// The first page (of one record) of the company's `list` selected by
+/// `query`, as answered: its `totalResults` counts the matches.
+async fn first_queried(app: &TestApp, company_id: Uuid, list: &str, query: &str) -> Value {
+    let encoded: String = url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
+    json(
+        app.get(&format!(
+            "/companies/{company_id}/data/{list}?pageSize=1&query={encoded}"
+        ))
+        .await,
+    )
+    .await
+}
+
 async fn synced_sandbox(app: &TestApp, name: &str, counts: Value) -> Uuid {
     let company_id = new_company(app, name).await;
     let mut authorization = serde_json::json!({
@@ -760,15 +773,7 @@ async fn a_list_moved_in_halves_is_numbered_as_one_sorted_move_numbers_it() {
                 (format!("issueDate={at}"), on),
             ];
             for (query, expected) in queries {
-                let encoded: String =
-                    url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
-                let page = json(
-                    app.get(&format!(
-                        "/companies/{shop}/data/invoices?pageSize=1&query={encoded}"
-                    ))
-                    .await,
-                )
-                .await;
+                let page = first_queried(app, shop, "invoices", &query).await;
                 assert_eq!(page["totalResults"], expected, "{query}: {page}");
             }
         }
@@ -794,15 +799,7 @@ async fn a_list_moved_in_halves_is_numbered_as_one_sorted_move_numbers_it() {
         settled(&app.client, shop).await;
         for (list, stamp) in stamps {
             for query in [format!("modifiedDate>{stamp}"), "isDeleted=true".to_owned()] {
-                let encoded: String =
-                    url::form_urlencoded::byte_serialize(query.as_bytes()).collect();
-                let page = json(
-                    app.get(&format!(
-                        "/companies/{shop}/data/{list}?pageSize=1&query={encoded}"
-                    ))
-                    .await,
-                )
-                .await;
+                let page = first_queried(app, shop, list, &query).await;
                 assert_eq!(page["totalResults"], 0, "{list} {query}: {page}");
             }
             let page = json(app.get(&format!("/companies/{shop}/data/{list}")).await).await;
