@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{ExprTrait, Query};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect,
+    QuerySelect, Statement, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -145,6 +145,65 @@ pub async fn clear_staging(
         .exec(db)
         .await?;
     Ok(())
+}
+
+/// After a list of `published` rows of `generation` moved out of
+/// `record_staging` (at least [`super::publish::ANALYZE_AT_ROWS`], on
+/// PostgreSQL), empties the table with `TRUNCATE` when nothing else is
+/// staged in it: a new empty file at once, where deleting a million rows and
+/// then `VACUUM`ing them cost 3 s of the server's time after each long
+/// publish (`BENCHMARKS.md`, "Where a million-invoice sync's database time
+/// goes"). Returns whether it did; when it did not, the caller deletes its
+/// rows ([`clear_staging`]) and reclaims their space ([`reclaim_staging`]).
+///
+/// It never waits and never takes another run's rows: the table's lock is
+/// asked for without waiting (`NOWAIT`), so a run staging or publishing at
+/// that moment makes it give up at once rather than queue behind it (and
+/// queue every other run behind itself); and holding the lock, it truncates
+/// only if no row of another generation is there (a run between pages, or
+/// an abandoned one's leftovers). `TRUNCATE` is not MVCC-safe: a transaction
+/// whose snapshot is older would find the table empty. The only rows it
+/// removes are this run's, already published and read by nobody.
+pub async fn truncate_staging(
+    db: &DatabaseConnection,
+    generation: i64,
+    published: u64,
+) -> Result<bool, sea_orm::DbErr> {
+    if db.get_database_backend() != sea_orm::DbBackend::Postgres
+        || published < super::publish::ANALYZE_AT_ROWS
+    {
+        return Ok(false);
+    }
+    let txn = db.begin().await?;
+    if let Err(busy) = txn
+        .execute_unprepared("LOCK TABLE record_staging IN ACCESS EXCLUSIVE MODE NOWAIT")
+        .await
+    {
+        tracing::debug!(error = %busy, "the staging table is in use: its rows are deleted instead");
+        return Ok(false);
+    }
+    // The primary key `(generation, record_id)` answers both bounds at
+    // once; the table's statistics may say it is empty, so a scan is ruled
+    // out rather than left to the planner.
+    txn.execute_unprepared("SET LOCAL enable_seqscan = off")
+        .await?;
+    let others = txn
+        .query_one_raw(Statement::from_sql_and_values(
+            sea_orm::DbBackend::Postgres,
+            "SELECT EXISTS (SELECT 1 FROM record_staging WHERE generation < $1) \
+                 OR EXISTS (SELECT 1 FROM record_staging WHERE generation > $1) AS others",
+            [generation.into()],
+        ))
+        .await?
+        .map(|row| row.try_get::<bool>("", "others"))
+        .transpose()?
+        .unwrap_or(true);
+    if others {
+        return Ok(false);
+    }
+    txn.execute_unprepared("TRUNCATE record_staging").await?;
+    txn.commit().await?;
+    Ok(true)
 }
 
 /// After a list of `published` rows moved out of `record_staging` (at

@@ -48,7 +48,7 @@ pub mod unchanged;
 
 pub use cleanup::{
     Generations, clear_staging, delete_generations, delete_synced_data, drop_expired,
-    reclaim_staging,
+    reclaim_staging, truncate_staging,
 };
 pub use generations::{
     Visible, confirm, current, current_generation, pinned_generations, publish, take_generation,

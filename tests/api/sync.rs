@@ -8,7 +8,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use futures::future::BoxFuture;
-use sea_orm::{ActiveEnum, ActiveModelTrait, EntityTrait, IntoActiveModel, Set};
+use sea_orm::{ActiveEnum, ActiveModelTrait, ConnectionTrait, EntityTrait, IntoActiveModel, Set};
 use serde_json::{Value, json};
 use uuid::Uuid;
 
@@ -953,6 +953,109 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
             .expect("the other company's invoices")
             .into_inner();
         assert_eq!(listed.total_results, 300);
+    })
+    .await;
+}
+
+/// The staging table's file on PostgreSQL: a new one after `TRUNCATE`, the
+/// same after rows are deleted and vacuumed.
+async fn staging_file(app: &TestApp) -> i64 {
+    let row = app
+        .db
+        .query_one_raw(sea_orm::Statement::from_string(
+            sea_orm::DbBackend::Postgres,
+            "SELECT pg_relation_filenode('record_staging')::bigint AS file",
+        ))
+        .await
+        .expect("read")
+        .expect("a row");
+    row.try_get::<i64>("", "file").expect("a file")
+}
+
+/// Waits until `staged` (a `record_staging` filter) counts no row: the run
+/// clears its staging after its operation completes.
+async fn staging_cleared(app: &TestApp, staged: &str) {
+    let cleared = tokio::time::Instant::now() + Duration::from_secs(30);
+    while count_rows(app, &format!("record_staging WHERE {staged}")).await > 0 {
+        assert!(
+            tokio::time::Instant::now() < cleared,
+            "staging never cleared"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+}
+
+#[tokio::test]
+async fn a_long_lists_staging_goes_whole_when_alone_and_never_takes_another_runs_rows() {
+    for_each_database(async |app| {
+        let postgres = app.db.get_database_backend() == sea_orm::DbBackend::Postgres;
+        let company_id = new_company(app, "Long").await;
+        let long = tributary::store::publish::ANALYZE_AT_ROWS + 500;
+        sandbox_connection(app, company_id, long, 3).await;
+        let invoices = client::types::QueueDataTypeDataType::Invoices;
+
+        // Alone: on PostgreSQL the table is emptied whole (a new file), not
+        // row by row.
+        let file = if postgres { staging_file(app).await } else { 0 };
+        app.client
+            .queue_data_type(&company_id, invoices, None)
+            .await
+            .expect("queued");
+        settled(&app.client, company_id).await;
+        staging_cleared(app, "true").await;
+        assert_eq!(
+            count_rows(app, "record WHERE data_type = 'invoices'").await,
+            long as i64
+        );
+        if postgres {
+            assert_ne!(staging_file(app).await, file, "emptied by TRUNCATE");
+        }
+
+        // Another run, between two of its pages: its staged row stays
+        // through this list's resync (kept unchanged, then cleaned up).
+        let between_pages = 1_i64 << 40;
+        entity::record_staging::ActiveModel {
+            connection_id: Set(Uuid::new_v4()),
+            data_type: Set("invoices".to_owned()),
+            generation: Set(between_pages),
+            record_id: Set("staged-by-another-run".to_owned()),
+            company_id: Set(Uuid::new_v4()),
+            sort_key: Set("2026-01-01".to_owned()),
+            filter_value: Set(None),
+            body: Set("{}".to_owned()),
+        }
+        .insert(&app.db)
+        .await
+        .expect("staged");
+        let file = if postgres { staging_file(app).await } else { 0 };
+        app.client
+            .queue_data_type(&company_id, invoices, None)
+            .await
+            .expect("queued");
+        let operations = settled(&app.client, company_id).await;
+        assert!(
+            operations
+                .iter()
+                .all(|operation| operation.status == PullStatus::Complete),
+            "{operations:?}"
+        );
+        staging_cleared(app, &format!("generation <> {between_pages}")).await;
+        assert_eq!(
+            count_rows(
+                app,
+                &format!("record_staging WHERE generation = {between_pages}")
+            )
+            .await,
+            1,
+            "the other run's row"
+        );
+        if postgres {
+            assert_eq!(staging_file(app).await, file, "deleted row by row");
+        }
+        assert_eq!(
+            count_rows(app, "record WHERE data_type = 'invoices'").await,
+            long as i64
+        );
     })
     .await;
 }

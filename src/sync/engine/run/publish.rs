@@ -274,43 +274,64 @@ impl Run<'_> {
     /// Readers moved to the new generation: older ones go (a later sync may
     /// already be staging a newer one), but those retained for pinned
     /// snapshots, which the engine's sweep deletes when they expire; and the
-    /// moved staging, whose space is reclaimed at once after a long list
-    /// (`published` rows), so the next list staged does not scan it.
+    /// moved staging: after a long list (`published` rows) the staging table
+    /// is emptied whole when nothing else is staged, or its rows are deleted
+    /// and their space reclaimed at once, so the next list staged does not
+    /// scan them.
     pub(super) async fn clean_up(&self, staging: Staging, published: u64) {
         let db = &self.engine.db;
         let (connection_id, data_type) = (staging.connection_id, self.data_type);
+        let truncated = self.truncate_staging(staging, published).await;
         let superseded = Generations::Below(staging.generation);
-        let cleared = match store::clear_staging(
-            db,
-            connection_id,
-            data_type,
-            Some(staging.generation),
-        )
-        .await
-        {
+        let cleared = if truncated {
+            Ok(())
+        } else {
+            store::clear_staging(db, connection_id, data_type, Some(staging.generation)).await
+        };
+        let cleared = match cleared {
             Ok(()) => store::delete_generations(db, connection_id, data_type, superseded).await,
             Err(error) => Err(error),
         };
         if let Err(error) = cleared {
             tracing::warn!(error = %error, "deleting superseded records failed; the next sync retries");
         }
-        if let Err(error) = store::reclaim_staging(db, published).await {
-            tracing::warn!(error = %error, "reclaiming the staging table's space failed; autovacuum will");
+        if !truncated {
+            self.reclaim_staging(published).await;
         }
     }
 
     /// After [`Run::keep_previous`]: the run's own staging goes (`staged`
-    /// rows, whose space is reclaimed at once after a long list); readers'
-    /// generation and those retained for pinned snapshots stay.
+    /// rows: after a long list, the table emptied whole or the rows' space
+    /// reclaimed at once, as in [`Run::clean_up`]); readers' generation and
+    /// those retained for pinned snapshots stay.
     pub(super) async fn clean_up_kept(&self, staging: Staging, staged: u64) {
         let db = &self.engine.db;
+        let truncated = self.truncate_staging(staging, staged).await;
         let own = Generations::Exactly(staging.generation);
         if let Err(error) =
             store::delete_generations(db, staging.connection_id, self.data_type, own).await
         {
             tracing::warn!(error = %error, "deleting the staged rows failed; the next sync retries");
         }
-        if let Err(error) = store::reclaim_staging(db, staged).await {
+        if !truncated {
+            self.reclaim_staging(staged).await;
+        }
+    }
+
+    /// Whether the staging table was emptied whole after `rows` moved out
+    /// of it ([`store::truncate_staging`]); a failure only means the rows
+    /// are deleted instead.
+    async fn truncate_staging(&self, staging: Staging, rows: u64) -> bool {
+        store::truncate_staging(&self.engine.db, staging.generation, rows)
+            .await
+            .unwrap_or_else(|error| {
+                tracing::warn!(error = %error, "emptying the staging table failed; its rows are deleted instead");
+                false
+            })
+    }
+
+    async fn reclaim_staging(&self, rows: u64) {
+        if let Err(error) = store::reclaim_staging(&self.engine.db, rows).await {
             tracing::warn!(error = %error, "reclaiming the staging table's space failed; autovacuum will");
         }
     }
