@@ -517,3 +517,89 @@ async fn a_wide_match_of_one_declared_field_is_counted_from_the_keys_and_walked_
     })
     .await;
 }
+
+/// A generation's keys as stored, block by block, and the fields it names.
+async fn stored_keys(app: &TestApp, generation: i64) -> (Option<String>, Vec<record_key::Model>) {
+    let keyed = record_generation::Entity::find_by_id(generation)
+        .one(&app.db)
+        .await
+        .expect("read")
+        .expect("the generation")
+        .keyed_fields;
+    let blocks = record_key::Entity::find()
+        .filter(record_key::Column::Generation.eq(generation))
+        .order_by_asc(record_key::Column::Field)
+        .order_by_asc(record_key::Column::Block)
+        .all(&app.db)
+        .await
+        .expect("keys");
+    (keyed, blocks)
+}
+
+#[tokio::test]
+async fn a_first_syncs_keys_are_those_its_stored_records_hold() {
+    // On PostgreSQL a first sync gathers its keys as it stages its rows
+    // (`store::keys::StagedKeys`) instead of reading every stored record
+    // back: the keys must be, block for block, those read back from what
+    // was stored. Lists in both directions, with and without a filter.
+    for_each_database(async |app: &TestApp| {
+        let company_id = new_company(app, "Keys Gathered Ltd").await;
+        authorized_sandbox(
+            app,
+            company_id,
+            json!({
+                "organizationId": "sbx-keys", "accessToken": "tok", "seed": 23,
+                "invoiceCount": 3000, "orderCount": 1500, "bankTransactionCount": 700,
+            }),
+        )
+        .await;
+        sync(app, company_id).await;
+        let generations = record_generation::Entity::find()
+            .all(&app.db)
+            .await
+            .expect("generations");
+        let mut compared = Vec::new();
+        for generation in generations {
+            let data_type = DataType::named(&generation.data_type).expect("a data type");
+            if data_type.spec().keys.is_empty() {
+                continue;
+            }
+            let (keyed, gathered) = stored_keys(app, generation.generation).await;
+            assert!(!gathered.is_empty(), "{}: keys", generation.data_type);
+            record_key::Entity::delete_many()
+                .filter(record_key::Column::Generation.eq(generation.generation))
+                .exec(&app.db)
+                .await
+                .expect("deleted");
+            tributary::store::keys::build(&app.db, data_type, generation.generation)
+                .await
+                .expect("read back");
+            let (keyed_again, read_back) = stored_keys(app, generation.generation).await;
+            assert_eq!(keyed, keyed_again, "{}: keyed fields", generation.data_type);
+            assert_eq!(gathered.len(), read_back.len(), "{}", generation.data_type);
+            for (gathered, read_back) in gathered.iter().zip(&read_back) {
+                assert!(
+                    gathered == read_back,
+                    "{}: {} block {} is not as read back",
+                    generation.data_type,
+                    gathered.field,
+                    gathered.block
+                );
+            }
+            compared.push(generation.data_type);
+        }
+        for expected in [
+            "invoices",
+            "orders",
+            "payments",
+            "customers",
+            "bankTransactions",
+        ] {
+            assert!(
+                compared.iter().any(|name| name == expected),
+                "{expected} compared: {compared:?}"
+            );
+        }
+    })
+    .await;
+}

@@ -113,6 +113,22 @@ impl Gathered {
         self.of_record[index] = id;
     }
 
+    /// The same values, each record moved from its place `p` (from 1) to
+    /// `ordinal_of[p - 1]`.
+    pub fn renumbered(mut self, ordinal_of: &[u32]) -> Self {
+        let mut of_record = vec![NONE; ordinal_of.len()];
+        for (index, id) in self.of_record.iter().enumerate() {
+            match ordinal_of.get(index) {
+                Some(ordinal) if *ordinal > 0 => of_record[*ordinal as usize - 1] = *id,
+                _ if *id == NONE => {}
+                // A value of a record not placed: not this list's keys.
+                _ => self.unkeyable = true,
+            }
+        }
+        self.of_record = of_record;
+        self
+    }
+
     /// The values in key order with their records; `None` when the field
     /// gets no keys.
     pub fn sorted(self) -> Option<Sorted> {

@@ -23,6 +23,7 @@ mod blocks;
 mod gathered;
 mod order;
 mod sets;
+mod staged;
 mod values;
 
 use futures_util::TryStreamExt;
@@ -38,6 +39,7 @@ use crate::data::query::{Comparison, Operand, Operator, Query};
 use gathered::Gathered;
 pub use order::ordered;
 use sets::Ordinals;
+pub use staged::{Gatherer, Lanes, Ranked, StagedKeys};
 
 /// Key blocks written per statement (seven parameters each, about 5 kB).
 const INSERT_BATCH: usize = 200;
@@ -88,9 +90,32 @@ where
         }
     }
     drop(rows);
+    write(db, generation, fields.into_iter().zip(gathered).collect()).await
+}
+
+/// Builds the keys of `generation` from the values gathered as its rows
+/// were staged ([`StagedKeys::ranked`]), as [`build`] does from the stored
+/// JSON, without reading it back.
+pub async fn build_ranked<C>(db: &C, generation: i64, ranked: Ranked) -> Result<u64, sea_orm::DbErr>
+where
+    C: ConnectionTrait,
+{
+    write(db, generation, ranked.fields).await
+}
+
+/// Writes each field's keys in blocks and records which fields have them;
+/// how many blocks.
+async fn write<C>(
+    db: &C,
+    generation: i64,
+    fields: Vec<(&'static Field, Gathered)>,
+) -> Result<u64, sea_orm::DbErr>
+where
+    C: ConnectionTrait,
+{
     let mut keyed: Vec<&str> = Vec::new();
     let mut written = 0;
-    for (field, gathered) in fields.iter().zip(gathered) {
+    for (field, gathered) in fields {
         let Some(cut) = gathered
             .sorted()
             .and_then(|sorted| blocks::cut(sorted.runs()))

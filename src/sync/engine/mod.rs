@@ -289,6 +289,7 @@ impl Engine {
             data_type,
             lease_lost: &lease_lost,
             issues: std::sync::Mutex::default(),
+            keys: std::sync::Mutex::default(),
         };
         let outcome = match AssertUnwindSafe(running.sync(&mut staged))
             .catch_unwind()

@@ -82,6 +82,9 @@ pub(super) struct Run<'a> {
     pub lease_lost: &'a AtomicBool,
     /// The records the connector could not read so far.
     pub issues: std::sync::Mutex<Issues>,
+    /// A first sync's keys, gathered as its rows are staged (PostgreSQL):
+    /// taken by the swap ([`store::keys::StagedKeys`]).
+    pub keys: std::sync::Mutex<Option<store::keys::Gatherer>>,
 }
 
 /// What a run needs once prepared.
@@ -112,6 +115,11 @@ impl Run<'_> {
             .ok_or_else(|| RunError::Cancelled("The connection was deleted.".to_owned()))?;
         let mut prepared = self.prepare(&connection).await?;
         *staged = Some(prepared.staging.generation);
+        if prepared.staging.previous.is_none()
+            && self.engine.db.get_database_backend() == DbBackend::Postgres
+        {
+            self.keep_keys(store::keys::Gatherer::start(self.data_type));
+        }
         let mode = self.fetch_mode(&prepared.tokens, prepared.staging).await?;
         let mut timings = Timings::default();
         let started = Instant::now();
@@ -493,18 +501,50 @@ impl Run<'_> {
         if self.engine.db.get_database_backend() != DbBackend::Postgres {
             return upsert(rows).await;
         }
-        let lanes = store::into_lanes(rows);
+        let lanes = Arc::new(store::into_lanes(rows));
         let copies = lanes.iter().enumerate().map(|(lane, rows)| {
             let progress = (lane == 0).then_some((fetched, progress));
             self.copy(staging, data_type, rows, progress)
         });
-        let copied = futures_util::future::join_all(copies).await;
-        for (rows, copied) in lanes.into_iter().zip(copied) {
+        let (copied, ()) = tokio::join!(
+            futures_util::future::join_all(copies),
+            self.gather_keys(Arc::clone(&lanes))
+        );
+        for (rows, copied) in lanes.iter().zip(copied) {
             if copied? == Copied::AlreadyStaged {
-                upsert(rows).await?;
+                // The lane's rows replace copies staged before: the keys
+                // gathered no longer describe what is staged, and the swap
+                // reads them back.
+                self.keep_keys(None);
+                upsert(rows.clone()).await?;
             }
         }
         Ok(())
+    }
+
+    /// Hands a first sync's `lanes` of rows, as they are copied, to the
+    /// thread gathering their keys.
+    async fn gather_keys(&self, lanes: Arc<store::keys::Lanes>) {
+        let sender = self
+            .keys
+            .lock()
+            .ok()
+            .and_then(|keys| keys.as_ref().map(store::keys::Gatherer::sender));
+        if let Some(sender) = sender {
+            // A gatherer gone (its thread failed) leaves the keys to be read back.
+            let _ = sender.send(lanes).await;
+        }
+    }
+
+    /// The keys' gatherer, if any, taken out.
+    fn take_keys(&self) -> Option<store::keys::Gatherer> {
+        self.keys.lock().ok().and_then(|mut keys| keys.take())
+    }
+
+    fn keep_keys(&self, keys: Option<store::keys::Gatherer>) {
+        if let Ok(mut kept) = self.keys.lock() {
+            *kept = keys;
+        }
     }
 
     /// [`store::copy`] of one lane in a transaction of its own, on a

@@ -92,7 +92,14 @@ impl Run<'_> {
             None => store::number_staged(&txn, list, Part::Whole).await?,
         };
         let keys_began = std::time::Instant::now();
-        store::keys::build(&txn, self.data_type, staging.generation).await?;
+        let gathered = match self.take_keys() {
+            Some(gatherer) => gatherer.finish().await,
+            None => None,
+        };
+        match gathered.and_then(|keys| keys.ranked(published, list.published)) {
+            Some(ranked) => store::keys::build_ranked(&txn, staging.generation, ranked).await?,
+            None => store::keys::build(&txn, self.data_type, staging.generation).await?,
+        };
         let keys = keys_began.elapsed();
         store::refresh_statistics(&txn, published).await?;
         self.end_complete(&txn, issues, completed).await?;
