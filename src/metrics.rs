@@ -59,6 +59,9 @@ pub mod names {
     /// Platform calls that woke too late for their turn under the
     /// platform's rate and took a new one, by `platform`.
     pub const LATE_TURNS: &str = "tributary_platform_late_turns_total";
+    /// Generations' keys built at publish, by `data_type` and how their
+    /// values were `gathered` (`while_staging`, `read_back`).
+    pub const KEYS_BUILT: &str = "tributary_record_keys_built_total";
     /// Waits before a platform call is made again, by `platform`.
     pub const PLATFORM_WAIT_SECONDS: &str = "tributary_platform_call_wait_seconds";
 }
@@ -140,6 +143,11 @@ impl Metrics {
             names::PLATFORM_CALLS,
             Unit::Count,
             "Calls made to the platforms' APIs (each retry one more), by platform and status class (2xx, 4xx, 429, 5xx; none when it did not answer).",
+        );
+        describe(
+            names::KEYS_BUILT,
+            Unit::Count,
+            "Generations' keys built as they were published, by data type and how their values were gathered (while_staging: as a first sync staged its rows; read_back: from the stored records).",
         );
         describe(
             names::LATE_TURNS,
@@ -230,6 +238,20 @@ impl Metrics {
                 &METADATA,
             )
             .increment(count);
+    }
+
+    /// The keys of a published list of `data_type` were built from values
+    /// `gathered` (`while_staging` or `read_back`).
+    pub fn keys_built(&self, data_type: &str, gathered: &str) {
+        self.recorder
+            .register_counter(
+                &key(
+                    names::KEYS_BUILT,
+                    &[("data_type", data_type), ("gathered", gathered)],
+                ),
+                &METADATA,
+            )
+            .increment(1);
     }
 
     /// A token refresh for `platform` ended with `outcome`.

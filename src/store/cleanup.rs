@@ -6,8 +6,8 @@
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{ExprTrait, Query};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, DatabaseConnection, EntityTrait, QueryFilter, QueryOrder,
-    QuerySelect, Statement, TransactionTrait,
+    ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait,
+    QueryFilter, QueryOrder, QuerySelect, Statement, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -149,61 +149,121 @@ pub async fn clear_staging(
 
 /// After a list of `published` rows of `generation` moved out of
 /// `record_staging` (at least [`super::publish::ANALYZE_AT_ROWS`], on
-/// PostgreSQL), empties the table with `TRUNCATE` when nothing else is
-/// staged in it: a new empty file at once, where deleting a million rows and
-/// then `VACUUM`ing them cost 3 s of the server's time after each long
-/// publish (`BENCHMARKS.md`, "Where a million-invoice sync's database time
-/// goes"). Returns whether it did; when it did not, the caller deletes its
-/// rows ([`clear_staging`]) and reclaims their space ([`reclaim_staging`]).
+/// PostgreSQL), or were discarded unchanged, empties the table with
+/// `TRUNCATE` when nothing else is staged in it: a new empty file at once,
+/// where deleting a million rows and then `VACUUM`ing them cost 3 s of the
+/// server's time after each long publish (`BENCHMARKS.md`, "Where a
+/// million-invoice sync's database time goes"). Returns whether it did; when
+/// it did not, the caller deletes its rows ([`clear_staging`]) and reclaims
+/// their space ([`reclaim_staging`]).
 ///
-/// It never waits and never takes another run's rows: the table's lock is
-/// asked for without waiting (`NOWAIT`), so a run staging or publishing at
-/// that moment makes it give up at once rather than queue behind it (and
-/// queue every other run behind itself); and holding the lock, it truncates
-/// only if no row of another generation is there (a run between pages, or
-/// an abandoned one's leftovers). `TRUNCATE` is not MVCC-safe: a transaction
-/// whose snapshot is older would find the table empty. The only rows it
-/// removes are this run's, already published and read by nobody.
+/// It never queues and never takes another run's rows:
+/// - another generation's rows (a run between pages, or an abandoned one's
+///   leftovers) are looked for first, without the lock, and then again
+///   holding it;
+/// - the lock is asked for without waiting (`NOWAIT`): a statement of
+///   another run reading or writing the table at that moment makes it try
+///   again after [`TRUNCATE_PAUSE`], up to [`TRUNCATE_TRIES`] times, rather
+///   than queue behind that run (and every other run behind itself);
+/// - each try ends its transaction explicitly, so the lock is never held
+///   past it.
+///
+/// `TRUNCATE` is not MVCC-safe: a transaction whose snapshot is older would
+/// find the table empty. The only rows it removes are this run's, which no
+/// one reads once it has published or discarded them.
 pub async fn truncate_staging(
     db: &DatabaseConnection,
     generation: i64,
-    published: u64,
+    rows: u64,
 ) -> Result<bool, sea_orm::DbErr> {
     if db.get_database_backend() != sea_orm::DbBackend::Postgres
-        || published < super::publish::ANALYZE_AT_ROWS
+        || rows < super::publish::ANALYZE_AT_ROWS
     {
         return Ok(false);
     }
-    let txn = db.begin().await?;
+    for attempt in 1..=TRUNCATE_TRIES {
+        let look = db.begin().await?;
+        let others = staged_by_others(&look, generation).await;
+        look.rollback().await?;
+        if others? {
+            tracing::debug!("other runs have rows staged: this run's are deleted instead");
+            return Ok(false);
+        }
+        let txn = db.begin().await?;
+        let tried = truncate_alone(&txn, generation).await;
+        match tried {
+            Ok(Some(true)) => {
+                txn.commit().await?;
+                return Ok(true);
+            }
+            Ok(Some(false)) => {
+                txn.rollback().await?;
+                return Ok(false);
+            }
+            Ok(None) => txn.rollback().await?,
+            Err(error) => {
+                txn.rollback().await?;
+                return Err(error);
+            }
+        }
+        if attempt < TRUNCATE_TRIES {
+            tokio::time::sleep(TRUNCATE_PAUSE).await;
+        }
+    }
+    tracing::debug!("the staging table stayed in use: its rows are deleted instead");
+    Ok(false)
+}
+
+/// How many times [`truncate_staging`] asks for the table's lock.
+const TRUNCATE_TRIES: u32 = 5;
+
+/// How long [`truncate_staging`] waits between two tries.
+const TRUNCATE_PAUSE: std::time::Duration = std::time::Duration::from_millis(20);
+
+/// In `txn`: takes the staging table's lock if no one holds any (`None`
+/// when someone does), then truncates it if no other generation has rows
+/// there (`Some(true)`; `Some(false)` when one does). The caller ends `txn`.
+async fn truncate_alone(
+    txn: &DatabaseTransaction,
+    generation: i64,
+) -> Result<Option<bool>, sea_orm::DbErr> {
     if let Err(busy) = txn
         .execute_unprepared("LOCK TABLE record_staging IN ACCESS EXCLUSIVE MODE NOWAIT")
         .await
     {
-        tracing::debug!(error = %busy, "the staging table is in use: its rows are deleted instead");
-        return Ok(false);
+        tracing::debug!(error = %busy, "the staging table is in use");
+        return Ok(None);
     }
-    // The primary key `(generation, record_id)` answers both bounds at
-    // once; the table's statistics may say it is empty, so a scan is ruled
-    // out rather than left to the planner.
-    txn.execute_unprepared("SET LOCAL enable_seqscan = off")
-        .await?;
-    let others = txn
-        .query_one_raw(Statement::from_sql_and_values(
-            sea_orm::DbBackend::Postgres,
-            "SELECT EXISTS (SELECT 1 FROM record_staging WHERE generation < $1) \
-                 OR EXISTS (SELECT 1 FROM record_staging WHERE generation > $1) AS others",
-            [generation.into()],
-        ))
-        .await?
-        .map(|row| row.try_get::<bool>("", "others"))
-        .transpose()?
-        .unwrap_or(true);
-    if others {
-        return Ok(false);
+    if staged_by_others(txn, generation).await? {
+        return Ok(Some(false));
     }
     txn.execute_unprepared("TRUNCATE record_staging").await?;
-    txn.commit().await?;
-    Ok(true)
+    Ok(Some(true))
+}
+
+/// Whether a generation other than `generation` has rows staged, read in
+/// `txn`: the highest generation below it and the lowest above, each one
+/// probe of the primary key `(generation, record_id)`. A scan is ruled out
+/// for the transaction: the planner may take the table for empty.
+async fn staged_by_others(
+    txn: &DatabaseTransaction,
+    generation: i64,
+) -> Result<bool, sea_orm::DbErr> {
+    txn.execute_unprepared("SET LOCAL enable_seqscan = off")
+        .await?;
+    let row = txn
+        .query_one_raw(Statement::from_sql_and_values(
+            sea_orm::DbBackend::Postgres,
+            "SELECT (SELECT max(generation) FROM record_staging WHERE generation < $1) IS NOT NULL \
+                 OR (SELECT min(generation) FROM record_staging WHERE generation > $1) IS NOT NULL \
+                 AS others",
+            [generation.into()],
+        ))
+        .await?;
+    match row {
+        Some(row) => row.try_get::<bool>("", "others"),
+        None => Ok(true),
+    }
 }
 
 /// After a list of `published` rows moved out of `record_staging` (at

@@ -11,7 +11,7 @@ use entity::{data_generation, record_generation, record_key};
 use tributary::data::DataType;
 
 use crate::connections::new_company;
-use crate::helpers::{TestApp, answer, for_each_database};
+use crate::helpers::{AppOptions, TestApp, answer, for_each_database, for_each_database_with};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// A company with one sandbox connection of `invoice_count` invoices,
@@ -540,20 +540,44 @@ async fn stored_keys(app: &TestApp, generation: i64) -> (Option<String>, Vec<rec
 async fn a_first_syncs_keys_are_those_its_stored_records_hold() {
     // On PostgreSQL a first sync gathers its keys as it stages its rows
     // (`store::keys::StagedKeys`) instead of reading every stored record
-    // back: the keys must be, block for block, those read back from what
-    // was stored. Lists in both directions, with and without a filter.
-    for_each_database(async |app: &TestApp| {
+    // back (the metric says which way each list's keys were built): the keys
+    // must be, block for block, those read back from what was stored. Lists
+    // in both directions, with and without a filter, long enough to move in
+    // halves (invoices) or not.
+    let with_metrics = || AppOptions {
+        metrics: true,
+        ..AppOptions::default()
+    };
+    for_each_database_with(with_metrics, async |app: &TestApp| {
         let company_id = new_company(app, "Keys Gathered Ltd").await;
+        let invoices = tributary::store::publish::PARALLEL_AT_ROWS + 500;
         authorized_sandbox(
             app,
             company_id,
             json!({
                 "organizationId": "sbx-keys", "accessToken": "tok", "seed": 23,
-                "invoiceCount": 3000, "orderCount": 1500, "bankTransactionCount": 700,
+                "invoiceCount": invoices, "orderCount": 1500, "bankTransactionCount": 700,
             }),
         )
         .await;
         sync(app, company_id).await;
+        let gathered = if app.db.get_database_backend() == sea_orm::DbBackend::Postgres {
+            "while_staging"
+        } else {
+            "read_back"
+        };
+        let metrics = crate::metrics::scrape(app).await;
+        for data_type in ["invoices", "orders", "customers"] {
+            assert!(
+                metrics.lines().any(
+                    |line| line.starts_with("tributary_record_keys_built_total{")
+                        && line.contains(&format!("data_type=\"{data_type}\""))
+                        && line.contains(&format!("gathered=\"{gathered}\""))
+                        && line.ends_with(" 1")
+                ),
+                "{data_type}'s keys built {gathered}: {metrics}"
+            );
+        }
         let generations = record_generation::Entity::find()
             .all(&app.db)
             .await

@@ -10,7 +10,7 @@ use crate::helpers::{AppOptions, TestApp, backends, http_client, json};
 use crate::sync::{sandbox_connection, sync_and_settle};
 use crate::webhooks::receiver::Receiver;
 
-async fn scrape(app: &TestApp) -> String {
+pub async fn scrape(app: &TestApp) -> String {
     let address = app.metrics_address.expect("metrics served");
     let response = http_client()
         .get(format!("http://{address}/metrics"))

@@ -958,7 +958,9 @@ async fn deleting_a_connection_or_company_deletes_its_synced_data() {
 }
 
 /// The staging table's file on PostgreSQL: a new one after `TRUNCATE`, the
-/// same after rows are deleted and vacuumed.
+/// same after rows are deleted and vacuumed. Read from the catalog, without
+/// locking the table (a lock held when the run truncates would make it
+/// delete instead).
 async fn staging_file(app: &TestApp) -> i64 {
     let row = app
         .db
@@ -985,77 +987,140 @@ async fn staging_cleared(app: &TestApp, staged: &str) {
     }
 }
 
+/// The generation readers see of the (one company's) invoices.
+async fn invoices_generation(app: &TestApp) -> i64 {
+    let row = app
+        .db
+        .query_one_raw(sea_orm::Statement::from_string(
+            app.db.get_database_backend(),
+            "SELECT max(generation) AS generation FROM data_generation WHERE data_type = 'invoices'",
+        ))
+        .await
+        .expect("read")
+        .expect("a row");
+    row.try_get::<i64>("", "generation").expect("a generation")
+}
+
+/// Syncs the company's invoices alone, to completion.
+async fn sync_invoices(app: &TestApp, company_id: Uuid) {
+    app.client
+        .queue_data_type(
+            &company_id,
+            client::types::QueueDataTypeDataType::Invoices,
+            None,
+        )
+        .await
+        .expect("queued");
+    let operations = settled(&app.client, company_id).await;
+    assert!(
+        operations
+            .iter()
+            .all(|operation| operation.status == PullStatus::Complete),
+        "{operations:?}"
+    );
+}
+
+/// Syncs the company's invoices alone, with no other run's rows staged:
+/// on PostgreSQL the staging table is emptied whole (a new file), on SQLite
+/// its rows are deleted.
+async fn synced_alone(app: &TestApp, company_id: Uuid) {
+    if app.db.get_database_backend() != sea_orm::DbBackend::Postgres {
+        sync_invoices(app, company_id).await;
+        staging_cleared(app, "true").await;
+        return;
+    }
+    let file = staging_file(app).await;
+    sync_invoices(app, company_id).await;
+    let emptied = tokio::time::Instant::now() + Duration::from_secs(30);
+    while staging_file(app).await == file {
+        assert!(
+            tokio::time::Instant::now() < emptied,
+            "the staging table was not emptied by TRUNCATE"
+        );
+        tokio::time::sleep(Duration::from_millis(20)).await;
+    }
+    assert_eq!(count_rows(app, "record_staging").await, 0);
+}
+
 #[tokio::test]
 async fn a_long_lists_staging_goes_whole_when_alone_and_never_takes_another_runs_rows() {
     for_each_database(async |app| {
         let postgres = app.db.get_database_backend() == sea_orm::DbBackend::Postgres;
         let company_id = new_company(app, "Long").await;
         let long = tributary::store::publish::ANALYZE_AT_ROWS + 500;
-        sandbox_connection(app, company_id, long, 3).await;
-        let invoices = client::types::QueueDataTypeDataType::Invoices;
+        let connection_id = sandbox_connection(app, company_id, long, 3).await;
+        // The invoices readers see (a superseded generation is deleted
+        // after the staging).
+        let invoices = "record WHERE data_type = 'invoices' AND generation = \
+             (SELECT max(generation) FROM data_generation WHERE data_type = 'invoices')";
 
-        // Alone: on PostgreSQL the table is emptied whole (a new file), not
-        // row by row.
-        let file = if postgres { staging_file(app).await } else { 0 };
-        app.client
-            .queue_data_type(&company_id, invoices, None)
-            .await
-            .expect("queued");
-        settled(&app.client, company_id).await;
-        staging_cleared(app, "true").await;
-        assert_eq!(
-            count_rows(app, "record WHERE data_type = 'invoices'").await,
-            long as i64
-        );
-        if postgres {
-            assert_ne!(staging_file(app).await, file, "emptied by TRUNCATE");
-        }
+        // Alone: a first sync's published rows, then a resync's unchanged
+        // ones (discarded), each emptied whole.
+        synced_alone(app, company_id).await;
+        assert_eq!(count_rows(app, invoices).await, long as i64);
+        synced_alone(app, company_id).await;
+        assert_eq!(count_rows(app, invoices).await, long as i64);
 
-        // Another run, between two of its pages: its staged row stays
-        // through this list's resync (kept unchanged, then cleaned up).
-        let between_pages = 1_i64 << 40;
-        entity::record_staging::ActiveModel {
-            connection_id: Set(Uuid::new_v4()),
-            data_type: Set("invoices".to_owned()),
-            generation: Set(between_pages),
-            record_id: Set("staged-by-another-run".to_owned()),
-            company_id: Set(Uuid::new_v4()),
-            sort_key: Set("2026-01-01".to_owned()),
-            filter_value: Set(None),
-            body: Set("{}".to_owned()),
-        }
-        .insert(&app.db)
-        .await
-        .expect("staged");
-        let file = if postgres { staging_file(app).await } else { 0 };
-        app.client
-            .queue_data_type(&company_id, invoices, None)
+        // Another run, between two of its pages, with a generation below
+        // this list's, then one above: its staged row stays through this
+        // list's resync, unchanged (discarded) and then changed (published).
+        let path = format!("/companies/{company_id}/connections/{connection_id}/authorization");
+        for (other_run, changed) in [(-1_i64, 0), (1_i64 << 40, 10)] {
+            entity::record_staging::ActiveModel {
+                connection_id: Set(Uuid::new_v4()),
+                data_type: Set("invoices".to_owned()),
+                generation: Set(other_run),
+                record_id: Set("staged-by-another-run".to_owned()),
+                company_id: Set(Uuid::new_v4()),
+                sort_key: Set("2026-01-01".to_owned()),
+                filter_value: Set(None),
+                body: Set("{}".to_owned()),
+            }
+            .insert(&app.db)
             .await
-            .expect("queued");
-        let operations = settled(&app.client, company_id).await;
-        assert!(
-            operations
-                .iter()
-                .all(|operation| operation.status == PullStatus::Complete),
-            "{operations:?}"
-        );
-        staging_cleared(app, &format!("generation <> {between_pages}")).await;
-        assert_eq!(
-            count_rows(
-                app,
-                &format!("record_staging WHERE generation = {between_pages}")
-            )
-            .await,
-            1,
-            "the other run's row"
-        );
-        if postgres {
-            assert_eq!(staging_file(app).await, file, "deleted row by row");
+            .expect("staged");
+            let response = app
+                .raw()
+                .put(app.url(&path))
+                .header("authorization", app.authorization())
+                .json(&json!({
+                    "organizationId": "sbx-sync", "accessToken": "tok", "invoiceCount": long,
+                    "seed": 3, "changedInvoiceCount": changed,
+                }))
+                .send()
+                .await
+                .expect("answered");
+            assert_eq!(response.status(), 200);
+            let file = if postgres { staging_file(app).await } else { 0 };
+            let before = invoices_generation(app).await;
+            sync_invoices(app, company_id).await;
+            staging_cleared(app, &format!("generation <> {other_run}")).await;
+            assert_eq!(
+                count_rows(
+                    app,
+                    &format!("record_staging WHERE generation = {other_run}")
+                )
+                .await,
+                1,
+                "the other run's row ({other_run})"
+            );
+            if postgres {
+                assert_eq!(staging_file(app).await, file, "deleted row by row");
+            }
+            assert_eq!(count_rows(app, invoices).await, long as i64);
+            let published = invoices_generation(app).await;
+            assert_eq!(
+                published > before,
+                changed > 0,
+                "a resync publishes only what changed: {before} then {published}"
+            );
+            app.db
+                .execute_unprepared(&format!(
+                    "DELETE FROM record_staging WHERE generation = {other_run}"
+                ))
+                .await
+                .expect("the other run's row goes");
         }
-        assert_eq!(
-            count_rows(app, "record WHERE data_type = 'invoices'").await,
-            long as i64
-        );
     })
     .await;
 }

@@ -1,4 +1,5 @@
-//! One declared field's values as a generation's records are read back:
+//! One declared field's values as a generation's records are read (back
+//! from the store, or as they are staged):
 //! each distinct value kept once (numbers by value, so `12.5` and `12.50`
 //! are one), and per record the number of its value, 4 bytes a record;
 //! then the values in key order, each with its records' ordinals

@@ -15,7 +15,9 @@
 //!
 //! Keys are built as the generation is published (its rows numbered, not
 //! yet visible), from the stored JSON, in the transaction that publishes
-//! it, and go with the generation's rows. A generation published before
+//! it, and go with the generation's rows; a first sync on PostgreSQL builds
+//! them from the values gathered as its rows were staged instead
+//! ([`StagedKeys`]). A generation published before
 //! keys existed, or a field added to a data type's keys since, is read as
 //! before: `record_generation.keyed_fields` names what was built.
 

@@ -7,8 +7,10 @@
 //!
 //! Only rows that all passed through [`StagedKeys::add`] qualify: a first
 //! sync (no previous copies to keep, so every record's `modifiedDate` is the
-//! swap's time) on PostgreSQL, whose `COPY` tells a record staged twice
-//! ([`StagedKeys::spoil`]). Anything else is read back as before.
+//! swap's time) on PostgreSQL, whose `COPY` tells a record staged twice (the
+//! run then drops its [`Gatherer`]). A body that does not read, a gatherer
+//! whose thread failed, or a count that differs from the rows published is
+//! read back as before.
 
 use std::sync::Arc;
 
@@ -39,7 +41,7 @@ pub struct StagedKeys {
     text: Vec<u8>,
     /// Where each row's sort key ends and its id ends, in `text`.
     ends: Vec<(u32, u32)>,
-    /// Whether a row was staged twice, or could not be read.
+    /// Whether a row could not be read (or counted): the keys are read back.
     spoiled: bool,
     /// A staged body with its JSON closed again.
     buffer: String,
@@ -63,7 +65,7 @@ impl Gatherer {
     /// declares none (or no thread could start: the keys are then read back).
     pub fn start(data_type: DataType) -> Option<Self> {
         let mut keys = StagedKeys::new(data_type)?;
-        // Two batches in flight at most: the staging waits for the thread
+        // At most two batches wait for the thread: the staging waits for it
         // rather than holding more pages.
         let (batches, mut received) = tokio::sync::mpsc::channel::<Arc<Lanes>>(2);
         let thread = std::thread::Builder::new()
@@ -160,9 +162,9 @@ impl StagedKeys {
         }
     }
 
-    /// A record was staged twice (its later copy replaced the first): the
-    /// rows staged are no longer the rows gathered.
-    pub fn spoil(&mut self) {
+    /// A row could not be gathered: the keys are to be read back, and
+    /// nothing more is kept.
+    fn spoil(&mut self) {
         self.spoiled = true;
         self.gathered.clear();
         self.text = Vec::new();

@@ -541,6 +541,7 @@ impl Run<'_> {
         self.keys.lock().ok().and_then(|mut keys| keys.take())
     }
 
+    /// Keeps `keys` as the run's gatherer (`None`: its keys are read back).
     fn keep_keys(&self, keys: Option<store::keys::Gatherer>) {
         if let Ok(mut kept) = self.keys.lock() {
             *kept = keys;
