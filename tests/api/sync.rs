@@ -305,7 +305,7 @@ async fn the_seed_flow_syncs_on_request_and_pages_invoices_by_status() {
             .await
             .expect("answered");
         assert_eq!(response.status(), 200);
-        app.client.queue_data_type(&company_id, client::types::QueueDataTypeDataType::Invoices, None).await.expect("queued");
+        queue_invoices(app, company_id).await;
         settled(&app.client, company_id).await;
         // Records that disappeared from the platform stay, flagged deleted.
         let all_of_them = json(
@@ -526,14 +526,7 @@ async fn a_sync_that_fails_midway_leaves_the_previous_data_intact() {
         assert_eq!(before["totalResults"], 2500);
 
         fail.store(true, Ordering::SeqCst);
-        app.client
-            .queue_data_type(
-                &company_id,
-                client::types::QueueDataTypeDataType::Invoices,
-                None,
-            )
-            .await
-            .expect("queued");
+        queue_invoices(&app, company_id).await;
         let after_ops = settled(&app.client, company_id).await;
         let latest = &after_ops[0];
         assert_eq!(latest.status, PullStatus::Failed, "{latest:?}");
@@ -584,14 +577,7 @@ async fn rejected_tokens_end_in_auth_error_and_deauthorize_the_connection() {
         .await;
         let company_id = new_company(&app, "Acme").await;
         let connection_id = sandbox_connection(&app, company_id, 1500, 3).await;
-        app.client
-            .queue_data_type(
-                &company_id,
-                client::types::QueueDataTypeDataType::Invoices,
-                None,
-            )
-            .await
-            .expect("queued");
+        queue_invoices(&app, company_id).await;
         let ops = settled(&app.client, company_id).await;
         assert_eq!(ops[0].status, PullStatus::AuthError);
         assert!(
@@ -1001,8 +987,8 @@ async fn invoices_generation(app: &TestApp) -> i64 {
     row.try_get::<i64>("", "generation").expect("a generation")
 }
 
-/// Syncs the company's invoices alone, to completion.
-async fn sync_invoices(app: &TestApp, company_id: Uuid) {
+/// Queues a sync of the company's invoices alone.
+async fn queue_invoices(app: &TestApp, company_id: Uuid) {
     app.client
         .queue_data_type(
             &company_id,
@@ -1011,6 +997,11 @@ async fn sync_invoices(app: &TestApp, company_id: Uuid) {
         )
         .await
         .expect("queued");
+}
+
+/// Syncs the company's invoices alone, to completion.
+async fn sync_invoices(app: &TestApp, company_id: Uuid) {
+    queue_invoices(app, company_id).await;
     let operations = settled(&app.client, company_id).await;
     assert!(
         operations
@@ -1166,14 +1157,7 @@ async fn readers_never_see_half_a_sync() {
             })
         };
         for _ in 0..5 {
-            app.client
-                .queue_data_type(
-                    &company_id,
-                    client::types::QueueDataTypeDataType::Invoices,
-                    None,
-                )
-                .await
-                .expect("queued");
+            queue_invoices(app, company_id).await;
             settled(&app.client, company_id).await;
         }
         stop.store(true, Ordering::SeqCst);

@@ -203,13 +203,6 @@ impl StagedKeys {
             };
             by_key.then_with(|| a_id.cmp(b_id))
         });
-        if order
-            .windows(2)
-            .any(|pair| self.place(pair[0] as usize) == self.place(pair[1] as usize))
-        {
-            // Two rows with one id and sort key: not a list the swap numbers.
-            return None;
-        }
         let mut ordinal_of = vec![0u32; order.len()];
         for (rank, index) in order.iter().enumerate() {
             ordinal_of[*index as usize] = u32::try_from(rank + 1).ok()?;

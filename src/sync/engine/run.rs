@@ -1,14 +1,17 @@
 //! One pull operation's run, step by step: [`Run::prepare`] (the
 //! connection, its connector, fresh tokens), [`Run::fetch_mode`] (the whole
-//! list or what changed, [`fetch_mode`]), [`Run::stage`] (every page,
-//! each in a fenced transaction; then what the platform did not send
-//! readable, [`missing`]), [`Run::publish`] (the swap, [`publish`]; or,
-//! when the run changed nothing, [`Run::keep_previous`]) and
-//! [`Run::clean_up`] (what readers no longer see).
+//! list or what changed, [`fetch_mode`]), [`Run::stage`] (every page, each
+//! batch in fenced transactions, [`write`]; a first sync's keys gathered
+//! meanwhile, [`keys`]; then what the platform did not send readable,
+//! [`missing`]), [`Run::publish`] (the swap, [`publish`]; or, when the run
+//! changed nothing, [`Run::keep_previous`]) and [`Run::clean_up`] (what
+//! readers no longer see).
 
 mod fetch_mode;
+mod keys;
 mod missing;
 mod publish;
+mod write;
 
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -32,7 +35,7 @@ use crate::platforms;
 use crate::platforms::connector::Limits;
 use crate::platforms::connector::{Page, Since};
 use crate::platforms::kit::http::{CallGate, paced, platform_time};
-use crate::store::{self, Copied, Generations, Staging};
+use crate::store::{self, Generations, Staging};
 use crate::sync::operations::issues::Issues;
 use crate::sync::operations::lease;
 use crate::sync::pacing;
@@ -474,122 +477,6 @@ impl Run<'_> {
             }
             cursor = next;
         }
-    }
-
-    /// Stages a batch of rows. On PostgreSQL by `COPY`, the rows dealt into
-    /// [`store::COPY_LANES`] lanes that stage at once, each in a fenced
-    /// transaction of its own (the first lane's records the progress so far);
-    /// a lane whose rows repeat a record an earlier page staged, and every
-    /// page on SQLite, by upserting statements in a fenced transaction.
-    async fn write(
-        &self,
-        staging: Staging,
-        rows: Vec<Row>,
-        fetched: i64,
-        progress: i32,
-    ) -> Result<(), RunError> {
-        let internal = |error: crate::error::Error| RunError::Internal(error.to_string());
-        let data_type = self.data_type;
-        let upsert = |rows: Vec<Row>| async move {
-            let txn = self.fenced(fetched, progress).await?;
-            store::stage(&txn, staging, data_type, &rows)
-                .await
-                .map_err(internal)?;
-            txn.commit().await?;
-            Ok::<(), RunError>(())
-        };
-        if self.engine.db.get_database_backend() != DbBackend::Postgres {
-            return upsert(rows).await;
-        }
-        let lanes = Arc::new(store::into_lanes(rows));
-        let copies = lanes.iter().enumerate().map(|(lane, rows)| {
-            let progress = (lane == 0).then_some((fetched, progress));
-            self.copy(staging, data_type, rows, progress)
-        });
-        let (copied, ()) = tokio::join!(
-            futures_util::future::join_all(copies),
-            self.gather_keys(Arc::clone(&lanes))
-        );
-        for (rows, copied) in lanes.iter().zip(copied) {
-            if copied? == Copied::AlreadyStaged {
-                // The lane's rows replace copies staged before: the keys
-                // gathered no longer describe what is staged, and the swap
-                // reads them back.
-                self.keep_keys(None);
-                upsert(rows.clone()).await?;
-            }
-        }
-        Ok(())
-    }
-
-    /// Hands a first sync's `lanes` of rows, as they are copied, to the
-    /// thread gathering their keys.
-    async fn gather_keys(&self, lanes: Arc<store::keys::Lanes>) {
-        let sender = self
-            .keys
-            .lock()
-            .ok()
-            .and_then(|keys| keys.as_ref().map(store::keys::Gatherer::sender));
-        if let Some(sender) = sender {
-            // A gatherer gone (its thread failed) leaves the keys to be read back.
-            let _ = sender.send(lanes).await;
-        }
-    }
-
-    /// The keys' gatherer, if any, taken out.
-    fn take_keys(&self) -> Option<store::keys::Gatherer> {
-        self.keys.lock().ok().and_then(|mut keys| keys.take())
-    }
-
-    /// Keeps `keys` as the run's gatherer (`None`: its keys are read back).
-    fn keep_keys(&self, keys: Option<store::keys::Gatherer>) {
-        if let Ok(mut kept) = self.keys.lock() {
-            *kept = keys;
-        }
-    }
-
-    /// [`store::copy`] of one lane in a transaction of its own, on a
-    /// connection of SeaORM's pool (SeaORM has no `COPY`), fenced by
-    /// [`lease::hold_on`] recording `progress` (records fetched, percent), or,
-    /// for the other lanes, by [`lease::share_on`], which does not queue
-    /// behind it. A lane without rows and without progress to record is
-    /// nothing to do.
-    async fn copy(
-        &self,
-        staging: Staging,
-        data_type: DataType,
-        rows: &[Row],
-        progress: Option<(i64, i32)>,
-    ) -> Result<Copied, RunError> {
-        if rows.is_empty() && progress.is_none() {
-            return Ok(Copied::Staged);
-        }
-        let pool = self.engine.db.get_postgres_connection_pool();
-        let internal = |error: sea_orm::sqlx::Error| RunError::Internal(error.to_string());
-        let mut txn = pool.begin().await.map_err(internal)?;
-        sea_orm::sqlx::query("SET LOCAL synchronous_commit = off")
-            .execute(&mut *txn)
-            .await
-            .map_err(internal)?;
-        let (operation, worker) = (self.operation.id, self.worker);
-        let held = match progress {
-            Some((fetched, progress)) => {
-                lease::hold_on(&mut txn, operation, worker, fetched, progress).await
-            }
-            None => lease::share_on(&mut txn, operation, worker).await,
-        }
-        .map_err(internal)?;
-        if !held {
-            return Err(RunError::LeaseLost);
-        }
-        let copied = store::copy(&mut txn, staging, data_type, rows)
-            .await
-            .map_err(internal)?;
-        match copied {
-            Copied::Staged => txn.commit().await.map_err(internal)?,
-            Copied::AlreadyStaged => txn.rollback().await.map_err(internal)?,
-        }
-        Ok(copied)
     }
 
     /// Fetches one page, unless the lease is lost or the process is stopping.

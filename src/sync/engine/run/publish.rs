@@ -92,32 +92,8 @@ impl Run<'_> {
             None => store::number_staged(&txn, list, Part::Whole).await?,
         };
         let keys_began = std::time::Instant::now();
-        let ranked = match self.take_keys() {
-            Some(gatherer) => match gatherer.finish().await {
-                // A million rows sorted: CPU work, off the async workers.
-                Some(keys) => {
-                    tokio::task::spawn_blocking(move || keys.ranked(published, list.published))
-                        .await
-                        .ok()
-                        .flatten()
-                }
-                None => None,
-            },
-            None => None,
-        };
-        let gathered = match ranked {
-            Some(ranked) => {
-                store::keys::build_ranked(&txn, staging.generation, ranked).await?;
-                "while_staging"
-            }
-            None => {
-                store::keys::build(&txn, self.data_type, staging.generation).await?;
-                "read_back"
-            }
-        };
-        self.engine
-            .metrics
-            .keys_built(self.data_type.name(), gathered);
+        self.build_keys(&txn, staging.generation, published, list.published)
+            .await?;
         let keys = keys_began.elapsed();
         store::refresh_statistics(&txn, published).await?;
         self.end_complete(&txn, issues, completed).await?;
