@@ -54,5 +54,7 @@ pub use generations::{
     Visible, confirm, current, current_generation, pinned_generations, publish, take_generation,
     unreachable_rows, visible_generations,
 };
-pub use publish::{Part, Publishing, number_staged, refresh_statistics, split_point};
+pub use publish::{
+    Moved, Part, Publishing, Stamped, number_staged, refresh_statistics, split_point,
+};
 pub use staging::{Batch, COPY_LANES, Copied, STAGE_BATCH_ROWS, Staging, copy, into_lanes, stage};

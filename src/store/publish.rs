@@ -122,17 +122,44 @@ pub struct Publishing {
     pub published: Timestamp,
 }
 
+/// A resync's move on PostgreSQL returns its stamped rows (changed or new
+/// since the previous generation) when it has at most this many: the keys
+/// are then carried over from the previous generation's
+/// ([`super::keys::carry`]) instead of read back from every record.
+pub const STAMPED_AT_MOST: u64 = 50_000;
+
+/// A row a move stamped with the swap's time: changed since the previous
+/// generation, or new.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Stamped {
+    /// Its place in the list.
+    pub ordinal: i64,
+    /// The record's id.
+    pub record_id: String,
+}
+
+/// What a move did.
+#[derive(Debug, Default)]
+pub struct Moved {
+    /// How many rows moved.
+    pub rows: u64,
+    /// A resync's move on PostgreSQL: the rows it stamped, or `None` when
+    /// there were more than [`STAMPED_AT_MOST`] (and for every other move).
+    pub stamped: Option<Vec<Stamped>>,
+}
+
 /// Moves `part` of a run's staged rows into the readable table, numbering
 /// each in its list's order (the order [`super::pages`] reads): one sorted
 /// `INSERT … SELECT` in the caller's transaction. The second half counts
 /// the first half's rows (per filter value too) to number on from them.
 /// A record unchanged since `list.previous` is moved as it was there; the
-/// others are stamped `list.published`. Returns how many rows moved.
+/// others are stamped `list.published`, and a resync's move on PostgreSQL
+/// returns those ([`Moved::stamped`]).
 pub async fn number_staged(
     db: &impl ConnectionTrait,
     list: Publishing,
     part: Part<'_>,
-) -> Result<u64, sea_orm::DbErr> {
+) -> Result<Moved, sea_orm::DbErr> {
     let Publishing {
         connection_id,
         data_type,
@@ -195,7 +222,8 @@ pub async fn number_staged(
     // ([`same_but_for_its_date`]), keeps its own; every other record gets
     // the swap's time. One primary-key lookup per row.
     values.push(crate::data::records::modified_date_suffix(list.published).into());
-    let stamped = format!("s.body || ${}", values.len());
+    let suffix_at = values.len();
+    let stamped = format!("s.body || ${suffix_at}");
     let (body, previous_join) = match list.previous {
         None => (stamped, String::new()),
         Some(previous) => {
@@ -258,18 +286,40 @@ pub async fn number_staged(
             ),
         )
     };
-    let sql = format!(
-        "WITH {counted}numbered AS MATERIALIZED (\
-           SELECT {handle}, {base} + row_number() OVER ({order}) AS ordinal, \
-                  {filter_ordinal} AS filter_ordinal \
-           FROM record_staging s{joined} WHERE {of_staged}{range}) \
-         INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
+    let insert = format!(
+        "INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
          sort_key, filter_value, body, ordinal, filter_ordinal) \
          SELECT s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, s.sort_key, \
                 s.filter_value, {body}, n.ordinal, n.filter_ordinal \
          FROM {source} \
          ORDER BY n.ordinal"
     );
+    let numbered = format!(
+        "WITH {counted}numbered AS MATERIALIZED (\
+           SELECT {handle}, {base} + row_number() OVER ({order}) AS ordinal, \
+                  {filter_ordinal} AS filter_ordinal \
+           FROM record_staging s{joined} WHERE {of_staged}{range})"
+    );
+    // A resync's move also says which rows it stamped: those whose stored
+    // JSON ends with the swap's `modifiedDate` (a kept copy ends with an
+    // earlier one), counted, and listed unless over the cap. Only their ids
+    // are returned (what every moved row returns is held until the
+    // statement ends: the JSON would spill to disk when much changed).
+    let returns_stamped = backend == DbBackend::Postgres && list.previous.is_some();
+    let sql = if returns_stamped {
+        format!(
+            "{numbered}, moved AS ({insert} \
+               RETURNING ordinal, \
+               CASE WHEN right(body, {MODIFIED_DATE_SUFFIX_CHARS}) = ${suffix_at} THEN record_id END \
+               AS stamped) \
+             SELECT c.moved, c.stamped_rows, m.ordinal, m.stamped \
+             FROM (SELECT count(*) AS moved, count(stamped) AS stamped_rows FROM moved) c \
+             LEFT JOIN (SELECT * FROM moved WHERE stamped IS NOT NULL \
+                        AND (SELECT count(stamped) FROM moved) <= {STAMPED_AT_MOST}) m ON true"
+        )
+    } else {
+        format!("{numbered} {insert}")
+    };
     if backend == DbBackend::Postgres {
         // The numbering sorts of a large sync fit in memory instead of
         // spilling to disk (this transaction only).
@@ -297,10 +347,32 @@ pub async fn number_staged(
         )
         .await?;
     }
-    let moved = db
-        .execute_raw(Statement::from_sql_and_values(backend, sql, values))
-        .await?
-        .rows_affected();
+    let statement = Statement::from_sql_and_values(backend, sql, values);
+    if !returns_stamped {
+        let rows = db.execute_raw(statement).await?.rows_affected();
+        return Ok(Moved {
+            rows,
+            stamped: None,
+        });
+    }
+    let rows = db.query_all_raw(statement).await?;
+    let mut moved = Moved::default();
+    let mut stamped = Vec::new();
+    for row in &rows {
+        let (count, stamped_rows): (i64, i64) =
+            (row.try_get("", "moved")?, row.try_get("", "stamped_rows")?);
+        moved.rows = count as u64;
+        if stamped_rows as u64 > STAMPED_AT_MOST {
+            return Ok(moved);
+        }
+        if let Some(record_id) = row.try_get::<Option<String>>("", "stamped")? {
+            stamped.push(Stamped {
+                ordinal: row.try_get("", "ordinal")?,
+                record_id,
+            });
+        }
+    }
+    moved.stamped = Some(stamped);
     Ok(moved)
 }
 

@@ -11,7 +11,7 @@ use entity::{data_generation, record_generation, record_key};
 use tributary::data::DataType;
 
 use crate::connections::new_company;
-use crate::helpers::{AppOptions, TestApp, answer, for_each_database, for_each_database_with};
+use crate::helpers::{TestApp, answer, for_each_database};
 use crate::sync::{authorized_sandbox, sync_and_settle as sync};
 
 /// A company with one sandbox connection of `invoice_count` invoices,
@@ -514,116 +514,6 @@ async fn a_wide_match_of_one_declared_field_is_counted_from_the_keys_and_walked_
             json!(expected + 7),
             "counted from the sizes"
         );
-    })
-    .await;
-}
-
-/// A generation's keys as stored, block by block, and the fields it names.
-async fn stored_keys(app: &TestApp, generation: i64) -> (Option<String>, Vec<record_key::Model>) {
-    let keyed = record_generation::Entity::find_by_id(generation)
-        .one(&app.db)
-        .await
-        .expect("read")
-        .expect("the generation")
-        .keyed_fields;
-    let blocks = record_key::Entity::find()
-        .filter(record_key::Column::Generation.eq(generation))
-        .order_by_asc(record_key::Column::Field)
-        .order_by_asc(record_key::Column::Block)
-        .all(&app.db)
-        .await
-        .expect("keys");
-    (keyed, blocks)
-}
-
-#[tokio::test]
-async fn a_first_syncs_keys_are_those_its_stored_records_hold() {
-    // On PostgreSQL a first sync gathers its keys as it stages its rows
-    // (`store::keys::StagedKeys`) instead of reading every stored record
-    // back (the metric says which way each list's keys were built): the keys
-    // must be, block for block, those read back from what was stored. Lists
-    // in both directions, with and without a filter, long enough to move in
-    // halves (invoices) or not.
-    let with_metrics = || AppOptions {
-        metrics: true,
-        ..AppOptions::default()
-    };
-    for_each_database_with(with_metrics, async |app: &TestApp| {
-        let company_id = new_company(app, "Keys Gathered Ltd").await;
-        let invoices = tributary::store::publish::PARALLEL_AT_ROWS + 500;
-        authorized_sandbox(
-            app,
-            company_id,
-            json!({
-                "organizationId": "sbx-keys", "accessToken": "tok", "seed": 23,
-                "invoiceCount": invoices, "orderCount": 1500, "bankTransactionCount": 700,
-            }),
-        )
-        .await;
-        sync(app, company_id).await;
-        let gathered = if app.db.get_database_backend() == sea_orm::DbBackend::Postgres {
-            "while_staging"
-        } else {
-            "read_back"
-        };
-        let metrics = crate::metrics::scrape(app).await;
-        for data_type in ["invoices", "orders", "customers"] {
-            assert!(
-                metrics.lines().any(
-                    |line| line.starts_with("tributary_record_keys_built_total{")
-                        && line.contains(&format!("data_type=\"{data_type}\""))
-                        && line.contains(&format!("gathered=\"{gathered}\""))
-                        && line.ends_with(" 1")
-                ),
-                "{data_type}'s keys built {gathered}: {metrics}"
-            );
-        }
-        let generations = record_generation::Entity::find()
-            .all(&app.db)
-            .await
-            .expect("generations");
-        let mut compared = Vec::new();
-        for generation in generations {
-            let data_type = DataType::named(&generation.data_type).expect("a data type");
-            if data_type.spec().keys.is_empty() {
-                continue;
-            }
-            let (keyed, gathered) = stored_keys(app, generation.generation).await;
-            assert!(!gathered.is_empty(), "{}: keys", generation.data_type);
-            record_key::Entity::delete_many()
-                .filter(record_key::Column::Generation.eq(generation.generation))
-                .exec(&app.db)
-                .await
-                .expect("deleted");
-            tributary::store::keys::build(&app.db, data_type, generation.generation)
-                .await
-                .expect("read back");
-            let (keyed_again, read_back) = stored_keys(app, generation.generation).await;
-            assert_eq!(keyed, keyed_again, "{}: keyed fields", generation.data_type);
-            assert_eq!(gathered.len(), read_back.len(), "{}", generation.data_type);
-            for (gathered, read_back) in gathered.iter().zip(&read_back) {
-                assert!(
-                    gathered == read_back,
-                    "{}: {} block {} is not as read back",
-                    generation.data_type,
-                    gathered.field,
-                    gathered.block
-                );
-            }
-            compared.push(generation.data_type);
-        }
-        for expected in [
-            "invoices",
-            "orders",
-            "payments",
-            "customers",
-            "bankTransactions",
-        ] {
-            assert!(
-                compared.iter().any(|name| name == expected),
-                "{expected} compared: {compared:?}"
-            );
-        }
     })
     .await;
 }

@@ -19,6 +19,7 @@ mod fetch_modes;
 mod incremental;
 mod integrations;
 mod keys;
+mod keys_built;
 mod ledger;
 mod links;
 mod metrics;

@@ -1000,7 +1000,7 @@ async fn queue_invoices(app: &TestApp, company_id: Uuid) {
 }
 
 /// Syncs the company's invoices alone, to completion.
-async fn sync_invoices(app: &TestApp, company_id: Uuid) {
+pub async fn sync_invoices(app: &TestApp, company_id: Uuid) {
     queue_invoices(app, company_id).await;
     let operations = settled(&app.client, company_id).await;
     assert!(

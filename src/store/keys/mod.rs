@@ -17,11 +17,13 @@
 //! yet visible), from the stored JSON, in the transaction that publishes
 //! it, and go with the generation's rows; a first sync on PostgreSQL builds
 //! them from the values gathered as its rows were staged instead
-//! ([`StagedKeys`]). A generation published before
+//! ([`StagedKeys`]), and a resync on PostgreSQL with few changes carries
+//! the previous generation's over, adding its changes ([`carry`]). A generation published before
 //! keys existed, or a field added to a data type's keys since, is read as
 //! before: `record_generation.keyed_fields` names what was built.
 
 mod blocks;
+mod carried;
 mod gathered;
 mod order;
 mod sets;
@@ -38,6 +40,7 @@ use entity::{record, record_generation, record_key};
 use crate::data::DataType;
 use crate::data::fields::{self, Field};
 use crate::data::query::{Comparison, Operand, Operator, Query};
+pub use carried::carry;
 use gathered::Gathered;
 pub use order::ordered;
 use sets::Ordinals;
@@ -124,24 +127,48 @@ where
         else {
             continue;
         };
-        let mut batch = Vec::with_capacity(INSERT_BATCH.min(cut.len()));
-        for (number, block) in cut.into_iter().enumerate() {
-            batch.push(record_key::ActiveModel {
-                generation: Set(generation),
-                field: Set(field.name.clone()),
-                block: Set(i32::try_from(number).unwrap_or(i32::MAX)),
-                first_value: Set(block.first_value),
-                last_value: Set(block.last_value),
-                size: Set(i32::try_from(block.size).unwrap_or(i32::MAX)),
-                entries: Set(block.entries),
-            });
-            if batch.len() == INSERT_BATCH {
-                written += insert(db, std::mem::take(&mut batch)).await?;
-            }
-        }
-        written += insert(db, batch).await?;
+        written += write_field(db, generation, field, cut).await?;
         keyed.push(&field.name);
     }
+    record_keyed(db, generation, &keyed).await?;
+    Ok(written)
+}
+
+/// Writes one field's blocks of `generation`'s keys; how many.
+async fn write_field<C>(
+    db: &C,
+    generation: i64,
+    field: &Field,
+    cut: Vec<blocks::Block>,
+) -> Result<u64, sea_orm::DbErr>
+where
+    C: ConnectionTrait,
+{
+    let mut written = 0;
+    let mut batch = Vec::with_capacity(INSERT_BATCH.min(cut.len()));
+    for (number, block) in cut.into_iter().enumerate() {
+        batch.push(record_key::ActiveModel {
+            generation: Set(generation),
+            field: Set(field.name.clone()),
+            block: Set(i32::try_from(number).unwrap_or(i32::MAX)),
+            first_value: Set(block.first_value),
+            last_value: Set(block.last_value),
+            size: Set(i32::try_from(block.size).unwrap_or(i32::MAX)),
+            entries: Set(block.entries),
+        });
+        if batch.len() == INSERT_BATCH {
+            written += insert(db, std::mem::take(&mut batch)).await?;
+        }
+    }
+    written += insert(db, batch).await?;
+    Ok(written)
+}
+
+/// Records that `generation`'s keys are those of the fields `keyed`.
+async fn record_keyed<C>(db: &C, generation: i64, keyed: &[&str]) -> Result<(), sea_orm::DbErr>
+where
+    C: ConnectionTrait,
+{
     record_generation::Entity::update_many()
         .col_expr(
             record_generation::Column::KeyedFields,
@@ -150,7 +177,7 @@ where
         .filter(record_generation::Column::Generation.eq(generation))
         .exec(db)
         .await?;
-    Ok(written)
+    Ok(())
 }
 
 /// Writes `rows` in one statement; how many.

@@ -9,7 +9,7 @@ use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
 use super::{Mode, Run, RunError};
 use crate::companies;
 use crate::connections;
-use crate::store::{self, Generations, Part, Publishing, Staging};
+use crate::store::{self, Generations, Moved, Part, Publishing, Staging};
 use crate::sync::operations::issues::{self, Issues};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::watermarks::{self, Published};
@@ -87,15 +87,20 @@ impl Run<'_> {
         let txn = self.engine.db.begin().await?;
         // The long part first: the operation's row is locked only from the
         // fenced update on, so heartbeats keep renewing the lease meanwhile.
-        let published = match moved {
+        let moved = match moved {
             Some(moved) => moved,
             None => store::number_staged(&txn, list, Part::Whole).await?,
         };
+        let published = moved.rows;
+        // Statistics first: a resync's keys look up the rows the move
+        // stamped, which the planner would otherwise believe the new
+        // generation does not hold (it then read all of it through the
+        // primary key: 3 s at a million rows, for a thousand lookups).
+        store::refresh_statistics(&txn, published).await?;
         let keys_began = std::time::Instant::now();
-        self.build_keys(&txn, staging.generation, published, list.published)
+        self.build_keys(&txn, list, published, moved.stamped)
             .await?;
         let keys = keys_began.elapsed();
-        store::refresh_statistics(&txn, published).await?;
         self.end_complete(&txn, issues, completed).await?;
         store::publish(
             &txn,
@@ -226,11 +231,11 @@ impl Run<'_> {
 
     /// On PostgreSQL, moves a long list's staged rows into the readable
     /// table in two halves at once, each in a transaction of its own that
-    /// holds the lease shared (readers see none of it until the swap); the
-    /// number of rows moved,
-    /// or `None` when the list moves whole in the swap instead (SQLite, or
-    /// shorter than [`store::publish::PARALLEL_AT_ROWS`]).
-    async fn move_in_halves(&self, list: Publishing) -> Result<Option<u64>, RunError> {
+    /// holds the lease shared (readers see none of it until the swap); what
+    /// moved (on a resync, with the rows stamped when both halves listed
+    /// theirs), or `None` when the list moves whole in the swap instead
+    /// (SQLite, or shorter than [`store::publish::PARALLEL_AT_ROWS`]).
+    async fn move_in_halves(&self, list: Publishing) -> Result<Option<Moved>, RunError> {
         let db = &self.engine.db;
         if db.get_database_backend() != DbBackend::Postgres {
             return Ok(None);
@@ -247,18 +252,28 @@ impl Run<'_> {
             self.move_part(list, Part::First { at: &at }),
             self.move_part(list, Part::Second { at: &at })
         );
-        let moved = first? + second?;
+        let (first, second) = (first?, second?);
+        let stamped = match (first.stamped, second.stamped) {
+            (Some(mut stamped), Some(more)) => {
+                stamped.extend(more);
+                Some(stamped)
+            }
+            _ => None,
+        };
         // The heartbeat may have waited behind the halves: renew at once,
         // before the swap.
         if !lease::renew(db, self.operation.id, self.worker, self.engine.lease()).await? {
             return Err(RunError::LeaseLost);
         }
-        Ok(Some(moved))
+        Ok(Some(Moved {
+            rows: first.rows + second.rows,
+            stamped,
+        }))
     }
 
     /// Moves `part` of the staged list in a transaction of its own, fenced
     /// by a shared hold on the lease (the other half holds it too).
-    async fn move_part(&self, list: Publishing, part: Part<'_>) -> Result<u64, RunError> {
+    async fn move_part(&self, list: Publishing, part: Part<'_>) -> Result<Moved, RunError> {
         let txn = self.engine.db.begin().await?;
         // Its rows are of a generation no reader sees before the swap, whose
         // commit waits for the log to reach the disk, and so for theirs.

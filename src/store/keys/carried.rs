@@ -1,0 +1,411 @@
+//! A resync's keys carried over from the previous generation's instead of
+//! read back from every stored record: the records the resync kept as they
+//! were keep their values, only their ordinals move (each kept record's
+//! place among the kept ones is the same in both generations, as both are
+//! in the list's order), and the few records it stamped (changed or new,
+//! [`Stamped`]) add theirs. The keys are block for block those a read-back
+//! would build (`tests/api/keys.rs` compares them).
+//!
+//! It holds only when every record of the previous generation is either
+//! kept or stamped again; one that left the list (a deletion flagged long
+//! ago and now dropped) breaks the count, and the keys are read back.
+
+use std::cmp::Ordering;
+use std::ops::Range;
+
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
+    Statement,
+};
+
+use entity::record_key;
+
+use super::blocks::{self, Block, Unpacked};
+use super::gathered::{Gathered, Sorted};
+use super::{declared, record_keyed, values, write_field};
+use crate::data::DataType;
+use crate::store::Stamped;
+
+/// Records looked up per statement (the stamped rows by ordinal, then by id
+/// in the previous generation).
+const LOOKUP_BATCH: usize = 5_000;
+
+/// Builds the keys of `generation` (`count` records of `data_type`, of
+/// which `stamped` are every one its swap stamped) from those of
+/// `previous`, the generation it replaces, holding `previous_count`
+/// records. `None` when they cannot be carried:
+/// `previous` lacks a declared field's keys, a record of it left the list,
+/// or a block or a stamped record does not read; the caller then reads them
+/// back (a field's keys written before that are deleted again). Otherwise
+/// how many blocks were written.
+pub async fn carry<C>(
+    db: &C,
+    data_type: DataType,
+    previous: (i64, i64),
+    generation: i64,
+    count: u64,
+    stamped: &[Stamped],
+) -> Result<Option<u64>, sea_orm::DbErr>
+where
+    C: ConnectionTrait,
+{
+    let (previous, previous_count) = previous;
+    let fields = declared(data_type);
+    let names: Vec<&str> = fields.iter().map(|field| field.name.as_str()).collect();
+    let keyed: Option<Option<String>> = entity::record_generation::Entity::find_by_id(previous)
+        .select_only()
+        .column(entity::record_generation::Column::KeyedFields)
+        .into_tuple()
+        .one(db)
+        .await?;
+    let keyed = keyed.flatten().unwrap_or_default();
+    if names.is_empty() || keyed.split(',').ne(names.iter().copied()) {
+        return Ok(None);
+    }
+    let (Ok(previous_count), Ok(count)) = (u32::try_from(previous_count), u32::try_from(count))
+    else {
+        return Ok(None);
+    };
+    let mut placed = Vec::with_capacity(stamped.len());
+    let mut changed: Vec<Gathered> = fields
+        .iter()
+        .map(|field| Gathered::new(&field.kind))
+        .collect();
+    for batch in stamped.chunks(LOOKUP_BATCH) {
+        let ordinals = batch.iter().map(|row| sea_orm::Value::from(row.ordinal));
+        let rows = db
+            .query_all_raw(each_looked_up(
+                generation,
+                "ordinal",
+                "ordinal, body",
+                ordinals,
+            ))
+            .await?;
+        for row in rows {
+            let (ordinal, body): (i64, String) =
+                (row.try_get("", "ordinal")?, row.try_get("", "body")?);
+            let (Ok(ordinal), Ok(found)) =
+                (u32::try_from(ordinal), values::extract(&body, &fields))
+            else {
+                return Ok(None);
+            };
+            placed.push(ordinal);
+            for (field, value) in changed.iter_mut().zip(found) {
+                if let Some(value) = value {
+                    field.add(ordinal, &value);
+                }
+            }
+        }
+    }
+    placed.sort_unstable();
+    let replaced = previous_places(db, previous, stamped).await?;
+    let Some(moved_to) = renumbered(previous_count, &replaced, count, &placed) else {
+        return Ok(None);
+    };
+    let mut written = 0;
+    let mut keyed = Vec::with_capacity(fields.len());
+    for (field, changed) in fields.iter().zip(changed) {
+        // A value no key holds: no keys for the field, as read back.
+        let Some(changed) = changed.sorted() else {
+            continue;
+        };
+        let previous_blocks: Vec<Vec<u8>> = record_key::Entity::find()
+            .select_only()
+            .column(record_key::Column::Entries)
+            .filter(record_key::Column::Generation.eq(previous))
+            .filter(record_key::Column::Field.eq(&field.name))
+            .order_by_asc(record_key::Column::Block)
+            .into_tuple()
+            .all(db)
+            .await?;
+        match carried_field(&previous_blocks, &moved_to, &changed) {
+            FieldKeys::Blocks(cut) => {
+                written += write_field(db, generation, field, cut).await?;
+                keyed.push(field.name.as_str());
+            }
+            FieldKeys::Unkeyable => {}
+            FieldKeys::Unreadable => {
+                // Nothing of this generation's keys stays for the read-back.
+                record_key::Entity::delete_many()
+                    .filter(record_key::Column::Generation.eq(generation))
+                    .exec(db)
+                    .await?;
+                return Ok(None);
+            }
+        }
+    }
+    record_keyed(db, generation, &keyed).await?;
+    Ok(Some(written))
+}
+
+/// The ordinals in `previous` of the records among `stamped` it held,
+/// ascending.
+async fn previous_places<C>(
+    db: &C,
+    previous: i64,
+    stamped: &[Stamped],
+) -> Result<Vec<u32>, sea_orm::DbErr>
+where
+    C: ConnectionTrait,
+{
+    let mut places = Vec::with_capacity(stamped.len());
+    for batch in stamped.chunks(LOOKUP_BATCH) {
+        let ids = batch
+            .iter()
+            .map(|row| sea_orm::Value::from(row.record_id.as_str()));
+        let rows = db
+            .query_all_raw(each_looked_up(previous, "record_id", "ordinal", ids))
+            .await?;
+        for row in rows {
+            let ordinal: i64 = row.try_get("", "ordinal")?;
+            places.push(u32::try_from(ordinal).unwrap_or(u32::MAX));
+        }
+    }
+    places.sort_unstable();
+    Ok(places)
+}
+
+/// `columns` of the rows of `generation` whose `key` (a column completing
+/// a unique key with the generation) is each of `wanted`, one lookup each
+/// (PostgreSQL): `OFFSET 0` keeps every lookup its own, by both columns,
+/// whatever the planner's statistics say (`ANALYZE` leaves the record id's
+/// out, and a list of a thousand ids was read as a scan of the table: 1 s).
+fn each_looked_up(
+    generation: i64,
+    key: &str,
+    columns: &str,
+    wanted: impl ExactSizeIterator<Item = sea_orm::Value>,
+) -> Statement {
+    let rows: Vec<String> = (0..wanted.len())
+        .map(|at| format!("(${})", at + 2))
+        .collect();
+    let values = std::iter::once(generation.into())
+        .chain(wanted)
+        .collect::<Vec<_>>();
+    Statement::from_sql_and_values(
+        DbBackend::Postgres,
+        format!(
+            "SELECT r.* FROM (VALUES {}) AS w(wanted), \
+             LATERAL (SELECT {columns} FROM record \
+                      WHERE generation = $1 AND {key} = w.wanted OFFSET 0) r",
+            rows.join(", ")
+        ),
+        values,
+    )
+}
+
+/// One field's keys carried over.
+#[derive(Debug, PartialEq, Eq)]
+enum FieldKeys {
+    /// Its blocks.
+    Blocks(Vec<Block>),
+    /// None: a value is longer than a block holds, as read back too.
+    Unkeyable,
+    /// A block of the previous generation does not read, or names a record
+    /// it does not hold: the keys are read back.
+    Unreadable,
+}
+
+/// A field's keys as runs of values (in byte order, each once) with the
+/// ordinals of their records (ascending), borrowing the values.
+#[derive(Default)]
+struct Runs<'a> {
+    runs: Vec<(&'a str, Range<usize>)>,
+    ordinals: Vec<u32>,
+}
+
+impl<'a> Runs<'a> {
+    /// Adds `ordinals` (above those `value` holds) to `value`, the last
+    /// value or one after it; nothing when there are none.
+    fn push(&mut self, value: &'a str, ordinals: impl IntoIterator<Item = u32>) {
+        let start = self.ordinals.len();
+        self.ordinals.extend(ordinals);
+        let end = self.ordinals.len();
+        if end == start {
+            return;
+        }
+        match self.runs.last_mut() {
+            Some((last, range)) if *last == value => range.end = end,
+            _ => self.runs.push((value, start..end)),
+        }
+    }
+
+    fn iter(&self) -> impl Iterator<Item = (&'a str, &[u32])> + '_ {
+        self.runs
+            .iter()
+            .map(|(value, range)| (*value, &self.ordinals[range.clone()]))
+    }
+}
+
+/// A field's keys in the previous generation (its packed blocks, in
+/// order), each kept record moved to its new ordinal (`moved_to[p - 1]`,
+/// 0 for one replaced), merged with the stamped records' (`changed`), and
+/// cut into blocks.
+fn carried_field(previous_blocks: &[Vec<u8>], moved_to: &[u32], changed: &Sorted) -> FieldKeys {
+    let mut unpacked = Vec::with_capacity(previous_blocks.len());
+    for entries in previous_blocks {
+        let Some(block) = Unpacked::read(entries) else {
+            return FieldKeys::Unreadable;
+        };
+        unpacked.push(block);
+    }
+    let mut kept = Runs::default();
+    let mut unheld = false;
+    for block in &unpacked {
+        for (value, ordinals) in block.runs() {
+            kept.push(
+                value,
+                ordinals.iter().filter_map(|ordinal| {
+                    let to = (*ordinal as usize)
+                        .checked_sub(1)
+                        .and_then(|index| moved_to.get(index));
+                    unheld |= to.is_none();
+                    to.copied().filter(|to| *to > 0)
+                }),
+            );
+        }
+    }
+    if unheld {
+        return FieldKeys::Unreadable;
+    }
+    let mut merged = Runs::default();
+    let (mut kept, mut changed) = (kept.iter().peekable(), changed.runs().peekable());
+    loop {
+        let order = match (kept.peek(), changed.peek()) {
+            (Some((a, _)), Some((b, _))) => a.cmp(b),
+            (Some(_), None) => Ordering::Less,
+            (None, Some(_)) => Ordering::Greater,
+            (None, None) => break,
+        };
+        let (value, ordinals) = match order {
+            Ordering::Less => kept.next(),
+            Ordering::Greater => changed.next(),
+            Ordering::Equal => {
+                let (Some((value, a)), Some((_, b))) = (kept.next(), changed.next()) else {
+                    break;
+                };
+                merged.push(value, interleaved(a, b));
+                continue;
+            }
+        }
+        .unwrap_or_default();
+        merged.push(value, ordinals.iter().copied());
+    }
+    match blocks::cut(merged.iter()) {
+        Some(cut) => FieldKeys::Blocks(cut),
+        None => FieldKeys::Unkeyable,
+    }
+}
+
+/// Two ascending lists of ordinals as one, ascending.
+fn interleaved(a: &[u32], b: &[u32]) -> Vec<u32> {
+    let mut all = Vec::with_capacity(a.len() + b.len());
+    let (mut i, mut j) = (0, 0);
+    while i < a.len() && j < b.len() {
+        if a[i] <= b[j] {
+            all.push(a[i]);
+            i += 1;
+        } else {
+            all.push(b[j]);
+            j += 1;
+        }
+    }
+    all.extend_from_slice(&a[i..]);
+    all.extend_from_slice(&b[j..]);
+    all
+}
+
+/// Where each record of the previous generation (`previous_count` of them)
+/// goes in the new one (`count`): `moved_to[p - 1]`, 0 for those at the
+/// ascending ordinals `replaced` (stamped again). The kept records fill the
+/// places the stamped ones (at the ascending ordinals `placed`) leave, in
+/// their order. `None` unless that fills the new generation exactly: a
+/// record of the previous generation neither kept nor stamped left the list.
+fn renumbered(
+    previous_count: u32,
+    replaced: &[u32],
+    count: u32,
+    placed: &[u32],
+) -> Option<Vec<u32>> {
+    let kept = previous_count.checked_sub(u32::try_from(replaced.len()).ok()?)?;
+    if kept != count.checked_sub(u32::try_from(placed.len()).ok()?)? {
+        return None;
+    }
+    let mut moved_to = vec![0u32; previous_count as usize];
+    let (mut replaced, mut placed) = (replaced.iter().peekable(), placed.iter().peekable());
+    let mut next = 1u32;
+    for (index, to) in moved_to.iter_mut().enumerate() {
+        let ordinal = u32::try_from(index + 1).ok()?;
+        if replaced.next_if_eq(&&ordinal).is_some() {
+            continue;
+        }
+        while placed.next_if_eq(&&next).is_some() {
+            next += 1;
+        }
+        *to = next;
+        next += 1;
+    }
+    while placed.next_if_eq(&&next).is_some() {
+        next += 1;
+    }
+    let filled = replaced.next().is_none() && placed.next().is_none() && next == count + 1;
+    filled.then_some(moved_to)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kept_records_fill_the_places_the_stamped_ones_leave_in_their_order() {
+        // Five records; the 2nd and 4th were stamped again (at 1 and 5 now)
+        // and a new one went to 3.
+        assert_eq!(
+            renumbered(5, &[2, 4], 6, &[1, 3, 5]),
+            Some(vec![2, 0, 4, 0, 6])
+        );
+        // Nothing changed but a record joined at the end.
+        assert_eq!(renumbered(3, &[], 4, &[4]), Some(vec![1, 2, 3]));
+        // Everything stamped again.
+        assert_eq!(renumbered(2, &[1, 2], 2, &[1, 2]), Some(vec![0, 0]));
+    }
+
+    #[test]
+    fn kept_keys_move_to_their_new_places_and_merge_with_the_stamped_ones() {
+        // The previous generation: "a" at 1, 2, 4 (one run across two
+        // blocks), "b" at 3; record 2 was stamped again (now "c" at 5) and
+        // a new record holds "a" at 3.
+        let previous =
+            blocks::cut([("a", &[1, 2][..]), ("a", &[4][..]), ("b", &[3][..])]).expect("cut");
+        assert_eq!(previous.len(), 1);
+        let moved_to = renumbered(4, &[2], 5, &[3, 5]).expect("fits");
+        assert_eq!(moved_to, vec![1, 0, 2, 4]);
+        let mut changed = Gathered::new(&crate::data::fields::Kind::Text);
+        changed.add(3, "a");
+        changed.add(5, "c");
+        let changed = changed.sorted().expect("keyable");
+        let entries: Vec<Vec<u8>> = previous.into_iter().map(|block| block.entries).collect();
+        let FieldKeys::Blocks(carried) = carried_field(&entries, &moved_to, &changed) else {
+            panic!("carried");
+        };
+        let expected =
+            blocks::cut([("a", &[1, 3, 4][..]), ("b", &[2][..]), ("c", &[5][..])]).expect("cut");
+        assert_eq!(carried, expected);
+        // A block naming a record the previous generation does not hold.
+        assert_eq!(
+            carried_field(&entries, &moved_to[..2], &changed),
+            FieldKeys::Unreadable
+        );
+    }
+
+    #[test]
+    fn a_record_that_left_the_list_or_places_that_do_not_fit_carry_nothing() {
+        // Record 3 neither kept nor stamped: it left.
+        assert_eq!(renumbered(4, &[1], 2, &[1]), None);
+        // A stamped place beyond the list, or twice.
+        assert_eq!(renumbered(3, &[1], 3, &[4]), None);
+        assert_eq!(renumbered(3, &[1], 3, &[2, 2]), None);
+        // A replaced ordinal the previous generation does not hold.
+        assert_eq!(renumbered(3, &[4], 3, &[3]), None);
+    }
+}
