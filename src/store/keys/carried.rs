@@ -4,7 +4,7 @@
 //! place among the kept ones is the same in both generations, as both are
 //! in the list's order), and the few records it stamped (changed or new,
 //! [`Stamped`]) add theirs. The keys are block for block those a read-back
-//! would build (`tests/api/keys.rs` compares them).
+//! would build (`tests/api/keys_built.rs` compares them).
 //!
 //! It holds only when every record of the previous generation is either
 //! kept or stamped again; one that left the list (a deletion flagged long
@@ -201,8 +201,9 @@ enum FieldKeys {
     Blocks(Vec<Block>),
     /// None: a value is longer than a block holds, as read back too.
     Unkeyable,
-    /// A block of the previous generation does not read, or names a record
-    /// it does not hold: the keys are read back.
+    /// A block of the previous generation does not read, names a record it
+    /// does not hold, or has its values out of order: the keys are read
+    /// back.
     Unreadable,
 }
 
@@ -290,6 +291,11 @@ fn carried_field(previous_blocks: &[Vec<u8>], moved_to: &[u32], changed: &Sorted
         }
         .unwrap_or_default();
         merged.push(value, ordinals.iter().copied());
+    }
+    // Values out of order mean the previous keys were not written as keys
+    // are now (a change to how values are encoded): read back instead.
+    if merged.runs.windows(2).any(|pair| pair[0].0 >= pair[1].0) {
+        return FieldKeys::Unreadable;
     }
     match blocks::cut(merged.iter()) {
         Some(cut) => FieldKeys::Blocks(cut),
@@ -394,6 +400,13 @@ mod tests {
         // A block naming a record the previous generation does not hold.
         assert_eq!(
             carried_field(&entries, &moved_to[..2], &changed),
+            FieldKeys::Unreadable
+        );
+        // Previous values out of byte order.
+        let unordered = blocks::cut([("b", &[1][..]), ("a", &[3][..])]).expect("cut");
+        let entries: Vec<Vec<u8>> = unordered.into_iter().map(|block| block.entries).collect();
+        assert_eq!(
+            carried_field(&entries, &moved_to, &changed),
             FieldKeys::Unreadable
         );
     }

@@ -92,15 +92,24 @@ impl Run<'_> {
             None => store::number_staged(&txn, list, Part::Whole).await?,
         };
         let published = moved.rows;
-        // Statistics first: a resync's keys look up the rows the move
-        // stamped, which the planner would otherwise believe the new
-        // generation does not hold (it then read all of it through the
-        // primary key: 3 s at a million rows, for a thousand lookups).
-        store::refresh_statistics(&txn, published).await?;
+        // Statistics first when the keys are carried over: they look up the
+        // rows the move stamped, which the planner would otherwise believe
+        // the new generation does not hold (it then read all of it through
+        // the primary key: 3 s at a million rows, for a thousand lookups).
+        // Otherwise last, so that the `ANALYZE`'s lock on `record` (which
+        // other lists' `ANALYZE`s wait for) is not held while keys are read
+        // back.
+        let carrying = moved.stamped.is_some();
+        if carrying {
+            store::refresh_statistics(&txn, published).await?;
+        }
         let keys_began = std::time::Instant::now();
         self.build_keys(&txn, list, published, moved.stamped)
             .await?;
         let keys = keys_began.elapsed();
+        if !carrying {
+            store::refresh_statistics(&txn, published).await?;
+        }
         self.end_complete(&txn, issues, completed).await?;
         store::publish(
             &txn,
