@@ -28,14 +28,8 @@ async fn synced_invoices(app: &TestApp, name: &str, invoice_count: u64) -> (Uuid
     )
     .await;
     sync(app, company_id).await;
-    let published = data_generation::Entity::find()
-        .filter(data_generation::Column::ConnectionId.eq(connection_id))
-        .filter(data_generation::Column::DataType.eq("invoices"))
-        .one(&app.db)
-        .await
-        .expect("the generation")
-        .expect("published");
-    (company_id, published.generation)
+    let (generation, _) = crate::keys_built::published_invoices(app, connection_id).await;
+    (company_id, generation)
 }
 
 /// Every invoice of the company, in the list's order (position = ordinal).

@@ -147,7 +147,7 @@ async fn keys_built(app: &TestApp, data_type: &str, gathered: &str) -> u64 {
 }
 
 /// The invoices' published generation on `connection_id` and its count.
-async fn published_invoices(app: &TestApp, connection_id: Uuid) -> (i64, i64) {
+pub async fn published_invoices(app: &TestApp, connection_id: Uuid) -> (i64, i64) {
     let published = data_generation::Entity::find()
         .filter(data_generation::Column::ConnectionId.eq(connection_id))
         .filter(data_generation::Column::DataType.eq("invoices"))
