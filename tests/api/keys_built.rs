@@ -68,10 +68,6 @@ async fn a_first_syncs_keys_are_those_its_stored_records_hold() {
     // must be, block for block, those read back from what was stored. Lists
     // in both directions, with and without a filter, long enough to move in
     // halves (invoices) or not.
-    let with_metrics = || AppOptions {
-        metrics: true,
-        ..AppOptions::default()
-    };
     for_each_database_with(with_metrics, async |app: &TestApp| {
         let company_id = new_company(app, "Keys Gathered Ltd").await;
         let invoices = tributary::store::publish::PARALLEL_AT_ROWS + 500;
@@ -90,16 +86,11 @@ async fn a_first_syncs_keys_are_those_its_stored_records_hold() {
         } else {
             "read_back"
         };
-        let metrics = crate::metrics::scrape(app).await;
         for data_type in ["invoices", "orders", "customers"] {
-            assert!(
-                metrics.lines().any(
-                    |line| line.starts_with("tributary_record_keys_built_total{")
-                        && line.contains(&format!("data_type=\"{data_type}\""))
-                        && line.contains(&format!("gathered=\"{gathered}\""))
-                        && line.ends_with(" 1")
-                ),
-                "{data_type}'s keys built {gathered}: {metrics}"
+            assert_eq!(
+                keys_built(app, data_type, gathered).await,
+                1,
+                "{data_type}'s keys built {gathered}"
             );
         }
         let generations = record_generation::Entity::find()
@@ -129,6 +120,15 @@ async fn a_first_syncs_keys_are_those_its_stored_records_hold() {
         }
     })
     .await;
+}
+
+/// An app whose `/metrics` answers (the keys' metric says how they were
+/// built).
+fn with_metrics() -> AppOptions {
+    AppOptions {
+        metrics: true,
+        ..AppOptions::default()
+    }
 }
 
 /// How many lists of `data_type` had their keys built `gathered` (the
@@ -167,10 +167,6 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
     // platform deleted (flagged) and new ones, the keys must be block for
     // block those read back. When the previous generation's keys cannot be
     // carried (here: one field's missing), they are read back.
-    let with_metrics = || AppOptions {
-        metrics: true,
-        ..AppOptions::default()
-    };
     for_each_database_with(with_metrics, async |app: &TestApp| {
         let postgres = app.db.get_database_backend() == sea_orm::DbBackend::Postgres;
         let company_id = new_company(app, "Keys Carried Ltd").await;
