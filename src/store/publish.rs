@@ -9,7 +9,7 @@
 //! invisible to readers however they got there. A run that fails after
 //! moving one half deletes its generation as it deletes its staging.
 
-use sea_orm::{ConnectionTrait, DbBackend, Statement};
+use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
 use uuid::Uuid;
 
 use crate::data::records::MODIFIED_DATE_SUFFIX_CHARS;
@@ -35,7 +35,7 @@ pub const ANALYZE_AT_ROWS: u64 = 10_000;
 const PLANNED_COLUMNS: &str =
     "generation, ordinal, filter_value, filter_ordinal, connection_id, data_type, company_id";
 
-/// A list at least this long (as [`split_point`] estimates it) moves in two
+/// A list at least this long (as [`split_point`] counts it) moves in two
 /// halves at once (PostgreSQL).
 pub const PARALLEL_AT_ROWS: u64 = 10_000;
 
@@ -62,47 +62,126 @@ pub enum Part<'a> {
 /// rows, so it takes fewer rows and both halves end about together.
 const FIRST_HALF_SHARE: f64 = 0.55;
 
+/// A list counted at fewer rows than this many times [`PARALLEL_AT_ROWS`]
+/// is split exactly: its count decides whether it moves in halves, so the
+/// same list always moves the same way (a 1% page sample of a list near the
+/// threshold decided it about as often one way as the other).
+const COUNTED_UP_TO: u64 = 4;
+
 /// The sort key that splits a staged list into its two halves (the first
 /// with about [`FIRST_HALF_SHARE`] of the rows, in the list's order), or
 /// `None` for a list shorter than [`PARALLEL_AT_ROWS`] (moved whole).
 /// PostgreSQL only.
 ///
-/// Both come from a sample of 1% of the staging table's pages: a
-/// percentile of the sampled rows, and their count times 100. Counting and
-/// sorting the whole list took a second at a million rows; the halves need
-/// not be exact.
+/// The rows are counted up to [`COUNTED_UP_TO`] times the threshold (a few
+/// milliseconds), so whether a list moves in halves is exact. The split of a
+/// list counted that far is a percentile of all its sort keys; of a longer
+/// one, of a sample of 1% of the staging table's pages: counting and sorting
+/// the whole list took a second at a million rows, and the halves need not
+/// be exact.
 pub async fn split_point(
+    db: &impl TransactionTrait,
+    connection_id: Uuid,
+    data_type: DataType,
+    generation: i64,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    // The count walks the generation's primary key: with no statistics for
+    // `record_staging` (never analysed while this list was in it), the
+    // planner could believe a scan of every list staged cheaper.
+    let txn = db.begin().await?;
+    txn.execute_unprepared("SET LOCAL enable_seqscan = off")
+        .await?;
+    let split = split_in(&txn, connection_id, data_type, generation).await?;
+    txn.commit().await?;
+    Ok(split)
+}
+
+/// [`split_point`], in its transaction.
+async fn split_in(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
     data_type: DataType,
     generation: i64,
 ) -> Result<Option<String>, sea_orm::DbErr> {
-    // The percentile is of ascending sort keys; a descending list's first
-    // half is its highest keys.
-    let percentile = match data_type.spec().order {
-        Direction::Ascending => FIRST_HALF_SHARE,
-        Direction::Descending => 1.0 - FIRST_HALF_SHARE,
+    let list = || -> [sea_orm::Value; 3] {
+        [
+            connection_id.into(),
+            data_type.name().into(),
+            generation.into(),
+        ]
     };
+    let counted_up_to = PARALLEL_AT_ROWS * COUNTED_UP_TO;
     let row = db
         .query_one_raw(Statement::from_sql_and_values(
             DbBackend::Postgres,
-            "SELECT count(*) AS sampled, percentile_disc($4) WITHIN GROUP (ORDER BY sort_key) AS at \
-             FROM record_staging TABLESAMPLE SYSTEM (1) \
-             WHERE connection_id = $1 AND data_type = $2 AND generation = $3",
-            [
-                connection_id.into(),
-                data_type.name().into(),
-                generation.into(),
-                percentile.into(),
-            ],
+            format!(
+                "SELECT count(*) AS counted FROM (SELECT 1 FROM record_staging \
+                 WHERE connection_id = $1 AND data_type = $2 AND generation = $3 \
+                 LIMIT {counted_up_to}) list"
+            ),
+            list(),
         ))
         .await?;
-    let Some(row) = row else { return Ok(None) };
-    let sampled: i64 = row.try_get("", "sampled")?;
-    if (sampled as u64).saturating_mul(100) < PARALLEL_AT_ROWS {
+    let counted: i64 = match row {
+        Some(row) => row.try_get("", "counted")?,
+        None => 0,
+    };
+    let counted = counted.max(0) as u64;
+    if counted < PARALLEL_AT_ROWS {
         return Ok(None);
     }
-    row.try_get("", "at")
+    if counted == counted_up_to
+        && let Some(at) = percentile(db, data_type, list(), Sample::Pages).await?
+    {
+        return Ok(Some(at));
+    }
+    percentile(db, data_type, list(), Sample::Every).await
+}
+
+/// Which of a staged list's rows [`percentile`] sorts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Sample {
+    /// Those on 1% of the staging table's pages.
+    Pages,
+    /// All of them.
+    Every,
+}
+
+/// The sort key [`FIRST_HALF_SHARE`] of the way through `list`'s staged
+/// rows (its connection, data type and generation) in the list's order, of
+/// those `sample` takes; `None` when it takes none.
+async fn percentile(
+    db: &impl ConnectionTrait,
+    data_type: DataType,
+    list: [sea_orm::Value; 3],
+    sample: Sample,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    // The percentile is of ascending sort keys; a descending list's first
+    // half is its highest keys.
+    let share = match data_type.spec().order {
+        Direction::Ascending => FIRST_HALF_SHARE,
+        Direction::Descending => 1.0 - FIRST_HALF_SHARE,
+    };
+    let sampled = match sample {
+        Sample::Pages => "TABLESAMPLE SYSTEM (1)",
+        Sample::Every => "",
+    };
+    let [connection, data_type, generation] = list;
+    let row = db
+        .query_one_raw(Statement::from_sql_and_values(
+            DbBackend::Postgres,
+            format!(
+                "SELECT percentile_disc($4) WITHIN GROUP (ORDER BY sort_key) AS at \
+                 FROM record_staging {sampled} \
+                 WHERE connection_id = $1 AND data_type = $2 AND generation = $3"
+            ),
+            [connection, data_type, generation, share.into()],
+        ))
+        .await?;
+    match row {
+        Some(row) => row.try_get("", "at"),
+        None => Ok(None),
+    }
 }
 
 /// The list a swap publishes, and what its records are compared with.

@@ -16,6 +16,7 @@ mod data_types;
 mod depth;
 mod faults;
 mod fetch_modes;
+mod halves;
 mod incremental;
 mod integrations;
 mod keys;
