@@ -3,11 +3,13 @@
 //! generation by a resync, or read back from the stored records; whichever
 //! way, block for block what a read-back of the records builds.
 
-use sea_orm::{ActiveModelTrait, ColumnTrait, EntityTrait, QueryFilter, QueryOrder, Set};
+use sea_orm::{
+    ActiveModelTrait, ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, Set,
+};
 use serde_json::json;
 use uuid::Uuid;
 
-use entity::{data_generation, record_generation, record_key};
+use entity::{data_generation, record, record_generation, record_key};
 use tributary::data::DataType;
 
 use crate::connections::new_company;
@@ -162,8 +164,8 @@ pub async fn published_invoices(app: &TestApp, connection_id: Uuid) -> (i64, i64
 async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_otherwise() {
     // A resync on PostgreSQL carries the previous generation's keys over,
     // adding what its swap stamped, instead of reading every stored record
-    // back (a list long enough to move in halves, or not: the halves are
-    // decided from a sample): through changes, records the
+    // back (a list long enough to move in halves, on PostgreSQL): through
+    // changes, records the
     // platform deleted (flagged) and new ones, the keys must be block for
     // block those read back. When the previous generation's keys cannot be
     // carried (here: one field's missing), they are read back.
@@ -208,6 +210,35 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
             assert_keys_as_read_back(app, DataType::INVOICES, generation).await;
         }
 
+        // Five deleted at the platform again (flagged, their keys carried),
+        // then flagged for longer than deleted records are kept: the next
+        // resync drops them, so not every record of the previous generation
+        // stayed in the list, and the keys are read back.
+        reauthorize(
+            app,
+            company_id,
+            connection_id,
+            authorization(invoices + 15, 0),
+        )
+        .await;
+        crate::sync::sync_invoices(app, company_id).await;
+        let carried = keys_built(app, "invoices", "carried").await;
+        assert_eq!(carried, if postgres { 3 } else { 0 }, "flagged: carried");
+        let (flagged, total) = published_invoices(app, connection_id).await;
+        assert_eq!(total as u64, invoices + 20, "the flagged are kept");
+        assert_eq!(flagged_long_ago(app, flagged).await, 5);
+        let read_back = keys_built(app, "invoices", "read_back").await;
+        crate::sync::sync_invoices(app, company_id).await;
+        let (generation, total) = published_invoices(app, connection_id).await;
+        assert_eq!(total as u64, invoices + 15, "the flagged are dropped");
+        assert_eq!(keys_built(app, "invoices", "carried").await, carried);
+        assert_eq!(
+            keys_built(app, "invoices", "read_back").await,
+            read_back + 1,
+            "a record left the list: read back"
+        );
+        assert_keys_as_read_back(app, DataType::INVOICES, generation).await;
+
         // The previous generation without one field's keys: read back.
         let (previous, _) = published_invoices(app, connection_id).await;
         let declared = DataType::INVOICES.spec().keys;
@@ -236,6 +267,74 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
         let (keyed, _) = stored_keys(app, generation).await;
         assert_eq!(keyed, Some(declared.join(",")), "every field keyed again");
         assert_keys_as_read_back(app, DataType::INVOICES, generation).await;
+
+        // The previous generation numbered in another order (reversed), as
+        // if a release had sorted the list differently since: every kept
+        // record's ordinal moved, which the counts do not show. Read back.
+        let (previous, total) = published_invoices(app, connection_id).await;
+        for reorder in ["ordinal = -ordinal", "ordinal = $2 + 1 + ordinal"] {
+            app.db
+                .execute_raw(sea_orm::Statement::from_sql_and_values(
+                    app.db.get_database_backend(),
+                    format!("UPDATE record SET {reorder} WHERE generation = $1"),
+                    [previous.into(), total.into()],
+                ))
+                .await
+                .expect("reordered");
+        }
+        let (carried, read_back) = (
+            keys_built(app, "invoices", "carried").await,
+            keys_built(app, "invoices", "read_back").await,
+        );
+        reauthorize(
+            app,
+            company_id,
+            connection_id,
+            authorization(invoices + 20, 7),
+        )
+        .await;
+        crate::sync::sync_invoices(app, company_id).await;
+        assert_eq!(keys_built(app, "invoices", "carried").await, carried);
+        assert_eq!(
+            keys_built(app, "invoices", "read_back").await,
+            read_back + 1,
+            "kept records out of place: read back"
+        );
+        let (generation, _) = published_invoices(app, connection_id).await;
+        assert_keys_as_read_back(app, DataType::INVOICES, generation).await;
     })
     .await;
+}
+
+/// Moves the `modifiedDate` of every record `generation` holds flagged
+/// deleted to longer ago than deleted records are kept, as if flagged then
+/// (their JSON keeps its length: the date is replaced in its own format).
+/// Returns how many.
+async fn flagged_long_ago(app: &TestApp, generation: i64) -> usize {
+    let flagged: Vec<record::Model> = record::Entity::find()
+        .filter(record::Column::Generation.eq(generation))
+        .filter(record::Column::Body.contains("\"isDeleted\":true"))
+        .all(&app.db)
+        .await
+        .expect("flagged records");
+    let long_ago = tributary::timestamp::Timestamp(
+        chrono::Utc::now()
+            - chrono::Duration::days(tributary::data::records::DELETED_RETENTION_DAYS + 1),
+    );
+    let long_ago = serde_json::to_value(long_ago).expect("a date");
+    for row in &flagged {
+        let body: serde_json::Value = serde_json::from_str(&row.body).expect("JSON");
+        let flagged_at = body["modifiedDate"].to_string();
+        assert_eq!(flagged_at.len(), long_ago.to_string().len(), "one format");
+        let record_id = row.record_id.clone();
+        let moved = row.body.replace(&flagged_at, &long_ago.to_string());
+        record::Entity::update_many()
+            .col_expr(record::Column::Body, sea_orm::sea_query::Expr::value(moved))
+            .filter(record::Column::Generation.eq(generation))
+            .filter(record::Column::RecordId.eq(record_id))
+            .exec(&app.db)
+            .await
+            .expect("moved");
+    }
+    flagged.len()
 }

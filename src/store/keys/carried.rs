@@ -8,7 +8,10 @@
 //!
 //! It holds only when every record of the previous generation is either
 //! kept or stamped again; one that left the list (a deletion flagged long
-//! ago and now dropped) breaks the count, and the keys are read back.
+//! ago and now dropped) breaks the count, and the keys are read back. So
+//! does a list whose order is not computed as it was when the previous
+//! generation was numbered: a few kept records spread over the list are
+//! looked up in both generations first.
 
 use std::cmp::Ordering;
 use std::ops::Range;
@@ -35,7 +38,8 @@ const LOOKUP_BATCH: usize = 5_000;
 /// `previous`, the generation it replaces, holding `previous_count`
 /// records. `None` when they cannot be carried:
 /// `previous` lacks a declared field's keys, a record of it left the list,
-/// or a block or a stamped record does not read; the caller then reads them
+/// kept records are not where the list's order put them before, or a block
+/// or a stamped record does not read; the caller then reads them
 /// back (a field's keys written before that are deleted again). Otherwise
 /// how many blocks were written.
 pub async fn carry<C>(
@@ -102,6 +106,9 @@ where
     let Some(moved_to) = renumbered(previous_count, &replaced, count, &placed) else {
         return Ok(None);
     };
+    if !kept_in_place(db, (previous, generation), &moved_to).await? {
+        return Ok(None);
+    }
     let mut written = 0;
     let mut keyed = Vec::with_capacity(fields.len());
     for (field, changed) in fields.iter().zip(changed) {
@@ -163,6 +170,88 @@ where
     }
     places.sort_unstable();
     Ok(places)
+}
+
+/// How many kept records [`kept_in_place`] looks up.
+const PLACES_CHECKED: usize = 64;
+
+/// Whether kept records spread over the previous generation are where
+/// `moved_to` puts them in the new one (`previous` and `generation`). Both
+/// were numbered in the list's order, so they are, unless that order is not
+/// computed as it was (a release that sorts a data type differently), which
+/// the counts do not show: then every kept record may have moved, and the
+/// keys are read back. Two statements of [`PLACES_CHECKED`] lookups; an
+/// order that changed for only a few records can slip through.
+async fn kept_in_place<C>(
+    db: &C,
+    (previous, generation): (i64, i64),
+    moved_to: &[u32],
+) -> Result<bool, sea_orm::DbErr>
+where
+    C: ConnectionTrait,
+{
+    let checked = spread_over_kept(moved_to, PLACES_CHECKED);
+    if checked.is_empty() {
+        return Ok(true);
+    }
+    let ordinals = checked.iter().map(|&ordinal| i64::from(ordinal).into());
+    let rows = db
+        .query_all_raw(each_looked_up(
+            previous,
+            "ordinal",
+            "ordinal, record_id",
+            ordinals,
+        ))
+        .await?;
+    let mut expected = std::collections::HashMap::with_capacity(rows.len());
+    for row in rows {
+        let (ordinal, record_id): (i64, String) =
+            (row.try_get("", "ordinal")?, row.try_get("", "record_id")?);
+        let to = usize::try_from(ordinal - 1)
+            .ok()
+            .and_then(|index| moved_to.get(index));
+        expected.insert(record_id, to.copied().unwrap_or_default());
+    }
+    if expected.len() != checked.len() {
+        return Ok(false);
+    }
+    let ids = expected
+        .keys()
+        .map(|id| id.as_str().into())
+        .collect::<Vec<_>>();
+    let rows = db
+        .query_all_raw(each_looked_up(
+            generation,
+            "record_id",
+            "record_id, ordinal",
+            ids.into_iter(),
+        ))
+        .await?;
+    let mut found = 0;
+    for row in rows {
+        let (record_id, ordinal): (String, i64) =
+            (row.try_get("", "record_id")?, row.try_get("", "ordinal")?);
+        if expected.get(&record_id).map(|&to| i64::from(to)) != Some(ordinal) {
+            return Ok(false);
+        }
+        found += 1;
+    }
+    Ok(found == expected.len())
+}
+
+/// Up to about `most` ordinals of the previous generation's kept records
+/// (those `moved_to` gives a place), evenly spread from the first,
+/// ascending.
+fn spread_over_kept(moved_to: &[u32], most: usize) -> Vec<u32> {
+    let kept = moved_to.iter().filter(|&&to| to > 0).count();
+    let step = kept.div_ceil(most.max(1)).max(1);
+    moved_to
+        .iter()
+        .zip(1u32..)
+        .filter(|&(&to, _)| to > 0)
+        .step_by(step)
+        .map(|(_, ordinal)| ordinal)
+        .collect()
 }
 
 /// `columns` of the rows of `generation` whose `key` (a column completing
@@ -361,6 +450,18 @@ fn renumbered(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_places_checked_are_kept_records_spread_from_the_first() {
+        // Ten records, the 1st and 6th stamped again: eight kept.
+        let moved_to = [0, 1, 2, 3, 4, 0, 5, 6, 7, 8];
+        assert_eq!(spread_over_kept(&moved_to, 4), vec![2, 4, 7, 9]);
+        assert_eq!(
+            spread_over_kept(&moved_to, 64),
+            vec![2, 3, 4, 5, 7, 8, 9, 10]
+        );
+        assert!(spread_over_kept(&[0, 0], 64).is_empty(), "none kept");
+    }
 
     #[test]
     fn kept_records_fill_the_places_the_stamped_ones_leave_in_their_order() {
