@@ -9,7 +9,7 @@
 //! invisible to readers however they got there. A run that fails after
 //! moving one half deletes its generation as it deletes its staging.
 
-use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseConnection, DbBackend, Statement, TransactionTrait};
 use uuid::Uuid;
 
 use crate::data::records::MODIFIED_DATE_SUFFIX_CHARS;
@@ -68,19 +68,28 @@ const FIRST_HALF_SHARE: f64 = 0.55;
 /// threshold decided it about as often one way as the other).
 const COUNTED_UP_TO: u64 = 4;
 
+/// The fewest sampled rows a long list is split by; a sample with fewer
+/// (a few pages, whose rows often came in the list's order) is not trusted
+/// to split it near [`FIRST_HALF_SHARE`], and every row is sorted instead.
+const SAMPLED_AT_LEAST: i64 = 100;
+
 /// The sort key that splits a staged list into its two halves (the first
 /// with about [`FIRST_HALF_SHARE`] of the rows, in the list's order), or
 /// `None` for a list shorter than [`PARALLEL_AT_ROWS`] (moved whole).
 /// PostgreSQL only.
 ///
 /// The rows are counted up to [`COUNTED_UP_TO`] times the threshold (a few
-/// milliseconds), so whether a list moves in halves is exact. The split of a
-/// list counted that far is a percentile of all its sort keys; of a longer
-/// one, of a sample of 1% of the staging table's pages: counting and sorting
-/// the whole list took a second at a million rows, and the halves need not
-/// be exact.
+/// milliseconds), so whether a list moves in halves is exact. A list shorter
+/// than that count is split at the percentile of all its sort keys; one that
+/// reaches it, at the percentile of a sample of 1% of the staging table's
+/// pages (all of them again when the sample holds fewer than
+/// [`SAMPLED_AT_LEAST`] of its rows): sorting a million rows' keys took a
+/// second, and the halves need not be exact.
+///
+/// Takes the pool, not a transaction: its own transaction's planner setting
+/// would outlive a savepoint and stay on for the caller's.
 pub async fn split_point(
-    db: &impl TransactionTrait,
+    db: &DatabaseConnection,
     connection_id: Uuid,
     data_type: DataType,
     generation: i64,
@@ -130,12 +139,14 @@ async fn split_in(
     if counted < PARALLEL_AT_ROWS {
         return Ok(None);
     }
-    if counted == counted_up_to
-        && let Some(at) = percentile(db, data_type, list(), Sample::Pages).await?
-    {
-        return Ok(Some(at));
+    if counted == counted_up_to {
+        let (sampled, at) = percentile(db, data_type, list(), Sample::Pages).await?;
+        if sampled >= SAMPLED_AT_LEAST {
+            return Ok(at);
+        }
     }
-    percentile(db, data_type, list(), Sample::Every).await
+    let (_, at) = percentile(db, data_type, list(), Sample::Every).await?;
+    Ok(at)
 }
 
 /// Which of a staged list's rows [`percentile`] sorts.
@@ -147,15 +158,15 @@ enum Sample {
     Every,
 }
 
-/// The sort key [`FIRST_HALF_SHARE`] of the way through `list`'s staged
-/// rows (its connection, data type and generation) in the list's order, of
-/// those `sample` takes; `None` when it takes none.
+/// How many of `list`'s staged rows (its connection, data type and
+/// generation) `sample` takes, and the sort key [`FIRST_HALF_SHARE`] of the
+/// way through them in the list's order (`None` when it takes none).
 async fn percentile(
     db: &impl ConnectionTrait,
     data_type: DataType,
     list: [sea_orm::Value; 3],
     sample: Sample,
-) -> Result<Option<String>, sea_orm::DbErr> {
+) -> Result<(i64, Option<String>), sea_orm::DbErr> {
     // The percentile is of ascending sort keys; a descending list's first
     // half is its highest keys.
     let share = match data_type.spec().order {
@@ -171,7 +182,8 @@ async fn percentile(
         .query_one_raw(Statement::from_sql_and_values(
             DbBackend::Postgres,
             format!(
-                "SELECT percentile_disc($4) WITHIN GROUP (ORDER BY sort_key) AS at \
+                "SELECT count(*) AS sampled, \
+                        percentile_disc($4) WITHIN GROUP (ORDER BY sort_key) AS at \
                  FROM record_staging {sampled} \
                  WHERE connection_id = $1 AND data_type = $2 AND generation = $3"
             ),
@@ -179,8 +191,8 @@ async fn percentile(
         ))
         .await?;
     match row {
-        Some(row) => row.try_get("", "at"),
-        None => Ok(None),
+        Some(row) => Ok((row.try_get("", "sampled")?, row.try_get("", "at")?)),
+        None => Ok((0, None)),
     }
 }
 

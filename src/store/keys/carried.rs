@@ -70,11 +70,27 @@ where
     else {
         return Ok(None);
     };
+    // Where every record goes, checked on a few, before any JSON is read.
     let mut placed = Vec::with_capacity(stamped.len());
+    for row in stamped {
+        let Ok(ordinal) = u32::try_from(row.ordinal) else {
+            return Ok(None);
+        };
+        placed.push(ordinal);
+    }
+    placed.sort_unstable();
+    let replaced = previous_places(db, previous, stamped).await?;
+    let Some(moved_to) = renumbered(previous_count, &replaced, count, &placed) else {
+        return Ok(None);
+    };
+    if !kept_in_place(db, (previous, generation), &moved_to).await? {
+        return Ok(None);
+    }
     let mut changed: Vec<Gathered> = fields
         .iter()
         .map(|field| Gathered::new(&field.kind))
         .collect();
+    let mut read = 0;
     for batch in stamped.chunks(LOOKUP_BATCH) {
         let ordinals = batch.iter().map(|row| sea_orm::Value::from(row.ordinal));
         let rows = db
@@ -93,7 +109,7 @@ where
             else {
                 return Ok(None);
             };
-            placed.push(ordinal);
+            read += 1;
             for (field, value) in changed.iter_mut().zip(found) {
                 if let Some(value) = value {
                     field.add(ordinal, &value);
@@ -101,12 +117,7 @@ where
             }
         }
     }
-    placed.sort_unstable();
-    let replaced = previous_places(db, previous, stamped).await?;
-    let Some(moved_to) = renumbered(previous_count, &replaced, count, &placed) else {
-        return Ok(None);
-    };
-    if !kept_in_place(db, (previous, generation), &moved_to).await? {
+    if read != stamped.len() {
         return Ok(None);
     }
     let mut written = 0;
