@@ -216,8 +216,11 @@ pub struct Publishing {
 /// A resync's move on PostgreSQL returns its stamped rows (changed or new
 /// since the previous generation) when it has at most this many: the keys
 /// are then carried over from the previous generation's
-/// ([`super::keys::carry`]) instead of read back from every record.
-pub const STAMPED_AT_MOST: u64 = 50_000;
+/// ([`super::keys::carry`]) instead of read back from every record. At a
+/// million invoices with 100,000 changed, carrying took 4.1-6.2 s against
+/// 6.4-10.1 s for the read-back (BENCHMARKS.md); the ids listed cost about
+/// 40 bytes each.
+pub const STAMPED_AT_MOST: u64 = 250_000;
 
 /// A row a move stamped with the swap's time: changed since the previous
 /// generation, or new.
