@@ -33,6 +33,10 @@ use crate::store::Stamped;
 /// in the previous generation).
 const LOOKUP_BATCH: usize = 5_000;
 
+/// Stamped bodies parsed between two yields to the async runtime (a few
+/// milliseconds' work).
+const PARSED_BETWEEN_YIELDS: usize = 500;
+
 /// Builds the keys of `generation` (`count` records of `data_type`, of
 /// which `stamped` are every one its swap stamped) from those of
 /// `previous`, the generation it replaces, holding `previous_count`
@@ -110,6 +114,11 @@ where
                 return Ok(None);
             };
             read += 1;
+            if read % PARSED_BETWEEN_YIELDS == 0 {
+                // Thousands of bodies parsed in a row would hold the async
+                // worker for tens of milliseconds.
+                tokio::task::yield_now().await;
+            }
             for (field, value) in changed.iter_mut().zip(found) {
                 if let Some(value) = value {
                     field.add(ordinal, &value);
