@@ -184,13 +184,9 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
         let connection_id = authorized_sandbox(app, company_id, authorization(invoices, 0)).await;
         crate::sync::sync_invoices(app, company_id).await;
         let (first, _) = published_invoices(app, connection_id).await;
-
-        // Ten amended and five deleted at the platform (flagged), then
-        // twenty new (and the ten back as they were).
-        for (round, (count, changed)) in [(invoices - 5, 10), (invoices + 20, 0)]
-            .into_iter()
-            .enumerate()
-        {
+        // The sandbox changed to hold `count` invoices, `changed` of them
+        // amended, and the invoices synced again.
+        let resync = async |count: u64, changed: u64| {
             reauthorize(
                 app,
                 company_id,
@@ -199,6 +195,15 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
             )
             .await;
             crate::sync::sync_invoices(app, company_id).await;
+        };
+
+        // Ten amended and five deleted at the platform (flagged), then
+        // twenty new (and the ten back as they were).
+        for (round, (count, changed)) in [(invoices - 5, 10), (invoices + 20, 0)]
+            .into_iter()
+            .enumerate()
+        {
+            resync(count, changed).await;
             let (generation, total) = published_invoices(app, connection_id).await;
             assert!(generation > first, "round {round}: a new generation");
             assert_eq!(total as u64, invoices.max(count), "round {round}");
@@ -215,14 +220,7 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
         // then flagged for longer than deleted records are kept: the next
         // resync drops them, so not every record of the previous generation
         // stayed in the list, and the keys are read back.
-        reauthorize(
-            app,
-            company_id,
-            connection_id,
-            authorization(invoices + 15, 0),
-        )
-        .await;
-        crate::sync::sync_invoices(app, company_id).await;
+        resync(invoices + 15, 0).await;
         let carried = keys_built(app, "invoices", "carried").await;
         assert_eq!(carried, if postgres { 3 } else { 0 }, "flagged: carried");
         let (holding_flags, total) = published_invoices(app, connection_id).await;
@@ -252,14 +250,7 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
         .await
         .expect("keyed fields narrowed");
         let read_back = keys_built(app, "invoices", "read_back").await;
-        reauthorize(
-            app,
-            company_id,
-            connection_id,
-            authorization(invoices + 20, 3),
-        )
-        .await;
-        crate::sync::sync_invoices(app, company_id).await;
+        resync(invoices + 20, 3).await;
         assert_eq!(
             keys_built(app, "invoices", "read_back").await,
             read_back + 1
@@ -287,14 +278,7 @@ async fn a_resyncs_keys_are_carried_over_when_every_record_stayed_and_read_back_
             keys_built(app, "invoices", "carried").await,
             keys_built(app, "invoices", "read_back").await,
         );
-        reauthorize(
-            app,
-            company_id,
-            connection_id,
-            authorization(invoices + 20, 7),
-        )
-        .await;
-        crate::sync::sync_invoices(app, company_id).await;
+        resync(invoices + 20, 7).await;
         assert_eq!(keys_built(app, "invoices", "carried").await, carried);
         assert_eq!(
             keys_built(app, "invoices", "read_back").await,

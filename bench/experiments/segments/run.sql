@@ -67,40 +67,31 @@ CREATE FUNCTION page_today(after bigint, size bigint) RETURNS bigint LANGUAGE sq
 $$;
 
 -- A layered page: the segments meeting (after, after + size], from the last
--- one starting at or before after + 1, then each one's slice of its source.
-CREATE FUNCTION page_layered(g bigint, after bigint, size bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
-  SELECT sum(length(r.body)) FROM (
+-- one starting at or before after + 1, then each one's slice of its source,
+-- in the page's order.
+CREATE FUNCTION layered_page(g bigint, after bigint, size bigint)
+RETURNS TABLE (record_id text, body text) LANGUAGE sql STABLE AS $$
+  SELECT r.record_id, r.body FROM (
     SELECT * FROM segment
     WHERE generation = g AND position <= after + size
       AND position >= (SELECT position FROM segment WHERE generation = g AND position <= after + 1
                        ORDER BY position DESC LIMIT 1)
     ORDER BY position) s,
   LATERAL (
-    SELECT body, ordinal FROM record
-    WHERE generation = s.source
-      AND ordinal >= s.source_position + greatest(0, after + 1 - s.position)
-      AND ordinal <= s.source_position + least(s.length - 1, after + size - s.position)
-    ORDER BY ordinal) r
-$$;
-
-CREATE FUNCTION rows_of(g bigint, after bigint, size bigint) RETURNS TABLE (record_id text) LANGUAGE sql STABLE AS $$
-  SELECT r.record_id FROM (
-    SELECT * FROM segment
-    WHERE generation = g AND position <= after + size
-      AND position >= (SELECT position FROM segment WHERE generation = g AND position <= after + 1
-                       ORDER BY position DESC LIMIT 1)
-    ORDER BY position) s,
-  LATERAL (
-    SELECT record_id, ordinal FROM record
+    SELECT record_id, body, ordinal FROM record
     WHERE generation = s.source
       AND ordinal >= s.source_position + greatest(0, after + 1 - s.position)
       AND ordinal <= s.source_position + least(s.length - 1, after + size - s.position)
     ORDER BY ordinal) r
   ORDER BY s.position, r.ordinal
 $$;
+CREATE FUNCTION page_layered(g bigint, after bigint, size bigint) RETURNS bigint LANGUAGE sql STABLE AS $$
+  SELECT sum(length(body)) FROM layered_page(g, after, size)
+$$;
+
 \echo '--- check: a layered page names the base page''s records, in order (expect 6 rows of true)'
 SELECT g, after,
-       (SELECT array_agg(record_id) FROM rows_of(g, after, 100))
+       (SELECT array_agg(record_id) FROM layered_page(g, after, 100))
        = (SELECT array_agg(record_id ORDER BY ordinal) FROM record
           WHERE generation = 1 AND ordinal > after AND ordinal <= after + 100) AS same_records
 FROM (VALUES (2::bigint), (3)) gs(g), (VALUES (0::bigint), (500000), (999900)) a(after);
@@ -134,18 +125,6 @@ SELECT CASE g WHEN 1 THEN 'today (one range)' WHEN 2 THEN 'layered, k = 1,000' E
 FROM (VALUES (1::bigint), (2), (3)) gs(g) ORDER BY g;
 
 \echo '--- one page''s plan and buffers at 500,000, k = 20,000'
-EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF)
-SELECT r.body FROM (
-    SELECT * FROM segment
-    WHERE generation = 3 AND position <= 500100
-      AND position >= (SELECT position FROM segment WHERE generation = 3 AND position <= 500001
-                       ORDER BY position DESC LIMIT 1)
-    ORDER BY position) s,
-  LATERAL (
-    SELECT body, ordinal FROM record
-    WHERE generation = s.source
-      AND ordinal >= s.source_position + greatest(0, 500001 - s.position)
-      AND ordinal <= s.source_position + least(s.length - 1, 500100 - s.position)
-    ORDER BY ordinal) r;
+EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT body FROM layered_page(3, 500000, 100);
 
 DROP SCHEMA exseg CASCADE;
