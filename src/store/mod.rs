@@ -36,6 +36,7 @@ pub mod cleanup;
 pub mod deletions;
 pub mod generations;
 pub mod keys;
+pub mod layers;
 #[cfg(feature = "naive-paging")]
 pub mod naive;
 pub mod ordered;
