@@ -22,6 +22,12 @@ pub struct Model {
     /// published, comma-separated; `None` for a generation published
     /// before keys existed or not yet published.
     pub keyed_fields: Option<String>,
+    /// The generation a resync numbered this one from by carrying its
+    /// places over (`store::keys::carry`); `None` otherwise.
+    pub renumbered_from: Option<i64>,
+    /// Where that generation's rows went in this one, packed
+    /// (`store::layers::LayerMap::packed`): set with `renumbered_from`.
+    pub renumbering: Option<Vec<u8>>,
 }
 
 /// A generation refers to nothing (see the module's note).

@@ -27,6 +27,7 @@ mod m20261127_000018_incremental_fetches;
 mod m20261127_000019_platform_pace;
 mod m20261127_000020_sync_settings;
 mod m20261129_000021_record_keys;
+mod m20261201_000022_generation_renumbering;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -56,6 +57,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000019_platform_pace::Migration),
             Box::new(m20261127_000020_sync_settings::Migration),
             Box::new(m20261129_000021_record_keys::Migration),
+            Box::new(m20261201_000022_generation_renumbering::Migration),
         ]
     }
 }

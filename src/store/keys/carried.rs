@@ -28,6 +28,7 @@ use super::gathered::{Gathered, Sorted};
 use super::{declared, record_keyed, values, write_field};
 use crate::data::DataType;
 use crate::store::Stamped;
+use crate::store::layers::LayerMap;
 
 /// Records looked up per statement (the stamped rows by ordinal, then by id
 /// in the previous generation).
@@ -45,7 +46,8 @@ const PARSED_BETWEEN_YIELDS: usize = 500;
 /// kept records are not where the list's order put them before, or a block
 /// or a stamped record does not read; the caller then reads them
 /// back (a field's keys written before that are deleted again). Otherwise
-/// how many blocks were written.
+/// where each record of `previous` went in `generation`: `previous` as the
+/// base, the stamped rows as the delta ([`LayerMap::from_placed`]).
 pub async fn carry<C>(
     db: &C,
     data_type: DataType,
@@ -53,7 +55,7 @@ pub async fn carry<C>(
     generation: i64,
     count: u64,
     stamped: &[Stamped],
-) -> Result<Option<u64>, sea_orm::DbErr>
+) -> Result<Option<LayerMap>, sea_orm::DbErr>
 where
     C: ConnectionTrait,
 {
@@ -85,6 +87,9 @@ where
     placed.sort_unstable();
     let replaced = previous_places(db, previous, stamped).await?;
     let Some(moved_to) = renumbered(previous_count, &replaced, count, &placed) else {
+        return Ok(None);
+    };
+    let Ok(renumbering) = LayerMap::from_placed(previous_count, replaced, &placed) else {
         return Ok(None);
     };
     if !kept_in_place(db, (previous, generation), &moved_to).await? {
@@ -129,7 +134,6 @@ where
     if read != stamped.len() {
         return Ok(None);
     }
-    let mut written = 0;
     let mut keyed = Vec::with_capacity(fields.len());
     for (field, changed) in fields.iter().zip(changed) {
         // A value no key holds: no keys for the field, as read back.
@@ -147,7 +151,7 @@ where
             .await?;
         match carried_field(&previous_blocks, &moved_to, &changed) {
             FieldKeys::Blocks(cut) => {
-                written += write_field(db, generation, field, cut).await?;
+                write_field(db, generation, field, cut).await?;
                 keyed.push(field.name.as_str());
             }
             FieldKeys::Unkeyable => {}
@@ -162,7 +166,7 @@ where
         }
     }
     record_keyed(db, generation, &keyed).await?;
-    Ok(Some(written))
+    Ok(Some(renumbering))
 }
 
 /// The ordinals in `previous` of the records among `stamped` it held,

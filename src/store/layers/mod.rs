@@ -18,8 +18,17 @@
 //! `2·|D| + |hidden| + 1`), so its memory and every lookup follow the size
 //! of the change, not of the list. The same map serves a list filtered by
 //! one value, over that value's filter ordinals.
+//!
+//! Until layered generations are built, the map describes one more thing:
+//! how a resync that carried its keys over numbered its new generation from
+//! the previous one (the previous generation as the base, the rows it
+//! stamped as the delta: [`LayerMap::from_placed`]), kept with the
+//! generation ([`renumbering`]) so that a query's remembered order is
+//! carried over too.
 
 use std::cmp::Ordering;
+
+pub mod renumbering;
 
 /// Which stored rows a run of positions reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -67,6 +76,10 @@ pub enum Refused {
     /// An anchor is beyond the base, or smaller than the one before it.
     #[error("the delta's anchors do not ascend within the base")]
     Anchors,
+    /// A delta row's position is 0, beyond the generation, repeated or out
+    /// of order.
+    #[error("the delta's positions are not ascending within the generation")]
+    Placed,
     /// The layered generation would hold more than `u32::MAX` rows.
     #[error("the layered generation would be too long")]
     TooLong,
@@ -117,6 +130,75 @@ impl LayerMap {
             segments,
             count,
         })
+    }
+
+    /// The map of a generation numbered in full from a base of `base_count`
+    /// rows, where the base rows at the ascending ordinals `hidden` were
+    /// replaced or left the list, the delta's rows sit at the ascending
+    /// positions `placed`, and every other position holds the next kept
+    /// base row, in order: a resync whose keys were carried over
+    /// (`keys::carry`). Each delta row's anchor is then the ordinal of the
+    /// last kept base row before it.
+    pub fn from_placed(base_count: u32, hidden: Vec<u32>, placed: &[u32]) -> Result<Self, Refused> {
+        let kept = u64::from(base_count)
+            .checked_sub(hidden.len() as u64)
+            .ok_or(Refused::Hidden)?;
+        let count = kept + placed.len() as u64;
+        let placed_ascend = placed.windows(2).all(|pair| pair[0] < pair[1]);
+        let placed_within = placed.first().is_none_or(|&first| first >= 1)
+            && placed.last().is_none_or(|&last| u64::from(last) <= count);
+        if !placed_ascend || !placed_within {
+            return Err(Refused::Placed);
+        }
+        let mut anchors = Vec::with_capacity(placed.len());
+        // How many hidden ordinals lie before the kept row being looked for.
+        let mut passed = 0;
+        for (before, &position) in placed.iter().enumerate() {
+            // Ascending positions: at most `before` delta rows come first.
+            let kept_before = position - 1 - before as u32;
+            if kept_before == 0 {
+                anchors.push(0);
+                continue;
+            }
+            while hidden
+                .get(passed)
+                .is_some_and(|&ordinal| ordinal <= kept_before + passed as u32)
+            {
+                passed += 1;
+            }
+            anchors.push(kept_before + passed as u32);
+        }
+        Self::new(base_count, hidden, anchors)
+    }
+
+    /// The map as bytes, to be kept with its generation: the base's count,
+    /// how many rows it hides, the hidden ordinals, then the anchors, each
+    /// a 4-byte little-endian integer (8 bytes a change).
+    pub fn packed(&self) -> Vec<u8> {
+        let words = [self.base_count, self.hidden.len() as u32]
+            .into_iter()
+            .chain(self.hidden.iter().copied())
+            .chain(self.anchors.iter().copied());
+        words.flat_map(u32::to_le_bytes).collect()
+    }
+
+    /// A map [`LayerMap::packed`] wrote; `None` when `bytes` are not one.
+    pub fn unpacked(bytes: &[u8]) -> Option<Self> {
+        if !bytes.len().is_multiple_of(4) {
+            return None;
+        }
+        let words: Vec<u32> = bytes
+            .chunks_exact(4)
+            .map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
+            .collect();
+        let (&base_count, rest) = words.split_first()?;
+        let (&hidden_count, rest) = rest.split_first()?;
+        let hidden_count = usize::try_from(hidden_count).ok()?;
+        if rest.len() < hidden_count {
+            return None;
+        }
+        let (hidden, anchors) = rest.split_at(hidden_count);
+        Self::new(base_count, hidden.to_vec(), anchors.to_vec()).ok()
     }
 
     /// Rows in the layered generation: the base's, less the hidden, plus

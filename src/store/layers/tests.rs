@@ -83,6 +83,15 @@ impl Resync {
         assert_eq!(map.anchor(0), None);
         assert_eq!(map.anchor(map.delta_count() + 1), None);
         self.check_segments();
+        // The same generation described by where its delta rows sit.
+        let placed: Vec<u32> = (1..=map.delta_count())
+            .filter_map(|ordinal| self.position_of((Source::Delta, ordinal)))
+            .collect();
+        let numbered = LayerMap::from_placed(map.base_count(), map.hidden().to_vec(), &placed)
+            .expect("a consistent numbering");
+        assert_eq!(numbered.segments(), map.segments());
+        assert_eq!(numbered.count(), map.count());
+        assert_eq!(LayerMap::unpacked(&map.packed()).as_ref(), Some(map));
         for _ in 0..20 {
             let after = rng.random_range(0..=count + 2);
             let through = rng.random_range(0..=count + 2);
@@ -303,6 +312,28 @@ fn an_inconsistent_layer_is_refused() {
     assert_eq!(LayerMap::new(5, vec![2, 2], vec![]), Err(Refused::Hidden));
     assert_eq!(LayerMap::new(5, vec![], vec![6]), Err(Refused::Anchors));
     assert_eq!(LayerMap::new(5, vec![], vec![3, 2]), Err(Refused::Anchors));
+    assert_eq!(LayerMap::from_placed(5, vec![], &[7]), Err(Refused::Placed));
+    assert_eq!(LayerMap::from_placed(5, vec![], &[0]), Err(Refused::Placed));
+    assert_eq!(
+        LayerMap::from_placed(5, vec![], &[2, 2]),
+        Err(Refused::Placed)
+    );
+    assert_eq!(
+        LayerMap::from_placed(1, vec![1, 2], &[]),
+        Err(Refused::Hidden)
+    );
+    let packed = LayerMap::new(5, vec![2], vec![4])
+        .expect("consistent")
+        .packed();
+    assert_eq!(packed.len(), 16);
+    assert_eq!(LayerMap::unpacked(&packed[..15]), None, "cut short");
+    let more_hidden_than_sent = [5, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0];
+    assert_eq!(LayerMap::unpacked(&more_hidden_than_sent), None);
+    assert_eq!(
+        LayerMap::unpacked(&packed[..12]).map(|map| map.delta_count()),
+        Some(0)
+    );
+    assert_eq!(LayerMap::unpacked(&[1, 0, 0, 0]), None, "no hidden count");
     let too_long = vec![0; 2];
     assert_eq!(
         LayerMap::new(u32::MAX - 2, vec![], too_long),

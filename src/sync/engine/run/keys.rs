@@ -87,6 +87,8 @@ impl Run<'_> {
     /// previous generation's ([`store::keys::carry`]), given the rows its
     /// swap `stamped`: only on a resync that listed them, while the previous
     /// generation is still the one readers see (and so its count is known).
+    /// Where the previous generation's rows went is then kept with the new
+    /// one ([`store::layers::renumbering`]).
     async fn carry_keys(
         &self,
         txn: &DatabaseTransaction,
@@ -103,16 +105,21 @@ impl Run<'_> {
         if current.generation != previous {
             return Ok(false);
         }
-        let previous = (previous, current.record_count);
         let carried = store::keys::carry(
             txn,
             self.data_type,
-            previous,
+            (previous, current.record_count),
             list.generation,
             published,
             &stamped,
         )
         .await?;
-        Ok(carried.is_some())
+        let Some(renumbering) = carried else {
+            return Ok(false);
+        };
+        // Kept for whoever reads the list next: a query's order remembered
+        // for the previous generation is then carried over too.
+        store::layers::renumbering::keep(txn, list.generation, previous, &renumbering).await?;
+        Ok(true)
     }
 }
