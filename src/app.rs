@@ -201,6 +201,10 @@ impl Application {
             Some(url) => crate::links::settings::public_url(url)?,
             None => format!("http://{address}"),
         };
+        let list_orders = Arc::new(ListOrders::new(
+            config.list_order_cache_bytes,
+            Arc::clone(&metrics),
+        )?);
         let state = AppState {
             public_url,
             db,
@@ -214,7 +218,7 @@ impl Application {
             key_cache: Arc::default(),
             connectors,
             query_totals: Arc::default(),
-            list_orders: Arc::new(ListOrders::new(config.list_order_cache_bytes)?),
+            list_orders,
             snapshot_retention,
             #[cfg(feature = "naive-paging")]
             naive_paging: config.naive_paging,

@@ -60,8 +60,13 @@ pub mod names {
     /// platform's rate and took a new one, by `platform`.
     pub const LATE_TURNS: &str = "tributary_platform_late_turns_total";
     /// Generations' keys built at publish, by `data_type` and how their
-    /// values were `gathered` (`while_staging`, `read_back`).
+    /// values were `gathered` (`while_staging`, `carried`, `read_back`).
     pub const KEYS_BUILT: &str = "tributary_record_keys_built_total";
+    /// Whole orders of queried lists remembered, by `data_type` and `way`
+    /// (`keyed`: from the keys; `carried`: carried over from the previous
+    /// generation's after a resync that carried its keys; `read`: from
+    /// every record).
+    pub const LIST_ORDERS: &str = "tributary_list_orders_total";
     /// Waits before a platform call is made again, by `platform`.
     pub const PLATFORM_WAIT_SECONDS: &str = "tributary_platform_call_wait_seconds";
 }
@@ -147,7 +152,12 @@ impl Metrics {
         describe(
             names::KEYS_BUILT,
             Unit::Count,
-            "Generations' keys built as they were published, by data type and how their values were gathered (while_staging: as a first sync staged its rows; read_back: from the stored records).",
+            "Generations' keys built as they were published, by data type and how their values were gathered (while_staging: as a first sync staged its rows; carried: from the previous generation's keys and the rows a resync changed; read_back: from the stored records).",
+        );
+        describe(
+            names::LIST_ORDERS,
+            Unit::Count,
+            "Whole orders of queried lists remembered for their pages, by data type and way (keyed: from the keys of the fields the data type declares; carried: carried over from the previous generation's remembered order and the rows a resync changed; read: from every stored record).",
         );
         describe(
             names::LATE_TURNS,
@@ -241,13 +251,27 @@ impl Metrics {
     }
 
     /// The keys of a published list of `data_type` were built from values
-    /// `gathered` (`while_staging` or `read_back`).
+    /// `gathered` (`while_staging`, `carried` or `read_back`).
     pub fn keys_built(&self, data_type: &str, gathered: &str) {
         self.recorder
             .register_counter(
                 &key(
                     names::KEYS_BUILT,
                     &[("data_type", data_type), ("gathered", gathered)],
+                ),
+                &METADATA,
+            )
+            .increment(1);
+    }
+
+    /// A queried list's whole order of `data_type` was remembered, found
+    /// the `way` it says (`keyed`, `carried` or `read`).
+    pub fn list_order(&self, data_type: &str, way: &str) {
+        self.recorder
+            .register_counter(
+                &key(
+                    names::LIST_ORDERS,
+                    &[("data_type", data_type), ("way", way)],
                 ),
                 &METADATA,
             )

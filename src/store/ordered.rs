@@ -65,12 +65,37 @@ impl Place {
 /// Rows read per connection at a time while merging several connections.
 const MERGE_CHUNK: u64 = 10_000;
 
-/// Every record of `selection`, in the order its pages show them: by
-/// `order_by` (nulls last) then the list's own order when given, else the
-/// list's own order (several connections merged by sort key, then
-/// connection, then record id, as [`super::pages::page_of_several`] does).
-/// Read as a stream: what is kept is the places, never the rows.
-pub async fn places<C>(
+/// Every record of `selection`, in the order its pages show them, from the
+/// keys alone: an `orderBy` of a declared field, or a query made only of
+/// declared fields, on one connection's list without the list's filter;
+/// `None` when the records must be read instead ([`read_places`]).
+pub async fn keyed_places(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    order_by: Option<&OrderBy>,
+) -> Result<Option<Vec<Place>>, sea_orm::DbErr> {
+    let ordinals = match (order_by, selection.visible) {
+        (Some(order_by), _) => keyed_order(db, selection, order_by).await?,
+        (None, [one]) => keyed(db, selection, one).await?,
+        (None, _) => None,
+    };
+    ordinals
+        .map(|ordinals| {
+            ordinals
+                .into_iter()
+                .map(|ordinal| place(0, ordinal))
+                .collect()
+        })
+        .transpose()
+}
+
+/// Every record of `selection`, in the order its pages show them, read
+/// from the records: by `order_by` (nulls last) then the list's own order
+/// when given (sorted by the database), else the list's own order (several
+/// connections merged by sort key, then connection, then record id, as
+/// [`super::pages::page_of_several`] does). Read as a stream: what is kept
+/// is the places, never the rows.
+pub async fn read_places<C>(
     db: &C,
     selection: Selection<'_>,
     order_by: Option<&OrderBy>,
@@ -80,27 +105,14 @@ where
 {
     let position = position_column(selection);
     if let Some(order_by) = order_by {
-        if let Some(ordinals) = keyed_order(db, selection, order_by).await? {
-            return ordinals
-                .into_iter()
-                .map(|ordinal| place(0, ordinal))
-                .collect();
-        }
         return by_order(db, selection, order_by, position).await;
     }
     if selection.visible.len() > 1 {
         return merged(db, selection, position).await;
     }
-    // One connection in its own order: its matching positions, ascending.
     let Some(one) = selection.visible.first() else {
         return Ok(Vec::new());
     };
-    if let Some(ordinals) = keyed(db, selection, one).await? {
-        return ordinals
-            .into_iter()
-            .map(|ordinal| place(0, ordinal))
-            .collect();
-    }
     let mut rows = within(ConnectionTrait::get_database_backend(db), selection, one)
         .order_by_asc(position)
         .select_only()
@@ -176,6 +188,42 @@ fn position_column(selection: Selection<'_>) -> record::Column {
         Some(_) => record::Column::FilterOrdinal,
         None => record::Column::Ordinal,
     }
+}
+
+/// Positions looked for per statement by [`matching_among`].
+const AMONG_BATCH: usize = 5_000;
+
+/// Those of the ascending `positions` (ordinals) whose records
+/// `selection`'s query holds in its one generation, ascending: how the few
+/// rows a resync changed join an order carried over from the previous
+/// generation (`sync::list_orders`). Each statement looks up
+/// [`AMONG_BATCH`] rows by ordinal; nothing else of the list is read.
+pub async fn matching_among(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    positions: &[u32],
+) -> Result<Vec<u32>, sea_orm::DbErr> {
+    let Some(one) = selection.visible.first() else {
+        return Ok(Vec::new());
+    };
+    let backend = db.get_database_backend();
+    let mut found = Vec::new();
+    for batch in positions.chunks(AMONG_BATCH) {
+        let ordinals: Vec<i64> = within(backend, selection, one)
+            .filter(record::Column::Ordinal.is_in(batch.iter().map(|&ordinal| i64::from(ordinal))))
+            .select_only()
+            .column(record::Column::Ordinal)
+            .into_tuple()
+            .all(db)
+            .await?;
+        found.extend(
+            ordinals
+                .into_iter()
+                .filter_map(|ordinal| u32::try_from(ordinal).ok()),
+        );
+    }
+    found.sort_unstable();
+    Ok(found)
 }
 
 /// The rows of `selection` (its filter and query) in the generation `one`.

@@ -127,7 +127,7 @@ async fn a_first_syncs_keys_are_those_its_stored_records_hold() {
 
 /// An app whose `/metrics` answers (the keys' metric says how they were
 /// built).
-fn with_metrics() -> AppOptions {
+pub fn with_metrics() -> AppOptions {
     AppOptions {
         metrics: true,
         ..AppOptions::default()

@@ -23,6 +23,7 @@ mod keys;
 mod keys_built;
 mod ledger;
 mod links;
+mod list_orders;
 mod metrics;
 mod migrations;
 mod paging;

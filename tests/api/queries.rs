@@ -29,12 +29,12 @@ fn invoices_body(seed: u64, invoice_count: u64) -> Value {
     })
 }
 
-fn encoded(text: &str) -> String {
+pub fn encoded(text: &str) -> String {
     url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
 }
 
 /// Every record of the company's invoices, in the list's order.
-async fn whole_list(app: &TestApp, company_id: Uuid) -> Vec<Value> {
+pub async fn whole_list(app: &TestApp, company_id: Uuid) -> Vec<Value> {
     let (status, page) = answer(
         app,
         &format!("/companies/{company_id}/data/invoices?pageSize=5000"),
@@ -47,7 +47,7 @@ async fn whole_list(app: &TestApp, company_id: Uuid) -> Vec<Value> {
 /// The records of every page from `first` on, following `_links.next`;
 /// checks that every page states the same total and carries `parameters`
 /// (already encoded) in its links, and returns the records and the total.
-async fn walk(app: &TestApp, first: &str, parameters: &str) -> (Vec<Value>, u64) {
+pub async fn walk(app: &TestApp, first: &str, parameters: &str) -> (Vec<Value>, u64) {
     let mut records = Vec::new();
     let mut total = None;
     let mut next = Some(first.to_owned());
