@@ -4,7 +4,11 @@
 //! (0, 1,000, 100,000 by default): the resync's wall time and phases
 //! (publish above all: the issue's target is a publish that follows the
 //! change, not the list), and the first and warm reads of page 1 and the
-//! last page right after it. Between two measured resyncs with amended
+//! last page right after it; and the first read of a queried list's page 1
+//! after it (a query on a field without keys, `invoiceNumber`, read once
+//! before the resync as a partner paging it would have, so the question is
+//! whether the resync makes it read every record again), beside one of the
+//! same kind never asked before. Between two measured resyncs with amended
 //! invoices, an unmeasured one puts the sandbox back to none amended, so
 //! each measured resync changes exactly k records.
 
@@ -44,6 +48,12 @@ pub struct Resync {
     pub first_page: (Duration, Duration),
     /// The last page's, likewise.
     pub last_page: (Duration, Duration),
+    /// The queried list's page 1, likewise (its order remembered for the
+    /// generation before the resync).
+    pub queried_page: (Duration, Duration),
+    /// Page 1 of a query of the same kind never asked before, likewise:
+    /// its first read reads every record.
+    pub unremembered_page: (Duration, Duration),
 }
 
 /// The sandbox body of the connection [`api::create_and_sync`] makes, with
@@ -80,16 +90,25 @@ pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow:
         "[changes] {invoices} invoices: first sync {:.1} s",
         secs(first)
     );
+    let list = format!("/companies/{company_id}/data/invoices?pageSize={PAGE_SIZE}");
+    // Invoice numbers containing `INV-0001x` (x another digit per query):
+    // about 11,000 of a million, found by reading every record's JSON, as
+    // `invoiceNumber` has no keys.
+    let query_of = |digit: usize| format!("{list}&page=1&query=invoiceNumber~INV-0001{digit}");
+    anyhow::ensure!(changes.len() < 9, "at most eight resyncs");
+    let queried = query_of(0);
     let mut amended_now = 0;
     let mut synced = 1;
     let mut resyncs = Vec::with_capacity(changes.len());
-    for &changed in changes {
+    for (index, &changed) in changes.iter().enumerate() {
         if amended_now != 0 && changed != 0 {
             authorize(0).await?;
             api::sync_data_type(server, &company_id, "invoices").await?;
             synced += 1;
             eprintln!("[changes] back to none amended");
         }
+        // The query's order, remembered for the generation readers see.
+        api::first_request(server, &queried).await?;
         authorize(changed).await?;
         // Every sync of the list logs the same record count: this one's
         // phases are on the first line logged after it began, once every
@@ -99,12 +118,14 @@ pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow:
         synced += 1;
         let (wall, _) = api::sync_data_type(server, &company_id, "invoices").await?;
         let phases = newest_phases(server, invoices, logged_before).await;
-        let list = format!("/companies/{company_id}/data/invoices?pageSize={PAGE_SIZE}");
         let last = invoices.div_ceil(PAGE_SIZE).max(1);
         let first_page = api::page_reads(server, &format!("{list}&page=1")).await?;
         let last_page = api::page_reads(server, &format!("{list}&page={last}")).await?;
+        let queried_page = api::page_reads(server, &queried).await?;
+        // Another number's, never asked before: read from every record.
+        let unremembered_page = api::page_reads(server, &query_of(index + 1)).await?;
         eprintln!(
-            "[changes] {changed} amended: resync {:.1} s, publish {}; page 1 {:.1} ms, last {:.1} ms (first reads)",
+            "[changes] {changed} amended: resync {:.1} s, publish {}; page 1 {:.1} ms, last {:.1} ms, queried {:.1} ms, queried anew {:.1} ms (first reads)",
             secs(wall),
             phases.map_or("?".to_owned(), |phases| format!(
                 "{:.2} s",
@@ -112,6 +133,8 @@ pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow:
             )),
             millis(first_page.0),
             millis(last_page.0),
+            millis(queried_page.0),
+            millis(unremembered_page.0),
         );
         amended_now = changed;
         resyncs.push(Resync {
@@ -120,6 +143,8 @@ pub async fn measure(server: &Server, invoices: u64, changes: &[u64]) -> anyhow:
             phases,
             first_page,
             last_page,
+            queried_page,
+            unremembered_page,
         });
     }
     Ok(Changes {
@@ -173,11 +198,12 @@ fn millis(duration: Duration) -> f64 {
 
 /// The figures as a Markdown table: each resync's publish against the
 /// issue's target (at most 1 s at a million invoices with 1,000 changed),
-/// and its last page against its page 1 (within 1.5x).
+/// its last page against its page 1 (within 1.5x), and a queried list's
+/// first read, its order remembered or not, against its warm ones.
 pub fn markdown(runs: &[Changes]) -> String {
     let mut table = String::from(
-        "| invoices | changed | first sync | resync | of which fetching, staging, publish (keys) | page 1 first / warm | last page first / warm | last / page 1 (first, warm) |\n\
-         |---:|---:|---:|---:|---:|---:|---:|---:|\n",
+        "| invoices | changed | first sync | resync | of which fetching, staging, publish (keys) | page 1 first / warm | last page first / warm | last / page 1 (first, warm) | queried page 1 first / warm | queried anew, first / warm |\n\
+         |---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n",
     );
     for run in runs {
         for resync in &run.resyncs {
@@ -195,7 +221,7 @@ pub fn markdown(runs: &[Changes]) -> String {
                     )
                 });
             table.push_str(&format!(
-                "| {} | {} | {:.1} s | {:.1} s | {phases} | {:.1} / {:.1} ms | {:.1} / {:.1} ms | {:.2}, {:.2} |\n",
+                "| {} | {} | {:.1} s | {:.1} s | {phases} | {:.1} / {:.1} ms | {:.1} / {:.1} ms | {:.2}, {:.2} | {:.1} / {:.1} ms | {:.1} / {:.1} ms |\n",
                 run.invoices,
                 resync.changed,
                 secs(run.first),
@@ -206,6 +232,10 @@ pub fn markdown(runs: &[Changes]) -> String {
                 millis(resync.last_page.1),
                 millis(resync.last_page.0) / millis(resync.first_page.0),
                 millis(resync.last_page.1) / millis(resync.first_page.1),
+                millis(resync.queried_page.0),
+                millis(resync.queried_page.1),
+                millis(resync.unremembered_page.0),
+                millis(resync.unremembered_page.1),
             ));
         }
     }
