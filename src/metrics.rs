@@ -62,7 +62,8 @@ pub mod names {
     /// Generations' keys built at publish, by `data_type` and how their
     /// values were `gathered` (`while_staging`, `carried`, `read_back`).
     pub const KEYS_BUILT: &str = "tributary_record_keys_built_total";
-    /// Whole orders of queried lists remembered, by `data_type` and `way`
+    /// Whole orders of queried, ordered or merged lists remembered, by
+    /// `data_type` and `way`
     /// (`keyed`: from the keys; `carried`: carried over from the previous
     /// generation's after a resync that carried its keys; `read`: from
     /// every record).
@@ -157,7 +158,7 @@ impl Metrics {
         describe(
             names::LIST_ORDERS,
             Unit::Count,
-            "Whole orders of queried lists remembered for their pages, by data type and way (keyed: from the keys of the fields the data type declares; carried: carried over from the previous generation's remembered order and the rows a resync changed; read: from every stored record).",
+            "Whole orders of queried, ordered (orderBy) or merged (several connections) lists remembered for their pages, by data type and way (keyed: from the keys of the fields the data type declares; carried: carried over from the previous generation's remembered order and the rows a resync changed; read: from every stored record).",
         );
         describe(
             names::LATE_TURNS,
@@ -264,7 +265,8 @@ impl Metrics {
             .increment(1);
     }
 
-    /// A queried list's whole order of `data_type` was remembered, found
+    /// A queried, ordered or merged list's whole order of `data_type` was
+    /// remembered, found
     /// the `way` it says (`keyed`, `carried` or `read`).
     pub fn list_order(&self, data_type: &str, way: &str) {
         self.recorder

@@ -26,7 +26,7 @@ use uuid::Uuid;
 use crate::data::Direction;
 use crate::data::query::OrderBy;
 use crate::metrics::Metrics;
-use crate::store::layers::{LayerMap, renumbering};
+use crate::store::layers::{self, LayerMap, renumbering};
 use crate::store::ordered::{self, Place};
 use crate::store::query::Selection;
 
@@ -178,7 +178,7 @@ impl ListOrders {
             .filter_map(|ordinal| map.base_position(ordinal));
         let stamped = stamped_positions(&map);
         let matched = ordered::matching_among(db, selection, &stamped).await?;
-        let places = merged(kept, matched.into_iter())
+        let places = layers::merged(kept, matched.into_iter())
             .into_iter()
             .filter_map(|position| Place::new(0, i64::from(position)))
             .collect();
@@ -205,14 +205,6 @@ fn stamped_positions(map: &LayerMap) -> Vec<u32> {
     (1..=map.delta_count())
         .filter_map(|ordinal| map.delta_position(ordinal))
         .collect()
-}
-
-/// Two ascending sequences of positions as one ascending list.
-fn merged(a: impl Iterator<Item = u32>, b: impl Iterator<Item = u32>) -> Vec<u32> {
-    let mut all: Vec<u32> = a.chain(b).collect();
-    // The stable sort finds the two ascending runs and merges them.
-    all.sort();
-    all
 }
 
 /// What the order of `selection` ordered by `order_by` is remembered by.

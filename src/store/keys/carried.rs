@@ -12,6 +12,10 @@
 //! does a list whose order is not computed as it was when the previous
 //! generation was numbered: a few kept records spread over the list are
 //! looked up in both generations first.
+//!
+//! Where each record of the previous generation went is then known, and
+//! [`carry`] returns it (a [`LayerMap`]) for the caller to keep with the new
+//! generation.
 
 use std::cmp::Ordering;
 use std::ops::Range;

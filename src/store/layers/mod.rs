@@ -30,6 +30,10 @@ use std::cmp::Ordering;
 
 pub mod renumbering;
 
+/// The first word of a [`LayerMap::packed`] map: a map packed otherwise
+/// (by a later release, say) does not read, and is treated as absent.
+pub const PACKED_VERSION: u32 = 1;
+
 /// Which stored rows a run of positions reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Source {
@@ -117,10 +121,11 @@ impl LayerMap {
             return Err(Refused::Anchors);
         }
         let count = u64::from(base_count) - hidden.len() as u64 + anchors.len() as u64;
-        // Positions and segment ends are u32, one past the last included.
+        // Positions, ordinals and run ends are u32, one past the last
+        // included: neither generation may reach `u32::MAX` rows.
         let count = u32::try_from(count)
             .ok()
-            .filter(|&count| count < u32::MAX)
+            .filter(|&count| count < u32::MAX && base_count < u32::MAX)
             .ok_or(Refused::TooLong)?;
         let segments = runs_of(base_count, &hidden, &anchors);
         Ok(Self {
@@ -171,11 +176,12 @@ impl LayerMap {
         Self::new(base_count, hidden, anchors)
     }
 
-    /// The map as bytes, to be kept with its generation: the base's count,
-    /// how many rows it hides, the hidden ordinals, then the anchors, each
-    /// a 4-byte little-endian integer (8 bytes a change).
+    /// The map as bytes, to be kept with its generation: the format's
+    /// version ([`PACKED_VERSION`]), the base's count, how many rows it
+    /// hides, the hidden ordinals, then the anchors, each a 4-byte
+    /// little-endian integer (8 bytes a change).
     pub fn packed(&self) -> Vec<u8> {
-        let words = [self.base_count, self.hidden.len() as u32]
+        let words = [PACKED_VERSION, self.base_count, self.hidden.len() as u32]
             .into_iter()
             .chain(self.hidden.iter().copied())
             .chain(self.anchors.iter().copied());
@@ -191,7 +197,11 @@ impl LayerMap {
             .chunks_exact(4)
             .map(|word| u32::from_le_bytes([word[0], word[1], word[2], word[3]]))
             .collect();
-        let (&base_count, rest) = words.split_first()?;
+        let (&version, rest) = words.split_first()?;
+        if version != PACKED_VERSION {
+            return None;
+        }
+        let (&base_count, rest) = rest.split_first()?;
         let (&hidden_count, rest) = rest.split_first()?;
         let hidden_count = usize::try_from(hidden_count).ok()?;
         if rest.len() < hidden_count {
@@ -387,7 +397,7 @@ impl Runs<'_> {
 }
 
 /// Two ascending sequences as one ascending list.
-fn merged(a: impl Iterator<Item = u32>, b: impl Iterator<Item = u32>) -> Vec<u32> {
+pub fn merged(a: impl Iterator<Item = u32>, b: impl Iterator<Item = u32>) -> Vec<u32> {
     let (mut a, mut b) = (a.peekable(), b.peekable());
     let mut all = Vec::new();
     loop {

@@ -59,9 +59,31 @@ impl Resync {
         Some(index as u32 + 1)
     }
 
-    /// Every lookup of the map against the sorted list.
+    /// The map's anchors and runs, then every lookup of it and of the same
+    /// generation described by where its delta rows sit (as a resync that
+    /// carried its keys describes it), against the sorted list.
     fn check(&self, rng: &mut StdRng) {
         let map = &self.map;
+        for (ordinal, anchor) in (1..).zip(&self.anchors) {
+            assert_eq!(map.anchor(ordinal), Some(*anchor));
+        }
+        assert_eq!(map.anchor(0), None);
+        assert_eq!(map.anchor(map.delta_count() + 1), None);
+        self.check_segments();
+        assert_eq!(LayerMap::unpacked(&map.packed()).as_ref(), Some(map));
+        let placed: Vec<u32> = (1..=map.delta_count())
+            .filter_map(|ordinal| self.position_of((Source::Delta, ordinal)))
+            .collect();
+        let numbered = LayerMap::from_placed(map.base_count(), map.hidden().to_vec(), &placed)
+            .expect("a consistent numbering");
+        assert_eq!(numbered.segments(), map.segments());
+        for each in [map, &numbered] {
+            self.check_lookups(each, rng);
+        }
+    }
+
+    /// Every lookup of `map` against the sorted list.
+    fn check_lookups(&self, map: &LayerMap, rng: &mut StdRng) {
         let count = self.expected.len() as u32;
         assert_eq!(map.count(), count);
         assert_eq!(map.at(0), None);
@@ -77,28 +99,13 @@ impl Resync {
             let expected = self.position_of((Source::Delta, ordinal));
             assert_eq!(map.delta_position(ordinal), expected, "delta row {ordinal}");
         }
-        for (ordinal, anchor) in (1..).zip(&self.anchors) {
-            assert_eq!(map.anchor(ordinal), Some(*anchor));
-        }
-        assert_eq!(map.anchor(0), None);
-        assert_eq!(map.anchor(map.delta_count() + 1), None);
-        self.check_segments();
-        // The same generation described by where its delta rows sit.
-        let placed: Vec<u32> = (1..=map.delta_count())
-            .filter_map(|ordinal| self.position_of((Source::Delta, ordinal)))
-            .collect();
-        let numbered = LayerMap::from_placed(map.base_count(), map.hidden().to_vec(), &placed)
-            .expect("a consistent numbering");
-        assert_eq!(numbered.segments(), map.segments());
-        assert_eq!(numbered.count(), map.count());
-        assert_eq!(LayerMap::unpacked(&map.packed()).as_ref(), Some(map));
         for _ in 0..20 {
             let after = rng.random_range(0..=count + 2);
             let through = rng.random_range(0..=count + 2);
-            self.check_runs(after, through);
+            self.check_runs(map, after, through);
         }
         for after in (0..count).step_by(7) {
-            self.check_runs(after, after + 7);
+            self.check_runs(map, after, after + 7);
         }
         let base: Vec<u32> = (1..=map.base_count())
             .filter(|_| rng.random_bool(0.3))
@@ -136,9 +143,8 @@ impl Resync {
     }
 
     /// A page's runs name exactly the rows at its positions.
-    fn check_runs(&self, after: u32, through: u32) {
-        let read: Vec<(Source, u32)> = self
-            .map
+    fn check_runs(&self, map: &LayerMap, after: u32, through: u32) {
+        let read: Vec<(Source, u32)> = map
             .runs(after, through)
             .iter()
             .flat_map(|run| {
@@ -325,15 +331,18 @@ fn an_inconsistent_layer_is_refused() {
     let packed = LayerMap::new(5, vec![2], vec![4])
         .expect("consistent")
         .packed();
-    assert_eq!(packed.len(), 16);
-    assert_eq!(LayerMap::unpacked(&packed[..15]), None, "cut short");
-    let more_hidden_than_sent = [5, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0];
+    assert_eq!(packed.len(), 20);
+    assert_eq!(LayerMap::unpacked(&packed[..19]), None, "cut short");
+    let more_hidden_than_sent = [1, 0, 0, 0, 5, 0, 0, 0, 3, 0, 0, 0, 2, 0, 0, 0];
     assert_eq!(LayerMap::unpacked(&more_hidden_than_sent), None);
-    assert_eq!(
-        LayerMap::unpacked(&packed[..12]).map(|map| map.delta_count()),
-        Some(0)
-    );
-    assert_eq!(LayerMap::unpacked(&[1, 0, 0, 0]), None, "no hidden count");
+    let no_anchors = LayerMap::unpacked(&packed[..16]);
+    assert_eq!(no_anchors.map(|map| map.delta_count()), Some(0));
+    assert_eq!(LayerMap::unpacked(&packed[..8]), None, "no hidden count");
+    let mut another_version = packed.clone();
+    another_version[0] = 2;
+    assert_eq!(LayerMap::unpacked(&another_version), None);
+    let base_too_long = LayerMap::new(u32::MAX, vec![u32::MAX], vec![]);
+    assert_eq!(base_too_long, Err(Refused::TooLong));
     let too_long = vec![0; 2];
     assert_eq!(
         LayerMap::new(u32::MAX - 2, vec![], too_long),
