@@ -137,16 +137,8 @@ pub fn with_metrics() -> AppOptions {
 /// How many lists of `data_type` had their keys built `gathered` (the
 /// metric's label), by the app's `/metrics`.
 async fn keys_built(app: &TestApp, data_type: &str, gathered: &str) -> u64 {
-    let metrics = crate::metrics::scrape(app).await;
-    metrics
-        .lines()
-        .find(|line| {
-            line.starts_with("tributary_record_keys_built_total{")
-                && line.contains(&format!("data_type=\"{data_type}\""))
-                && line.contains(&format!("gathered=\"{gathered}\""))
-        })
-        .and_then(|line| line.rsplit(' ').next()?.parse().ok())
-        .unwrap_or(0)
+    let labels = [("data_type", data_type), ("gathered", gathered)];
+    crate::metrics::counter(app, "tributary_record_keys_built_total", &labels).await
 }
 
 /// The invoices' published generation on `connection_id` and its count.

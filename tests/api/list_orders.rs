@@ -13,19 +13,11 @@ use crate::keys_built::with_metrics;
 use crate::queries::{encoded, walk, whole_list};
 use crate::sync::{authorized_sandbox, reauthorize, sync_invoices};
 
-/// How many queried invoice lists had their whole order found `way`
-/// (`read` or `carried`), by the app's `/metrics`.
+/// How many invoice lists had their whole order found `way` (`keyed`,
+/// `carried` or `read`), by the app's `/metrics`.
 async fn orders_found(app: &TestApp, way: &str) -> u64 {
-    let metrics = crate::metrics::scrape(app).await;
-    metrics
-        .lines()
-        .find(|line| {
-            line.starts_with("tributary_list_orders_total{")
-                && line.contains("data_type=\"invoices\"")
-                && line.contains(&format!("way=\"{way}\""))
-        })
-        .and_then(|line| line.rsplit(' ').next()?.parse().ok())
-        .unwrap_or(0)
+    let labels = [("data_type", "invoices"), ("way", way)];
+    crate::metrics::counter(app, "tributary_list_orders_total", &labels).await
 }
 
 /// A record's text at `field` (a dotted path), if any.

@@ -10,6 +10,25 @@ use crate::helpers::{AppOptions, TestApp, backends, http_client, json};
 use crate::sync::{sandbox_connection, sync_and_settle};
 use crate::webhooks::receiver::Receiver;
 
+/// The value of the counter `name` whose labels include every one of
+/// `labels`, by the app's `/metrics`; 0 when it was never counted.
+pub async fn counter(app: &TestApp, name: &str, labels: &[(&str, &str)]) -> u64 {
+    let metrics = scrape(app).await;
+    metrics
+        .lines()
+        .find(|line| {
+            line.strip_prefix(name)
+                .is_some_and(|rest| rest.starts_with('{'))
+                && labels
+                    .iter()
+                    .all(|(label, value)| line.contains(&format!("{label}=\"{value}\"")))
+        })
+        .and_then(|line| line.rsplit(' ').next()?.parse().ok())
+        .unwrap_or(0)
+}
+
+/// The app's `/metrics`, checked to be served without an API key in
+/// Prometheus' text format.
 pub async fn scrape(app: &TestApp) -> String {
     let address = app.metrics_address.expect("metrics served");
     let response = http_client()
