@@ -8,7 +8,7 @@ use serde_json::{Value, json};
 use uuid::Uuid;
 
 use crate::connections::new_company;
-use crate::helpers::{TestApp, for_each_database_with};
+use crate::helpers::{TestApp, answer, for_each_database_with};
 use crate::keys_built::with_metrics;
 use crate::queries::{encoded, walk, whole_list};
 use crate::sync::{authorized_sandbox, reauthorize, sync_invoices};
@@ -69,6 +69,7 @@ async fn a_resync_that_carried_its_keys_carries_remembered_query_orders_over() {
     // amended invoices join the first query and leave the second; invoices
     // deleted at the platform stay in the list, flagged; new ones join.
     // A query on declared fields is answered from the keys, carried or not.
+    // A walk pinned to the previous generation goes on reading it.
     for_each_database_with(with_metrics, async |app: &TestApp| {
         let postgres = app.db.get_database_backend() == sea_orm::DbBackend::Postgres;
         let company_id = new_company(app, "Orders Carried Ltd").await;
@@ -108,6 +109,18 @@ async fn a_resync_that_carried_its_keys_carries_remembered_query_orders_over() {
         // Forty amended and five deleted at the platform; then the
         // amendments undone and twenty-five new.
         for (round, (count, changed)) in [(395, 40), (420, 0)].into_iter().enumerate() {
+            // A walk begun before the resync: its next link is pinned to
+            // the generation it began in.
+            let first = format!(
+                "/companies/{company_id}/data/invoices?pageSize=25&query={}",
+                encoded("note~Thank")
+            );
+            let (_, page_one) = answer(app, &first).await;
+            let next = page_one["_links"]["next"]["href"]
+                .as_str()
+                .expect("a second page")
+                .to_owned();
+            let (_, pinned_before) = answer(app, &next).await;
             reauthorize(
                 app,
                 company_id,
@@ -127,6 +140,14 @@ async fn a_resync_that_carried_its_keys_carries_remembered_query_orders_over() {
                 generations,
                 "round {round}"
             );
+            // The walk begun before goes on in the generation it began in.
+            let (status, pinned_after) = answer(app, &next).await;
+            assert_eq!(status, 200, "{pinned_after}");
+            assert_eq!(
+                pinned_after["results"], pinned_before["results"],
+                "round {round}"
+            );
+            assert_eq!(pinned_after["totalResults"], pinned_before["totalResults"]);
         }
     })
     .await;
