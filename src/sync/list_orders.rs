@@ -26,7 +26,7 @@ use uuid::Uuid;
 use crate::data::Direction;
 use crate::data::query::OrderBy;
 use crate::metrics::Metrics;
-use crate::store::layers::{self, LayerMap, renumbering};
+use crate::store::layers::{self, renumbering};
 use crate::store::ordered::{self, Place};
 use crate::store::query::Selection;
 
@@ -176,8 +176,7 @@ impl ListOrders {
             .iter()
             .filter_map(|place| u32::try_from(place.position()).ok())
             .filter_map(|ordinal| map.base_position(ordinal));
-        let stamped = stamped_positions(&map);
-        let matched = ordered::matching_among(db, selection, &stamped).await?;
+        let matched = ordered::matching_among(db, selection, &map.delta_positions()).await?;
         let places = layers::merged(kept, matched.into_iter())
             .into_iter()
             .filter_map(|position| Place::new(0, i64::from(position)))
@@ -197,14 +196,6 @@ impl ListOrders {
             .get(&order_key(selection, query_text, order_by))
             .is_some()
     }
-}
-
-/// Where the rows a resync stamped sit in the generation it numbered,
-/// ascending.
-fn stamped_positions(map: &LayerMap) -> Vec<u32> {
-    (1..=map.delta_count())
-        .filter_map(|ordinal| map.delta_position(ordinal))
-        .collect()
 }
 
 /// What the order of `selection` ordered by `order_by` is remembered by.

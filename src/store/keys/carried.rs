@@ -32,7 +32,7 @@ use super::gathered::{Gathered, Sorted};
 use super::{declared, record_keyed, values, write_field};
 use crate::data::DataType;
 use crate::store::Stamped;
-use crate::store::layers::LayerMap;
+use crate::store::layers::{self, LayerMap};
 
 /// Records looked up per statement (the stamped rows by ordinal, then by id
 /// in the previous generation).
@@ -402,7 +402,7 @@ fn carried_field(previous_blocks: &[Vec<u8>], moved_to: &[u32], changed: &Sorted
                 let (Some((value, a)), Some((_, b))) = (kept.next(), changed.next()) else {
                     break;
                 };
-                merged.push(value, interleaved(a, b));
+                merged.push(value, layers::merged(a.iter().copied(), b.iter().copied()));
                 continue;
             }
         }
@@ -418,24 +418,6 @@ fn carried_field(previous_blocks: &[Vec<u8>], moved_to: &[u32], changed: &Sorted
         Some(cut) => FieldKeys::Blocks(cut),
         None => FieldKeys::Unkeyable,
     }
-}
-
-/// Two ascending lists of ordinals as one, ascending.
-fn interleaved(a: &[u32], b: &[u32]) -> Vec<u32> {
-    let mut all = Vec::with_capacity(a.len() + b.len());
-    let (mut i, mut j) = (0, 0);
-    while i < a.len() && j < b.len() {
-        if a[i] <= b[j] {
-            all.push(a[i]);
-            i += 1;
-        } else {
-            all.push(b[j]);
-            j += 1;
-        }
-    }
-    all.extend_from_slice(&a[i..]);
-    all.extend_from_slice(&b[j..]);
-    all
 }
 
 /// Where each record of the previous generation (`previous_count` of them)

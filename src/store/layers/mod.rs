@@ -300,6 +300,14 @@ impl LayerMap {
         Some(anchor - hidden_up_to + ordinal)
     }
 
+    /// The positions of every delta row, ascending (in delta order): where a
+    /// resync's stamped rows sit in the generation it numbered.
+    pub fn delta_positions(&self) -> Vec<u32> {
+        (1..=self.delta_count())
+            .filter_map(|ordinal| self.delta_position(ordinal))
+            .collect()
+    }
+
     /// The positions of the base rows at the ascending ordinals `base` that
     /// the layer keeps, and of the delta rows at the ascending ordinals
     /// `delta`, as one ascending list: a set of matches (a key's, say)

@@ -99,6 +99,10 @@ impl Resync {
             let expected = self.position_of((Source::Delta, ordinal));
             assert_eq!(map.delta_position(ordinal), expected, "delta row {ordinal}");
         }
+        let every_delta_row: Vec<u32> = (1..=map.delta_count())
+            .filter_map(|ordinal| self.position_of((Source::Delta, ordinal)))
+            .collect();
+        assert_eq!(map.delta_positions(), every_delta_row);
         for _ in 0..20 {
             let after = rng.random_range(0..=count + 2);
             let through = rng.random_range(0..=count + 2);
