@@ -15,6 +15,7 @@ mod connections;
 mod data_types;
 mod depth;
 mod faults;
+mod fences;
 mod fetch_modes;
 mod halves;
 mod incremental;

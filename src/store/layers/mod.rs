@@ -28,6 +28,7 @@
 
 use std::cmp::Ordering;
 
+pub mod fences;
 pub mod renumbering;
 
 /// The first word of a [`LayerMap::packed`] map: a map packed otherwise
