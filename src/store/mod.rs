@@ -37,6 +37,7 @@ pub mod deletions;
 pub mod generations;
 pub mod keys;
 pub mod layers;
+pub mod lookups;
 #[cfg(feature = "naive-paging")]
 pub mod naive;
 pub mod ordered;

@@ -15,13 +15,14 @@ mod connections;
 mod data_types;
 mod depth;
 mod faults;
-mod fences;
+
 mod fetch_modes;
 mod halves;
 mod incremental;
 mod integrations;
 mod keys;
 mod keys_built;
+mod layers;
 mod ledger;
 mod links;
 mod list_orders;

@@ -22,7 +22,6 @@ use std::ops::Range;
 
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QueryOrder, QuerySelect,
-    Statement,
 };
 
 use entity::record_key;
@@ -33,6 +32,7 @@ use super::{declared, record_keyed, values, write_field};
 use crate::data::DataType;
 use crate::store::Stamped;
 use crate::store::layers::{self, LayerMap};
+use crate::store::lookups::each_looked_up;
 
 /// Records looked up per statement (the stamped rows by ordinal, then by id
 /// in the previous generation).
@@ -108,6 +108,7 @@ where
         let ordinals = batch.iter().map(|row| sea_orm::Value::from(row.ordinal));
         let rows = db
             .query_all_raw(each_looked_up(
+                DbBackend::Postgres,
                 generation,
                 "ordinal",
                 "ordinal, body",
@@ -189,7 +190,13 @@ where
             .iter()
             .map(|row| sea_orm::Value::from(row.record_id.as_str()));
         let rows = db
-            .query_all_raw(each_looked_up(previous, "record_id", "ordinal", ids))
+            .query_all_raw(each_looked_up(
+                DbBackend::Postgres,
+                previous,
+                "record_id",
+                "ordinal",
+                ids,
+            ))
             .await?;
         for row in rows {
             let ordinal: i64 = row.try_get("", "ordinal")?;
@@ -225,6 +232,7 @@ where
     let ordinals = checked.iter().map(|&ordinal| i64::from(ordinal).into());
     let rows = db
         .query_all_raw(each_looked_up(
+            DbBackend::Postgres,
             previous,
             "ordinal",
             "ordinal, record_id",
@@ -249,6 +257,7 @@ where
         .collect::<Vec<_>>();
     let rows = db
         .query_all_raw(each_looked_up(
+            DbBackend::Postgres,
             generation,
             "record_id",
             "record_id, ordinal",
@@ -280,35 +289,6 @@ fn spread_over_kept(moved_to: &[u32], most: usize) -> Vec<u32> {
         .step_by(step)
         .map(|(_, ordinal)| ordinal)
         .collect()
-}
-
-/// `columns` of the rows of `generation` whose `key` (a column completing
-/// a unique key with the generation) is each of `wanted`, one lookup each
-/// (PostgreSQL): `OFFSET 0` keeps every lookup its own, by both columns,
-/// whatever the planner's statistics say (`ANALYZE` leaves the record id's
-/// out, and a list of a thousand ids was read as a scan of the table: 1 s).
-fn each_looked_up(
-    generation: i64,
-    key: &str,
-    columns: &str,
-    wanted: impl ExactSizeIterator<Item = sea_orm::Value>,
-) -> Statement {
-    let rows: Vec<String> = (0..wanted.len())
-        .map(|at| format!("(${})", at + 2))
-        .collect();
-    let values = std::iter::once(generation.into())
-        .chain(wanted)
-        .collect::<Vec<_>>();
-    Statement::from_sql_and_values(
-        DbBackend::Postgres,
-        format!(
-            "SELECT r.* FROM (VALUES {}) AS w(wanted), \
-             LATERAL (SELECT {columns} FROM record \
-                      WHERE generation = $1 AND {key} = w.wanted OFFSET 0) r",
-            rows.join(", ")
-        ),
-        values,
-    )
 }
 
 /// One field's keys carried over.

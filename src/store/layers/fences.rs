@@ -116,6 +116,11 @@ impl Fences {
         })
     }
 
+    /// The list's order.
+    pub fn direction(&self) -> Direction {
+        self.direction
+    }
+
     /// The ordinal of the last fence before `place` in the list's order, 0
     /// when none is: the base rows up to it all come before `place`, and
     /// those from the next fence on all after it.

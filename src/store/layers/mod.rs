@@ -29,6 +29,7 @@
 use std::cmp::Ordering;
 
 pub mod fences;
+pub mod planned;
 pub mod renumbering;
 
 /// The first word of a [`LayerMap::packed`] map: a map packed otherwise
@@ -88,6 +89,10 @@ pub enum Refused {
     /// The layered generation would hold more than `u32::MAX` rows.
     #[error("the layered generation would be too long")]
     TooLong,
+    /// A record is changed twice, or both changed and dropped
+    /// ([`planned::plan`]).
+    #[error("a record is changed or dropped twice")]
+    Repeated,
 }
 
 /// How a layered generation's positions map to its base's and its delta's

@@ -1,0 +1,352 @@
+//! A layer over a long list (`store::layers`), as far as it is built: the
+//! fences written from a published generation and read back, the anchors
+//! they find (exactly how many of the list's rows come before each place
+//! searched, in the order the database numbered them, ascending and
+//! descending lists alike), and a layer planned from a resync's changes,
+//! whose positions are exactly the list the resync's full publish numbered.
+
+use std::cmp::Ordering;
+use std::collections::{HashMap, HashSet};
+
+use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use serde_json::json;
+
+use entity::record;
+use tributary::data::DataType;
+use tributary::store::layers::fences::{self, FENCE_EVERY, Fences, ListKey};
+use tributary::store::layers::planned::{self, Planned};
+use tributary::store::layers::{Refused, Source};
+
+use crate::connections::new_company;
+use crate::helpers::{TestApp, for_each_database};
+use crate::sync::{
+    authorized_sandbox, reauthorize, sandbox_connection, sync_and_settle, sync_invoices,
+};
+
+/// A generation's rows' places, by ordinal (1 first).
+async fn places_of(app: &TestApp, generation: i64) -> Vec<ListKey> {
+    let rows: Vec<(i64, String, String)> = record::Entity::find()
+        .select_only()
+        .column(record::Column::Ordinal)
+        .column(record::Column::SortKey)
+        .column(record::Column::RecordId)
+        .filter(record::Column::Generation.eq(generation))
+        .order_by_asc(record::Column::Ordinal)
+        .into_tuple()
+        .all(&app.db)
+        .await
+        .expect("rows");
+    let ordinals: Vec<i64> = rows.iter().map(|(ordinal, _, _)| *ordinal).collect();
+    assert_eq!(ordinals, (1..=rows.len() as i64).collect::<Vec<_>>());
+    rows.into_iter()
+        .map(|(_, sort_key, record_id)| ListKey {
+            sort_key,
+            record_id,
+        })
+        .collect()
+}
+
+/// Places to search in a list of `rows`: every third row's own, a new id
+/// at either end of each seventh row's sort key, a sort key between two
+/// rows', and places before and after every row.
+fn searched(rows: &[ListKey]) -> Vec<ListKey> {
+    let place = |sort_key: &str, record_id: &str| ListKey {
+        sort_key: sort_key.to_owned(),
+        record_id: record_id.to_owned(),
+    };
+    let mut searched: Vec<ListKey> = rows.iter().step_by(3).cloned().collect();
+    for row in rows.iter().step_by(7) {
+        searched.push(place(&row.sort_key, ""));
+        searched.push(place(&row.sort_key, "~~~~"));
+        searched.push(place(&format!("{}0", row.sort_key), "new"));
+    }
+    searched.extend([place("", ""), place("~~~~", "~~~~")]);
+    searched
+}
+
+#[tokio::test]
+async fn fences_find_each_places_anchor_among_the_rows_as_numbered() {
+    for_each_database(async |app: &TestApp| {
+        let company_id = new_company(app, "Fenced").await;
+        let connection_id = sandbox_connection(app, company_id, 3_000, 11).await;
+        sync_and_settle(app, company_id).await;
+        for data_type in [DataType::INVOICES, DataType::CUSTOMERS] {
+            let name = data_type.name();
+            let direction = data_type.spec().order;
+            let visible = tributary::store::current(&app.db, connection_id, data_type)
+                .await
+                .expect("read")
+                .expect("synced");
+            let generation = visible.generation;
+            let rows = places_of(app, generation).await;
+            assert_eq!(rows.len() as i64, visible.record_count, "{name}");
+            // The database numbered the rows in the order places compare in.
+            assert!(
+                rows.windows(2)
+                    .all(|pair| pair[0].cmp_in(&pair[1], direction) == Ordering::Less),
+                "{name}: numbered out of the places' order"
+            );
+            let read = Fences::read(&app.db, generation, direction).await;
+            assert_eq!(
+                read.expect("read"),
+                None,
+                "{name}: no fences before written"
+            );
+
+            let written = fences::write(&app.db, generation, rows.len() as u64)
+                .await
+                .expect("written");
+            assert_eq!(written, 1, "{name}: one block");
+            let fenced = Fences::read(&app.db, generation, direction)
+                .await
+                .expect("read")
+                .expect("fences");
+            let places = searched(&rows);
+            let anchors = fences::anchors(&app.db, generation, &fenced, &places)
+                .await
+                .expect("anchors");
+            assert_eq!(anchors.len(), places.len(), "{name}");
+            for (place, anchor) in places.iter().zip(&anchors) {
+                let before = rows
+                    .iter()
+                    .filter(|row| row.cmp_in(place, direction) == Ordering::Less)
+                    .count();
+                assert_eq!(*anchor as usize, before, "{name}: {place:?}");
+            }
+            // Most anchors lie between fences: counted, not only found.
+            let counted = places
+                .iter()
+                .zip(&anchors)
+                .filter(|(place, anchor)| fenced.after(place) != **anchor)
+                .count();
+            assert!(counted > places.len() / 2, "{name}: {counted} counted");
+        }
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn fences_that_do_not_read_are_absent_and_a_list_not_numbered_densely_gets_none() {
+    for_each_database(async |app: &TestApp| {
+        let company_id = new_company(app, "Unfenced").await;
+        let connection_id = sandbox_connection(app, company_id, 200, 3).await;
+        sync_and_settle(app, company_id).await;
+        let data_type = DataType::INVOICES;
+        let direction = data_type.spec().order;
+        let visible = tributary::store::current(&app.db, connection_id, data_type)
+            .await
+            .expect("read")
+            .expect("synced");
+        let generation = visible.generation;
+        let count = visible.record_count as u64;
+        // Asked for more rows than the generation holds: refused, none written.
+        let refused = fences::write(&app.db, generation, count + FENCE_EVERY as u64).await;
+        assert!(refused.is_err(), "{refused:?}");
+        let read = Fences::read(&app.db, generation, direction).await;
+        assert_eq!(read.expect("read"), None);
+        fences::write(&app.db, generation, count)
+            .await
+            .expect("written");
+        // The other direction's order: the fences do not read as its.
+        let reversed = match direction {
+            tributary::data::Direction::Ascending => tributary::data::Direction::Descending,
+            tributary::data::Direction::Descending => tributary::data::Direction::Ascending,
+        };
+        let read = Fences::read(&app.db, generation, reversed).await;
+        assert_eq!(read.expect("read"), None);
+        let read = Fences::read(&app.db, generation, direction).await;
+        assert!(read.expect("read").is_some());
+    })
+    .await;
+}
+
+/// A generation's rows' bodies, by id.
+async fn bodies_of(app: &TestApp, generation: i64) -> HashMap<String, String> {
+    record::Entity::find()
+        .select_only()
+        .column(record::Column::RecordId)
+        .column(record::Column::Body)
+        .filter(record::Column::Generation.eq(generation))
+        .into_tuple()
+        .all(&app.db)
+        .await
+        .expect("bodies")
+        .into_iter()
+        .collect()
+}
+
+/// Asserts that `planned`'s positions, over `base` (its rows in order), are
+/// exactly `expected`: each position's source row is the record expected
+/// there.
+fn assert_positions(planned: &Planned, base: &[ListKey], expected: &[ListKey], what: &str) {
+    assert_eq!(
+        planned.map.count() as usize,
+        expected.len(),
+        "{what}: count"
+    );
+    for (position, wanted) in (1..).zip(expected) {
+        let found = match planned.map.at(position) {
+            Some((Source::Base, ordinal)) => &base[ordinal as usize - 1],
+            Some((Source::Delta, ordinal)) => &planned.delta[ordinal as usize - 1],
+            None => panic!("{what}: position {position} maps nowhere"),
+        };
+        assert_eq!(found, wanted, "{what}: position {position}");
+    }
+}
+
+#[tokio::test]
+async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numbered() {
+    // The resync's full publish is the truth: a layer planned over the
+    // previous generation from the records whose bodies changed or that
+    // are new (amended invoices keep their date, new ones fall anywhere)
+    // must give every position the record the publish numbered there.
+    for_each_database(async |app: &TestApp| {
+        let company_id = new_company(app, "Layered").await;
+        let authorization = |count: u64, changed: u64| {
+            json!({
+                "organizationId": "sbx-layers", "accessToken": "tok", "seed": 5,
+                "invoiceCount": count, "changedInvoiceCount": changed,
+                "orderCount": 0, "bankTransactionCount": 0,
+            })
+        };
+        let connection_id = authorized_sandbox(app, company_id, authorization(2_991, 0)).await;
+        sync_invoices(app, company_id).await;
+        let data_type = DataType::INVOICES;
+        let direction = data_type.spec().order;
+        let base = tributary::store::current(&app.db, connection_id, data_type)
+            .await
+            .expect("read")
+            .expect("synced");
+        let base_rows = places_of(app, base.generation).await;
+        let base_bodies = bodies_of(app, base.generation).await;
+        fences::write(&app.db, base.generation, base_rows.len() as u64)
+            .await
+            .expect("written");
+        let fenced = Fences::read(&app.db, base.generation, direction)
+            .await
+            .expect("read")
+            .expect("fences");
+
+        // 45 amended and 9 new (the sandbox's customers, a tenth of its
+        // invoices rounded up, stay 300: more would change every invoice).
+        reauthorize(app, company_id, connection_id, authorization(3_000, 45)).await;
+        sync_invoices(app, company_id).await;
+        let resynced = tributary::store::current(&app.db, connection_id, data_type)
+            .await
+            .expect("read")
+            .expect("resynced");
+        assert_ne!(resynced.generation, base.generation);
+        let numbered = places_of(app, resynced.generation).await;
+        let bodies = bodies_of(app, resynced.generation).await;
+        let changed: Vec<ListKey> = numbered
+            .iter()
+            .filter(|row| base_bodies.get(&row.record_id) != bodies.get(&row.record_id))
+            .cloned()
+            .collect();
+        let new = changed
+            .iter()
+            .filter(|row| !base_bodies.contains_key(&row.record_id))
+            .count();
+        assert_eq!((changed.len() - new, new), (45, 9), "amended, new");
+
+        let count = u32::try_from(base_rows.len()).expect("short");
+        let planned = planned::plan(&app.db, (base.generation, count), &fenced, changed, &[])
+            .await
+            .expect("planned")
+            .expect("a layer");
+        assert_positions(&planned, &base_rows, &numbered, "resync");
+        assert_eq!(
+            planned.map.hidden().len(),
+            45,
+            "the amended base rows hidden"
+        );
+    })
+    .await;
+}
+
+#[tokio::test]
+async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() {
+    // Records whose sort key moves, new ones and dropped ones, over an
+    // ascending and a descending list: the layer's positions are the base
+    // less the dropped and replaced rows, with the changed ones sorted in.
+    for_each_database(async |app: &TestApp| {
+        let company_id = new_company(app, "Moved").await;
+        let connection_id = sandbox_connection(app, company_id, 3_000, 17).await;
+        sync_and_settle(app, company_id).await;
+        for data_type in [DataType::INVOICES, DataType::CUSTOMERS] {
+            let name = data_type.name();
+            let direction = data_type.spec().order;
+            let base = tributary::store::current(&app.db, connection_id, data_type)
+                .await
+                .expect("read")
+                .expect("synced");
+            let rows = places_of(app, base.generation).await;
+            fences::write(&app.db, base.generation, rows.len() as u64)
+                .await
+                .expect("written");
+            let fenced = Fences::read(&app.db, base.generation, direction)
+                .await
+                .expect("read")
+                .expect("fences");
+            // Every 13th row moves next to a row far from it, every 29th
+            // is dropped, and some records are new.
+            let moved: Vec<ListKey> = rows
+                .iter()
+                .enumerate()
+                .filter(|(at, _)| at % 13 == 4)
+                .map(|(at, row)| ListKey {
+                    sort_key: format!("{}5", rows[(at * 7 + 100) % rows.len()].sort_key),
+                    record_id: row.record_id.clone(),
+                })
+                .collect();
+            let moved_ids: HashSet<&str> = moved.iter().map(|row| row.record_id.as_str()).collect();
+            let dropped: Vec<String> = rows
+                .iter()
+                .enumerate()
+                .filter(|(at, row)| at % 29 == 0 && !moved_ids.contains(row.record_id.as_str()))
+                .map(|(_, row)| row.record_id.clone())
+                .collect();
+            let new = (0..12).map(|at| ListKey {
+                sort_key: rows[(at * 37) % rows.len()].sort_key.clone(),
+                record_id: format!("new-{at}"),
+            });
+            let changed: Vec<ListKey> = moved.iter().cloned().chain(new).collect();
+            let mut expected: Vec<ListKey> = rows
+                .iter()
+                .filter(|row| {
+                    !moved_ids.contains(row.record_id.as_str()) && !dropped.contains(&row.record_id)
+                })
+                .cloned()
+                .chain(changed.iter().cloned())
+                .collect();
+            expected.sort_by(|a, b| a.cmp_in(b, direction));
+
+            let count = u32::try_from(rows.len()).expect("short");
+            let planned = planned::plan(
+                &app.db,
+                (base.generation, count),
+                &fenced,
+                changed.clone(),
+                &dropped,
+            )
+            .await
+            .expect("planned")
+            .expect("a layer");
+            assert_positions(&planned, &rows, &expected, name);
+            assert_eq!(
+                planned.map.hidden().len(),
+                moved.len() + dropped.len(),
+                "{name}: hidden"
+            );
+
+            // A record both changed and dropped is refused.
+            let twice = vec![moved[0].record_id.clone()];
+            let refused =
+                planned::plan(&app.db, (base.generation, count), &fenced, changed, &twice)
+                    .await
+                    .expect("planned");
+            assert_eq!(refused, Err(Refused::Repeated), "{name}");
+        }
+    })
+    .await;
+}
