@@ -8,17 +8,20 @@
 use std::cmp::Ordering;
 use std::collections::{HashMap, HashSet};
 
-use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect, Statement,
+};
 use serde_json::json;
 
 use entity::record;
 use tributary::data::DataType;
 use tributary::store::layers::fences::{self, FENCE_EVERY, Fences, ListKey};
 use tributary::store::layers::planned::{self, Planned};
-use tributary::store::layers::{Refused, Source};
+use tributary::store::layers::{self, Refused, Source};
 
 use crate::connections::new_company;
 use crate::helpers::{TestApp, for_each_database};
+use crate::plans::{Plan, plan_of, reads_of};
 use crate::sync::{
     authorized_sandbox, reauthorize, sandbox_connection, sync_and_settle, sync_invoices,
 };
@@ -260,6 +263,74 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
             45,
             "the amended base rows hidden"
         );
+
+        // The delta's rows stored under a generation of their own, numbered
+        // in delta order: every page read through the layer is the page of
+        // the full publish, at any depth.
+        let delta = tributary::store::take_generation(&app.db, connection_id, data_type)
+            .await
+            .expect("a generation");
+        for (ordinal, row) in (1i64..).zip(&planned.delta) {
+            app.db
+                .execute_raw(Statement::from_sql_and_values(
+                    app.db.get_database_backend(),
+                    "INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
+                       sort_key, filter_value, body, ordinal, filter_ordinal) \
+                     SELECT connection_id, data_type, $1, record_id, company_id, sort_key, \
+                       filter_value, body, $2, NULL FROM record WHERE generation = $3 AND record_id = $4",
+                    [
+                        delta.into(),
+                        ordinal.into(),
+                        resynced.generation.into(),
+                        row.record_id.as_str().into(),
+                    ],
+                ))
+                .await
+                .expect("a delta row");
+        }
+        let bodies_in_order: Vec<&String> = numbered
+            .iter()
+            .map(|row| &bodies[&row.record_id])
+            .collect();
+        let generations = (base.generation, delta);
+        for (after, limit) in [(0, 100), (130, 100), (1_234, 57), (2_950, 100), (3_000, 10)] {
+            let page = layers::pages::bodies(&app.db, generations, &planned.map, after, limit)
+                .await
+                .expect("a page");
+            let end = (after + limit).min(numbered.len() as u32) as usize;
+            let expected = &bodies_in_order[after as usize..end];
+            assert_eq!(page.len(), expected.len(), "page after {after}");
+            assert!(
+                page.iter().zip(expected).all(|(found, wanted)| found == *wanted),
+                "page after {after}"
+            );
+        }
+        // Read by the ordinal index, the page's rows and nothing else, with
+        // no statistics gathered on the delta.
+        let (statement, wanted) = layers::pages::statement(
+            app.db.get_database_backend(),
+            generations,
+            &planned.map,
+            1_500,
+            100,
+        )
+        .expect("a page");
+        match plan_of(&app.db, statement).await {
+            Plan::Executed(plan) => {
+                let reads = reads_of(&plan, "record");
+                assert!(
+                    reads.kept == f64::from(wanted) && reads.discarded == 0.0,
+                    "{reads:?} of record: {plan}"
+                );
+                assert!(!reads.scanned_whole, "{plan}");
+            }
+            Plan::Steps(steps) => assert!(
+                steps
+                    .iter()
+                    .any(|step| step.contains("USING INDEX record_ordinal ")),
+                "{steps:?}"
+            ),
+        }
     })
     .await;
 }
