@@ -8,8 +8,9 @@ use sea_orm::{DbBackend, Statement};
 /// `wanted`. On PostgreSQL one lookup each: `OFFSET 0` keeps every lookup
 /// its own, by both columns, whatever the planner's statistics say
 /// (`ANALYZE` leaves the record id's out, and a list of a thousand ids was
-/// read as a scan of the table: 1 s). SQLite looks an `IN` list up by the
-/// key's index. `wanted` must not be empty.
+/// read as a scan of the table: 1 s), and a value wanted twice finds its
+/// row twice. SQLite looks an `IN` list up by the key's index (each row
+/// once). `wanted` must not be empty.
 pub fn each_looked_up(
     backend: DbBackend,
     generation: i64,
@@ -17,6 +18,7 @@ pub fn each_looked_up(
     columns: &str,
     wanted: impl ExactSizeIterator<Item = sea_orm::Value>,
 ) -> Statement {
+    debug_assert!(wanted.len() > 0, "nothing to look up");
     let parameters: Vec<String> = (0..wanted.len()).map(|at| format!("${}", at + 2)).collect();
     let values = std::iter::once(generation.into())
         .chain(wanted)

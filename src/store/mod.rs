@@ -30,7 +30,10 @@
 //! merged from several connections, can be read once per snapshot and any
 //! page of it then looked up by position ([`ordered`]); a query on the
 //! fields a data type declares as keys reads its matches from the keys
-//! built at publish instead ([`keys`]).
+//! built at publish instead ([`keys`]). Many rows of one generation are
+//! looked up by a unique column, each its own probe ([`lookups`]); a
+//! generation stored as a base plus the layer of a sync's changes is
+//! planned and paged in [`layers`], which nothing publishes yet.
 
 pub mod cleanup;
 pub mod deletions;

@@ -89,18 +89,19 @@ async fn fences_find_each_places_anchor_among_the_rows_as_numbered() {
                     .all(|pair| pair[0].cmp_in(&pair[1], direction) == Ordering::Less),
                 "{name}: numbered out of the places' order"
             );
-            let read = Fences::read(&app.db, generation, direction).await;
+            let count = rows.len() as u32;
+            let read = Fences::read(&app.db, generation, count, direction).await;
             assert_eq!(
                 read.expect("read"),
                 None,
                 "{name}: no fences before written"
             );
 
-            let written = fences::write(&app.db, generation, rows.len() as u64)
+            let written = fences::write(&app.db, generation, count)
                 .await
                 .expect("written");
             assert_eq!(written, 1, "{name}: one block");
-            let fenced = Fences::read(&app.db, generation, direction)
+            let fenced = Fences::read(&app.db, generation, count, direction)
                 .await
                 .expect("read")
                 .expect("fences");
@@ -141,11 +142,11 @@ async fn fences_that_do_not_read_are_absent_and_a_list_not_numbered_densely_gets
             .expect("read")
             .expect("synced");
         let generation = visible.generation;
-        let count = visible.record_count as u64;
+        let count = visible.record_count as u32;
         // Asked for more rows than the generation holds: refused, none written.
-        let refused = fences::write(&app.db, generation, count + FENCE_EVERY as u64).await;
+        let refused = fences::write(&app.db, generation, count + FENCE_EVERY).await;
         assert!(refused.is_err(), "{refused:?}");
-        let read = Fences::read(&app.db, generation, direction).await;
+        let read = Fences::read(&app.db, generation, count, direction).await;
         assert_eq!(read.expect("read"), None);
         fences::write(&app.db, generation, count)
             .await
@@ -155,9 +156,9 @@ async fn fences_that_do_not_read_are_absent_and_a_list_not_numbered_densely_gets
             tributary::data::Direction::Ascending => tributary::data::Direction::Descending,
             tributary::data::Direction::Descending => tributary::data::Direction::Ascending,
         };
-        let read = Fences::read(&app.db, generation, reversed).await;
+        let read = Fences::read(&app.db, generation, count, reversed).await;
         assert_eq!(read.expect("read"), None);
-        let read = Fences::read(&app.db, generation, direction).await;
+        let read = Fences::read(&app.db, generation, count, direction).await;
         assert!(read.expect("read").is_some());
     })
     .await;
@@ -176,6 +177,36 @@ async fn bodies_of(app: &TestApp, generation: i64) -> HashMap<String, String> {
         .expect("bodies")
         .into_iter()
         .collect()
+}
+
+/// Stores a delta row of the layer over `base` under `delta`, at
+/// `ordinal`: `row`'s place with `body`, the rest of its columns from the
+/// base's first row (the connection, company, data type).
+async fn store_delta_row(
+    app: &TestApp,
+    (base, delta): (i64, i64),
+    ordinal: i64,
+    row: &ListKey,
+    body: &str,
+) {
+    app.db
+        .execute_raw(Statement::from_sql_and_values(
+            app.db.get_database_backend(),
+            "INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
+               sort_key, filter_value, body, ordinal, filter_ordinal) \
+             SELECT connection_id, data_type, $1, $2, company_id, $3, filter_value, $4, $5, NULL \
+             FROM record WHERE generation = $6 AND ordinal = 1",
+            [
+                delta.into(),
+                row.record_id.as_str().into(),
+                row.sort_key.as_str().into(),
+                body.into(),
+                ordinal.into(),
+                base.into(),
+            ],
+        ))
+        .await
+        .expect("a delta row");
 }
 
 /// Asserts that `planned`'s positions, over `base` (its rows in order), are
@@ -222,10 +253,11 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
             .expect("synced");
         let base_rows = places_of(app, base.generation).await;
         let base_bodies = bodies_of(app, base.generation).await;
-        fences::write(&app.db, base.generation, base_rows.len() as u64)
+        let count = u32::try_from(base_rows.len()).expect("short");
+        fences::write(&app.db, base.generation, count)
             .await
             .expect("written");
-        let fenced = Fences::read(&app.db, base.generation, direction)
+        let fenced = Fences::read(&app.db, base.generation, count, direction)
             .await
             .expect("read")
             .expect("fences");
@@ -252,8 +284,7 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
             .count();
         assert_eq!((changed.len() - new, new), (45, 9), "amended, new");
 
-        let count = u32::try_from(base_rows.len()).expect("short");
-        let planned = planned::plan(&app.db, (base.generation, count), &fenced, changed, &[])
+        let planned = planned::plan(&app.db, base.generation, &fenced, changed, &[])
             .await
             .expect("planned")
             .expect("a layer");
@@ -271,27 +302,11 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
             .await
             .expect("a generation");
         for (ordinal, row) in (1i64..).zip(&planned.delta) {
-            app.db
-                .execute_raw(Statement::from_sql_and_values(
-                    app.db.get_database_backend(),
-                    "INSERT INTO record (connection_id, data_type, generation, record_id, company_id, \
-                       sort_key, filter_value, body, ordinal, filter_ordinal) \
-                     SELECT connection_id, data_type, $1, record_id, company_id, sort_key, \
-                       filter_value, body, $2, NULL FROM record WHERE generation = $3 AND record_id = $4",
-                    [
-                        delta.into(),
-                        ordinal.into(),
-                        resynced.generation.into(),
-                        row.record_id.as_str().into(),
-                    ],
-                ))
-                .await
-                .expect("a delta row");
+            let body = &bodies[&row.record_id];
+            store_delta_row(app, (base.generation, delta), ordinal, row, body).await;
         }
-        let bodies_in_order: Vec<&String> = numbered
-            .iter()
-            .map(|row| &bodies[&row.record_id])
-            .collect();
+        let bodies_in_order: Vec<&String> =
+            numbered.iter().map(|row| &bodies[&row.record_id]).collect();
         let generations = (base.generation, delta);
         for (after, limit) in [(0, 100), (130, 100), (1_234, 57), (2_950, 100), (3_000, 10)] {
             let page = layers::pages::bodies(&app.db, generations, &planned.map, after, limit)
@@ -301,20 +316,18 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
             let expected = &bodies_in_order[after as usize..end];
             assert_eq!(page.len(), expected.len(), "page after {after}");
             assert!(
-                page.iter().zip(expected).all(|(found, wanted)| found == *wanted),
+                page.iter()
+                    .zip(expected)
+                    .all(|(found, wanted)| found == *wanted),
                 "page after {after}"
             );
         }
         // Read by the ordinal index, the page's rows and nothing else, with
         // no statistics gathered on the delta.
-        let (statement, wanted) = layers::pages::statement(
-            app.db.get_database_backend(),
-            generations,
-            &planned.map,
-            1_500,
-            100,
-        )
-        .expect("a page");
+        let runs = planned.map.runs(1_500, 1_600);
+        assert!(runs.len() > 1, "{runs:?}");
+        let wanted: u32 = runs.iter().map(|run| run.length).sum();
+        let statement = layers::pages::statement(app.db.get_database_backend(), generations, &runs);
         match plan_of(&app.db, statement).await {
             Plan::Executed(plan) => {
                 let reads = reads_of(&plan, "record");
@@ -352,10 +365,11 @@ async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() 
                 .expect("read")
                 .expect("synced");
             let rows = places_of(app, base.generation).await;
-            fences::write(&app.db, base.generation, rows.len() as u64)
+            let count = u32::try_from(rows.len()).expect("short");
+            fences::write(&app.db, base.generation, count)
                 .await
                 .expect("written");
-            let fenced = Fences::read(&app.db, base.generation, direction)
+            let fenced = Fences::read(&app.db, base.generation, count, direction)
                 .await
                 .expect("read")
                 .expect("fences");
@@ -392,17 +406,11 @@ async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() 
                 .collect();
             expected.sort_by(|a, b| a.cmp_in(b, direction));
 
-            let count = u32::try_from(rows.len()).expect("short");
-            let planned = planned::plan(
-                &app.db,
-                (base.generation, count),
-                &fenced,
-                changed.clone(),
-                &dropped,
-            )
-            .await
-            .expect("planned")
-            .expect("a layer");
+            let planned =
+                planned::plan(&app.db, base.generation, &fenced, changed.clone(), &dropped)
+                    .await
+                    .expect("planned")
+                    .expect("a layer");
             assert_positions(&planned, &rows, &expected, name);
             assert_eq!(
                 planned.map.hidden().len(),
@@ -410,12 +418,66 @@ async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() 
                 "{name}: hidden"
             );
 
-            // A record both changed and dropped is refused.
+            // The delta stored (a moved record's body as it was, a new
+            // one's made up): every page read through the layer is the
+            // changed list's page.
+            let delta = tributary::store::take_generation(&app.db, connection_id, data_type)
+                .await
+                .expect("a generation");
+            let base_bodies = bodies_of(app, base.generation).await;
+            let mut bodies = HashMap::new();
+            for (ordinal, row) in (1i64..).zip(&planned.delta) {
+                let body = base_bodies
+                    .get(&row.record_id)
+                    .cloned()
+                    .unwrap_or_else(|| json!({ "made up": row.record_id }).to_string());
+                store_delta_row(app, (base.generation, delta), ordinal, row, &body).await;
+                bodies.insert(row.record_id.clone(), body);
+            }
+            let in_order: Vec<&String> = expected
+                .iter()
+                .map(|row| {
+                    bodies
+                        .get(&row.record_id)
+                        .or_else(|| base_bodies.get(&row.record_id))
+                        .expect("a body")
+                })
+                .collect();
+            for after in (0..expected.len() as u32 + 50).step_by(250) {
+                let page = layers::pages::bodies(
+                    &app.db,
+                    (base.generation, delta),
+                    &planned.map,
+                    after,
+                    250,
+                )
+                .await
+                .expect("a page");
+                let end = (after as usize + 250).min(in_order.len());
+                let wanted = in_order.get(after as usize..end).unwrap_or_default();
+                assert_eq!(page.len(), wanted.len(), "{name}: page after {after}");
+                assert!(
+                    page.iter()
+                        .zip(wanted)
+                        .all(|(found, wanted)| found == *wanted),
+                    "{name}: page after {after}"
+                );
+            }
+
+            // A record both changed and dropped, or changed twice, is refused.
             let twice = vec![moved[0].record_id.clone()];
-            let refused =
-                planned::plan(&app.db, (base.generation, count), &fenced, changed, &twice)
-                    .await
-                    .expect("planned");
+            let refused = planned::plan(&app.db, base.generation, &fenced, changed.clone(), &twice)
+                .await
+                .expect("planned");
+            assert_eq!(refused, Err(Refused::Repeated), "{name}");
+            let mut repeated = changed;
+            repeated.push(ListKey {
+                sort_key: "elsewhere".to_owned(),
+                record_id: moved[1].record_id.clone(),
+            });
+            let refused = planned::plan(&app.db, base.generation, &fenced, repeated, &[])
+                .await
+                .expect("planned");
             assert_eq!(refused, Err(Refused::Repeated), "{name}");
         }
     })

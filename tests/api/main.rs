@@ -15,7 +15,6 @@ mod connections;
 mod data_types;
 mod depth;
 mod faults;
-
 mod fetch_modes;
 mod halves;
 mod incremental;

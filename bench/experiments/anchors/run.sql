@@ -1,10 +1,16 @@
--- Issue 33, docs/store-next.md step 4: can a layered publish find each
+-- Issue 33, docs/store-next.md step 4: how can a layered publish find each
 -- moved or new record's anchor (how many base rows come before it in the
--- list's order) without fences, by a binary search of the base's ordinals
--- through `record_ordinal`? All the records' searches advance together: one
--- UPDATE per round probes each unfinished search's middle ordinal (about
--- 20 rounds for a million rows). Timed for 1,000 and 20,000 records with
--- random keys against a million-row base, then checked against a count.
+-- list's order) in a million-row base?
+--   A: without fences, by a binary search of the base's ordinals through
+--      `record_ordinal`, all the records' searches advancing together: one
+--      UPDATE per round probes each unfinished search's middle ordinal
+--      (about 20 rounds for a million rows);
+--   B: with fences (every 64th row's key), searched in SQL, then a count
+--      over at most 63 ordinals;
+--   C: the statement `store::layers::fences::anchors` sends (the fence
+--      found in the process, then the count), checked against B;
+--   D: the fences read as `store::layers::fences::write` reads them.
+-- Timed for 1,000 and 20,000 records with random keys (B also 100,000).
 --
 --   psql -X -v ON_ERROR_STOP=1 postgres://postgres@127.0.0.1:5432/test -f bench/experiments/anchors/run.sql
 --
@@ -179,7 +185,8 @@ SELECT (SELECT count(*) FROM record r WHERE r.generation = 1 AND r.ordinal > w.f
         AND (r.sort_key < w.sort_key COLLATE "C" OR (r.sort_key = w.sort_key COLLATE "C" AND r.record_id < w.record_id COLLATE "C"))) FROM w;
 
 -- D: the fences as `store::layers::fences::write` reads them: 16
--- statements, each the rows at 1,024 ordinals (`ordinal IN (…)`).
+-- statements, each 1,024 ordinals looked up one by one
+-- (`store::lookups::each_looked_up`: `VALUES … LATERAL … OFFSET 0`).
 CREATE FUNCTION fences_read() RETURNS TABLE (statements int, fences bigint, ms numeric) LANGUAGE plpgsql AS $$
 DECLARE
   started timestamptz := clock_timestamp();
@@ -189,11 +196,12 @@ BEGIN
   statements := 0;
   fences := 0;
   FOR wanted IN
-    SELECT string_agg(o::text, ', ') FROM generate_series(1, 1000000, 64) o
+    SELECT string_agg('(' || o || '::bigint)', ', ') FROM generate_series(1, 1000000, 64) o
     GROUP BY (o - 1) / (64 * 1024)
   LOOP
-    EXECUTE 'SELECT count(*) FROM (SELECT ordinal, sort_key, record_id FROM record '
-         || 'WHERE generation = 1 AND ordinal IN (' || wanted || ') ORDER BY ordinal) f' INTO found;
+    EXECUTE 'SELECT count(*) FROM (SELECT r.* FROM (VALUES ' || wanted || ') AS w(wanted), '
+         || 'LATERAL (SELECT ordinal, sort_key, record_id FROM record '
+         || 'WHERE generation = 1 AND ordinal = w.wanted OFFSET 0) r) f' INTO found;
     fences := fences + found;
     statements := statements + 1;
   END LOOP;

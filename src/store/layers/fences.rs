@@ -12,8 +12,8 @@
 //! ([`Fences::after`]), plus a count over at most `FENCE_EVERY - 1` base
 //! ordinals after that fence: one statement for a thousand records
 //! ([`anchors`]). A binary search of the base's rows without fences took
-//! 0.35-0.4 s per 1,000 records at a million rows; fences take about
-//! 0.05 s (BENCHMARKS.md, "Anchors …").
+//! 0.25-0.4 s per 1,000 records at a million rows; with fences, the
+//! statement takes about 0.03 s (BENCHMARKS.md, "Anchors …").
 //!
 //! Nothing publishes layered generations yet: the layered publish will
 //! write fences for every long full generation and ask them for anchors.
@@ -28,6 +28,7 @@ use sea_orm::{
 use entity::record_key;
 
 use crate::data::Direction;
+use crate::store::lookups::each_looked_up;
 
 /// One row in this many is a fence: an anchor is counted over fewer rows.
 pub const FENCE_EVERY: u32 = 64;
@@ -69,25 +70,35 @@ impl ListKey {
 pub struct Fences {
     /// The list's order.
     direction: Direction,
-    /// The places of base rows 1, 1 + `FENCE_EVERY`, …, in list order.
+    /// Rows in the fenced generation.
+    count: u32,
+    /// The places of its rows 1, 1 + `FENCE_EVERY`, …, in list order.
     places: Vec<ListKey>,
 }
 
 impl Fences {
-    /// Fences from `places` (those of ordinals 1, 1 + [`FENCE_EVERY`], …);
-    /// `None` when they are not strictly in the list's order.
-    pub fn new(direction: Direction, places: Vec<ListKey>) -> Option<Self> {
+    /// Fences of a list of `count` rows from `places` (those of ordinals 1,
+    /// 1 + [`FENCE_EVERY`], …); `None` when they are not one for each of
+    /// those ordinals, strictly in the list's order.
+    pub fn new(direction: Direction, count: u32, places: Vec<ListKey>) -> Option<Self> {
         let ordered = places
             .windows(2)
             .all(|pair| pair[0].cmp_in(&pair[1], direction) == Ordering::Less);
-        ordered.then_some(Self { direction, places })
+        let complete = places.len() == count.div_ceil(FENCE_EVERY) as usize;
+        (ordered && complete).then_some(Self {
+            direction,
+            count,
+            places,
+        })
     }
 
-    /// The fences of `generation` (a list ordered `direction`), when
-    /// [`write`] wrote them and they read back in order.
+    /// The fences of `generation` (a list of `count` rows ordered
+    /// `direction`), when [`write`] wrote them all and they read back in
+    /// order.
     pub async fn read(
         db: &impl ConnectionTrait,
         generation: i64,
+        count: u32,
         direction: Direction,
     ) -> Result<Option<Self>, sea_orm::DbErr> {
         let blocks: Vec<(i32, Vec<u8>)> = record_key::Entity::find()
@@ -100,20 +111,7 @@ impl Fences {
             .into_tuple()
             .all(db)
             .await?;
-        let mut places = Vec::new();
-        for (expected, (block, entries)) in blocks.iter().enumerate() {
-            let Some(mut read) = (usize::try_from(*block).ok() == Some(expected))
-                .then(|| unpacked(entries))
-                .flatten()
-            else {
-                return Ok(None);
-            };
-            places.append(&mut read);
-        }
-        Ok(match places.is_empty() {
-            true => None,
-            false => Self::new(direction, places),
-        })
+        Ok(joined(&blocks).and_then(|places| Self::new(direction, count, places)))
     }
 
     /// The list's order.
@@ -121,45 +119,82 @@ impl Fences {
         self.direction
     }
 
+    /// Rows in the fenced generation.
+    pub fn count(&self) -> u32 {
+        self.count
+    }
+
     /// The ordinal of the last fence before `place` in the list's order, 0
-    /// when none is: the base rows up to it all come before `place`, and
-    /// those from the next fence on all after it.
+    /// when none is: the rows up to it all come before `place`, and those
+    /// from the next fence on all after it.
     pub fn after(&self, place: &ListKey) -> u32 {
         let before = self
             .places
             .partition_point(|fence| fence.cmp_in(place, self.direction) == Ordering::Less);
+        // Fence `before` holds ordinal (before - 1) · FENCE_EVERY + 1, at
+        // most `count` (a u32), as `new` checked.
         match before {
             0 => 0,
-            // Fence `before` holds ordinal (before - 1) · FENCE_EVERY + 1.
-            _ => u32::try_from(before - 1)
-                .map_or(u32::MAX, |index| index.saturating_mul(FENCE_EVERY) + 1),
+            _ => (before as u32 - 1) * FENCE_EVERY + 1,
         }
     }
+}
+
+/// The places of fence `blocks` (block number and entries, in block
+/// order), joined; `None` when a block is missing, does not read, or is
+/// not full but the last.
+fn joined(blocks: &[(i32, Vec<u8>)]) -> Option<Vec<ListKey>> {
+    let mut places = Vec::new();
+    for (expected, (block, entries)) in blocks.iter().enumerate() {
+        if usize::try_from(*block).ok() != Some(expected) {
+            return None;
+        }
+        let mut read = unpacked(entries)?;
+        let last = expected + 1 == blocks.len();
+        if read.len() != FENCES_PER_BLOCK && !last {
+            return None;
+        }
+        places.append(&mut read);
+    }
+    Some(places)
 }
 
 /// Writes the fences of `generation`, a numbered list of `count` rows, as
 /// `record_key` blocks; how many. A sort key or id longer than a block
 /// entry holds (64 kB) writes none, and a layered publish then publishes in
-/// full.
+/// full. Call it inside the publishing transaction (a write cut short
+/// leaves fences that do not read), after the keys are settled: a carry of
+/// keys that fails deletes every `record_key` row of the generation.
 pub async fn write(
     db: &impl ConnectionTrait,
     generation: i64,
-    count: u64,
+    count: u32,
 ) -> Result<u64, sea_orm::DbErr> {
-    let ordinals: Vec<i64> = (1..=count as i64).step_by(FENCE_EVERY as usize).collect();
+    let ordinals: Vec<i64> = (1..=i64::from(count))
+        .step_by(FENCE_EVERY as usize)
+        .collect();
+    let backend = db.get_database_backend();
     let mut blocks = Vec::new();
     for (block, wanted) in ordinals.chunks(FENCES_PER_BLOCK).enumerate() {
-        let places: Vec<(i64, String, String)> = entity::record::Entity::find()
-            .select_only()
-            .column(entity::record::Column::Ordinal)
-            .column(entity::record::Column::SortKey)
-            .column(entity::record::Column::RecordId)
-            .filter(entity::record::Column::Generation.eq(generation))
-            .filter(entity::record::Column::Ordinal.is_in(wanted.iter().copied()))
-            .order_by_asc(entity::record::Column::Ordinal)
-            .into_tuple()
-            .all(db)
-            .await?;
+        // Each ordinal its own probe of the ordinal index, whatever the
+        // statistics of a list just numbered say.
+        let statement = each_looked_up(
+            backend,
+            generation,
+            "ordinal",
+            "ordinal, sort_key, record_id",
+            wanted.iter().map(|&ordinal| sea_orm::Value::from(ordinal)),
+        );
+        let mut places = Vec::with_capacity(wanted.len());
+        for row in db.query_all_raw(statement).await? {
+            let place: (i64, String, String) = (
+                row.try_get("", "ordinal")?,
+                row.try_get("", "sort_key")?,
+                row.try_get("", "record_id")?,
+            );
+            places.push(place);
+        }
+        places.sort_unstable_by_key(|(ordinal, _, _)| *ordinal);
         let found: Vec<i64> = places.iter().map(|(ordinal, _, _)| *ordinal).collect();
         if found != wanted {
             return Err(sea_orm::DbErr::Custom(format!(
@@ -367,7 +402,7 @@ mod tests {
         for direction in [Direction::Ascending, Direction::Descending] {
             let rows = list(direction, 1_000);
             let fences: Vec<ListKey> = rows.iter().step_by(FENCE_EVERY as usize).cloned().collect();
-            let fences = Fences::new(direction, fences).expect("in order");
+            let fences = Fences::new(direction, rows.len() as u32, fences).expect("in order");
             let mut searched: Vec<ListKey> = rows.clone();
             searched.extend((0..40).map(|at| place(&format!("2024-{at:02}"), "")));
             searched.extend((0..40).map(|at| place(&format!("2024-{at:02}"), "~")));
@@ -391,12 +426,43 @@ mod tests {
     }
 
     #[test]
-    fn fences_out_of_order_are_refused() {
+    fn fences_out_of_order_or_too_few_are_refused() {
         let fences = vec![place("2024-02", "a"), place("2024-01", "a")];
-        assert!(Fences::new(Direction::Ascending, fences.clone()).is_none());
-        assert!(Fences::new(Direction::Descending, fences).is_some());
+        assert!(Fences::new(Direction::Ascending, 100, fences.clone()).is_none());
+        assert!(Fences::new(Direction::Descending, 100, fences.clone()).is_some());
+        // Two fences are rows 1 and 65: a list of 65 to 128 rows.
+        assert!(Fences::new(Direction::Descending, 65, fences.clone()).is_some());
+        assert!(Fences::new(Direction::Descending, 64, fences.clone()).is_none());
+        assert!(Fences::new(Direction::Descending, 129, fences).is_none());
         let repeated = vec![place("2024-01", "a"), place("2024-01", "a")];
-        assert!(Fences::new(Direction::Ascending, repeated).is_none());
+        assert!(Fences::new(Direction::Ascending, 100, repeated).is_none());
+        assert!(Fences::new(Direction::Ascending, 0, Vec::new()).is_some());
+    }
+
+    #[test]
+    fn blocks_join_only_when_none_is_missing_or_short() {
+        let rows = list(Direction::Ascending, FENCES_PER_BLOCK * 2 + 10);
+        let blocks: Vec<(i32, Vec<u8>)> = rows
+            .chunks(FENCES_PER_BLOCK)
+            .enumerate()
+            .map(|(block, places)| (block as i32, packed(places).expect("short")))
+            .collect();
+        assert_eq!(blocks.len(), 3);
+        assert_eq!(joined(&blocks), Some(rows.clone()));
+        // The second block gone: the third is out of place.
+        let missing = vec![blocks[0].clone(), blocks[2].clone()];
+        assert_eq!(joined(&missing), None);
+        // A short block before the last.
+        let short = vec![
+            (0, packed(&rows[..10]).expect("short")),
+            (1, packed(&rows[10..20]).expect("short")),
+        ];
+        assert_eq!(joined(&short), None);
+        // The last block gone: they join, but are too few for the list.
+        let cut = joined(&blocks[..2]).expect("joined");
+        let count = (rows.len() as u32) * FENCE_EVERY;
+        assert!(Fences::new(Direction::Ascending, count, cut).is_none());
+        assert!(Fences::new(Direction::Ascending, count, rows).is_some());
     }
 
     #[test]

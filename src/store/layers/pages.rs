@@ -1,12 +1,17 @@
 //! A page of a layered generation: its positions' runs, each one range of
 //! its base's or its delta's ordinals, read in one statement
 //! (`docs/store-next.md` §2b, "Reads"). Its cost follows the page and the
-//! changes within it, not its depth: at most about twice the page's delta
-//! rows plus one ranges of the `(generation, ordinal)` index.
+//! changes within it, not its depth: at most twice the page's delta rows,
+//! plus the hidden base rows among its positions, plus one ranges of the
+//! `(generation, ordinal)` index.
 
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 
-use super::{LayerMap, Source};
+use super::{LayerMap, Segment, Source};
+
+/// Runs one statement reads: four parameters each, under SQLite's limit
+/// of 32,766 and PostgreSQL's of 65,535 for any page.
+const RUNS_PER_STATEMENT: usize = 2_000;
 
 /// The bodies at positions `after + 1..=after + limit` of the layered
 /// generation `map` describes, whose base rows are stored under
@@ -19,38 +24,32 @@ pub async fn bodies(
     after: u32,
     limit: u32,
 ) -> Result<Vec<String>, sea_orm::DbErr> {
-    let Some((statement, wanted)) =
-        statement(db.get_database_backend(), generations, map, after, limit)
-    else {
-        return Ok(Vec::new());
-    };
-    let found = db.query_all_raw(statement).await?;
-    if found.len() != wanted as usize {
-        let (base, delta) = generations;
-        return Err(sea_orm::DbErr::Custom(format!(
-            "a layered page of generations {base} and {delta} read {} rows of {wanted}",
-            found.len()
-        )));
+    let runs = map.runs(after, after.saturating_add(limit));
+    let backend = db.get_database_backend();
+    let mut bodies = Vec::new();
+    for runs in runs.chunks(RUNS_PER_STATEMENT) {
+        let found = db
+            .query_all_raw(statement(backend, generations, runs))
+            .await?;
+        let wanted: u32 = runs.iter().map(|run| run.length).sum();
+        if found.len() != wanted as usize {
+            let (base, delta) = generations;
+            return Err(sea_orm::DbErr::Custom(format!(
+                "a layered page of generations {base} and {delta} read {} rows of {wanted}",
+                found.len()
+            )));
+        }
+        for row in found {
+            bodies.push(row.try_get("", "body")?);
+        }
     }
-    found
-        .into_iter()
-        .map(|row| row.try_get("", "body"))
-        .collect()
+    Ok(bodies)
 }
 
-/// The statement [`bodies`] reads, and how many rows it must find; `None`
-/// when the page is past the generation's end.
-pub fn statement(
-    backend: DbBackend,
-    (base, delta): (i64, i64),
-    map: &LayerMap,
-    after: u32,
-    limit: u32,
-) -> Option<(Statement, u32)> {
-    let runs = map.runs(after, after.saturating_add(limit));
-    if runs.is_empty() {
-        return None;
-    }
+/// The statement reading the bodies of `runs` (a page's, or part of them,
+/// none empty; [`LayerMap::runs`]) in position order: each run joins its
+/// range of the `(generation, ordinal)` index.
+pub fn statement(backend: DbBackend, (base, delta): (i64, i64), runs: &[Segment]) -> Statement {
     let mut values: Vec<sea_orm::Value> = Vec::with_capacity(runs.len() * 4);
     let mut rows = Vec::with_capacity(runs.len());
     for (run, segment) in runs.iter().enumerate() {
@@ -72,7 +71,6 @@ pub fn statement(
             i64::from(segment.start + segment.length - 1).into(),
         ]);
     }
-    // Each run joins its range of the ordinal index; a page has few runs.
     let sql = format!(
         "WITH s(run, generation, first, last) AS (VALUES {}) \
          SELECT r.body AS body FROM s JOIN record r \
@@ -80,6 +78,5 @@ pub fn statement(
          ORDER BY s.run, r.ordinal",
         rows.join(", ")
     );
-    let wanted = runs.iter().map(|run| run.length).sum();
-    Some((Statement::from_sql_and_values(backend, sql, values), wanted))
+    Statement::from_sql_and_values(backend, sql, values)
 }

@@ -27,13 +27,13 @@ pub struct Planned {
     pub delta: Vec<ListKey>,
 }
 
-/// The layer over `base` (a full generation of `base_count` rows, whose
-/// `fences` these are) that replaces or adds the `changed` records and
-/// drops the `dropped` ids; refused when an id is repeated among them, or
-/// when the map refuses.
+/// The layer over `base` (a full generation, whose `fences` these are)
+/// that replaces or adds the `changed` records and drops the `dropped` ids
+/// (an id the base does not hold is already gone); refused when an id is
+/// repeated among them, or when the map refuses.
 pub async fn plan(
     db: &impl ConnectionTrait,
-    (base, base_count): (i64, u32),
+    base: i64,
     fences: &Fences,
     mut changed: Vec<ListKey>,
     dropped: &[String],
@@ -74,7 +74,7 @@ pub async fn plan(
         anchors[at] = anchor;
     }
     Ok(
-        LayerMap::new(base_count, hidden, anchors).map(|map| Planned {
+        LayerMap::new(fences.count(), hidden, anchors).map(|map| Planned {
             map,
             delta: changed,
         }),
