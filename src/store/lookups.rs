@@ -1,5 +1,6 @@
 //! Rows of one generation looked up by a unique column, many at once, each
-//! lookup its own index probe whatever the planner's statistics say.
+//! lookup its own index probe whatever the planner's statistics say; and
+//! the rows of a `VALUES` list such statements send.
 
 use sea_orm::{DbBackend, Statement};
 
@@ -36,4 +37,18 @@ pub fn each_looked_up(
         ),
     };
     Statement::from_sql_and_values(backend, sql, values)
+}
+
+/// Adds `row`'s values to a statement's `values` and returns the `VALUES`
+/// row naming them (`($4, $5, $6)`).
+pub fn values_row(
+    values: &mut Vec<sea_orm::Value>,
+    row: impl IntoIterator<Item = sea_orm::Value>,
+) -> String {
+    let mut parameters = Vec::new();
+    for value in row {
+        values.push(value);
+        parameters.push(format!("${}", values.len()));
+    }
+    format!("({})", parameters.join(", "))
 }

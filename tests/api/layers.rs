@@ -15,6 +15,7 @@ use serde_json::json;
 
 use entity::record;
 use tributary::data::DataType;
+use tributary::store::Visible;
 use tributary::store::layers::fences::{self, FENCE_EVERY, Fences, ListKey};
 use tributary::store::layers::planned::{self, Planned};
 use tributary::store::layers::{self, Refused, Source};
@@ -164,6 +165,29 @@ async fn fences_that_do_not_read_are_absent_and_a_list_not_numbered_densely_gets
     .await;
 }
 
+/// The connection's current generation of `data_type`, its rows' places
+/// by ordinal, and its fences, written and read back.
+async fn fenced_list(
+    app: &TestApp,
+    connection_id: uuid::Uuid,
+    data_type: DataType,
+) -> (Visible, Vec<ListKey>, Fences) {
+    let base = tributary::store::current(&app.db, connection_id, data_type)
+        .await
+        .expect("read")
+        .expect("synced");
+    let rows = places_of(app, base.generation).await;
+    let count = u32::try_from(rows.len()).expect("short");
+    fences::write(&app.db, base.generation, count)
+        .await
+        .expect("written");
+    let fenced = Fences::read(&app.db, base.generation, count, data_type.spec().order)
+        .await
+        .expect("read")
+        .expect("fences");
+    (base, rows, fenced)
+}
+
 /// A generation's rows' bodies, by id.
 async fn bodies_of(app: &TestApp, generation: i64) -> HashMap<String, String> {
     record::Entity::find()
@@ -246,21 +270,8 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
         let connection_id = authorized_sandbox(app, company_id, authorization(2_991, 0)).await;
         sync_invoices(app, company_id).await;
         let data_type = DataType::INVOICES;
-        let direction = data_type.spec().order;
-        let base = tributary::store::current(&app.db, connection_id, data_type)
-            .await
-            .expect("read")
-            .expect("synced");
-        let base_rows = places_of(app, base.generation).await;
+        let (base, base_rows, fenced) = fenced_list(app, connection_id, data_type).await;
         let base_bodies = bodies_of(app, base.generation).await;
-        let count = u32::try_from(base_rows.len()).expect("short");
-        fences::write(&app.db, base.generation, count)
-            .await
-            .expect("written");
-        let fenced = Fences::read(&app.db, base.generation, count, direction)
-            .await
-            .expect("read")
-            .expect("fences");
 
         // 45 amended and 9 new (the sandbox's customers, a tenth of its
         // invoices rounded up, stay 300: more would change every invoice).
@@ -360,19 +371,7 @@ async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() 
         for data_type in [DataType::INVOICES, DataType::CUSTOMERS] {
             let name = data_type.name();
             let direction = data_type.spec().order;
-            let base = tributary::store::current(&app.db, connection_id, data_type)
-                .await
-                .expect("read")
-                .expect("synced");
-            let rows = places_of(app, base.generation).await;
-            let count = u32::try_from(rows.len()).expect("short");
-            fences::write(&app.db, base.generation, count)
-                .await
-                .expect("written");
-            let fenced = Fences::read(&app.db, base.generation, count, direction)
-                .await
-                .expect("read")
-                .expect("fences");
+            let (base, rows, fenced) = fenced_list(app, connection_id, data_type).await;
             // Every 13th row moves next to a row far from it, every 29th
             // is dropped, and some records are new.
             let moved: Vec<ListKey> = rows

@@ -28,7 +28,7 @@ use sea_orm::{
 use entity::record_key;
 
 use crate::data::Direction;
-use crate::store::lookups::each_looked_up;
+use crate::store::lookups::{each_looked_up, values_row};
 
 /// One row in this many is a fence: an anchor is counted over fewer rows.
 pub const FENCE_EVERY: u32 = 64;
@@ -279,19 +279,15 @@ fn counted_after_fences<'a>(
     let mut rows = Vec::with_capacity(searched.len());
     for &at in searched {
         let (fence, place) = of(at);
-        let first = values.len() + 1;
-        rows.push(format!(
-            "(${first}, ${}, ${}, ${})",
-            first + 1,
-            first + 2,
-            first + 3
+        rows.push(values_row(
+            &mut values,
+            [
+                (at as i64).into(),
+                fence.into(),
+                place.sort_key.clone().into(),
+                place.record_id.clone().into(),
+            ],
         ));
-        values.extend([
-            (at as i64).into(),
-            fence.into(),
-            place.sort_key.clone().into(),
-            place.record_id.clone().into(),
-        ]);
     }
     let earlier = match direction {
         Direction::Ascending => "<",

@@ -8,6 +8,7 @@
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 
 use super::{LayerMap, Segment, Source};
+use crate::store::lookups::values_row;
 
 /// Runs one statement reads: four parameters each, under SQLite's limit
 /// of 32,766 and PostgreSQL's of 65,535 for any page.
@@ -57,19 +58,15 @@ pub fn statement(backend: DbBackend, (base, delta): (i64, i64), runs: &[Segment]
             Source::Base => base,
             Source::Delta => delta,
         };
-        let first = values.len() + 1;
-        rows.push(format!(
-            "(${first}, ${}, ${}, ${})",
-            first + 1,
-            first + 2,
-            first + 3
+        rows.push(values_row(
+            &mut values,
+            [
+                (run as i64).into(),
+                generation.into(),
+                i64::from(segment.start).into(),
+                i64::from(segment.start + segment.length - 1).into(),
+            ],
         ));
-        values.extend([
-            (run as i64).into(),
-            generation.into(),
-            i64::from(segment.start).into(),
-            i64::from(segment.start + segment.length - 1).into(),
-        ]);
     }
     let sql = format!(
         "WITH s(run, generation, first, last) AS (VALUES {}) \
