@@ -127,4 +127,105 @@ FROM (VALUES (1::bigint), (2), (3)) gs(g) ORDER BY g;
 \echo '--- one page''s plan and buffers at 500,000, k = 20,000'
 EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT body FROM layered_page(3, 500000, 100);
 
+-- The product's statement (`store::layers::pages::statement`, fifth
+-- session): the process computes the page's runs from its in-memory map and
+-- sends them as a VALUES list, each run its own LATERAL range (OFFSET 0);
+-- each page's text differs, so each is parsed and planned. (Joined to
+-- `record` instead, this table's statistics made PostgreSQL hash the runs
+-- and scan the table: 0.9 s a page.) Its runs are computed here beforehand from
+-- the segment table (not timed), and both reads go through EXECUTE, so the
+-- comparison includes planning for each.
+CREATE TABLE page_runs (g bigint, i int, after bigint, runs text, PRIMARY KEY (g, i));
+CREATE FUNCTION prepare_runs(g bigint, depth bigint, runs int) RETURNS void LANGUAGE sql AS $$
+  DELETE FROM page_runs WHERE page_runs.g = prepare_runs.g;
+  INSERT INTO page_runs
+  SELECT prepare_runs.g, i, a.after,
+         (SELECT string_agg(format('(%s, %s, %s, %s)', n, src, first, last), ', ' ORDER BY n) FROM (
+            SELECT row_number() OVER (ORDER BY s.position) AS n, s.source AS src,
+                   s.source_position + greatest(0, a.after + 1 - s.position) AS first,
+                   s.source_position + least(s.length - 1, a.after + 100 - s.position) AS last
+            FROM segment s WHERE s.generation = prepare_runs.g AND s.position <= a.after + 100
+              AND s.position >= (SELECT position FROM segment WHERE generation = prepare_runs.g
+                                 AND position <= a.after + 1 ORDER BY position DESC LIMIT 1)) r)
+  FROM generate_series(1, runs) i,
+       LATERAL (SELECT least(depth + (hashint4(i) & 1023) % 1000, 999900) AS after) a;
+$$;
+CREATE FUNCTION mean_ms_executed(g bigint, depth bigint, runs int) RETURNS numeric LANGUAGE plpgsql AS $$
+DECLARE
+  started timestamptz;
+  total bigint := 0;
+  part bigint;
+  page record;
+BEGIN
+  IF g <> 1 THEN
+    PERFORM prepare_runs(g, depth, runs);
+  END IF;
+  started := clock_timestamp();
+  IF g = 1 THEN
+    FOR i IN 1..runs LOOP
+      EXECUTE 'SELECT sum(length(body)) FROM (SELECT body FROM record WHERE generation = 1 AND ordinal > '
+           || least(depth + (hashint4(i) & 1023) % 1000, 999900) || ' AND ordinal <= '
+           || least(depth + (hashint4(i) & 1023) % 1000, 999900) + 100 || ' ORDER BY ordinal) p' INTO part;
+      total := total + part;
+    END LOOP;
+  ELSE
+    FOR page IN SELECT * FROM page_runs WHERE page_runs.g = mean_ms_executed.g ORDER BY i LOOP
+      EXECUTE 'SELECT sum(length(body)) FROM (SELECT r.body FROM (VALUES ' || page.runs
+           || ') AS s(run, generation, first, last), LATERAL (SELECT body, ordinal FROM record '
+           || 'WHERE generation = s.generation AND ordinal BETWEEN s.first AND s.last '
+           || 'ORDER BY ordinal OFFSET 0) r ORDER BY s.run, r.ordinal) p' INTO part;
+      total := total + part;
+    END LOOP;
+  END IF;
+  RETURN round((extract(epoch FROM clock_timestamp() - started) * 1000 / runs)::numeric, 4);
+END $$;
+
+\echo '--- check: the product statement names the base page''s records, in order (raises otherwise)'
+DO $$
+DECLARE
+  same int := 0;
+  found text[];
+  wanted text[];
+  page record;
+BEGIN
+  FOR page IN SELECT * FROM (VALUES (2::bigint), (3)) gs(g), (VALUES (0::bigint), (500000), (998900)) d(depth) LOOP
+    PERFORM prepare_runs(page.g, page.depth, 1);
+    EXECUTE 'SELECT array_agg(record_id) FROM (SELECT r.record_id FROM (VALUES '
+         || (SELECT runs FROM page_runs WHERE g = page.g AND i = 1)
+         || ') AS s(run, generation, first, last), LATERAL (SELECT record_id, ordinal FROM record '
+         || 'WHERE generation = s.generation AND ordinal BETWEEN s.first AND s.last '
+         || 'ORDER BY ordinal OFFSET 0) r ORDER BY s.run, r.ordinal) p' INTO found;
+    SELECT array_agg(record_id ORDER BY ordinal) INTO wanted FROM record
+    WHERE generation = 1 AND ordinal > (SELECT after FROM page_runs WHERE g = page.g AND i = 1)
+      AND ordinal <= (SELECT after FROM page_runs WHERE g = page.g AND i = 1) + 100;
+    IF found IS DISTINCT FROM wanted THEN
+      RAISE EXCEPTION 'generation %, depth %: not the base page', page.g, page.depth;
+    END IF;
+    same := same + 1;
+  END LOOP;
+  RAISE NOTICE '% of 6 pages the same', same;
+END $$;
+\echo '--- mean ms per page of 100 through EXECUTE, planned each time (2,000 runs each, after one warming pass)'
+SELECT count(mean_ms_executed(g, depth, 200)) AS warmed
+FROM (VALUES (1::bigint), (2), (3)) gs(g), (VALUES (0::bigint), (500000), (998900)) d(depth);
+SELECT CASE g WHEN 1 THEN 'today (one range), executed' WHEN 2 THEN 'product statement, k = 1,000'
+              ELSE 'product statement, k = 20,000' END AS read,
+       mean_ms_executed(g, 0, 2000) AS "at the top",
+       mean_ms_executed(g, 500000, 2000) AS "at 500,000",
+       mean_ms_executed(g, 998900, 2000) AS "at 999,000"
+FROM (VALUES (1::bigint), (2), (3)) gs(g) ORDER BY g;
+\echo '--- one product page''s plan at 500,000, k = 20,000'
+SELECT prepare_runs(3, 500000, 1);
+DO $$
+DECLARE line text; runs text;
+BEGIN
+  SELECT page_runs.runs INTO runs FROM page_runs WHERE g = 3 AND i = 1;
+  FOR line IN EXECUTE 'EXPLAIN (ANALYZE, BUFFERS, COSTS OFF, TIMING OFF) SELECT r.body FROM (VALUES '
+      || runs || ') AS s(run, generation, first, last), LATERAL (SELECT body, ordinal FROM record '
+      || 'WHERE generation = s.generation AND ordinal BETWEEN s.first AND s.last '
+      || 'ORDER BY ordinal OFFSET 0) r ORDER BY s.run, r.ordinal' LOOP
+    RAISE NOTICE '%', line;
+  END LOOP;
+END $$;
+
 DROP SCHEMA exseg CASCADE;

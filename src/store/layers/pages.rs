@@ -48,8 +48,8 @@ pub async fn bodies(
 }
 
 /// The statement reading the bodies of `runs` (a page's, or part of them,
-/// none empty; [`LayerMap::runs`]) in position order: each run joins its
-/// range of the `(generation, ordinal)` index.
+/// none empty; [`LayerMap::runs`]) in position order: each run one range
+/// of the `(generation, ordinal)` index.
 pub fn statement(backend: DbBackend, (base, delta): (i64, i64), runs: &[Segment]) -> Statement {
     let mut values: Vec<sea_orm::Value> = Vec::with_capacity(runs.len() * 4);
     let mut rows = Vec::with_capacity(runs.len());
@@ -68,12 +68,27 @@ pub fn statement(backend: DbBackend, (base, delta): (i64, i64), runs: &[Segment]
             ],
         ));
     }
-    let sql = format!(
-        "WITH s(run, generation, first, last) AS (VALUES {}) \
-         SELECT r.body AS body FROM s JOIN record r \
-           ON r.generation = s.generation AND r.ordinal BETWEEN s.first AND s.last \
-         ORDER BY s.run, r.ordinal",
-        rows.join(", ")
-    );
+    let runs = rows.join(", ");
+    let sql = match backend {
+        // Each run its own range of the ordinal index (`OFFSET 0` keeps the
+        // lookup its own): joined instead, a million-row list's statistics
+        // made PostgreSQL hash the runs and scan the whole table (0.9 s a
+        // page; BENCHMARKS.md, "Pages read through segments").
+        DbBackend::Postgres => format!(
+            "SELECT r.body AS body FROM (VALUES {runs}) AS s(run, generation, first, last), \
+             LATERAL (SELECT body, ordinal FROM record \
+                      WHERE generation = s.generation AND ordinal BETWEEN s.first AND s.last \
+                      ORDER BY ordinal OFFSET 0) r \
+             ORDER BY s.run, r.ordinal"
+        ),
+        // SQLite has no `LATERAL`, and needs none: it looks each run up in
+        // the ordinal index.
+        _ => format!(
+            "WITH s(run, generation, first, last) AS (VALUES {runs}) \
+             SELECT r.body AS body FROM s JOIN record r \
+               ON r.generation = s.generation AND r.ordinal BETWEEN s.first AND s.last \
+             ORDER BY s.run, r.ordinal"
+        ),
+    };
     Statement::from_sql_and_values(backend, sql, values)
 }
