@@ -34,6 +34,7 @@ pub mod suppliers;
 pub mod tax_rates;
 
 use std::borrow::Cow;
+use std::cmp::Ordering;
 use std::fmt;
 
 use schemars::{JsonSchema, Schema, SchemaGenerator, json_schema};
@@ -94,6 +95,20 @@ pub enum Direction {
     Ascending,
     /// Largest (newest) first.
     Descending,
+}
+
+impl Direction {
+    /// How two records compare in a list ordered this way, by their sort
+    /// key and id: the sort key this way, then the id ascending, both by
+    /// byte, as the swap numbers a list (`ORDER BY sort_key …, record_id`
+    /// under `COLLATE "C"`).
+    pub fn compare(self, (a_key, a_id): (&[u8], &[u8]), (b_key, b_id): (&[u8], &[u8])) -> Ordering {
+        let by_key = match self {
+            Direction::Ascending => a_key.cmp(b_key),
+            Direction::Descending => b_key.cmp(a_key),
+        };
+        by_key.then_with(|| a_id.cmp(b_id))
+    }
 }
 
 /// A filter of a list: a query parameter matching one field exactly, with

@@ -405,11 +405,22 @@ async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() 
                 .collect();
             expected.sort_by(|a, b| a.cmp_in(b, direction));
 
-            let planned =
-                planned::plan(&app.db, base.generation, &fenced, changed.clone(), &dropped)
-                    .await
-                    .expect("planned")
-                    .expect("a layer");
+            // An id the base never held is dropped already: nothing hides.
+            let with_unknown: Vec<String> = dropped
+                .iter()
+                .cloned()
+                .chain(["never-synced".to_owned()])
+                .collect();
+            let planned = planned::plan(
+                &app.db,
+                base.generation,
+                &fenced,
+                changed.clone(),
+                &with_unknown,
+            )
+            .await
+            .expect("planned")
+            .expect("a layer");
             assert_positions(&planned, &rows, &expected, name);
             assert_eq!(
                 planned.map.hidden().len(),

@@ -195,13 +195,8 @@ impl StagedKeys {
         // list's direction, then the id, both by byte (`COLLATE "C"`).
         let mut order: Vec<u32> = (0..u32::try_from(self.ends.len()).ok()?).collect();
         order.sort_unstable_by(|a, b| {
-            let (a_key, a_id) = self.place(*a as usize);
-            let (b_key, b_id) = self.place(*b as usize);
-            let by_key = match self.direction {
-                Direction::Ascending => a_key.cmp(b_key),
-                Direction::Descending => b_key.cmp(a_key),
-            };
-            by_key.then_with(|| a_id.cmp(b_id))
+            self.direction
+                .compare(self.place(*a as usize), self.place(*b as usize))
         });
         let mut ordinal_of = vec![0u32; order.len()];
         for (rank, index) in order.iter().enumerate() {

@@ -56,12 +56,10 @@ impl ListKey {
     /// sort key that way, then the id ascending, byte by byte (as the
     /// publish's `ORDER BY sort_key …, record_id` under `COLLATE "C"`).
     pub fn cmp_in(&self, other: &Self, direction: Direction) -> Ordering {
-        let by_key = self.sort_key.as_bytes().cmp(other.sort_key.as_bytes());
-        let by_key = match direction {
-            Direction::Ascending => by_key,
-            Direction::Descending => by_key.reverse(),
-        };
-        by_key.then_with(|| self.record_id.as_bytes().cmp(other.record_id.as_bytes()))
+        direction.compare(
+            (self.sort_key.as_bytes(), self.record_id.as_bytes()),
+            (other.sort_key.as_bytes(), other.record_id.as_bytes()),
+        )
     }
 }
 
