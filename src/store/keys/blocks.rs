@@ -53,7 +53,7 @@ pub fn cut<'a>(values: impl IntoIterator<Item = (&'a str, &'a [u32])>) -> Option
 }
 
 /// One block of `runs` holding `size` records.
-fn pack(runs: &[(&str, &[u32])], size: usize) -> Block {
+pub fn pack(runs: &[(&str, &[u32])], size: usize) -> Block {
     let mut entries = Vec::with_capacity(4 + runs.len() * 16 + size * 4);
     entries.extend_from_slice(&(runs.len() as u32).to_le_bytes());
     for (value, ordinals) in runs {

@@ -22,7 +22,7 @@
 //! keys existed, or a field added to a data type's keys since, is read as
 //! before: `record_generation.keyed_fields` names what was built.
 
-mod blocks;
+pub(crate) mod blocks;
 mod carried;
 mod gathered;
 mod order;

@@ -29,6 +29,7 @@
 use std::cmp::Ordering;
 
 pub mod fences;
+pub mod filtered;
 pub mod pages;
 pub mod planned;
 pub mod renumbering;

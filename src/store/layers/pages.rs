@@ -3,7 +3,9 @@
 //! (`docs/store-next.md` §2b, "Reads"). Its cost follows the page and the
 //! changes within it, not its depth: at most twice the page's delta rows,
 //! plus the hidden base rows among its positions, plus one ranges of the
-//! `(generation, ordinal)` index.
+//! `(generation, ordinal)` index. A list filtered by a value reads its
+//! value's map the same way, over the `(generation, filter_value,
+//! filter_ordinal)` index.
 
 use sea_orm::{ConnectionTrait, DbBackend, Statement};
 
@@ -15,12 +17,14 @@ use crate::store::lookups::values_row;
 const RUNS_PER_STATEMENT: usize = 2_000;
 
 /// The bodies at positions `after + 1..=after + limit` of the layered
-/// generation `map` describes, whose base rows are stored under
-/// generation `base` and delta rows under `delta`, in position order.
-/// Positions beyond the generation's end are not there.
+/// generation `map` describes (its list filtered by `filter`, when given,
+/// and `map` that value's), whose base rows are stored under generation
+/// `base` and delta rows under `delta`, in position order. Positions
+/// beyond the generation's end are not there.
 pub async fn bodies(
     db: &impl ConnectionTrait,
     generations: (i64, i64),
+    filter: Option<&str>,
     map: &LayerMap,
     after: u32,
     limit: u32,
@@ -30,7 +34,7 @@ pub async fn bodies(
     let mut bodies = Vec::new();
     for runs in runs.chunks(RUNS_PER_STATEMENT) {
         let found = db
-            .query_all_raw(statement(backend, generations, runs))
+            .query_all_raw(statement(backend, generations, filter, runs))
             .await?;
         let wanted: u32 = runs.iter().map(|run| run.length).sum();
         if found.len() != wanted as usize {
@@ -49,9 +53,22 @@ pub async fn bodies(
 
 /// The statement reading the bodies of `runs` (a page's, or part of them,
 /// none empty; [`LayerMap::runs`]) in position order: each run one range
-/// of the `(generation, ordinal)` index.
-pub fn statement(backend: DbBackend, (base, delta): (i64, i64), runs: &[Segment]) -> Statement {
-    let mut values: Vec<sea_orm::Value> = Vec::with_capacity(runs.len() * 4);
+/// of the `(generation, ordinal)` index, or, for the list filtered by
+/// `filter`, of the `(generation, filter_value, filter_ordinal)` index.
+pub fn statement(
+    backend: DbBackend,
+    (base, delta): (i64, i64),
+    filter: Option<&str>,
+    runs: &[Segment],
+) -> Statement {
+    let mut values: Vec<sea_orm::Value> = Vec::with_capacity(runs.len() * 4 + 1);
+    let (ordinal, of_value) = match filter {
+        Some(value) => {
+            values.push(value.into());
+            ("filter_ordinal", " AND filter_value = $1")
+        }
+        None => ("ordinal", ""),
+    };
     let mut rows = Vec::with_capacity(runs.len());
     for (run, segment) in runs.iter().enumerate() {
         let generation = match segment.source {
@@ -76,9 +93,10 @@ pub fn statement(backend: DbBackend, (base, delta): (i64, i64), runs: &[Segment]
         // page; BENCHMARKS.md, "Pages read through segments").
         DbBackend::Postgres => format!(
             "SELECT r.body AS body FROM (VALUES {runs}) AS s(run, generation, first, last), \
-             LATERAL (SELECT body, ordinal FROM record \
-                      WHERE generation = s.generation AND ordinal BETWEEN s.first AND s.last \
-                      ORDER BY ordinal OFFSET 0) r \
+             LATERAL (SELECT body, {ordinal} AS ordinal FROM record \
+                      WHERE generation = s.generation{of_value} \
+                        AND {ordinal} BETWEEN s.first AND s.last \
+                      ORDER BY {ordinal} OFFSET 0) r \
              ORDER BY s.run, r.ordinal"
         ),
         // SQLite has no `LATERAL`, and needs none: it looks each run up in
@@ -86,8 +104,9 @@ pub fn statement(backend: DbBackend, (base, delta): (i64, i64), runs: &[Segment]
         _ => format!(
             "WITH s(run, generation, first, last) AS (VALUES {runs}) \
              SELECT r.body AS body FROM s JOIN record r \
-               ON r.generation = s.generation AND r.ordinal BETWEEN s.first AND s.last \
-             ORDER BY s.run, r.ordinal"
+               ON r.generation = s.generation{of_value} \
+              AND r.{ordinal} BETWEEN s.first AND s.last \
+             ORDER BY s.run, r.{ordinal}"
         ),
     };
     Statement::from_sql_and_values(backend, sql, values)
