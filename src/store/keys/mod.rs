@@ -25,6 +25,7 @@
 pub(crate) mod blocks;
 mod carried;
 mod gathered;
+pub mod layered;
 mod order;
 mod sets;
 mod staged;

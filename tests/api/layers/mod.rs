@@ -18,6 +18,7 @@ use serde_json::json;
 use entity::record;
 use tributary::data::DataType;
 use tributary::store::Visible;
+use tributary::store::keys::layered as layered_keys;
 use tributary::store::layers::fences::{self, FENCE_EVERY, Fences, ListKey};
 use tributary::store::layers::planned::{self, Changed, Planned};
 use tributary::store::layers::{self, Source};
@@ -371,6 +372,67 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
                 "page after {after}"
             );
         }
+        // The layer's keys: the delta's own, built from its rows, with the
+        // base's read as they are, answer every query as the full
+        // publish's keys do, match for match and count for count.
+        tributary::store::keys::build(&app.db, data_type, delta)
+            .await
+            .expect("the delta's keys");
+        let amended = bodies
+            .iter()
+            .find(|(id, body)| base_bodies.get(*id).is_some_and(|was| was != *body))
+            .map(|(_, body)| serde_json::from_str::<serde_json::Value>(body).expect("JSON"))
+            .expect("an amended invoice");
+        let customer = amended["customerRef"]["id"].as_str().expect("a customer");
+        let amount = amended["totalAmount"].as_str().expect("an amount");
+        let texts = [
+            "status=Paid".to_owned(),
+            "status!=Paid".to_owned(),
+            format!("customerRef.id={customer}"),
+            format!("totalAmount>{amount}"),
+            format!("totalAmount<={amount}"),
+            "amountDue=0".to_owned(),
+            "dueDate>=2024-06-01".to_owned(),
+            format!("{{status=Paid||customerRef.id={customer}}}&&currency!=XYZ"),
+        ];
+        for text in texts {
+            let query = tributary::data::query::parse(data_type, &text).expect("a query");
+            let full = tributary::store::keys::matching(
+                &app.db,
+                data_type,
+                resynced.generation,
+                resynced.record_count,
+                &query,
+            )
+            .await
+            .expect("matched")
+            .expect("keyed");
+            let layered =
+                layered_keys::matching(&app.db, data_type, generations, &planned.map, &query)
+                    .await
+                    .expect("matched")
+                    .expect("keyed");
+            assert_eq!(layered, full, "{text}");
+            let full_count = tributary::store::keys::count(
+                &app.db,
+                data_type,
+                resynced.generation,
+                resynced.record_count,
+                &query,
+            )
+            .await
+            .expect("counted");
+            let layered_count =
+                layered_keys::count(&app.db, data_type, generations, &planned.map, &query)
+                    .await
+                    .expect("counted");
+            assert_eq!(layered_count, full_count, "{text}");
+            if matches!(query, tributary::data::query::Query::Compare(_)) {
+                assert_eq!(layered_count, Some(full.len() as u64), "{text}");
+            }
+        }
+        assert!(planned.map.hidden().len() > 10);
+
         // Read by the ordinal index, the page's rows and nothing else, with
         // no statistics gathered on the delta.
         let runs = planned.map.runs(1_500, 1_600);

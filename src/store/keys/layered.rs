@@ -1,0 +1,130 @@
+//! The keys of a layered generation (`store::layers`), read from its base's
+//! and its delta's without writing any for the whole list: a query's
+//! matches are the base's, less the rows the layer hides, and the delta's,
+//! each moved to its position ([`LayerMap::positions_of`]); a count is the
+//! base's, less the hidden rows that match, plus the delta's. The base's
+//! keys are read as they are, so the work follows the matches and the
+//! change, not the list; carrying a million records' keys over a resync
+//! cost 0.7-0.8 s (BENCHMARKS.md).
+
+use sea_orm::ConnectionTrait;
+
+use super::{Compared, declared, values};
+use crate::data::DataType;
+use crate::data::query::{Operator, Query};
+use crate::store::layers::LayerMap;
+use crate::store::lookups::each_looked_up;
+
+/// Hidden rows looked up per statement.
+const LOOKUP_BATCH: usize = 5_000;
+
+/// The positions of the records of the layered generation `map` describes
+/// (base rows under `base`, delta rows under `delta`) that `query` matches,
+/// ascending; `None` when either generation lacks keys for a field it
+/// compares ([`super::matching`]).
+pub async fn matching(
+    db: &impl ConnectionTrait,
+    data_type: DataType,
+    (base, delta): (i64, i64),
+    map: &LayerMap,
+    query: &Query,
+) -> Result<Option<Vec<i64>>, sea_orm::DbErr> {
+    let base_count = i64::from(map.base_count());
+    let Some(from_base) = super::matching(db, data_type, base, base_count, query).await? else {
+        return Ok(None);
+    };
+    let delta_count = i64::from(map.delta_count());
+    let Some(from_delta) = super::matching(db, data_type, delta, delta_count, query).await? else {
+        return Ok(None);
+    };
+    let (Some(from_base), Some(from_delta)) = (ordinals(from_base), ordinals(from_delta)) else {
+        return Err(out_of_range());
+    };
+    let positions = map.positions_of(&from_base, &from_delta);
+    Ok(Some(positions.into_iter().map(i64::from).collect()))
+}
+
+/// How many records of the layered generation `map` describes `query`
+/// matches, when both generations count it from their keys
+/// ([`super::count`]): the base's count, less its hidden rows that match
+/// (their values read from their bodies, one lookup each), plus the
+/// delta's.
+pub async fn count(
+    db: &impl ConnectionTrait,
+    data_type: DataType,
+    (base, delta): (i64, i64),
+    map: &LayerMap,
+    query: &Query,
+) -> Result<Option<u64>, sea_orm::DbErr> {
+    let base_count = i64::from(map.base_count());
+    let Some(in_base) = super::count(db, data_type, base, base_count, query).await? else {
+        return Ok(None);
+    };
+    let delta_count = i64::from(map.delta_count());
+    let Some(in_delta) = super::count(db, data_type, delta, delta_count, query).await? else {
+        return Ok(None);
+    };
+    // `super::count` answered: one comparison on a declared field.
+    let (Query::Compare(comparison), Some(compared)) = (query, count_compared(query)) else {
+        return Ok(None);
+    };
+    let Some(field) = declared(data_type)
+        .into_iter()
+        .find(|field| field.name == comparison.field.name)
+    else {
+        return Ok(None);
+    };
+    let mut hidden_matching = 0;
+    let backend = db.get_database_backend();
+    for batch in map.hidden().chunks(LOOKUP_BATCH) {
+        let ordinals = batch
+            .iter()
+            .map(|&ordinal| sea_orm::Value::from(i64::from(ordinal)));
+        let statement = each_looked_up(backend, base, "ordinal", "body", ordinals);
+        let rows = db.query_all_raw(statement).await?;
+        if rows.len() != batch.len() {
+            return Err(out_of_range());
+        }
+        for row in rows {
+            let body: String = row.try_get("", "body")?;
+            let found = values::extract(&body, &[field])
+                .map_err(|error| sea_orm::DbErr::Custom(error.to_string()))?;
+            let key = found
+                .into_iter()
+                .next()
+                .flatten()
+                .and_then(|value| values::encode(&field.kind, value.into_owned()));
+            let admitted = key.is_some_and(|key| compared.admits(&key));
+            // A record without the field matches `!=`, as on the records.
+            let matches = match comparison.operator {
+                Operator::NotEqual => !admitted,
+                _ => admitted,
+            };
+            hidden_matching += u64::from(matches);
+        }
+    }
+    Ok(in_base
+        .checked_sub(hidden_matching)
+        .map(|kept| kept + in_delta))
+}
+
+/// The comparison a count from keys answers.
+fn count_compared(query: &Query) -> Option<Compared<'_>> {
+    match query {
+        Query::Compare(comparison) => Compared::new(comparison),
+        _ => None,
+    }
+}
+
+/// Ordinals as the map takes them; `None` when one is out of range.
+fn ordinals(found: Vec<i64>) -> Option<Vec<u32>> {
+    found
+        .into_iter()
+        .map(|ordinal| u32::try_from(ordinal).ok())
+        .collect()
+}
+
+/// The error of keys or rows that do not fit the layer's map.
+fn out_of_range() -> sea_orm::DbErr {
+    sea_orm::DbErr::Custom("a layered generation's keys do not fit its map".to_owned())
+}
