@@ -2,17 +2,21 @@
 //! and its delta's without writing any for the whole list: a query's
 //! matches are the base's, less the rows the layer hides, and the delta's,
 //! each moved to its position ([`LayerMap::positions_of`]); a count is the
-//! base's, less the hidden rows that match, plus the delta's. The base's
+//! base's, less the hidden rows that match, plus the delta's; an `orderBy`
+//! merges the base's and the delta's blocks value by value. The base's
 //! keys are read as they are, so the work follows the matches and the
 //! change, not the list; carrying a million records' keys over a resync
 //! cost 0.7-0.8 s (BENCHMARKS.md).
 
-use sea_orm::ConnectionTrait;
+use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
-use super::{Compared, declared, values};
-use crate::data::DataType;
-use crate::data::query::{Operator, Query};
-use crate::store::layers::LayerMap;
+use entity::record_key;
+
+use super::order::{Present, arrange_runs};
+use super::{Compared, declared, keyed, unpacked, values};
+use crate::data::query::{Operator, OrderBy, Query};
+use crate::data::{DataType, Direction};
+use crate::store::layers::{self, LayerMap};
 use crate::store::lookups::each_looked_up;
 
 /// Hidden rows looked up per statement.
@@ -106,6 +110,117 @@ pub async fn count(
     Ok(in_base
         .checked_sub(hidden_matching)
         .map(|kept| kept + in_delta))
+}
+
+/// The positions of the records of the layered generation `map` describes
+/// that `query` matches (every record without one), in `order_by`'s order,
+/// as [`super::ordered`] gives a full generation's: the base's blocks of
+/// the field, less the hidden rows, and the delta's, merged value by value,
+/// each record at its position. `None` when either generation lacks keys
+/// for the field or the query's fields.
+pub async fn ordered(
+    db: &impl ConnectionTrait,
+    data_type: DataType,
+    (base, delta): (i64, i64),
+    map: &LayerMap,
+    order_by: &OrderBy,
+    query: Option<&Query>,
+) -> Result<Option<Vec<i64>>, sea_orm::DbErr> {
+    let name = order_by.field.name.as_str();
+    let base_count = i64::from(map.base_count());
+    let delta_count = i64::from(map.delta_count());
+    if keyed(db, data_type, base, base_count, &[name])
+        .await?
+        .is_none()
+        || keyed(db, data_type, delta, delta_count, &[name])
+            .await?
+            .is_none()
+    {
+        return Ok(None);
+    }
+    let wanted = match query {
+        Some(query) => match matching(db, data_type, (base, delta), map, query).await? {
+            Some(matched) => Some(Present::of(matched.into_iter(), map.count())),
+            None => return Ok(None),
+        },
+        None => None,
+    };
+    let from_base = value_runs(db, base, name, |ordinal| map.base_position(ordinal)).await?;
+    let from_delta = value_runs(db, delta, name, |ordinal| map.delta_position(ordinal)).await?;
+    let merged = merged_by_value(from_base, from_delta);
+    let runs = merged
+        .iter()
+        .map(|(value, positions)| (value.as_str(), vec![positions.as_slice()]))
+        .collect();
+    let descending = order_by.direction == Direction::Descending;
+    Ok(Some(arrange_runs(
+        runs,
+        descending,
+        map.count(),
+        wanted.as_ref(),
+    )))
+}
+
+/// Each value of field `name` in `generation`'s keys (in byte order) with
+/// its records' positions, ascending: each ordinal moved by `position_of`,
+/// and dropped where it gives none.
+async fn value_runs(
+    db: &impl ConnectionTrait,
+    generation: i64,
+    name: &str,
+    position_of: impl Fn(u32) -> Option<u32>,
+) -> Result<Vec<(String, Vec<u32>)>, sea_orm::DbErr> {
+    let packed: Vec<Vec<u8>> = record_key::Entity::find()
+        .select_only()
+        .column(record_key::Column::Entries)
+        .filter(record_key::Column::Generation.eq(generation))
+        .filter(record_key::Column::Field.eq(name))
+        .order_by_asc(record_key::Column::Block)
+        .into_tuple()
+        .all(db)
+        .await?;
+    let mut runs: Vec<(String, Vec<u32>)> = Vec::new();
+    for entries in &packed {
+        for (value, ordinals) in unpacked(entries)?.runs() {
+            let positions = ordinals.iter().filter_map(|&ordinal| position_of(ordinal));
+            match runs.last_mut() {
+                Some((last, held)) if last == value => held.extend(positions),
+                _ => runs.push((value.to_owned(), positions.collect())),
+            }
+        }
+    }
+    Ok(runs)
+}
+
+/// Two lists of values (each in byte order, with ascending positions) as
+/// one: a value in both holds both's positions, merged.
+fn merged_by_value(
+    a: Vec<(String, Vec<u32>)>,
+    b: Vec<(String, Vec<u32>)>,
+) -> Vec<(String, Vec<u32>)> {
+    let mut merged = Vec::with_capacity(a.len() + b.len());
+    let (mut a, mut b) = (a.into_iter().peekable(), b.into_iter().peekable());
+    loop {
+        let next = match (a.peek(), b.peek()) {
+            (Some((x, _)), Some((y, _))) => match x.cmp(y) {
+                std::cmp::Ordering::Less => a.next(),
+                std::cmp::Ordering::Greater => b.next(),
+                std::cmp::Ordering::Equal => {
+                    let (value, first) = a.next().unwrap_or_default();
+                    let (_, second) = b.next().unwrap_or_default();
+                    Some((value, layers::merged(first.into_iter(), second.into_iter())))
+                }
+            },
+            (Some(_), None) => a.next(),
+            (None, Some(_)) => b.next(),
+            (None, None) => None,
+        };
+        match next {
+            Some((value, positions)) if !positions.is_empty() => merged.push((value, positions)),
+            Some(_) => {}
+            None => return merged,
+        }
+    }
 }
 
 /// The comparison a count from keys answers.

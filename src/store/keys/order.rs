@@ -84,6 +84,20 @@ fn arrange(
             _ => runs.push((value, vec![ordinals])),
         }
     }
+    arrange_runs(runs, descending, count, wanted)
+}
+
+/// The ordinals of a list of `count` records that `wanted` holds (every
+/// one when `None`), in the order of `runs`: each value (in byte order)
+/// with its records' ordinals, ascending across its parts. By value,
+/// ascending or `descending`; records of one value in the list's own
+/// order; the records without a value last, ascending.
+pub(super) fn arrange_runs(
+    mut runs: Vec<(&str, Vec<&[u32]>)>,
+    descending: bool,
+    count: u32,
+    wanted: Option<&Present>,
+) -> Vec<i64> {
     if descending {
         runs.reverse();
     }
@@ -108,7 +122,7 @@ fn arrange(
 }
 
 /// A set of a list's ordinals (1 to a count) as one bit each.
-struct Present {
+pub(super) struct Present {
     words: Vec<u64>,
     len: usize,
 }
@@ -123,7 +137,7 @@ impl Present {
     }
 
     /// `ordinals` of a list of `count`.
-    fn of(ordinals: impl Iterator<Item = i64>, count: u32) -> Self {
+    pub(super) fn of(ordinals: impl Iterator<Item = i64>, count: u32) -> Self {
         let mut present = Self::none(count);
         for ordinal in ordinals {
             if let Ok(ordinal) = u32::try_from(ordinal) {
