@@ -30,6 +30,46 @@ pub async fn bodies(
     limit: u32,
 ) -> Result<Vec<String>, sea_orm::DbErr> {
     let runs = map.runs(after, after.saturating_add(limit));
+    read_runs(db, generations, filter, &runs).await
+}
+
+/// The bodies at `positions` of the layered generation `map` describes (as
+/// [`bodies`] reads them), in that order: each position a run of its own,
+/// found through the map. An error when a position is not in the
+/// generation.
+pub async fn bodies_at(
+    db: &impl ConnectionTrait,
+    generations: (i64, i64),
+    filter: Option<&str>,
+    map: &LayerMap,
+    positions: &[u32],
+) -> Result<Vec<String>, sea_orm::DbErr> {
+    let runs = positions
+        .iter()
+        .map(|&position| {
+            let (source, start) = map.at(position)?;
+            Some(Segment {
+                position,
+                source,
+                start,
+                length: 1,
+            })
+        })
+        .collect::<Option<Vec<Segment>>>()
+        .ok_or_else(|| {
+            sea_orm::DbErr::RecordNotFound("a position beyond a layered generation".to_owned())
+        })?;
+    read_runs(db, generations, filter, &runs).await
+}
+
+/// The bodies of `runs`, in order, [`RUNS_PER_STATEMENT`] a statement;
+/// an error unless every run's rows are there.
+async fn read_runs(
+    db: &impl ConnectionTrait,
+    generations: (i64, i64),
+    filter: Option<&str>,
+    runs: &[Segment],
+) -> Result<Vec<String>, sea_orm::DbErr> {
     let backend = db.get_database_backend();
     let mut bodies = Vec::new();
     for runs in runs.chunks(RUNS_PER_STATEMENT) {
@@ -40,7 +80,7 @@ pub async fn bodies(
         if found.len() != wanted as usize {
             let (base, delta) = generations;
             return Err(sea_orm::DbErr::Custom(format!(
-                "a layered page of generations {base} and {delta} read {} rows of {wanted}",
+                "a layered read of generations {base} and {delta} read {} rows of {wanted}",
                 found.len()
             )));
         }

@@ -244,6 +244,41 @@ async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() 
             store_delta(app, generations, &planned, body_of).await;
             let in_order: Vec<&String> = expected.iter().map(|row| &row.2).collect();
             assert_pages(app, generations, (None, &planned.map), &in_order, name).await;
+            // Records by position, in any order (as a remembered order
+            // asks for them), and by id.
+            let wanted: Vec<u32> = (1..=planned.map.count()).rev().step_by(7).collect();
+            let read = layers::pages::bodies_at(&app.db, generations, None, &planned.map, &wanted)
+                .await
+                .expect("bodies");
+            let expected_at: Vec<&String> = wanted
+                .iter()
+                .map(|&position| in_order[position as usize - 1])
+                .collect();
+            assert_eq!(read.iter().collect::<Vec<_>>(), expected_at, "{name}");
+            let beyond = [planned.map.count() + 1];
+            let refused =
+                layers::pages::bodies_at(&app.db, generations, None, &planned.map, &beyond).await;
+            assert!(refused.is_err(), "{name}: {refused:?}");
+            for (place, _, body) in expected.iter().step_by(11) {
+                let found =
+                    layers::single::find(&app.db, generations, &planned.map, &place.record_id)
+                        .await
+                        .expect("found");
+                assert_eq!(found.as_ref(), Some(body), "{name}: {}", place.record_id);
+            }
+            for id in dropped.iter().chain(["never-synced".to_owned()].iter()) {
+                let found = layers::single::find(&app.db, generations, &planned.map, id)
+                    .await
+                    .expect("found");
+                assert_eq!(found, None, "{name}: {id} left the list");
+            }
+            for row in changed.iter().take(30) {
+                let found =
+                    layers::single::find(&app.db, generations, &planned.map, &row.place.record_id)
+                        .await
+                        .expect("found");
+                assert_eq!(found, Some(body_of(row)), "{name}: changed");
+            }
 
             let mut values: Vec<&str> =
                 expected.iter().filter_map(|row| row.1.as_deref()).collect();
@@ -261,6 +296,19 @@ async fn a_layer_planned_with_moves_and_drops_lists_the_changed_list_in_order() 
                     Some(map) => {
                         assert_eq!(map.count() as usize, list.len(), "{what}: total");
                         assert_pages(app, generations, (Some(value), map), &list, &what).await;
+                        let wanted: Vec<u32> = (1..=map.count()).rev().step_by(3).collect();
+                        let read = layers::pages::bodies_at(
+                            &app.db,
+                            generations,
+                            Some(value),
+                            map,
+                            &wanted,
+                        )
+                        .await
+                        .expect("bodies");
+                        let expected_at: Vec<&String> =
+                            wanted.iter().map(|&at| list[at as usize - 1]).collect();
+                        assert_eq!(read.iter().collect::<Vec<_>>(), expected_at, "{what}");
                     }
                     // Untouched: the base's own list.
                     None => {
