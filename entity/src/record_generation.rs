@@ -28,6 +28,13 @@ pub struct Model {
     /// Where that generation's rows went in this one, packed
     /// (`store::layers::LayerMap::packed`): set with `renumbered_from`.
     pub renumbering: Option<Vec<u8>>,
+    /// For a layered generation, the full generation it reads its
+    /// unchanged rows from; `None` for a full generation.
+    pub base: Option<i64>,
+    /// For a layered generation, how its positions map to the base's rows
+    /// and its own, packed (`store::layers::written::Layer::packed`): set
+    /// with `base`.
+    pub layer: Option<Vec<u8>>,
 }
 
 /// A generation refers to nothing (see the module's note).

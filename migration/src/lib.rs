@@ -28,6 +28,7 @@ mod m20261127_000019_platform_pace;
 mod m20261127_000020_sync_settings;
 mod m20261129_000021_record_keys;
 mod m20261201_000022_generation_renumbering;
+mod m20261201_000023_layered_generations;
 
 /// The ordered list of every migration step.
 pub struct Migrator;
@@ -58,6 +59,7 @@ impl MigratorTrait for Migrator {
             Box::new(m20261127_000020_sync_settings::Migration),
             Box::new(m20261129_000021_record_keys::Migration),
             Box::new(m20261201_000022_generation_renumbering::Migration),
+            Box::new(m20261201_000023_layered_generations::Migration),
         ]
     }
 }

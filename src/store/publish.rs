@@ -475,7 +475,7 @@ pub async fn number_staged(
 /// `modifiedDate` (and closing brace), which comes last in a fixed width,
 /// so this is a byte-wise prefix test and a length, no parsing and no
 /// character counting.
-pub(super) fn same_but_for_its_date(backend: DbBackend) -> String {
+pub(crate) fn same_but_for_its_date(backend: DbBackend) -> String {
     match backend {
         DbBackend::Postgres => format!(
             "starts_with(p.body, s.body) \

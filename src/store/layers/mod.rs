@@ -34,6 +34,7 @@ pub mod pages;
 pub mod planned;
 pub mod renumbering;
 pub mod single;
+pub mod written;
 
 /// The first word of a [`LayerMap::packed`] map: a map packed otherwise
 /// (by a later release, say) does not read, and is treated as absent.

@@ -22,15 +22,15 @@ use tributary::store::layers::fences::ListKey;
 
 /// A base row: its place, filter value, filter ordinal and body.
 #[derive(Debug, Clone)]
-struct BaseRow {
-    place: ListKey,
-    filter_value: Option<String>,
-    filter_ordinal: Option<i64>,
-    body: String,
+pub(super) struct BaseRow {
+    pub(super) place: ListKey,
+    pub(super) filter_value: Option<String>,
+    pub(super) filter_ordinal: Option<i64>,
+    pub(super) body: String,
 }
 
 /// A generation's rows by ordinal, with their filter values and bodies.
-async fn base_rows_of(app: &TestApp, generation: i64) -> Vec<BaseRow> {
+pub(super) async fn base_rows_of(app: &TestApp, generation: i64) -> Vec<BaseRow> {
     type Read = (String, String, Option<String>, Option<i64>, String);
     let rows: Vec<Read> = record::Entity::find()
         .select_only()
@@ -62,7 +62,7 @@ async fn base_rows_of(app: &TestApp, generation: i64) -> Vec<BaseRow> {
 
 /// Asserts that every page of `list` (each record's body, in order) read
 /// through `map` is its slice.
-async fn assert_pages(
+pub(super) async fn assert_pages(
     app: &TestApp,
     generations: (i64, i64),
     (filter, map): (Option<&str>, &LayerMap),

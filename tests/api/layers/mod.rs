@@ -6,6 +6,7 @@
 //! whose positions are exactly the list the resync's full publish numbered.
 
 mod changes;
+mod written;
 
 use std::cmp::Ordering;
 use std::collections::HashMap;

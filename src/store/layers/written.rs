@@ -1,0 +1,304 @@
+//! A layered generation written from a resync's staged rows
+//! (`docs/store-next.md` §2b, steps 1-6): what changed since the previous
+//! generation ([`changes`]), the changed and new records' rows under the new
+//! generation in delta order ([`write_delta`]), and the layer's maps kept
+//! with it ([`keep`], read back by [`read`]). The publish that calls them
+//! is not built yet: nothing writes a layered generation in the product.
+
+use std::collections::BTreeMap;
+
+use sea_orm::sea_query::Expr;
+use sea_orm::{
+    ColumnTrait, ConnectionTrait, DbBackend, EntityTrait, QueryFilter, QuerySelect, Statement,
+    TransactionSession, TransactionTrait,
+};
+
+use entity::record_generation;
+
+use super::LayerMap;
+use super::fences::ListKey;
+use super::planned::{Changed, Planned};
+use crate::data::DataType;
+use crate::data::records::modified_date_suffix;
+use crate::store::deletions::PLAN_FIXED;
+use crate::store::lookups::values_row;
+use crate::store::publish::{Publishing, same_but_for_its_date};
+use crate::store::staging::Staging;
+
+/// The first word of a [`Layer::packed`] layer.
+const PACKED_VERSION: u32 = 1;
+
+/// Delta rows one statement inserts (three parameters each).
+const ROWS_PER_INSERT: usize = 1_000;
+
+/// A layered generation's maps: the whole list's, and one per filter
+/// value its change touched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Layer {
+    /// The full generation its unchanged rows are read from.
+    pub base: i64,
+    /// The whole list's positions.
+    pub map: LayerMap,
+    /// Each touched value's list ([`Planned::filtered`]); a value not here
+    /// lists its base rows as they are.
+    pub filtered: BTreeMap<String, LayerMap>,
+}
+
+impl Layer {
+    /// The layer as bytes: the format's version, the whole list's map's
+    /// length and bytes ([`LayerMap::packed`]), then for each value its
+    /// length and bytes and its map's length and bytes; lengths are 4-byte
+    /// little-endian integers.
+    pub fn packed(&self) -> Vec<u8> {
+        let mut bytes = PACKED_VERSION.to_le_bytes().to_vec();
+        let mut part = |part: &[u8]| {
+            bytes.extend_from_slice(&(part.len() as u32).to_le_bytes());
+            bytes.extend_from_slice(part);
+        };
+        part(&self.map.packed());
+        for (value, map) in &self.filtered {
+            part(value.as_bytes());
+            part(&map.packed());
+        }
+        bytes
+    }
+
+    /// A layer over `base` that [`Layer::packed`] wrote; `None` when
+    /// `bytes` are not one.
+    pub fn unpacked(base: i64, bytes: &[u8]) -> Option<Self> {
+        let version = u32::from_le_bytes(bytes.get(..4)?.try_into().ok()?);
+        if version != PACKED_VERSION {
+            return None;
+        }
+        let mut at = 4;
+        let mut parts = Vec::new();
+        while at < bytes.len() {
+            let length = u32::from_le_bytes(bytes.get(at..at + 4)?.try_into().ok()?) as usize;
+            let part = bytes.get(at + 4..(at + 4).checked_add(length)?)?;
+            at += 4 + length;
+            parts.push(part);
+        }
+        let (whole, values) = parts.split_first()?;
+        if !values.len().is_multiple_of(2) {
+            return None;
+        }
+        let mut filtered = BTreeMap::new();
+        for pair in values.chunks_exact(2) {
+            let value = std::str::from_utf8(pair[0]).ok()?.to_owned();
+            filtered.insert(value, LayerMap::unpacked(pair[1])?);
+        }
+        Some(Self {
+            base,
+            map: LayerMap::unpacked(whole)?,
+            filtered,
+        })
+    }
+
+    /// The map of the list filtered by `value`, when the change touched it.
+    pub fn of_value(&self, value: &str) -> Option<&LayerMap> {
+        self.filtered.get(value)
+    }
+}
+
+/// Keeps `layer` with `generation`: it is layered over `layer.base`.
+pub async fn keep(
+    db: &impl ConnectionTrait,
+    generation: i64,
+    layer: &Layer,
+) -> Result<(), sea_orm::DbErr> {
+    record_generation::Entity::update_many()
+        .col_expr(record_generation::Column::Base, Expr::value(layer.base))
+        .col_expr(
+            record_generation::Column::Layer,
+            Expr::value(layer.packed()),
+        )
+        .filter(record_generation::Column::Generation.eq(generation))
+        .exec(db)
+        .await?;
+    Ok(())
+}
+
+/// The layer `generation` was written with; `None` for a full generation.
+/// An error when a layer is kept but does not read.
+pub async fn read(
+    db: &impl ConnectionTrait,
+    generation: i64,
+) -> Result<Option<Layer>, sea_orm::DbErr> {
+    let kept: Option<(Option<i64>, Option<Vec<u8>>)> =
+        record_generation::Entity::find_by_id(generation)
+            .select_only()
+            .column(record_generation::Column::Base)
+            .column(record_generation::Column::Layer)
+            .into_tuple()
+            .one(db)
+            .await?;
+    match kept {
+        Some((Some(base), Some(bytes))) => {
+            Layer::unpacked(base, &bytes).map(Some).ok_or_else(|| {
+                sea_orm::DbErr::Custom(format!("generation {generation}'s layer does not read"))
+            })
+        }
+        _ => Ok(None),
+    }
+}
+
+/// What a resync changed since the previous generation.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Changes {
+    /// The records staged that are not their previous copy but for its
+    /// `modifiedDate`, or are new, by id.
+    pub changed: Vec<Changed>,
+    /// The records of the previous generation the run did not stage, by id.
+    pub dropped: Vec<String>,
+}
+
+/// What `staging` changed since `previous` (a full generation of the same
+/// list), when it is at most `at_most` records changed or dropped; `None`
+/// when more (the caller then publishes in full). Two walks of the staged
+/// rows and the previous generation, each row looked up by its key in the
+/// other (on PostgreSQL with the plan fixed as [`PLAN_FIXED`] says), each
+/// stopping after `at_most + 1` finds: linear in the list, until the
+/// staging walk collects them as it compares (`docs/store-next.md` §2c).
+pub async fn changes(
+    db: &impl TransactionTrait,
+    staging: Staging,
+    data_type: DataType,
+    previous: i64,
+    at_most: usize,
+) -> Result<Option<Changes>, sea_orm::DbErr> {
+    let txn = db.begin().await?;
+    let backend = txn.get_database_backend();
+    let fence = if backend == DbBackend::Postgres {
+        txn.execute_unprepared(PLAN_FIXED).await?;
+        " OFFSET 0"
+    } else {
+        ""
+    };
+    let limit = at_most + 1;
+    let same = same_but_for_its_date(backend);
+    let changed_sql = format!(
+        "SELECT s.record_id, s.sort_key, s.filter_value FROM record_staging s \
+         WHERE s.connection_id = $1 AND s.data_type = $2 AND s.generation = $3 \
+           AND NOT EXISTS (SELECT 1 FROM record p WHERE p.generation = $4 \
+                           AND p.record_id = s.record_id AND {same}{fence}) \
+         ORDER BY s.record_id LIMIT {limit}"
+    );
+    let values: Vec<sea_orm::Value> = vec![
+        staging.connection_id.into(),
+        data_type.name().into(),
+        staging.generation.into(),
+        previous.into(),
+    ];
+    let rows = txn
+        .query_all_raw(Statement::from_sql_and_values(
+            backend,
+            changed_sql,
+            values.clone(),
+        ))
+        .await?;
+    let mut changed = Vec::with_capacity(rows.len());
+    for row in rows {
+        changed.push(Changed {
+            place: ListKey {
+                record_id: row.try_get("", "record_id")?,
+                sort_key: row.try_get("", "sort_key")?,
+            },
+            filter_value: row.try_get("", "filter_value")?,
+        });
+    }
+    if changed.len() > at_most {
+        txn.commit().await?;
+        return Ok(None);
+    }
+    let dropped_sql = format!(
+        "SELECT p.record_id FROM record p \
+         WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $4 \
+           AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $3 \
+                           AND s.record_id = p.record_id{fence}) \
+         ORDER BY p.record_id LIMIT {}",
+        limit - changed.len()
+    );
+    let rows = txn
+        .query_all_raw(Statement::from_sql_and_values(backend, dropped_sql, values))
+        .await?;
+    txn.commit().await?;
+    let dropped = rows
+        .iter()
+        .map(|row| row.try_get("", "record_id"))
+        .collect::<Result<Vec<String>, _>>()?;
+    Ok((changed.len() + dropped.len() <= at_most).then_some(Changes { changed, dropped }))
+}
+
+/// Writes `planned`'s delta under `list.generation`, from the rows it
+/// staged: each record at its delta ordinal and filter ordinal, stamped
+/// `list.published` (every delta record changed). Returns the rows
+/// written; an error when a delta record was not staged.
+pub async fn write_delta(
+    db: &impl ConnectionTrait,
+    list: Publishing,
+    planned: &Planned,
+) -> Result<u64, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let filter_ordinals = planned.delta_filter_ordinals();
+    let numbered: Vec<(i64, &Changed, Option<u32>)> = (1i64..)
+        .zip(&planned.delta)
+        .zip(filter_ordinals)
+        .map(|((ordinal, record), filter_ordinal)| (ordinal, record, filter_ordinal))
+        .collect();
+    let mut written = 0;
+    for batch in numbered.chunks(ROWS_PER_INSERT) {
+        let mut values: Vec<sea_orm::Value> = vec![
+            list.connection_id.into(),
+            list.data_type.name().into(),
+            list.generation.into(),
+            modified_date_suffix(list.published).into(),
+        ];
+        let rows: Vec<String> = batch
+            .iter()
+            .map(|(ordinal, record, filter_ordinal)| {
+                values_row(
+                    &mut values,
+                    [
+                        record.place.record_id.as_str().into(),
+                        (*ordinal).into(),
+                        filter_ordinal.map(i64::from).into(),
+                    ],
+                )
+            })
+            .collect();
+        let rows = rows.join(", ");
+        let insert = "INSERT INTO record (connection_id, data_type, generation, record_id, \
+             company_id, sort_key, filter_value, body, ordinal, filter_ordinal) \
+             SELECT s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, \
+                    s.sort_key, s.filter_value, s.body || $4, w.ordinal, w.filter_ordinal";
+        let sql = match backend {
+            // Each staged row its own probe of the staging table's key
+            // (`OFFSET 0`), whatever its statistics say.
+            DbBackend::Postgres => format!(
+                "{insert} FROM (VALUES {rows}) AS w(record_id, ordinal, filter_ordinal), \
+                 LATERAL (SELECT * FROM record_staging s WHERE s.generation = $3 \
+                          AND s.record_id = w.record_id OFFSET 0) s \
+                 WHERE s.connection_id = $1 AND s.data_type = $2"
+            ),
+            _ => format!(
+                "WITH w(record_id, ordinal, filter_ordinal) AS (VALUES {rows}) \
+                 {insert} FROM w JOIN record_staging s \
+                   ON s.generation = $3 AND s.record_id = w.record_id \
+                 WHERE s.connection_id = $1 AND s.data_type = $2"
+            ),
+        };
+        let inserted = db
+            .execute_raw(Statement::from_sql_and_values(backend, sql, values))
+            .await?
+            .rows_affected();
+        if inserted != batch.len() as u64 {
+            return Err(sea_orm::DbErr::Custom(format!(
+                "generation {}: {inserted} of {} delta records were staged",
+                list.generation,
+                batch.len()
+            )));
+        }
+        written += inserted;
+    }
+    Ok(written)
+}
