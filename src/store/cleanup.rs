@@ -23,7 +23,9 @@ pub enum Generations {
     /// Every one newer than this (leftovers of abandoned runs, never published).
     Above(i64),
     /// Every one older than this (superseded by a published one) but those
-    /// retained for pinned snapshots ([`drop_expired`] deletes them).
+    /// retained for pinned snapshots ([`drop_expired`] deletes them) and
+    /// the base of any layered generation of the list (a later clean-up
+    /// deletes it once no layer over it is left).
     Below(i64),
 }
 
@@ -39,14 +41,26 @@ pub async fn delete_generations(
         Generations::Exactly(value) => record_generation::Column::Generation.eq(value),
         Generations::Above(value) => record_generation::Column::Generation.gt(value),
         Generations::Below(value) => record_generation::Column::Generation.lt(value).and(
-            record_generation::Column::Generation.not_in_subquery(
-                Query::select()
-                    .column(retained_generation::Column::Generation)
-                    .from(retained_generation::Entity)
-                    .and_where(retained_generation::Column::ConnectionId.eq(connection_id))
-                    .and_where(retained_generation::Column::DataType.eq(data_type.name()))
-                    .to_owned(),
-            ),
+            record_generation::Column::Generation
+                .not_in_subquery(
+                    Query::select()
+                        .column(retained_generation::Column::Generation)
+                        .from(retained_generation::Entity)
+                        .and_where(retained_generation::Column::ConnectionId.eq(connection_id))
+                        .and_where(retained_generation::Column::DataType.eq(data_type.name()))
+                        .to_owned(),
+                )
+                .and(
+                    record_generation::Column::Generation.not_in_subquery(
+                        Query::select()
+                            .column(record_generation::Column::Base)
+                            .from(record_generation::Entity)
+                            .and_where(record_generation::Column::ConnectionId.eq(connection_id))
+                            .and_where(record_generation::Column::DataType.eq(data_type.name()))
+                            .and_where(record_generation::Column::Base.is_not_null())
+                            .to_owned(),
+                    ),
+                ),
         ),
     };
     let generations: Vec<i64> = record_generation::Entity::find()

@@ -75,6 +75,19 @@ pub struct EngineConfig {
     /// platform's whole list again, where the platform's changes do not
     /// carry its deletions ([`DEFAULT_FULL_FETCH_EVERY`]; zero: always).
     pub full_fetch_every: Duration,
+    /// Whether a resync of a long list may publish a layer over the
+    /// previous generation instead of a whole new one
+    /// (`docs/store-next.md` §2b). Off: only the publish is built, and
+    /// the API reads a layered generation as a full one.
+    pub layering: Option<Layering>,
+}
+
+/// When a resync publishes a layer ([`EngineConfig::layering`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Layering {
+    /// A full publish of at least this many rows writes the fences a later
+    /// layer over it needs; a layer goes only over such a generation.
+    pub at_rows: u64,
 }
 
 /// How long, by default, after a data type's last full fetch its next sync
@@ -98,6 +111,7 @@ impl Default for EngineConfig {
             max_attempts: 3,
             snapshot_retention: SNAPSHOT_RETENTION,
             full_fetch_every: DEFAULT_FULL_FETCH_EVERY,
+            layering: None,
         }
     }
 }

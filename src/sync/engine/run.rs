@@ -9,6 +9,7 @@
 
 mod fetch_mode;
 mod keys;
+mod layered;
 mod missing;
 mod publish;
 mod write;

@@ -6,6 +6,7 @@
 //! whose positions are exactly the list the resync's full publish numbered.
 
 mod changes;
+mod published;
 mod written;
 
 use std::cmp::Ordering;
@@ -193,7 +194,7 @@ async fn fenced_list(
 }
 
 /// A generation's rows' bodies, by id.
-async fn bodies_of(app: &TestApp, generation: i64) -> HashMap<String, String> {
+pub(super) async fn bodies_of(app: &TestApp, generation: i64) -> HashMap<String, String> {
     record::Entity::find()
         .select_only()
         .column(record::Column::RecordId)

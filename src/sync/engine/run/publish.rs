@@ -4,7 +4,7 @@
 //! generation readers see; and the clean-up of what readers no longer see.
 
 use chrono::{DateTime, Utc};
-use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
+use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, TransactionTrait};
 
 use super::{Mode, Run, RunError};
 use crate::companies;
@@ -58,7 +58,9 @@ impl Kept {
 
 impl Run<'_> {
     /// The swap, in one transaction: numbers the staged rows into the
-    /// readable table (unless [`Run::move_in_halves`] did), completes the
+    /// readable table (unless [`Run::move_in_halves`] did), or, for a
+    /// resync that may ([`Run::planned_layer`]), writes only its changes as
+    /// a layer over the previous generation; completes the
     /// operation (only while this worker holds it), points readers at the
     /// new generation, moves the data type's watermark to `watermark` (the
     /// platform's time when this run's fetch began, and its cursor) and
@@ -83,33 +85,22 @@ impl Run<'_> {
             previous: staging.previous,
             published: Timestamp(completed),
         };
-        let moved = self.move_in_halves(list).await?;
+        let layer = self.planned_layer(staging).await?;
+        let moved = match layer {
+            Some(_) => None,
+            None => self.move_in_halves(list).await?,
+        };
         let txn = self.engine.db.begin().await?;
         // The long part first: the operation's row is locked only from the
         // fenced update on, so heartbeats keep renewing the lease meanwhile.
-        let moved = match moved {
-            Some(moved) => moved,
-            None => store::number_staged(&txn, list, Part::Whole).await?,
+        let (published, keys) = match layer {
+            Some(layer) => {
+                let began = std::time::Instant::now();
+                let rows = self.write_layer(&txn, list, layer).await?;
+                (rows, began.elapsed())
+            }
+            None => self.write_whole(&txn, list, moved).await?,
         };
-        let published = moved.rows;
-        // Statistics first when the keys are carried over: they look up the
-        // rows the move stamped, which the planner would otherwise believe
-        // the new generation does not hold (it then read all of it through
-        // the primary key: 3 s at a million rows, for a thousand lookups).
-        // Otherwise last, so that the `ANALYZE`'s lock on `record` (which
-        // other lists' `ANALYZE`s wait for) is not held while keys are read
-        // back.
-        let carrying = moved.stamped.is_some();
-        if carrying {
-            store::refresh_statistics(&txn, published).await?;
-        }
-        let keys_began = std::time::Instant::now();
-        self.build_keys(&txn, list, published, moved.stamped)
-            .await?;
-        let keys = keys_began.elapsed();
-        if !carrying {
-            store::refresh_statistics(&txn, published).await?;
-        }
         self.end_complete(&txn, issues, completed).await?;
         store::publish(
             &txn,
@@ -124,6 +115,42 @@ impl Run<'_> {
         self.record_completion(&txn, staging, watermark, mode, completed)
             .await?;
         txn.commit().await?;
+        Ok((published, keys))
+    }
+
+    /// A full publish's part of the swap: numbers the staged rows into the
+    /// readable table (unless [`Run::move_in_halves`] `moved` them),
+    /// refreshes statistics, builds the keys and, when layering is on, the
+    /// fences. Returns the rows published and how long their keys took.
+    async fn write_whole(
+        &self,
+        txn: &DatabaseTransaction,
+        list: Publishing,
+        moved: Option<Moved>,
+    ) -> Result<(u64, std::time::Duration), RunError> {
+        let moved = match moved {
+            Some(moved) => moved,
+            None => store::number_staged(txn, list, Part::Whole).await?,
+        };
+        let published = moved.rows;
+        // Statistics first when the keys are carried over: they look up the
+        // rows the move stamped, which the planner would otherwise believe
+        // the new generation does not hold (it then read all of it through
+        // the primary key: 3 s at a million rows, for a thousand lookups).
+        // Otherwise last, so that the `ANALYZE`'s lock on `record` (which
+        // other lists' `ANALYZE`s wait for) is not held while keys are read
+        // back.
+        let carrying = moved.stamped.is_some();
+        if carrying {
+            store::refresh_statistics(txn, published).await?;
+        }
+        let keys_began = std::time::Instant::now();
+        self.build_keys(txn, list, published, moved.stamped).await?;
+        let keys = keys_began.elapsed();
+        if !carrying {
+            store::refresh_statistics(txn, published).await?;
+        }
+        self.write_fences(txn, list.generation, published).await?;
         Ok((published, keys))
     }
 

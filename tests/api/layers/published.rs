@@ -1,0 +1,160 @@
+//! A resync published as a layer by the engine, with layering on
+//! (`EngineConfig::layering`): the first sync's full publish writes its
+//! fences, the resync writes only what changed with its maps, the base
+//! outlives the clean-up, and the layer lists every record of the resynced
+//! list in its order, whole and by status, each changed one stamped anew
+//! and each other as it was. (The API does not read layers yet.)
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::{Value, json};
+
+use tributary::data::DataType;
+use tributary::store::layers::fences::Fences;
+use tributary::store::layers::filtered::FilterFences;
+use tributary::store::layers::{self, written};
+use tributary::sync::engine::{EngineConfig, Layering};
+
+use super::bodies_of;
+use crate::connections::new_company;
+use crate::helpers::{AppOptions, TestApp, for_each_database_with};
+use crate::sync::{authorized_sandbox, reauthorize, sync_invoices};
+
+/// An app whose resyncs layer lists of 1,000 rows or more.
+fn layering() -> AppOptions {
+    AppOptions {
+        engine: EngineConfig {
+            layering: Some(Layering { at_rows: 1_000 }),
+            ..AppOptions::default().engine
+        },
+        ..AppOptions::default()
+    }
+}
+
+/// A field of a record's JSON.
+fn field<'a>(body: &'a Value, name: &str) -> &'a str {
+    body[name].as_str().unwrap_or_default()
+}
+
+#[tokio::test]
+async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
+    for_each_database_with(layering, async |app: &TestApp| {
+        let company_id = new_company(app, "Layered").await;
+        let authorization = |count: u64, changed: u64| {
+            json!({
+                "organizationId": "sbx-published", "accessToken": "tok", "seed": 9,
+                "invoiceCount": count, "changedInvoiceCount": changed,
+                "orderCount": 0, "bankTransactionCount": 0,
+            })
+        };
+        let connection_id = authorized_sandbox(app, company_id, authorization(2_991, 0)).await;
+        sync_invoices(app, company_id).await;
+        let data_type = DataType::INVOICES;
+        let base = tributary::store::current(&app.db, connection_id, data_type)
+            .await
+            .expect("read")
+            .expect("synced");
+        let count = base.record_count as u32;
+        let direction = data_type.spec().order;
+        let fenced = Fences::read(&app.db, base.generation, count, direction).await;
+        assert!(fenced.expect("read").is_some(), "the full publish's fences");
+        let filter_fenced = FilterFences::read(&app.db, base.generation).await;
+        assert!(
+            filter_fenced.expect("read").is_some(),
+            "and its filter fences"
+        );
+        let base_bodies = bodies_of(app, base.generation).await;
+
+        // 45 amended, 9 new.
+        reauthorize(app, company_id, connection_id, authorization(3_000, 45)).await;
+        sync_invoices(app, company_id).await;
+        let resynced = tributary::store::current(&app.db, connection_id, data_type)
+            .await
+            .expect("read")
+            .expect("resynced");
+        assert_eq!(resynced.record_count, 3_000, "the layered total");
+        let layer = written::read(&app.db, resynced.generation)
+            .await
+            .expect("read")
+            .expect("a layer");
+        assert_eq!(layer.base, base.generation);
+        assert_eq!(layer.map.delta_count(), 54, "only the changes written");
+        let delta_rows = bodies_of(app, resynced.generation).await;
+        assert_eq!(delta_rows.len(), 54);
+        // The clean-up after the publish kept the base: the layer reads it.
+        assert_eq!(bodies_of(app, base.generation).await, base_bodies);
+
+        // The layer's list: every record once, in the list's order; the
+        // changed ones stamped anew, the others their base copies.
+        let generations = (base.generation, resynced.generation);
+        let listed = layers::pages::bodies(&app.db, generations, None, &layer.map, 0, 5_000)
+            .await
+            .expect("the whole list");
+        assert_eq!(listed.len(), 3_000);
+        let id_field = data_type.spec().id_field;
+        let parsed: Vec<Value> = listed
+            .iter()
+            .map(|body| serde_json::from_str(body).expect("JSON"))
+            .collect();
+        let ids: HashSet<&str> = parsed.iter().map(|body| field(body, id_field)).collect();
+        assert_eq!(ids.len(), 3_000, "each record once");
+        let in_order = parsed.windows(2).all(|pair| {
+            let (a, b) = (&pair[0], &pair[1]);
+            let a = (
+                field(a, "issueDate").as_bytes(),
+                field(a, id_field).as_bytes(),
+            );
+            let b = (
+                field(b, "issueDate").as_bytes(),
+                field(b, id_field).as_bytes(),
+            );
+            direction.compare(a, b) == std::cmp::Ordering::Less
+        });
+        assert!(in_order, "in the list's order");
+        let mut stamped = 0;
+        for (body, value) in listed.iter().zip(&parsed) {
+            let id = field(value, id_field);
+            match delta_rows.get(id) {
+                Some(delta_body) => {
+                    assert_eq!(body, delta_body);
+                    assert_ne!(base_bodies.get(id), Some(body), "{id} changed");
+                    stamped += 1;
+                }
+                None => assert_eq!(base_bodies.get(id), Some(body), "{id} as it was"),
+            }
+        }
+        assert_eq!(stamped, 54);
+
+        // Each status's list is the whole list's records of that status.
+        let mut by_status: HashMap<&str, Vec<&String>> = HashMap::new();
+        for (body, value) in listed.iter().zip(&parsed) {
+            by_status
+                .entry(field(value, "status"))
+                .or_default()
+                .push(body);
+        }
+        assert!(by_status.len() > 1);
+        for (status, expected) in by_status {
+            let page = match layer.of_value(status) {
+                Some(map) => {
+                    assert_eq!(map.count() as usize, expected.len(), "{status}");
+                    layers::pages::bodies(&app.db, generations, Some(status), map, 0, 5_000)
+                        .await
+                        .expect("a status's list")
+                }
+                None => {
+                    // Untouched: the base's own list of the status.
+                    let base_list: Vec<String> = base_bodies
+                        .values()
+                        .filter(|body| body.contains(&format!("\"status\":\"{status}\"")))
+                        .cloned()
+                        .collect();
+                    assert_eq!(base_list.len(), expected.len(), "{status}");
+                    continue;
+                }
+            };
+            assert_eq!(page.iter().collect::<Vec<_>>(), expected, "{status}");
+        }
+    })
+    .await;
+}
