@@ -7,7 +7,7 @@ use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{ExprTrait, Query};
 use sea_orm::{
     ColumnTrait, ConnectionTrait, DatabaseConnection, DatabaseTransaction, EntityTrait,
-    QueryFilter, QueryOrder, QuerySelect, Statement, TransactionTrait,
+    PaginatorTrait, QueryFilter, QueryOrder, QuerySelect, Statement, TransactionTrait,
 };
 use uuid::Uuid;
 
@@ -108,7 +108,8 @@ async fn delete_numbered(
 const EXPIRED_BATCH: u64 = 16;
 
 /// Deletes up to [`EXPIRED_BATCH`] generations superseded before `before`,
-/// oldest first: each one's retention, then its rows, one statement each
+/// oldest first: each one's retention, then its rows (unless a layered
+/// generation reads them as its base), one statement each
 /// (a reader sees the generation whole or, once its retention is gone,
 /// answers 410; and no transaction is left open if the process stops
 /// between the two). Returns how many. Several processes may sweep at
@@ -130,7 +131,15 @@ pub async fn drop_expired(
             .filter(retained_generation::Column::Generation.eq(generation.generation))
             .exec(db)
             .await?;
-        delete_numbered(db, &[generation.generation]).await?;
+        // A layer over it still reads it: a later clean-up of the list
+        // deletes it once none does (`Generations::Below`).
+        let layered_over = record_generation::Entity::find()
+            .filter(record_generation::Column::Base.eq(generation.generation))
+            .count(db)
+            .await?;
+        if layered_over == 0 {
+            delete_numbered(db, &[generation.generation]).await?;
+        }
     }
     Ok(expired.len() as u64)
 }

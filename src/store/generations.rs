@@ -257,8 +257,8 @@ pub async fn confirm(
 
 /// How many rows of a connection's data type exist that readers cannot
 /// reach: every staged row, and the published rows of generations neither
-/// current nor retained (a run that did not complete leaves none behind;
-/// for tests and checks).
+/// current nor retained nor the base of a layered one (a run that did not
+/// complete leaves none behind; for tests and checks).
 pub async fn unreachable_rows(
     db: &impl ConnectionTrait,
     connection_id: Uuid,
@@ -283,6 +283,17 @@ pub async fn unreachable_rows(
             .from(retained_generation::Entity)
             .and_where(Expr::col(retained_generation::Column::ConnectionId).eq(connection_id))
             .and_where(Expr::col(retained_generation::Column::DataType).eq(data_type.name()))
+            .to_owned(),
+    );
+    // A layered generation's base is read through it.
+    reachable.union(
+        sea_orm::sea_query::UnionType::All,
+        Query::select()
+            .column(record_generation::Column::Base)
+            .from(record_generation::Entity)
+            .and_where(Expr::col(record_generation::Column::ConnectionId).eq(connection_id))
+            .and_where(Expr::col(record_generation::Column::DataType).eq(data_type.name()))
+            .and_where(Expr::col(record_generation::Column::Base).is_not_null())
             .to_owned(),
     );
     let staged = record_staging::Entity::find()

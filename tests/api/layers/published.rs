@@ -81,8 +81,20 @@ async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
         assert_eq!(layer.map.delta_count(), 54, "only the changes written");
         let delta_rows = bodies_of(app, resynced.generation).await;
         assert_eq!(delta_rows.len(), 54);
-        // The clean-up after the publish kept the base: the layer reads it.
+        // The clean-up after the publish kept the base: the layer reads it;
+        // and so does the sweep of expired snapshots, once the base's
+        // retention ends, and nothing of it counts as unreachable.
         assert_eq!(bodies_of(app, base.generation).await, base_bodies);
+        let later = chrono::Utc::now() + chrono::Duration::days(1);
+        let swept = tributary::store::drop_expired(&app.db, later)
+            .await
+            .expect("swept");
+        assert_eq!(swept, 1, "the base's retention ended");
+        assert_eq!(bodies_of(app, base.generation).await, base_bodies);
+        let unreachable = tributary::store::unreachable_rows(&app.db, connection_id, data_type)
+            .await
+            .expect("counted");
+        assert_eq!(unreachable, 0);
 
         // The layer's list: every record once, in the list's order; the
         // changed ones stamped anew, the others their base copies.
