@@ -184,6 +184,12 @@ struct ServeOptions {
     #[cfg(feature = "naive-paging")]
     #[arg(long, global = true, env = "TRIBUTARY_NAIVE_PAGING", hide = true)]
     naive_paging: bool,
+    /// Publish a resync of a list of at least this many rows as a layer
+    /// (`EngineConfig::layering`): only in the resync benchmark's build,
+    /// as the API does not read layers yet.
+    #[cfg(feature = "layering")]
+    #[arg(long, global = true, env = "TRIBUTARY_LAYERING_AT_ROWS", hide = true)]
+    layering_at_rows: Option<u64>,
     #[command(flatten)]
     platforms: PlatformOptions,
 }
@@ -327,6 +333,10 @@ async fn serve(global: GlobalOptions, options: ServeOptions) -> anyhow::Result<(
         engine: EngineConfig {
             workers: options.sync_workers,
             full_fetch_every: Duration::from_secs(options.full_fetch_every_hours * 3600),
+            #[cfg(feature = "layering")]
+            layering: options
+                .layering_at_rows
+                .map(|at_rows| engine::Layering { at_rows }),
             ..EngineConfig::default()
         },
         webhooks: WebhookConfig {

@@ -40,6 +40,7 @@ async fn main() -> anyhow::Result<()> {
         postgres: &options.postgres,
         binary: options.binary,
         name: "ledger",
+        layering_at_rows: None,
     };
     let tables = per_size
         .run(&options.invoices, async |server, invoices| {

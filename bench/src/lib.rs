@@ -208,6 +208,7 @@ async fn measure(
         encryption_keys,
         sync_workers: 2,
         naive_paging: false,
+        layering_at_rows: None,
     };
     let log = config.workdir.join(format!("{backend}-server.log"));
     let mut server = Server::start(&spec, &log).await?;
@@ -291,6 +292,7 @@ async fn measure(
         let naive_spec = ServerSpec {
             sync_workers: 0,
             naive_paging: true,
+            layering_at_rows: None,
             ..spec
         };
         let log = config.workdir.join(format!("{backend}-naive-server.log"));

@@ -56,6 +56,7 @@ async fn main() -> anyhow::Result<()> {
         encryption_keys: Some(String::from_utf8(keys.stdout)?.trim().to_owned()),
         sync_workers: 2,
         naive_paging: false,
+        layering_at_rows: None,
     };
     let mut server = Server::start(&spec, &workdir.path().join("server.log")).await?;
     let measured = bench::migration::measure(&server, options.rows).await;

@@ -26,6 +26,9 @@ pub struct ServerSpec {
     pub sync_workers: usize,
     /// Read pages with `OFFSET` and `COUNT(*)` (the naive build).
     pub naive_paging: bool,
+    /// Publish resyncs of lists this long as layers (a build with the
+    /// `layering` feature).
+    pub layering_at_rows: Option<u64>,
 }
 
 /// A running server.
@@ -61,6 +64,9 @@ impl Server {
         }
         if spec.naive_paging {
             command.env("TRIBUTARY_NAIVE_PAGING", "true");
+        }
+        if let Some(rows) = spec.layering_at_rows {
+            command.env("TRIBUTARY_LAYERING_AT_ROWS", rows.to_string());
         }
         let child = command
             .spawn()
@@ -182,6 +188,9 @@ pub struct PerSize<'a> {
     pub binary: Option<PathBuf>,
     /// Names the temporary directory and the databases (`tributary_<name>_bench_…`).
     pub name: &'a str,
+    /// Publish resyncs of lists this long as layers (a build with the
+    /// `layering` feature).
+    pub layering_at_rows: Option<u64>,
 }
 
 impl PerSize<'_> {
@@ -231,6 +240,7 @@ impl PerSize<'_> {
                 encryption_keys: Some(keys.clone()),
                 sync_workers: 2,
                 naive_paging: false,
+                layering_at_rows: self.layering_at_rows,
             };
             let log = workdir.path().join(format!("server-{size}.log"));
             let mut server = Server::start(&spec, &log).await?;

@@ -28,6 +28,10 @@ struct Options {
     /// one count after another, comma-separated (issue 33: `0,1000,100000`).
     #[arg(long, value_delimiter = ',')]
     changes: Vec<u64>,
+    /// Publish each resync of a list this long as a layer (the server built with
+    /// `--features layering`; its pages are then not read, as the API reads no layers yet).
+    #[arg(long)]
+    layering_at_rows: Option<u64>,
     /// Also write the table to this file.
     #[arg(long)]
     output: Option<PathBuf>,
@@ -41,6 +45,7 @@ async fn main() -> anyhow::Result<()> {
         postgres: &options.postgres,
         binary: options.binary,
         name: "resync",
+        layering_at_rows: options.layering_at_rows,
     };
     let table = if options.changes.is_empty() {
         let runs = per_size
@@ -52,7 +57,8 @@ async fn main() -> anyhow::Result<()> {
     } else {
         let runs = per_size
             .run(&options.invoices, async |server, invoices| {
-                bench::changes::measure(server, invoices, &options.changes).await
+                let layered = options.layering_at_rows.is_some();
+                bench::changes::measure(server, invoices, &options.changes, layered).await
             })
             .await?;
         bench::changes::markdown(&runs)

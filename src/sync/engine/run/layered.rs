@@ -64,14 +64,24 @@ impl Run<'_> {
             None => None,
         };
         let at_most = (u64::from(count) / LAYER_SHARE).min(LAYER_AT_MOST) as usize;
+        let began = std::time::Instant::now();
         let Some(changes) =
             written::changes(db, staging, self.data_type, previous, at_most).await?
         else {
             return Ok(None);
         };
+        let compared = began.elapsed();
         let fences = (&fenced, filter_fences.as_ref());
         let planned =
             planned::plan(db, previous, fences, changes.changed, &changes.dropped).await?;
+        tracing::info!(
+            pull_operation_id = %self.operation.id,
+            data_type = self.data_type.name(),
+            changes_ms = compared.as_millis() as u64,
+            plan_ms = (began.elapsed() - compared).as_millis() as u64,
+            planned = planned.is_ok(),
+            "layer planned"
+        );
         Ok(planned.ok().map(|planned| (previous, planned)))
     }
 
@@ -84,6 +94,7 @@ impl Run<'_> {
         list: Publishing,
         (base, planned): (i64, Planned),
     ) -> Result<u64, RunError> {
+        let began = std::time::Instant::now();
         written::write_delta(txn, list, &planned).await?;
         // The keys gathered while staging are a whole list's: not the delta's.
         drop(self.keys.lock().ok().and_then(|mut keys| keys.take()));
@@ -99,7 +110,8 @@ impl Run<'_> {
             data_type = self.data_type.name(),
             base,
             delta = layer.map.delta_count(),
-            "published a layer"
+            written_ms = began.elapsed().as_millis() as u64,
+            "layer written"
         );
         Ok(u64::from(layer.map.count()))
     }
