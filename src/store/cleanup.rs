@@ -11,7 +11,9 @@ use sea_orm::{
 };
 use uuid::Uuid;
 
-use entity::{record, record_generation, record_key, record_staging, retained_generation};
+use entity::{
+    data_generation, record, record_generation, record_key, record_staging, retained_generation,
+};
 
 use crate::data::DataType;
 
@@ -24,8 +26,8 @@ pub enum Generations {
     Above(i64),
     /// Every one older than this (superseded by a published one) but those
     /// retained for pinned snapshots ([`drop_expired`] deletes them) and
-    /// the base of any layered generation of the list (a later clean-up
-    /// deletes it once no layer over it is left).
+    /// the bases of this one, of newer ones and of retained ones (a later
+    /// clean-up, or [`drop_expired`], deletes a base no layer reads).
     Below(i64),
 }
 
@@ -51,15 +53,11 @@ pub async fn delete_generations(
                         .to_owned(),
                 )
                 .and(
-                    record_generation::Column::Generation.not_in_subquery(
-                        Query::select()
-                            .column(record_generation::Column::Base)
-                            .from(record_generation::Entity)
-                            .and_where(record_generation::Column::ConnectionId.eq(connection_id))
-                            .and_where(record_generation::Column::DataType.eq(data_type.name()))
-                            .and_where(record_generation::Column::Base.is_not_null())
-                            .to_owned(),
-                    ),
+                    record_generation::Column::Generation.not_in_subquery(bases_kept(
+                        connection_id,
+                        data_type,
+                        value,
+                    )),
                 ),
         ),
     };
@@ -73,6 +71,35 @@ pub async fn delete_generations(
         .all(db)
         .await?;
     delete_numbered(db, &generations).await
+}
+
+/// The bases of the list's layered generations that stay: those of
+/// `from` and newer (readers' generation) and of those retained for pinned
+/// snapshots.
+fn bases_kept(
+    connection_id: Uuid,
+    data_type: DataType,
+    from: i64,
+) -> sea_orm::sea_query::SelectStatement {
+    Query::select()
+        .column(record_generation::Column::Base)
+        .from(record_generation::Entity)
+        .and_where(record_generation::Column::ConnectionId.eq(connection_id))
+        .and_where(record_generation::Column::DataType.eq(data_type.name()))
+        .and_where(record_generation::Column::Base.is_not_null())
+        .and_where(
+            record_generation::Column::Generation.gte(from).or(
+                record_generation::Column::Generation.in_subquery(
+                    Query::select()
+                        .column(retained_generation::Column::Generation)
+                        .from(retained_generation::Entity)
+                        .and_where(retained_generation::Column::ConnectionId.eq(connection_id))
+                        .and_where(retained_generation::Column::DataType.eq(data_type.name()))
+                        .to_owned(),
+                ),
+            ),
+        )
+        .to_owned()
 }
 
 /// Deletes every row of `generations`, staged and published, then their
@@ -109,7 +136,8 @@ const EXPIRED_BATCH: u64 = 16;
 
 /// Deletes up to [`EXPIRED_BATCH`] generations superseded before `before`,
 /// oldest first: each one's retention, then its rows (unless a layered
-/// generation reads them as its base), one statement each
+/// generation reads them as its base; and a layer's base with it once
+/// nothing reads or sees it), one statement each
 /// (a reader sees the generation whole or, once its retention is gone,
 /// answers 410; and no transaction is left open if the process stops
 /// between the two). Returns how many. Several processes may sweep at
@@ -131,17 +159,53 @@ pub async fn drop_expired(
             .filter(retained_generation::Column::Generation.eq(generation.generation))
             .exec(db)
             .await?;
-        // A layer over it still reads it: a later clean-up of the list
-        // deletes it once none does (`Generations::Below`).
-        let layered_over = record_generation::Entity::find()
-            .filter(record_generation::Column::Base.eq(generation.generation))
-            .count(db)
-            .await?;
-        if layered_over == 0 {
+        // A layer over it still reads it: left to the clean-up that finds
+        // no layer reading it.
+        if !read_as_base(db, generation.generation).await? {
+            let base: Option<Option<i64>> =
+                record_generation::Entity::find_by_id(generation.generation)
+                    .select_only()
+                    .column(record_generation::Column::Base)
+                    .into_tuple()
+                    .one(db)
+                    .await?;
             delete_numbered(db, &[generation.generation]).await?;
+            // A layer's base that no other generation reads, and that
+            // readers no longer see, goes with it.
+            if let Some(Some(base)) = base
+                && !read_as_base(db, base).await?
+                && !visible_or_retained(db, base).await?
+            {
+                delete_numbered(db, &[base]).await?;
+            }
         }
     }
     Ok(expired.len() as u64)
+}
+
+/// Whether a layered generation reads `generation` as its base.
+async fn read_as_base(db: &impl ConnectionTrait, generation: i64) -> Result<bool, sea_orm::DbErr> {
+    let layers = record_generation::Entity::find()
+        .filter(record_generation::Column::Base.eq(generation))
+        .count(db)
+        .await?;
+    Ok(layers > 0)
+}
+
+/// Whether readers see `generation` or a pinned snapshot retains it.
+async fn visible_or_retained(
+    db: &impl ConnectionTrait,
+    generation: i64,
+) -> Result<bool, sea_orm::DbErr> {
+    let visible = data_generation::Entity::find()
+        .filter(data_generation::Column::Generation.eq(generation))
+        .count(db)
+        .await?;
+    let retained = retained_generation::Entity::find()
+        .filter(retained_generation::Column::Generation.eq(generation))
+        .count(db)
+        .await?;
+    Ok(visible + retained > 0)
 }
 
 /// Deletes the staged (unpublished) rows of a connection's data type, of

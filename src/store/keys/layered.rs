@@ -4,9 +4,11 @@
 //! each moved to its position ([`LayerMap::positions_of`]); a count is the
 //! base's, less the hidden rows that match, plus the delta's; an `orderBy`
 //! merges the base's and the delta's blocks value by value. The base's
-//! keys are read as they are, so the work follows the matches and the
-//! change, not the list; carrying a million records' keys over a resync
-//! cost 0.7-0.8 s (BENCHMARKS.md).
+//! keys are read as they are: a match or a count reads what a full
+//! generation's would, plus work that follows the change (an `orderBy`
+//! maps every position of the field, as an order of the whole list must),
+//! and nothing is written for the whole list, where carrying a million
+//! records' keys over a resync cost 0.7-0.8 s (BENCHMARKS.md).
 
 use sea_orm::{ColumnTrait, ConnectionTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 

@@ -15,8 +15,8 @@
 //! 0.25-0.4 s per 1,000 records at a million rows; with fences, the
 //! statement takes about 0.03 s (BENCHMARKS.md, "Anchors …").
 //!
-//! Nothing publishes layered generations yet: the layered publish will
-//! write fences for every long full generation and ask them for anchors.
+//! With layering on (`EngineConfig::layering`), every long full publish
+//! writes them, and a layered publish over it asks them for anchors.
 
 use std::cmp::Ordering;
 

@@ -35,8 +35,8 @@ use crate::store::lookups::values_row;
 /// The `record_key` field the filter fences are kept under.
 pub const FILTER_FENCES_FIELD: &str = ":filter-fences";
 
-/// Fences one statement looks up, and anchors one statement counts (three
-/// parameters each).
+/// Fences one statement looks up (two parameters each), and anchors one
+/// statement counts (four each).
 const PER_STATEMENT: usize = 1_000;
 
 /// One value's list in the base.

@@ -19,8 +19,7 @@
 //! of the change, not of the list. The same map serves a list filtered by
 //! one value, over that value's filter ordinals.
 //!
-//! Until layered generations are built, the map describes one more thing:
-//! how a resync that carried its keys over numbered its new generation from
+//! The map describes one more thing: how a resync that carried its keys over numbered its new generation from
 //! the previous one (the previous generation as the base, the rows it
 //! stamped as the delta: [`LayerMap::from_placed`]), kept with the
 //! generation ([`renumbering`]) so that a query's remembered order is

@@ -1,6 +1,6 @@
 //! A layer planned over a long full base: which base rows a sync's changes
 //! hide, and where each changed or new record falls among the base's rows,
-//! as the [`LayerMap`] a layered publish will keep (`docs/store-next.md`
+//! as the [`LayerMap`] a layered publish keeps (`docs/store-next.md`
 //! §2b, steps 1-5). Its work follows the change: one primary-key probe of
 //! each changed or dropped id in the base, and the fences' anchors
 //! ([`fences::anchors`]) for the records that are new or whose sort key

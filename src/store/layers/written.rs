@@ -2,8 +2,8 @@
 //! (`docs/store-next.md` §2b, steps 1-6): what changed since the previous
 //! generation ([`changes`]), the changed and new records' rows under the new
 //! generation in delta order ([`write_delta`]), and the layer's maps kept
-//! with it ([`keep`], read back by [`read`]). The publish that calls them
-//! is not built yet: nothing writes a layered generation in the product.
+//! with it ([`keep`], read back by [`read`]); the engine's layered publish
+//! calls them (`sync::engine::run`, behind `EngineConfig::layering`).
 
 use std::collections::BTreeMap;
 
@@ -119,7 +119,7 @@ pub async fn keep(
 }
 
 /// The layer `generation` was written with; `None` for a full generation.
-/// An error when a layer is kept but does not read.
+/// An error when a layer is kept but does not read, or only half of it is.
 pub async fn read(
     db: &impl ConnectionTrait,
     generation: i64,
@@ -132,12 +132,14 @@ pub async fn read(
             .into_tuple()
             .one(db)
             .await?;
+    let unread =
+        || sea_orm::DbErr::Custom(format!("generation {generation}'s layer does not read"));
     match kept {
         Some((Some(base), Some(bytes))) => {
-            Layer::unpacked(base, &bytes).map(Some).ok_or_else(|| {
-                sea_orm::DbErr::Custom(format!("generation {generation}'s layer does not read"))
-            })
+            Layer::unpacked(base, &bytes).map(Some).ok_or_else(unread)
         }
+        // A base without its maps, or maps without their base.
+        Some((Some(_), None) | (None, Some(_))) => Err(unread()),
         _ => Ok(None),
     }
 }
@@ -146,7 +148,8 @@ pub async fn read(
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Changes {
     /// The records staged that are not their previous copy but for its
-    /// `modifiedDate`, or are new, by id.
+    /// `modifiedDate` (or moved, or took another filter value), or are
+    /// new, by id.
     pub changed: Vec<Changed>,
     /// The records of the previous generation the run did not stage, by id.
     pub dropped: Vec<String>,
@@ -176,11 +179,18 @@ pub async fn changes(
     };
     let limit = at_most + 1;
     let same = same_but_for_its_date(backend);
+    // Its place and filter value too: both come from the body today, but a
+    // record moved without a change to its JSON must move in the layer.
+    let same_value = match backend {
+        DbBackend::Postgres => "p.filter_value IS NOT DISTINCT FROM s.filter_value",
+        _ => "p.filter_value IS s.filter_value",
+    };
     let changed_sql = format!(
         "SELECT s.record_id, s.sort_key, s.filter_value FROM record_staging s \
          WHERE s.connection_id = $1 AND s.data_type = $2 AND s.generation = $3 \
            AND NOT EXISTS (SELECT 1 FROM record p WHERE p.generation = $4 \
-                           AND p.record_id = s.record_id AND {same}{fence}) \
+                           AND p.record_id = s.record_id AND {same} \
+                           AND p.sort_key = s.sort_key AND {same_value}{fence}) \
          ORDER BY s.record_id LIMIT {limit}"
     );
     let values: Vec<sea_orm::Value> = vec![

@@ -77,8 +77,11 @@ pub struct EngineConfig {
     pub full_fetch_every: Duration,
     /// Whether a resync of a long list may publish a layer over the
     /// previous generation instead of a whole new one
-    /// (`docs/store-next.md` §2b). Off: only the publish is built, and
-    /// the API reads a layered generation as a full one.
+    /// (`docs/store-next.md` §2b). Off by default, and only tests and the
+    /// resync benchmark's `layering` build turn it on: the API does not
+    /// read layers yet, so it would read a layered generation's changes as
+    /// if they were its whole list (the sync after it compares with the
+    /// layer's base, and fetches whole).
     pub layering: Option<Layering>,
 }
 

@@ -299,11 +299,18 @@ impl Run<'_> {
         .await?;
         let generation = store::take_generation(&txn, connection.id, self.data_type).await?;
         txn.commit().await?;
+        // A layered generation stores only its changes: the run compares
+        // with its base, a full generation, and fetches whole
+        // (`fetch_mode`), so what the layer changed is fetched again.
+        let compared = match store::layers::written::read(db, current).await? {
+            Some(layer) => layer.base,
+            None => current,
+        };
         let staging = Staging {
             connection_id: connection.id,
             company_id: connection.company_id,
             generation,
-            previous: (current > 0).then_some(current),
+            previous: (current > 0).then_some(compared),
             modified: Timestamp::now(),
         };
         Ok(Prepared {

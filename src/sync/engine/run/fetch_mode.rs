@@ -3,13 +3,14 @@
 //! fetch is the first sync of a data type, one asked for (`?full=true`),
 //! and, where the platform's changes do not carry its deletions, the first
 //! sync a set time ([`super::super::EngineConfig::full_fetch_every`]) after
-//! the last full one: the reconciliation that finds what it deleted.
+//! the last full one: the reconciliation that finds what it deleted; and the
+//! sync after a layered publish, which compares with the layer's base.
 
 use chrono::{DateTime, Utc};
 
 use super::{Run, RunError};
 use crate::platforms::connector::{Changes, Deletions, Since};
-use crate::store::Staging;
+use crate::store::{self, Staging};
 use crate::sync::engine::tokens::Tokens;
 use crate::sync::operations::FetchMode;
 use crate::sync::operations::lease;
@@ -56,9 +57,19 @@ impl Run<'_> {
             Some(_) => watermarks::find(db, staging.connection_id, self.data_type).await?,
             None => None,
         };
+        // Compared with a layer's base instead of the generation readers
+        // see (`Run::prepare`): only the whole list brings back what the
+        // layer changed.
+        let over_a_layer = match staging.previous {
+            Some(previous) => {
+                store::current_generation(db, staging.connection_id, self.data_type).await?
+                    != previous
+            }
+            None => false,
+        };
         let mode = decide(
             tokens.changes(self.data_type),
-            self.operation.full_requested,
+            self.operation.full_requested || over_a_layer,
             watermark,
             self.engine.config.full_fetch_every,
             Timestamp::now(),
