@@ -71,7 +71,10 @@ pub async fn count(
         return Ok(None);
     };
     // `super::count` answered: one comparison on a declared field.
-    let (Query::Compare(comparison), Some(compared)) = (query, count_compared(query)) else {
+    let Query::Compare(comparison) = query else {
+        return Ok(None);
+    };
+    let Some(compared) = Compared::new(comparison) else {
         return Ok(None);
     };
     let Some(field) = declared(data_type)
@@ -222,14 +225,6 @@ fn merged_by_value(
             Some(_) => {}
             None => return merged,
         }
-    }
-}
-
-/// The comparison a count from keys answers.
-fn count_compared(query: &Query) -> Option<Compared<'_>> {
-    match query {
-        Query::Compare(comparison) => Compared::new(comparison),
-        _ => None,
     }
 }
 

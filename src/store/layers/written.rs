@@ -100,13 +100,14 @@ impl Layer {
     }
 }
 
-/// Keeps `layer` with `generation`: it is layered over `layer.base`.
+/// Keeps `layer` with `generation`: it is layered over `layer.base`. An
+/// error when `generation` has no number's row to keep it in.
 pub async fn keep(
     db: &impl ConnectionTrait,
     generation: i64,
     layer: &Layer,
 ) -> Result<(), sea_orm::DbErr> {
-    record_generation::Entity::update_many()
+    let kept = record_generation::Entity::update_many()
         .col_expr(record_generation::Column::Base, Expr::value(layer.base))
         .col_expr(
             record_generation::Column::Layer,
@@ -115,6 +116,12 @@ pub async fn keep(
         .filter(record_generation::Column::Generation.eq(generation))
         .exec(db)
         .await?;
+    // Published without its layer, the delta would read as a whole list.
+    if kept.rows_affected != 1 {
+        return Err(sea_orm::DbErr::RecordNotFound(format!(
+            "generation {generation} is not numbered: its layer cannot be kept"
+        )));
+    }
     Ok(())
 }
 

@@ -97,6 +97,9 @@ struct Prepared<'a> {
     staging: Staging,
     /// What its platform calls go through: the platform's limits.
     gate: Arc<dyn CallGate>,
+    /// Whether readers see a layered generation, so that the run compares
+    /// with its base instead and fetches whole (`fetch_mode`).
+    over_a_layer: bool,
 }
 
 /// How long each step took, for the log.
@@ -124,7 +127,9 @@ impl Run<'_> {
         {
             self.keep_keys(store::keys::Gatherer::start(self.data_type));
         }
-        let mode = self.fetch_mode(&prepared.tokens, prepared.staging).await?;
+        let mode = self
+            .fetch_mode(&prepared.tokens, prepared.staging, prepared.over_a_layer)
+            .await?;
         let mut timings = Timings::default();
         let started = Instant::now();
         let began = Timestamp::now();
@@ -302,10 +307,9 @@ impl Run<'_> {
         // A layered generation stores only its changes: the run compares
         // with its base, a full generation, and fetches whole
         // (`fetch_mode`), so what the layer changed is fetched again.
-        let compared = match store::layers::written::read(db, current).await? {
-            Some(layer) => layer.base,
-            None => current,
-        };
+        let layer = store::layers::written::read(db, current).await?;
+        let over_a_layer = layer.is_some();
+        let compared = layer.map_or(current, |layer| layer.base);
         let staging = Staging {
             connection_id: connection.id,
             company_id: connection.company_id,
@@ -317,6 +321,7 @@ impl Run<'_> {
             tokens,
             staging,
             gate,
+            over_a_layer,
         })
     }
 

@@ -196,6 +196,21 @@ async fn fenced_list(
     (base, rows, fenced)
 }
 
+/// A sandbox authorization of `count` invoices (`changed` of them amended)
+/// and nothing else the sandbox derives orders or bank data from.
+pub(super) fn invoices_only(
+    organization: &str,
+    seed: u64,
+    count: u64,
+    changed: u64,
+) -> serde_json::Value {
+    json!({
+        "organizationId": organization, "accessToken": "tok", "seed": seed,
+        "invoiceCount": count, "changedInvoiceCount": changed,
+        "orderCount": 0, "bankTransactionCount": 0,
+    })
+}
+
 /// A generation's rows' bodies, by id.
 pub(super) async fn bodies_of(app: &TestApp, generation: i64) -> HashMap<String, String> {
     record::Entity::find()
@@ -297,13 +312,7 @@ async fn a_layer_planned_from_a_resyncs_changes_lists_what_its_full_publish_numb
     // must give every position the record the publish numbered there.
     for_each_database(async |app: &TestApp| {
         let company_id = new_company(app, "Layered").await;
-        let authorization = |count: u64, changed: u64| {
-            json!({
-                "organizationId": "sbx-layers", "accessToken": "tok", "seed": 5,
-                "invoiceCount": count, "changedInvoiceCount": changed,
-                "orderCount": 0, "bankTransactionCount": 0,
-            })
-        };
+        let authorization = |count, changed| invoices_only("sbx-layers", 5, count, changed);
         let connection_id = authorized_sandbox(app, company_id, authorization(2_991, 0)).await;
         sync_invoices(app, company_id).await;
         let data_type = DataType::INVOICES;

@@ -7,7 +7,7 @@
 
 use std::collections::{HashMap, HashSet};
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use sea_orm::{ColumnTrait, EntityTrait, QueryFilter, QueryOrder, QuerySelect};
 
@@ -18,7 +18,7 @@ use tributary::store::layers::filtered::FilterFences;
 use tributary::store::layers::{self, written};
 use tributary::sync::engine::{EngineConfig, Layering};
 
-use super::bodies_of;
+use super::{bodies_of, invoices_only};
 use crate::connections::new_company;
 use crate::helpers::{AppOptions, TestApp, for_each_database_with};
 use crate::sync::{authorized_sandbox, reauthorize, sync_invoices};
@@ -66,13 +66,7 @@ fn field<'a>(body: &'a Value, name: &str) -> &'a str {
 async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
     for_each_database_with(layering, async |app: &TestApp| {
         let company_id = new_company(app, "Layered").await;
-        let authorization = |count: u64, changed: u64| {
-            json!({
-                "organizationId": "sbx-published", "accessToken": "tok", "seed": 9,
-                "invoiceCount": count, "changedInvoiceCount": changed,
-                "orderCount": 0, "bankTransactionCount": 0,
-            })
-        };
+        let authorization = |count, changed| invoices_only("sbx-published", 9, count, changed);
         let connection_id = authorized_sandbox(app, company_id, authorization(2_991, 0)).await;
         sync_invoices(app, company_id).await;
         let data_type = DataType::INVOICES;

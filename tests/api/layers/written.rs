@@ -156,6 +156,8 @@ async fn a_layer_written_from_staged_rows_lists_the_resynced_list() {
         assert_eq!(read.as_ref(), Some(&layer));
         let full = written::read(&app.db, base.generation).await.expect("read");
         assert_eq!(full, None, "a full generation has no layer");
+        let unnumbered = written::keep(&app.db, generation + 1_000, &layer).await;
+        assert!(unnumbered.is_err(), "no generation to keep it with");
 
         // Every page, whole and by status, is the resynced list's.
         let suffix = modified_date_suffix(published);

@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 
 use super::{Run, RunError};
 use crate::platforms::connector::{Changes, Deletions, Since};
-use crate::store::{self, Staging};
+use crate::store::Staging;
 use crate::sync::engine::tokens::Tokens;
 use crate::sync::operations::FetchMode;
 use crate::sync::operations::lease;
@@ -46,11 +46,13 @@ impl Mode {
 }
 
 impl Run<'_> {
-    /// Decides how this run fetches and records it on the operation.
+    /// Decides how this run fetches (whole when readers see a layer:
+    /// `over_a_layer`) and records it on the operation.
     pub(super) async fn fetch_mode(
         &self,
         tokens: &Tokens<'_>,
         staging: Staging,
+        over_a_layer: bool,
     ) -> Result<Mode, RunError> {
         let db = &self.engine.db;
         let watermark = match staging.previous {
@@ -60,13 +62,6 @@ impl Run<'_> {
         // Compared with a layer's base instead of the generation readers
         // see (`Run::prepare`): only the whole list brings back what the
         // layer changed.
-        let over_a_layer = match staging.previous {
-            Some(previous) => {
-                store::current_generation(db, staging.connection_id, self.data_type).await?
-                    != previous
-            }
-            None => false,
-        };
         let mode = decide(
             tokens.changes(self.data_type),
             self.operation.full_requested || over_a_layer,
