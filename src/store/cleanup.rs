@@ -44,14 +44,7 @@ pub async fn delete_generations(
         Generations::Above(value) => record_generation::Column::Generation.gt(value),
         Generations::Below(value) => record_generation::Column::Generation.lt(value).and(
             record_generation::Column::Generation
-                .not_in_subquery(
-                    Query::select()
-                        .column(retained_generation::Column::Generation)
-                        .from(retained_generation::Entity)
-                        .and_where(retained_generation::Column::ConnectionId.eq(connection_id))
-                        .and_where(retained_generation::Column::DataType.eq(data_type.name()))
-                        .to_owned(),
-                )
+                .not_in_subquery(retained(connection_id, data_type))
                 .and(
                     record_generation::Column::Generation.not_in_subquery(bases_kept(
                         connection_id,
@@ -73,6 +66,16 @@ pub async fn delete_generations(
     delete_numbered(db, &generations).await
 }
 
+/// The list's generations retained for pinned snapshots.
+fn retained(connection_id: Uuid, data_type: DataType) -> sea_orm::sea_query::SelectStatement {
+    Query::select()
+        .column(retained_generation::Column::Generation)
+        .from(retained_generation::Entity)
+        .and_where(retained_generation::Column::ConnectionId.eq(connection_id))
+        .and_where(retained_generation::Column::DataType.eq(data_type.name()))
+        .to_owned()
+}
+
 /// The bases of the list's layered generations that stay: those of
 /// `from` and newer (readers' generation) and of those retained for pinned
 /// snapshots.
@@ -87,18 +90,9 @@ fn bases_kept(
         .and_where(record_generation::Column::ConnectionId.eq(connection_id))
         .and_where(record_generation::Column::DataType.eq(data_type.name()))
         .and_where(record_generation::Column::Base.is_not_null())
-        .and_where(
-            record_generation::Column::Generation.gte(from).or(
-                record_generation::Column::Generation.in_subquery(
-                    Query::select()
-                        .column(retained_generation::Column::Generation)
-                        .from(retained_generation::Entity)
-                        .and_where(retained_generation::Column::ConnectionId.eq(connection_id))
-                        .and_where(retained_generation::Column::DataType.eq(data_type.name()))
-                        .to_owned(),
-                ),
-            ),
-        )
+        .and_where(record_generation::Column::Generation.gte(from).or(
+            record_generation::Column::Generation.in_subquery(retained(connection_id, data_type)),
+        ))
         .to_owned()
 }
 
