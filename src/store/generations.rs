@@ -4,10 +4,13 @@
 //! holds; and the generations newer syncs replaced, kept a while for
 //! readers who pinned them.
 
+use std::sync::Arc;
+
 use chrono::{DateTime, Utc};
 use sea_orm::sea_query::{Expr, ExprTrait, OnConflict, Query};
 use sea_orm::{
-    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder, Set,
+    ColumnTrait, ConnectionTrait, EntityTrait, PaginatorTrait, QueryFilter, QueryOrder,
+    QuerySelect, Set,
 };
 use uuid::Uuid;
 
@@ -16,10 +19,11 @@ use entity::{
     retained_generation,
 };
 
+use super::layers::written::Layer;
 use crate::data::DataType;
 
 /// The published data of one connection that readers see.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Visible {
     /// The connection.
     pub connection_id: Uuid,
@@ -27,6 +31,47 @@ pub struct Visible {
     pub generation: i64,
     /// How many rows the generation holds.
     pub record_count: i64,
+    /// When the generation is layered, its base and maps: its own rows
+    /// are then only the delta, and every read goes through the layer
+    /// ([`super::layers::visible`]). `None` for a full generation.
+    pub layer: Option<Arc<Layer>>,
+}
+
+/// `visible` with the layer of each layered generation among them, read
+/// in one query (the generations' numbers' rows).
+async fn with_layers(
+    db: &impl ConnectionTrait,
+    mut visible: Vec<Visible>,
+) -> Result<Vec<Visible>, sea_orm::DbErr> {
+    if visible.is_empty() {
+        return Ok(visible);
+    }
+    let layered: Vec<(i64, i64, Vec<u8>)> = record_generation::Entity::find()
+        .select_only()
+        .column(record_generation::Column::Generation)
+        .column(record_generation::Column::Base)
+        .column(record_generation::Column::Layer)
+        .filter(
+            record_generation::Column::Generation.is_in(visible.iter().map(|one| one.generation)),
+        )
+        .filter(record_generation::Column::Base.is_not_null())
+        .filter(record_generation::Column::Layer.is_not_null())
+        .into_tuple()
+        .all(db)
+        .await?;
+    for (generation, base, bytes) in layered {
+        let layer = Layer::unpacked(base, &bytes).ok_or_else(|| {
+            sea_orm::DbErr::Custom(format!("generation {generation}'s layer does not read"))
+        })?;
+        let layer = Arc::new(layer);
+        for one in visible
+            .iter_mut()
+            .filter(|one| one.generation == generation)
+        {
+            one.layer = Some(Arc::clone(&layer));
+        }
+    }
+    Ok(visible)
 }
 
 /// The generation readers currently see, 0 when the data type never synced.
@@ -47,16 +92,20 @@ pub async fn current(
     connection_id: Uuid,
     data_type: DataType,
 ) -> Result<Option<Visible>, sea_orm::DbErr> {
-    Ok(
+    let Some(row) =
         data_generation::Entity::find_by_id((connection_id, data_type.name().to_owned()))
             .one(db)
             .await?
-            .map(|row| Visible {
-                connection_id,
-                generation: row.generation,
-                record_count: row.record_count,
-            }),
-    )
+    else {
+        return Ok(None);
+    };
+    let visible = Visible {
+        connection_id,
+        generation: row.generation,
+        record_count: row.record_count,
+        layer: None,
+    };
+    Ok(with_layers(db, vec![visible]).await?.pop())
 }
 
 /// Takes the next generation number for a sync of a connection's data
@@ -97,14 +146,16 @@ pub async fn visible_generations(
         .order_by_asc(data_generation::Column::ConnectionId)
         .all(db)
         .await?;
-    Ok(rows
+    let visible = rows
         .into_iter()
         .map(|row| Visible {
             connection_id: row.connection_id,
             generation: row.generation,
             record_count: row.record_count,
+            layer: None,
         })
-        .collect())
+        .collect();
+    with_layers(db, visible).await
 }
 
 /// The ids of the connections of a company of client `client_id`.
@@ -150,18 +201,22 @@ pub async fn pinned_generations(
     let found = pinned.iter().map(|&(connection_id, generation)| {
         let is_it =
             |one: &Visible| one.connection_id == connection_id && one.generation == generation;
-        current.iter().copied().find(is_it).or_else(|| {
+        current.iter().find(|one| is_it(one)).cloned().or_else(|| {
             retained
                 .iter()
                 .map(|row| Visible {
                     connection_id: row.connection_id,
                     generation: row.generation,
                     record_count: row.record_count,
+                    layer: None,
                 })
                 .find(is_it)
         })
     });
-    Ok(found.collect())
+    match found.collect::<Option<Vec<Visible>>>() {
+        Some(found) => with_layers(db, found).await.map(Some),
+        None => Ok(None),
+    }
 }
 
 /// Points readers at `generation` (inside the caller's transaction). The

@@ -13,7 +13,6 @@
 //! field, get their positions from the keys ([`super::keys`]) instead of
 //! reading the records.
 
-use std::cmp::Ordering;
 use std::collections::{HashMap, VecDeque};
 
 use futures_util::TryStreamExt;
@@ -25,6 +24,8 @@ use uuid::Uuid;
 use entity::record;
 
 use super::generations::Visible;
+use super::keys::layered;
+use super::layers::visible::{ListRead, Part, position_column};
 use super::pages::of;
 use super::query::{Selection, condition, ordered_by};
 use crate::data::Direction;
@@ -103,7 +104,7 @@ pub async fn read_places<C>(
 where
     C: ConnectionTrait + StreamTrait,
 {
-    let position = position_column(selection);
+    let position = position_column(selection.filter);
     if let Some(order_by) = order_by {
         return by_order(db, selection, order_by, position).await;
     }
@@ -113,16 +114,27 @@ where
     let Some(one) = selection.visible.first() else {
         return Ok(Vec::new());
     };
-    let mut rows = within(ConnectionTrait::get_database_backend(db), selection, one)
-        .order_by_asc(position)
-        .select_only()
-        .column(position)
-        .into_tuple::<i64>()
-        .stream(db)
-        .await?;
+    let backend = ConnectionTrait::get_database_backend(db);
+    let read = one.list_read(selection.filter);
+    let parts = read.parts();
     let mut found = Vec::with_capacity(one.record_count.max(0) as usize / 4);
-    while let Some(position) = rows.try_next().await? {
-        found.push(place(0, position)?);
+    for part in &parts {
+        let mut rows = within(backend, selection, one, part)
+            .order_by_asc(position)
+            .select_only()
+            .column(position)
+            .into_tuple::<i64>()
+            .stream(db)
+            .await?;
+        while let Some(ordinal) = rows.try_next().await? {
+            if let Some(at) = part.position(ordinal) {
+                found.push(place(0, at)?);
+            }
+        }
+    }
+    // A layered list's two parts, each in order, interleave.
+    if parts.len() > 1 {
+        found.sort_unstable_by_key(|place| place.position());
     }
     found.shrink_to_fit();
     Ok(found)
@@ -138,30 +150,42 @@ pub async fn bodies_at<C>(
 where
     C: ConnectionTrait + StreamTrait,
 {
-    let position = position_column(selection);
+    let position = position_column(selection.filter);
     let mut found: HashMap<Place, String> = HashMap::with_capacity(wanted.len());
     for (index, one) in selection.visible.iter().enumerate() {
-        let positions: Vec<i64> = wanted
-            .iter()
-            .filter(|place| place.connection() == index)
-            .map(|place| place.position())
-            .collect();
-        if positions.is_empty() {
-            continue;
+        let read = one.list_read(selection.filter);
+        // Each wanted position's stored row: (generation, ordinal).
+        let mut stored: HashMap<(i64, i64), i64> = HashMap::new();
+        for wanted in wanted.iter().filter(|place| place.connection() == index) {
+            if let Some(row) = read.at(wanted.position()) {
+                stored.insert(row, wanted.position());
+            }
         }
-        // Row by row, so that a page's JSON is not held twice.
-        let mut rows = of(selection.data_type, selection.filter)
-            .filter(record::Column::ConnectionId.eq(one.connection_id))
-            .filter(record::Column::Generation.eq(one.generation))
-            .filter(position.is_in(positions))
-            .select_only()
-            .column(position)
-            .column(record::Column::Body)
-            .into_tuple::<(i64, String)>()
-            .stream(db)
-            .await?;
-        while let Some((at, body)) = rows.try_next().await? {
-            found.insert(place(index, at)?, body);
+        for part in read.parts() {
+            let ordinals: Vec<i64> = stored
+                .keys()
+                .filter(|(generation, _)| *generation == part.generation)
+                .map(|(_, ordinal)| *ordinal)
+                .collect();
+            if ordinals.is_empty() {
+                continue;
+            }
+            // Row by row, so that a page's JSON is not held twice.
+            let mut rows = of(selection.data_type, selection.filter)
+                .filter(record::Column::ConnectionId.eq(one.connection_id))
+                .filter(record::Column::Generation.eq(part.generation))
+                .filter(position.is_in(ordinals))
+                .select_only()
+                .column(position)
+                .column(record::Column::Body)
+                .into_tuple::<(i64, String)>()
+                .stream(db)
+                .await?;
+            while let Some((ordinal, body)) = rows.try_next().await? {
+                if let Some(&at) = stored.get(&(part.generation, ordinal)) {
+                    found.insert(place(index, at)?, body);
+                }
+            }
         }
     }
     // Every place was read in this snapshot's generations, which keep their
@@ -178,16 +202,6 @@ where
             })
         })
         .collect()
-}
-
-/// The column a place's position is: the filter ordinal when the list's
-/// filter is given (its index holds only that value's rows), else the
-/// ordinal.
-fn position_column(selection: Selection<'_>) -> record::Column {
-    match selection.filter {
-        Some(_) => record::Column::FilterOrdinal,
-        None => record::Column::Ordinal,
-    }
 }
 
 /// Positions looked for per statement by [`matching_among`].
@@ -207,34 +221,48 @@ pub async fn matching_among(
         return Ok(Vec::new());
     };
     let backend = db.get_database_backend();
+    let read = one.list_read(None);
     let mut found = Vec::new();
     for batch in positions.chunks(AMONG_BATCH) {
-        let ordinals: Vec<i64> = within(backend, selection, one)
-            .filter(record::Column::Ordinal.is_in(batch.iter().map(|&ordinal| i64::from(ordinal))))
-            .select_only()
-            .column(record::Column::Ordinal)
-            .into_tuple()
-            .all(db)
-            .await?;
-        found.extend(
-            ordinals
-                .into_iter()
-                .filter_map(|ordinal| u32::try_from(ordinal).ok()),
-        );
+        // Each position's stored row, by generation.
+        let stored: HashMap<(i64, i64), u32> = batch
+            .iter()
+            .filter_map(|&position| Some((read.at(i64::from(position))?, position)))
+            .collect();
+        for part in read.parts() {
+            let ordinals = stored
+                .keys()
+                .filter(|(generation, _)| *generation == part.generation)
+                .map(|(_, ordinal)| *ordinal);
+            let matched: Vec<i64> = within(backend, selection, one, &part)
+                .filter(record::Column::Ordinal.is_in(ordinals))
+                .select_only()
+                .column(record::Column::Ordinal)
+                .into_tuple()
+                .all(db)
+                .await?;
+            found.extend(
+                matched
+                    .into_iter()
+                    .filter_map(|ordinal| stored.get(&(part.generation, ordinal)).copied()),
+            );
+        }
     }
     found.sort_unstable();
     Ok(found)
 }
 
-/// The rows of `selection` (its filter and query) in the generation `one`.
+/// The rows of `selection` (its filter and query) in `part` of the
+/// generation `one`.
 fn within(
     backend: DbBackend,
     selection: Selection<'_>,
     one: &Visible,
+    part: &Part<'_>,
 ) -> sea_orm::Select<record::Entity> {
     let rows = of(selection.data_type, selection.filter)
         .filter(record::Column::ConnectionId.eq(one.connection_id))
-        .filter(record::Column::Generation.eq(one.generation));
+        .filter(part.rows(backend, position_column(selection.filter)));
     match selection.query {
         Some(query) => rows.filter(condition(backend, query)),
         None => rows,
@@ -250,18 +278,18 @@ async fn keyed(
     selection: Selection<'_>,
     one: &Visible,
 ) -> Result<Option<Vec<i64>>, sea_orm::DbErr> {
-    match (selection.query, selection.filter) {
-        (Some(query), None) => {
-            super::keys::matching(
-                db,
-                selection.data_type,
-                one.generation,
-                one.record_count,
-                query,
-            )
-            .await
+    let (Some(query), None) = (selection.query, selection.filter) else {
+        return Ok(None);
+    };
+    match &one.layer {
+        Some(layer) => {
+            let generations = (layer.base, one.generation);
+            layered::matching(db, selection.data_type, generations, &layer.map, query).await
         }
-        _ => Ok(None),
+        None => {
+            let count = one.record_count;
+            super::keys::matching(db, selection.data_type, one.generation, count, query).await
+        }
     }
 }
 
@@ -274,19 +302,19 @@ async fn keyed_order(
     selection: Selection<'_>,
     order_by: &OrderBy,
 ) -> Result<Option<Vec<i64>>, sea_orm::DbErr> {
-    match (selection.visible, selection.filter) {
-        ([one], None) => {
-            super::keys::ordered(
-                db,
-                selection.data_type,
-                one.generation,
-                one.record_count,
-                order_by,
-                selection.query,
-            )
-            .await
+    let ([one], None) = (selection.visible, selection.filter) else {
+        return Ok(None);
+    };
+    let (data_type, query) = (selection.data_type, selection.query);
+    match &one.layer {
+        Some(layer) => {
+            let generations = (layer.base, one.generation);
+            layered::ordered(db, data_type, generations, &layer.map, order_by, query).await
         }
-        _ => Ok(None),
+        None => {
+            let count = one.record_count;
+            super::keys::ordered(db, data_type, one.generation, count, order_by, query).await
+        }
     }
 }
 
@@ -318,36 +346,51 @@ where
     let mut rows = rows
         .select_only()
         .column(record::Column::ConnectionId)
+        .column(record::Column::Generation)
         .column(position)
-        .into_tuple::<(Uuid, i64)>()
+        .into_tuple::<(Uuid, i64, i64)>()
         .stream(db)
         .await?;
+    let reads: Vec<ListRead<'_>> = selection
+        .visible
+        .iter()
+        .map(|one| one.list_read(selection.filter))
+        .collect();
     let mut found = Vec::new();
-    while let Some((connection_id, at)) = rows.try_next().await? {
+    while let Some((connection_id, generation, ordinal)) = rows.try_next().await? {
+        let outside =
+            || sea_orm::DbErr::Custom("a row of a generation outside the selection".to_owned());
         let index = selection
             .visible
             .iter()
             .position(|one| one.connection_id == connection_id)
-            .ok_or_else(|| {
-                sea_orm::DbErr::Custom("a row of a connection outside the selection".to_owned())
-            })?;
+            .ok_or_else(outside)?;
+        let at = reads[index]
+            .parts()
+            .into_iter()
+            .find(|part| part.generation == generation)
+            .and_then(|part| part.position(ordinal))
+            .ok_or_else(outside)?;
         found.push(place(index, at)?);
     }
     found.shrink_to_fit();
     Ok(found)
 }
 
-/// One connection's matching rows, read a chunk at a time in its own order
-/// (which is the list's order within the connection).
-struct Source {
+/// One connection's matching rows (of one part of a layered generation),
+/// read a chunk at a time in its own order (which is the list's order
+/// within the connection).
+struct Source<'a> {
     /// Its index among the selection's generations.
     index: usize,
-    /// Its matching positions not yet read, when its keys hold them
+    /// The stored rows it reads, and their positions.
+    part: Part<'a>,
+    /// Its matching stored ordinals not yet read, when its keys hold them
     /// (ascending); else its rows are read by the query's conditions.
     keyed: Option<VecDeque<i64>>,
     /// Rows read and not yet merged: position and sort key.
     buffer: VecDeque<(i64, String)>,
-    /// The highest position read so far.
+    /// The highest stored ordinal read so far.
     after: i64,
     /// Whether every row has been read.
     exhausted: bool,
@@ -366,13 +409,27 @@ async fn merged(
     let descending = selection.data_type.spec().order == Direction::Descending;
     let mut sources: Vec<Source> = Vec::with_capacity(selection.visible.len());
     for (index, one) in selection.visible.iter().enumerate() {
-        sources.push(Source {
-            index,
-            keyed: keyed(db, selection, one).await?.map(VecDeque::from),
-            buffer: VecDeque::new(),
-            after: 0,
-            exhausted: false,
-        });
+        let read = one.list_read(selection.filter);
+        let keyed_positions = keyed(db, selection, one).await?;
+        for part in read.parts() {
+            // Its share of the keyed positions, as its stored ordinals.
+            let keyed = keyed_positions.as_ref().map(|positions| {
+                positions
+                    .iter()
+                    .filter_map(|&position| read.at(position))
+                    .filter(|(generation, _)| *generation == part.generation)
+                    .map(|(_, ordinal)| ordinal)
+                    .collect::<VecDeque<i64>>()
+            });
+            sources.push(Source {
+                index,
+                part,
+                keyed,
+                buffer: VecDeque::new(),
+                after: 0,
+                exhausted: false,
+            });
+        }
     }
     let mut found = Vec::new();
     loop {
@@ -382,15 +439,17 @@ async fn merged(
             }
             let one = &selection.visible[source.index];
             let rows = match &mut source.keyed {
-                // The next positions its keys name: their sort keys.
-                Some(positions) => {
-                    let take = positions.len().min(MERGE_CHUNK as usize);
-                    let next: Vec<i64> = positions.drain(..take).collect();
+                // The next rows its keys name: their sort keys.
+                Some(ordinals) => {
+                    let take = ordinals.len().min(MERGE_CHUNK as usize);
+                    let next: Vec<i64> = ordinals.drain(..take).collect();
                     of(selection.data_type, selection.filter)
-                        .filter(record::Column::Generation.eq(one.generation))
+                        .filter(record::Column::Generation.eq(source.part.generation))
                         .filter(position.is_in(next))
                 }
-                None => within(backend, selection, one).filter(position.gt(source.after)),
+                None => {
+                    within(backend, selection, one, &source.part).filter(position.gt(source.after))
+                }
             };
             let chunk: Vec<(i64, String)> = rows
                 .order_by_asc(position)
@@ -408,37 +467,44 @@ async fn merged(
             if let Some((last, _)) = chunk.last() {
                 source.after = *last;
             }
-            source.buffer.extend(chunk);
+            let part = source.part;
+            source.buffer.extend(
+                chunk
+                    .into_iter()
+                    .filter_map(|(ordinal, key)| Some((part.position(ordinal)?, key))),
+            );
         }
         // The next record: the least sort key (greatest when descending),
         // the lesser connection id on a tie (a pinned snapshot's
-        // generations need not be in connection order).
+        // generations need not be in connection order), then the lesser
+        // position (a layered generation's two parts).
         let next = sources
             .iter()
-            .filter_map(|source| {
+            .enumerate()
+            .filter_map(|(at, source)| {
                 let connection_id = selection.visible[source.index].connection_id;
                 source
                     .buffer
                     .front()
-                    .map(|(_, key)| (source.index, connection_id, key))
+                    .map(|(position, key)| (at, connection_id, key, *position))
             })
-            .min_by(|(_, a_connection, a_key), (_, b_connection, b_key)| {
+            .min_by(|a, b| {
                 let by_key = if descending {
-                    b_key.cmp(a_key)
+                    b.2.cmp(a.2)
                 } else {
-                    a_key.cmp(b_key)
+                    a.2.cmp(b.2)
                 };
-                match by_key {
-                    Ordering::Equal => a_connection.cmp(b_connection),
-                    unequal => unequal,
-                }
+                by_key
+                    .then_with(|| a.1.cmp(&b.1))
+                    .then_with(|| a.3.cmp(&b.3))
             })
-            .map(|(index, _, _)| index);
-        let Some(index) = next else {
+            .map(|(at, _, _, _)| at);
+        let Some(at) = next else {
             break;
         };
-        if let Some((at, _)) = sources[index].buffer.pop_front() {
-            found.push(place(index, at)?);
+        let index = sources[at].index;
+        if let Some((position, _)) = sources[at].buffer.pop_front() {
+            found.push(place(index, position)?);
         }
     }
     found.shrink_to_fit();

@@ -12,6 +12,7 @@ use uuid::Uuid;
 use entity::record;
 
 use super::generations::Visible;
+use super::layers::{self, visible::ListRead};
 use crate::data::{DataType, Direction};
 use crate::paging::PageRequest;
 
@@ -73,6 +74,11 @@ where
     if connections != 1 {
         return Ok(None);
     }
+    // A layered generation is read through its layer, in a transaction
+    // (`page_of_generation`): its own rows are only its delta.
+    if first.try_get::<bool>("", "layered")? {
+        return Ok(None);
+    }
     let total: Option<i64> = first.try_get("", "visible_total")?;
     let generations = vec![(
         first.try_get("", "connection_id")?,
@@ -128,7 +134,7 @@ pub fn page_of_one_statement(
         ),
     };
     let rows = format!(
-        "(SELECT count(*) FROM v) = 1 AND r.connection_id = v.connection_id \
+        "(SELECT count(*) FROM v) = 1 AND NOT v.layered AND r.connection_id = v.connection_id \
          AND r.data_type = $3 AND r.generation = v.generation AND {join}"
     );
     // On PostgreSQL the page's rows are a subquery ordered by the ordinal:
@@ -171,13 +177,16 @@ pub fn page_of_one_statement(
         }
     };
     let sql = format!(
-        "WITH v AS (SELECT dg.connection_id, dg.generation, {total} AS visible_total \
+        "WITH v AS (SELECT dg.connection_id, dg.generation, {total} AS visible_total, \
+                           EXISTS (SELECT 1 FROM record_generation rg \
+                                   WHERE rg.generation = dg.generation \
+                                     AND rg.base IS NOT NULL) AS layered \
                     FROM data_generation dg \
                     JOIN connection c ON c.id = dg.connection_id \
                     JOIN company co ON co.id = c.company_id \
                     WHERE c.company_id = $1 AND co.client_id = $2 AND dg.data_type = $3{pinned_only}) \
          SELECT (SELECT count(*) FROM v) AS visible_connections, v.visible_total, \
-                v.connection_id, v.generation, r.body \
+                v.layered, v.connection_id, v.generation, r.body \
          FROM v {joined} \
          ORDER BY v.connection_id, {position}"
     );
@@ -204,18 +213,10 @@ pub async fn page_of_several(
             Some(value) => filtered_count(db, one, data_type, value).await?,
         };
     }
-    let ordinal = match filter {
-        Some(_) => record::Column::FilterOrdinal,
-        None => record::Column::Ordinal,
-    };
     let (_, through) = ordinal_range(page);
+    let backend = db.get_database_backend();
     let prefixes = visible.iter().fold(Condition::any(), |any, one| {
-        any.add(
-            Condition::all()
-                .add(record::Column::ConnectionId.eq(one.connection_id))
-                .add(record::Column::Generation.eq(one.generation))
-                .add(ordinal.lte(through)),
-        )
+        any.add(one.first_rows(backend, filter, through))
     });
     let query = in_list_order(of(data_type, filter).filter(prefixes), data_type);
     let bodies = bodies(db, query, page).await?;
@@ -237,16 +238,36 @@ pub async fn page_of_generation(
     page: PageRequest,
 ) -> Result<Page, sea_orm::DbErr> {
     let (after, through) = ordinal_range(page);
-    let (total, ordinal) = match filter {
-        None => (one.record_count as u64, record::Column::Ordinal),
-        Some(value) => (
-            filtered_count(db, one, data_type, value).await?,
-            record::Column::FilterOrdinal,
-        ),
+    let total = match filter {
+        None => one.record_count as u64,
+        Some(value) => filtered_count(db, one, data_type, value).await?,
+    };
+    let generation = match one.list_read(filter) {
+        ListRead::Whole(generation) => generation,
+        ListRead::Layered { base, delta, map } => {
+            let bodies = layers::pages::bodies(
+                db,
+                (base, delta),
+                filter,
+                map,
+                u32::try_from(after).unwrap_or(u32::MAX),
+                u32::try_from(page.limit()).unwrap_or(u32::MAX),
+            )
+            .await?;
+            return Ok(Page {
+                bodies,
+                total,
+                generations: generations_of(std::slice::from_ref(one)),
+            });
+        }
+    };
+    let ordinal = match filter {
+        None => record::Column::Ordinal,
+        Some(_) => record::Column::FilterOrdinal,
     };
     let bodies = of(data_type, filter)
         .filter(record::Column::ConnectionId.eq(one.connection_id))
-        .filter(record::Column::Generation.eq(one.generation))
+        .filter(record::Column::Generation.eq(generation))
         .filter(ordinal.gt(after as i64))
         .filter(ordinal.lte(through as i64))
         .order_by_asc(ordinal)
@@ -270,15 +291,12 @@ pub fn generations_of(visible: &[Visible]) -> Vec<(Uuid, i64)> {
         .collect()
 }
 
-/// The rows of the `visible` generations (one per connection).
-pub(super) fn in_generations(visible: &[Visible]) -> Condition {
-    visible.iter().fold(Condition::any(), |any, one| {
-        any.add(
-            Condition::all()
-                .add(record::Column::ConnectionId.eq(one.connection_id))
-                .add(record::Column::Generation.eq(one.generation)),
-        )
-    })
+/// The rows of the `visible` generations (one per connection; a layered
+/// one's through its layer, [`Visible::rows`]).
+pub(super) fn in_generations(backend: DbBackend, visible: &[Visible]) -> Condition {
+    visible
+        .iter()
+        .fold(Condition::any(), |any, one| any.add(one.rows(backend)))
 }
 
 /// `query` in the list's order across connections: the sort key in the data
@@ -322,18 +340,23 @@ pub(super) fn of(data_type: DataType, filter: Option<&str>) -> Select<record::En
 }
 
 /// How many of one connection's visible records have the filter value: the
-/// highest filter ordinal, one index lookup.
+/// highest filter ordinal, one index lookup (a layered list's map's count
+/// when its change touched the value).
 async fn filtered_count(
     db: &impl ConnectionTrait,
     one: &Visible,
     data_type: DataType,
     value: &str,
 ) -> Result<u64, sea_orm::DbErr> {
+    let generation = match one.list_read(Some(value)) {
+        ListRead::Whole(generation) => generation,
+        ListRead::Layered { map, .. } => return Ok(u64::from(map.count())),
+    };
     let highest: Option<Option<i64>> = of(data_type, Some(value))
         .select_only()
         .column(record::Column::FilterOrdinal)
         .filter(record::Column::ConnectionId.eq(one.connection_id))
-        .filter(record::Column::Generation.eq(one.generation))
+        .filter(record::Column::Generation.eq(generation))
         .order_by_desc(record::Column::FilterOrdinal)
         .limit(1)
         .into_tuple()

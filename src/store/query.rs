@@ -20,6 +20,7 @@ use uuid::Uuid;
 use entity::record;
 
 use super::generations::Visible;
+use super::layers::visible::{ListRead, Part, position_column};
 use super::pages::{bodies, in_generations, in_list_order, of};
 use crate::data::fields::{Field, Kind};
 use crate::data::query::{Comparison, Operand, Operator, OrderBy, Query};
@@ -82,8 +83,8 @@ pub(super) fn ordered_by(
         );
     }
     match selection.visible {
-        // One generation's ordinals are the list's order.
-        [_] => query.order_by_asc(record::Column::Ordinal),
+        // One full generation's ordinals are the list's order.
+        [one] if one.layer.is_none() => query.order_by_asc(record::Column::Ordinal),
         _ => in_list_order(query, selection.data_type),
     }
 }
@@ -128,61 +129,30 @@ pub async fn page_after(
     limit: u64,
     windows: Option<&[Windows]>,
 ) -> Result<Option<Vec<Placed>>, sea_orm::DbErr> {
-    let backend = db.get_database_backend();
-    // Within one filter value its own ordinals run in the same order, and
-    // their index holds only that value's rows.
-    let position = match selection.filter {
-        Some(_) => record::Column::FilterOrdinal,
-        None => record::Column::Ordinal,
-    };
-    let mut candidates: Vec<(String, Uuid, String, Placed)> = Vec::new();
+    let mut candidates: Vec<Candidate> = Vec::new();
     for (index, (one, after)) in selection.visible.iter().zip(after).enumerate() {
-        let window = windows.and_then(|windows| windows.get(index));
-        let mut from = *after;
-        let mut wanted = limit;
-        loop {
-            let mut rows = of(selection.data_type, selection.filter)
-                .filter(record::Column::ConnectionId.eq(one.connection_id))
-                .filter(record::Column::Generation.eq(one.generation))
-                .filter(position.gt(from));
-            if let Some(window) = window {
-                rows = rows.filter(position.lte(from.saturating_add(window.width)));
-            }
-            if let Some(query) = selection.query {
-                rows = rows.filter(condition(backend, query));
-            }
-            let found: Vec<(i64, String, String, String)> = rows
-                .order_by_asc(position)
-                .limit(wanted)
-                .select_only()
-                .column(position)
-                .column(record::Column::SortKey)
-                .column(record::Column::RecordId)
-                .column(record::Column::Body)
-                .into_tuple()
-                .all(db)
-                .await?;
-            wanted = wanted.saturating_sub(found.len() as u64);
-            candidates.extend(
-                found
-                    .into_iter()
-                    .map(|(ordinal, sort_key, record_id, body)| {
-                        let placed = Placed {
-                            connection_id: one.connection_id,
-                            ordinal,
-                            body,
-                        };
-                        (sort_key, one.connection_id, record_id, placed)
-                    }),
-            );
-            let Some(window) = window else { break };
-            from = from.saturating_add(window.width);
-            if wanted == 0 || from >= one.record_count {
-                break;
-            }
-            if from - after > window.budget {
+        let read = one.list_read(selection.filter);
+        // A layered list's parts are each walked whole from where the walk
+        // stands (a dense match's windows are a full generation's).
+        let window = match read {
+            ListRead::Whole(_) => windows.and_then(|windows| windows.get(index)),
+            ListRead::Layered { .. } => None,
+        };
+        for (part, part_after) in read.parts_through(*after) {
+            let found = part_after_from(
+                db,
+                selection,
+                one,
+                part,
+                (part_after, *after),
+                limit,
+                window,
+            )
+            .await?;
+            let Some(found) = found else {
                 return Ok(None);
-            }
+            };
+            candidates.extend(found);
         }
     }
     // The list's order: the sort key (byte order, as stored), then the
@@ -207,9 +177,78 @@ pub async fn page_after(
     ))
 }
 
+/// A record of a walk, with what orders it in the list: its sort key, its
+/// connection and its id.
+type Candidate = (String, Uuid, String, Placed);
+
+/// The first `limit` records of `selection` in one part of the generation
+/// `one` past its stored ordinal `from` (the walk's position `after`), by
+/// stored ordinal (with `window`, window by window): [`page_after`]'s read
+/// of one connection. `None` when the windows' budget ran out first.
+async fn part_after_from(
+    db: &impl ConnectionTrait,
+    selection: Selection<'_>,
+    one: &Visible,
+    part: Part<'_>,
+    (mut from, after): (i64, i64),
+    limit: u64,
+    window: Option<&Windows>,
+) -> Result<Option<Vec<Candidate>>, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let position = position_column(selection.filter);
+    let mut candidates = Vec::new();
+    let mut wanted = limit;
+    loop {
+        let mut rows = of(selection.data_type, selection.filter)
+            .filter(record::Column::ConnectionId.eq(one.connection_id))
+            .filter(part.rows(backend, position))
+            .filter(position.gt(from));
+        if let Some(window) = window {
+            rows = rows.filter(position.lte(from.saturating_add(window.width)));
+        }
+        if let Some(query) = selection.query {
+            rows = rows.filter(condition(backend, query));
+        }
+        let found: Vec<(i64, String, String, String)> = rows
+            .order_by_asc(position)
+            .limit(wanted)
+            .select_only()
+            .column(position)
+            .column(record::Column::SortKey)
+            .column(record::Column::RecordId)
+            .column(record::Column::Body)
+            .into_tuple()
+            .all(db)
+            .await?;
+        wanted = wanted.saturating_sub(found.len() as u64);
+        for (ordinal, sort_key, record_id, body) in found {
+            // Hidden rows are not read, so every row has its position.
+            let Some(at) = part.position(ordinal) else {
+                continue;
+            };
+            let placed = Placed {
+                connection_id: one.connection_id,
+                ordinal: at,
+                body,
+            };
+            candidates.push((sort_key, one.connection_id, record_id, placed));
+        }
+        let Some(window) = window else { break };
+        from = from.saturating_add(window.width);
+        if wanted == 0 || from >= one.record_count {
+            break;
+        }
+        if from - after > window.budget {
+            return Ok(None);
+        }
+    }
+    Ok(Some(candidates))
+}
+
 /// The rows `selection` names.
 fn selected(backend: DbBackend, selection: Selection<'_>) -> Select<record::Entity> {
-    let rows = of(selection.data_type, selection.filter).filter(in_generations(selection.visible));
+    let rows = of(selection.data_type, selection.filter)
+        .filter(in_generations(backend, selection.visible));
     match selection.query {
         Some(query) => rows.filter(condition(backend, query)),
         None => rows,

@@ -28,7 +28,7 @@ pub async fn find(
         .column(record::Column::Body)
         .filter(record::Column::DataType.eq(data_type.name()))
         .filter(record::Column::RecordId.eq(record_id))
-        .filter(in_generations(visible))
+        .filter(in_generations(db.get_database_backend(), visible))
         .order_by_asc(record::Column::ConnectionId)
         .into_tuple()
         .all(db)

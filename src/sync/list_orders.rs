@@ -158,7 +158,12 @@ impl ListOrders {
         let ([one], None, None) = (selection.visible, selection.filter, order_by) else {
             return Ok(None);
         };
-        let Some(previous) = renumbering::renumbered_from(db, one.generation).await? else {
+        // A layered generation is its base renumbered by its layer.
+        let previous = match &one.layer {
+            Some(layer) => Some(layer.base),
+            None => renumbering::renumbered_from(db, one.generation).await?,
+        };
+        let Some(previous) = previous else {
             return Ok(None);
         };
         let mut previous_key = key.clone();
@@ -166,7 +171,11 @@ impl ListOrders {
         let Some(previous_places) = self.cache.get(&previous_key) else {
             return Ok(None);
         };
-        let Some(map) = renumbering::renumbering(db, one.generation).await? else {
+        let map = match &one.layer {
+            Some(layer) => Some(layer.map.clone()),
+            None => renumbering::renumbering(db, one.generation).await?,
+        };
+        let Some(map) = map else {
             return Ok(None);
         };
         if i64::from(map.count()) != one.record_count {

@@ -470,7 +470,10 @@ pub async fn naive_page(
     let txn = snapshot(db).await?;
     let visible = generations(&txn, tenant, company_id, data_type).await?;
     let found = match visible.as_slice() {
-        [one] => store::naive::page_of_one(&txn, one, data_type, filter, page).await?,
+        [one] if one.layer.is_none() => {
+            store::naive::page_of_one(&txn, one, data_type, filter, page).await?
+        }
+        [one] => pages::page_of_generation(&txn, one, data_type, filter, page).await?,
         several => pages::page_of_several(&txn, several, data_type, filter, page).await?,
     };
     txn.commit().await?;
@@ -500,6 +503,7 @@ mod tests {
                 connection_id: Uuid::from_u128(index as u128 + 1),
                 generation: 1,
                 record_count: 10,
+                layer: None,
             })
             .collect()
     }

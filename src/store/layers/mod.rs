@@ -33,6 +33,7 @@ pub mod pages;
 pub mod planned;
 pub mod renumbering;
 pub mod single;
+pub mod visible;
 pub mod written;
 
 /// The first word of a [`LayerMap::packed`] map: a map packed otherwise

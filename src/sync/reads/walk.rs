@@ -53,15 +53,18 @@ pub(super) async fn dense_total(
     let mut total = 0;
     let mut windows = Vec::with_capacity(selection.visible.len());
     for one in selection.visible {
-        let Some(matched) = store::keys::count(
-            db,
-            selection.data_type,
-            one.generation,
-            one.record_count,
-            query,
-        )
-        .await?
-        else {
+        let counted = match &one.layer {
+            Some(layer) => {
+                let generations = (layer.base, one.generation);
+                let data_type = selection.data_type;
+                store::keys::layered::count(db, data_type, generations, &layer.map, query).await?
+            }
+            None => {
+                let (generation, count) = (one.generation, one.record_count);
+                store::keys::count(db, selection.data_type, generation, count, query).await?
+            }
+        };
+        let Some(matched) = counted else {
             return Ok(None);
         };
         // Each connection's walk reads about a page's worth of its matches:

@@ -10,6 +10,7 @@
 
 mod changes;
 mod published;
+mod read;
 mod written;
 
 use std::cmp::Ordering;
