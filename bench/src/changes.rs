@@ -11,8 +11,7 @@
 //! same kind never asked before. Between two measured resyncs with amended
 //! invoices, an unmeasured one puts the sandbox back to none amended, so
 //! each measured resync changes exactly k records. With `layered` (a
-//! server that publishes resyncs as layers, whose lists the API does not
-//! read yet) the pages are not read, and the table says so.
+//! server that publishes resyncs as layers) the table says so.
 
 use std::time::Duration;
 
@@ -34,7 +33,7 @@ pub struct Changes {
     pub first: Duration,
     /// Per amended count: the resync and the page reads after it.
     pub resyncs: Vec<Resync>,
-    /// Whether the server published resyncs as layers (no pages read).
+    /// Whether the server published resyncs as layers.
     pub layered: bool,
 }
 
@@ -117,9 +116,7 @@ pub async fn measure(
             eprintln!("[changes] back to none amended");
         }
         // The query's order, remembered for the generation readers see.
-        if !layered {
-            api::first_request(server, &queried).await?;
-        }
+        api::first_request(server, &queried).await?;
         authorize(changed).await?;
         // Every sync of the list logs the same record count: this one's
         // phases are on the first line logged after it began, once every
@@ -130,10 +127,7 @@ pub async fn measure(
         let (wall, _) = api::sync_data_type(server, &company_id, "invoices").await?;
         let phases = newest_phases(server, invoices, logged_before).await;
         let last = invoices.div_ceil(PAGE_SIZE).max(1);
-        let read = async |path: String| match layered {
-            true => Ok((Duration::ZERO, Duration::ZERO)),
-            false => api::page_reads(server, &path).await,
-        };
+        let read = async |path: String| api::page_reads(server, &path).await;
         let first_page = read(format!("{list}&page=1")).await?;
         let last_page = read(format!("{list}&page={last}")).await?;
         let queried_page = read(queried.clone()).await?;
@@ -236,18 +230,9 @@ pub fn markdown(runs: &[Changes]) -> String {
                             .map_or("?".to_owned(), |keys| format!("{:.2} s", secs(keys)))
                     )
                 });
-            if run.layered {
-                table.push_str(&format!(
-                    "| {} | {} | {:.1} s | {:.1} s | {phases} | not read: the API reads no layers yet | | | | |\n",
-                    run.invoices,
-                    resync.changed,
-                    secs(run.first),
-                    secs(resync.wall),
-                ));
-                continue;
-            }
+            let layered = if run.layered { " (layers)" } else { "" };
             table.push_str(&format!(
-                "| {} | {} | {:.1} s | {:.1} s | {phases} | {:.1} / {:.1} ms | {:.1} / {:.1} ms | {:.2}, {:.2} | {:.1} / {:.1} ms | {:.1} / {:.1} ms |\n",
+                "| {}{layered} | {} | {:.1} s | {:.1} s | {phases} | {:.1} / {:.1} ms | {:.1} / {:.1} ms | {:.2}, {:.2} | {:.1} / {:.1} ms | {:.1} / {:.1} ms |\n",
                 run.invoices,
                 resync.changed,
                 secs(run.first),

@@ -209,6 +209,10 @@ pub struct Publishing {
     /// sync: a record whose JSON, but for its `modifiedDate`, is the same
     /// there keeps that copy (and so its `modifiedDate`).
     pub previous: Option<i64>,
+    /// When readers saw a layered generation over `previous` (its base):
+    /// that generation, whose delta holds the previous copies of the
+    /// records its layer changed, found before the base's.
+    pub previous_layer: Option<i64>,
     /// When the swap publishes: every other record's `modifiedDate`.
     pub published: Timestamp,
 }
@@ -323,7 +327,10 @@ pub async fn number_staged(
         Some(previous) => {
             values.push(previous.into());
             let same = same_but_for_its_date(backend);
-            if backend == DbBackend::Postgres && matches!(part, Part::Whole) {
+            if let Some(layer) = list.previous_layer {
+                values.push(layer.into());
+                over_a_layer(backend, part, &same, &stamped, values.len())
+            } else if backend == DbBackend::Postgres && matches!(part, Part::Whole) {
                 (
                     format!("CASE WHEN {same} THEN p.body ELSE {stamped} END"),
                     format!(
@@ -485,6 +492,37 @@ pub(crate) fn same_but_for_its_date(backend: DbBackend) -> String {
             "substr(p.body, 1, length(s.body)) = s.body \
              AND length(p.body) = length(s.body) + {MODIFIED_DATE_SUFFIX_CHARS}"
         ),
+    }
+}
+
+/// The moved JSON and the join that finds a staged record's previous copy
+/// (as [`number_staged`] reads it) when readers saw a layer: the copy in the
+/// layered generation (parameter `layer_at`), which holds what its layer
+/// changed, else in its base (the parameter before), two primary-key
+/// probes at most. `stamped` is the JSON a changed record moves with.
+fn over_a_layer(
+    backend: DbBackend,
+    part: Part<'_>,
+    same: &str,
+    stamped: &str,
+    layer_at: usize,
+) -> (String, String) {
+    let copy = format!(
+        "FROM record p WHERE p.connection_id = s.connection_id AND p.data_type = s.data_type \
+         AND p.generation IN (${}, ${layer_at}) AND p.record_id = s.record_id \
+         ORDER BY p.generation DESC LIMIT 1",
+        layer_at - 1
+    );
+    if backend == DbBackend::Postgres && matches!(part, Part::Whole) {
+        (
+            format!("CASE WHEN {same} THEN p.body ELSE {stamped} END"),
+            format!(" LEFT JOIN LATERAL (SELECT p.body {copy}) p ON true"),
+        )
+    } else {
+        (
+            format!("COALESCE((SELECT CASE WHEN {same} THEN p.body END {copy}), {stamped})"),
+            String::new(),
+        )
     }
 }
 

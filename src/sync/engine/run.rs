@@ -306,7 +306,9 @@ impl Run<'_> {
         txn.commit().await?;
         // A layered generation stores only its changes: the run compares
         // with its base, a full generation, and fetches whole
-        // (`fetch_mode`), so what the layer changed is fetched again.
+        // (`fetch_mode`), so what the layer changed is fetched again; the
+        // swap finds those records' previous copies in the layer first
+        // (`Publishing::previous_layer`), so they keep its `modifiedDate`.
         let layer = store::layers::written::read(db, current).await?;
         let over_a_layer = layer.is_some();
         let compared = layer.map_or(current, |layer| layer.base);

@@ -134,6 +134,7 @@ async fn a_layer_written_from_staged_rows_lists_the_resynced_list() {
         .expect("a layer");
         let published = Timestamp(Timestamp::now());
         let list = Publishing {
+            previous_layer: None,
             connection_id,
             data_type,
             generation,

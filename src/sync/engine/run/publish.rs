@@ -78,11 +78,22 @@ impl Run<'_> {
         mode: &Mode,
     ) -> Result<(u64, std::time::Duration), RunError> {
         let completed: DateTime<Utc> = Timestamp::now();
+        // A run over a layer compares with its base (`Run::prepare`); the
+        // records the layer changed have their previous copies in it.
+        let current =
+            store::current(&self.engine.db, staging.connection_id, self.data_type).await?;
+        let previous_layer = current
+            .filter(|current| {
+                let base = current.layer.as_ref().map(|layer| layer.base);
+                base.is_some() && base == staging.previous
+            })
+            .map(|current| current.generation);
         let list = Publishing {
             connection_id: staging.connection_id,
             data_type: self.data_type,
             generation: staging.generation,
             previous: staging.previous,
+            previous_layer,
             published: Timestamp(completed),
         };
         let layer = self.planned_layer(staging).await?;
