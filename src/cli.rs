@@ -186,7 +186,7 @@ struct ServeOptions {
     naive_paging: bool,
     /// Publish a resync of a list of at least this many rows as a layer
     /// (`EngineConfig::layering`): only in the resync benchmark's build,
-    /// as the API does not read layers yet.
+    /// as the sync after a layer still fetches whole (ARCHITECTURE.md).
     #[cfg(feature = "layering")]
     #[arg(long, global = true, env = "TRIBUTARY_LAYERING_AT_ROWS", hide = true)]
     layering_at_rows: Option<u64>,

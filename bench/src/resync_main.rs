@@ -29,7 +29,7 @@ struct Options {
     #[arg(long, value_delimiter = ',')]
     changes: Vec<u64>,
     /// Publish each resync of a list this long as a layer (the server built with
-    /// `--features layering`; its pages are then not read, as the API reads no layers yet).
+    /// `--features layering`).
     #[arg(long)]
     layering_at_rows: Option<u64>,
     /// Also write the table to this file.

@@ -33,7 +33,8 @@
 //! built at publish instead ([`keys`]). Many rows of one generation are
 //! looked up by a unique column, each its own probe ([`lookups`]); a
 //! generation stored as a base plus the layer of a sync's changes is
-//! planned and paged in [`layers`], which nothing publishes yet.
+//! planned, written and read in [`layers`] (published only with
+//! `EngineConfig::layering`, off by default).
 
 pub mod cleanup;
 pub mod deletions;

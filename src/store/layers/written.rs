@@ -262,6 +262,16 @@ pub async fn write_delta(
         .zip(filter_ordinals)
         .map(|((ordinal, record), filter_ordinal)| (ordinal, record, filter_ordinal))
         .collect();
+    // Over a layer on the same base, a record that layer changed and this
+    // sync did not keeps that layer's copy (and its `modifiedDate`).
+    let body = match list.previous_layer {
+        Some(_) => format!(
+            "COALESCE((SELECT p.body FROM record p WHERE p.generation = $5 \
+                       AND p.record_id = s.record_id AND {}), s.body || $4)",
+            same_but_for_its_date(backend)
+        ),
+        None => "s.body || $4".to_owned(),
+    };
     let mut written = 0;
     for batch in numbered.chunks(ROWS_PER_INSERT) {
         let mut values: Vec<sea_orm::Value> = vec![
@@ -270,6 +280,9 @@ pub async fn write_delta(
             list.generation.into(),
             modified_date_suffix(list.published).into(),
         ];
+        if let Some(layer) = list.previous_layer {
+            values.push(layer.into());
+        }
         let rows: Vec<String> = batch
             .iter()
             .map(|(ordinal, record, filter_ordinal)| {
@@ -284,10 +297,12 @@ pub async fn write_delta(
             })
             .collect();
         let rows = rows.join(", ");
-        let insert = "INSERT INTO record (connection_id, data_type, generation, record_id, \
+        let insert = format!(
+            "INSERT INTO record (connection_id, data_type, generation, record_id, \
              company_id, sort_key, filter_value, body, ordinal, filter_ordinal) \
              SELECT s.connection_id, s.data_type, s.generation, s.record_id, s.company_id, \
-                    s.sort_key, s.filter_value, s.body || $4, w.ordinal, w.filter_ordinal";
+                    s.sort_key, s.filter_value, {body}, w.ordinal, w.filter_ordinal"
+        );
         let sql = match backend {
             // Each staged row its own probe of the staging table's key
             // (`OFFSET 0`), whatever its statistics say.

@@ -6,7 +6,7 @@
 //! whose positions, pages and keys are exactly those of the list the
 //! resync's full publish numbered. `changes.rs`: made-up changes and filter
 //! values; `written.rs`: a layer written from staged rows; `published.rs`:
-//! the engine publishing layers.
+//! the engine publishing layers; `read.rs`: the API reading them.
 
 mod changes;
 mod published;

@@ -3,7 +3,8 @@
 //! fences, the resync writes only what changed with its maps, the base
 //! outlives the clean-up, and the layer lists every record of the resynced
 //! list in its order, whole and by status, each changed one stamped anew
-//! and each other as it was. (The API does not read layers yet.)
+//! and each other as it was; the full resync after it keeps every record as
+//! the layer had it. (`read.rs` reads layers through the API.)
 
 use std::collections::{HashMap, HashSet};
 
@@ -177,9 +178,10 @@ async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
         }
 
         // The next resync (nothing changed at the platform) compares with
-        // the layer's base, fetches whole and publishes in full: the same
-        // list, every record as the layer had it (the records it changed
-        // keep the `modifiedDate` it stamped them with).
+        // the layer's base, fetches whole and publishes a layer on the same
+        // base holding every change since it: the same list, every record
+        // as the layer had it (the records it changed keep the
+        // `modifiedDate` it stamped them with).
         sync_invoices(app, company_id).await;
         let next = tributary::store::current(&app.db, connection_id, data_type)
             .await
@@ -187,14 +189,51 @@ async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
             .expect("resynced");
         assert_ne!(next.generation, resynced.generation);
         assert_eq!(next.record_count, 3_000);
-        let next_layer = written::read(&app.db, next.generation).await.expect("read");
-        assert_eq!(next_layer, None, "published in full");
-        let next_bodies = bodies_of(app, next.generation).await;
-        assert_eq!(next_bodies.len(), 3_000);
-        for (body, value) in listed.iter().zip(&parsed) {
-            let id = field(value, id_field);
-            assert_eq!(&next_bodies[id], body, "{id} kept its copy");
-        }
+        let next_layer = next.layer.as_deref().expect("a layer again");
+        assert_eq!(next_layer.base, base.generation, "on the same base");
+        assert_eq!(
+            next_layer.map.delta_count(),
+            54,
+            "every change since the base"
+        );
+        let next_delta = bodies_of(app, next.generation).await;
+        assert_eq!(
+            next_delta, delta_rows,
+            "the first layer's copies, byte for byte"
+        );
+        let generations = (base.generation, next.generation);
+        let next_listed =
+            layers::pages::bodies(&app.db, generations, None, &next_layer.map, 0, 5_000)
+                .await
+                .expect("the whole list");
+        assert_eq!(
+            next_listed, listed,
+            "every record as the first layer had it"
+        );
+
+        // A resync with more changes than one in fifty since the base (90
+        // amended, the 45 before among them, and the 9 new) publishes in
+        // full, and every record the platform did not change again keeps
+        // its copy.
+        reauthorize(app, company_id, connection_id, authorization(3_000, 90)).await;
+        sync_invoices(app, company_id).await;
+        let full = tributary::store::current(&app.db, connection_id, data_type)
+            .await
+            .expect("read")
+            .expect("resynced");
+        assert!(full.layer.is_none(), "published in full");
+        let full_bodies = bodies_of(app, full.generation).await;
+        assert_eq!(full_bodies.len(), 3_000);
+        let kept = listed
+            .iter()
+            .zip(&parsed)
+            .filter(|(body, value)| full_bodies.get(field(value, id_field)) == Some(*body))
+            .count();
+        assert_eq!(
+            kept,
+            3_000 - 45,
+            "all but the newly amended kept their copies"
+        );
         // The layer is retained for pinned snapshots, and its base with it;
         // once its retention ends, both go.
         assert_eq!(bodies_of(app, base.generation).await, base_bodies);
@@ -209,6 +248,10 @@ async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
         assert!(
             bodies_of(app, resynced.generation).await.is_empty(),
             "the layer went"
+        );
+        assert!(
+            bodies_of(app, next.generation).await.is_empty(),
+            "and the one that replaced it"
         );
         let unreachable = tributary::store::unreachable_rows(&app.db, connection_id, data_type)
             .await

@@ -1,9 +1,12 @@
-//! A resync published as a layer over the previous generation, when
+//! A resync published as a layer over the previous full generation, when
 //! [`EngineConfig::layering`](super::super::EngineConfig::layering) is on
-//! (`docs/store-next.md` §2b): only the records that changed are written,
-//! with the maps that set them among the base's rows; and the fences a
-//! later layer needs, written at each long full publish. The API does not
-//! read layers yet, so layering stays off by default.
+//! (`docs/store-next.md` §2b): only the records that changed since that
+//! base are written, with the maps that set them among the base's rows; and
+//! the fences a later layer needs, written at each long full publish. A
+//! resync after a layer compares with its base, so its layer replaces the
+//! one readers see on the same base, holding every change since; once they
+//! are too many, the resync publishes in full, which is the next base.
+//! Layering stays off by default: a sync over a layer still fetches whole.
 
 use sea_orm::{ConnectionTrait, DatabaseTransaction};
 
@@ -22,11 +25,12 @@ const LAYER_SHARE: u64 = 50;
 const LAYER_AT_MOST: u64 = 20_000;
 
 impl Run<'_> {
-    /// The layer this resync may publish over the generation readers see:
-    /// when layering is on, that generation is the run's `previous`, a full
-    /// one of at least the configured rows with its fences, and at most one
-    /// of [`LAYER_SHARE`] of its records (and [`LAYER_AT_MOST`]) changed or
-    /// left; `None` otherwise, and the run publishes in full.
+    /// The layer this resync may publish over the run's `previous`: when
+    /// layering is on, readers see that generation or a layer over it, it
+    /// is a full one of at least the configured rows with its fences, and
+    /// at most one of [`LAYER_SHARE`] of its records (and
+    /// [`LAYER_AT_MOST`]) changed or left since; `None` otherwise, and the
+    /// run publishes in full.
     pub(super) async fn planned_layer(
         &self,
         staging: Staging,
@@ -41,8 +45,19 @@ impl Run<'_> {
         let Some(current) = store::current(db, staging.connection_id, self.data_type).await? else {
             return Ok(None);
         };
-        let count = current.record_count.max(0) as u64;
-        if current.generation != previous || count < layering.at_rows {
+        // Readers see `previous`, or a layer over it: the new layer then
+        // replaces that one on the same base, its delta every change since
+        // the base (`Run::prepare` compares with the base).
+        let count = match &current.layer {
+            Some(layer) if layer.base == previous => layer.map.base_count(),
+            Some(_) => return Ok(None),
+            None if current.generation == previous => {
+                u32::try_from(current.record_count.max(0)).unwrap_or(u32::MAX)
+            }
+            None => return Ok(None),
+        };
+        let count = u64::from(count);
+        if count < layering.at_rows {
             return Ok(None);
         }
         if written::read(db, previous).await?.is_some() {
