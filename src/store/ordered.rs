@@ -8,7 +8,9 @@
 //! their generations never change once published, so their order is read
 //! once per snapshot (by the caller, who keeps it: `sync::list_orders`).
 //! A position is the record's `ordinal`, or with the list's filter its
-//! `filter_ordinal` (the same column [`super::query::page_after`] reads).
+//! `filter_ordinal` (the same column [`super::query::page_after`] reads);
+//! in a layered generation, the position its layer's map gives that stored
+//! ordinal ([`super::layers::visible`]).
 //! A query made only of declared fields, and an `orderBy` of a declared
 //! field, get their positions from the keys ([`super::keys`]) instead of
 //! reading the records.
@@ -57,7 +59,8 @@ impl Place {
         (self.0 >> POSITION_BITS) as usize
     }
 
-    /// Its position in that connection's list (ordinal or filter ordinal).
+    /// Its position in that connection's list (ordinal or filter ordinal,
+    /// through the layer's map in a layered generation).
     pub fn position(self) -> i64 {
         (self.0 & ((1 << POSITION_BITS) - 1)) as i64
     }
@@ -220,6 +223,13 @@ pub async fn matching_among(
     let Some(one) = selection.visible.first() else {
         return Ok(Vec::new());
     };
+    // Positions in the whole list (the one caller, `carried`, has no
+    // filter): the whole map's, over ordinals.
+    if selection.filter.is_some() {
+        return Err(sea_orm::DbErr::Custom(
+            "matching_among reads the whole list's positions only".to_owned(),
+        ));
+    }
     let backend = db.get_database_backend();
     let read = one.list_read(None);
     let mut found = Vec::new();

@@ -116,7 +116,8 @@ pub struct Windows {
 /// The first `limit` records of `selection` in the list's own order after
 /// `after` (aligned with `selection.visible`: per connection, the position
 /// of the last of its records already passed, 0 for none; the position is
-/// the ordinal, or with the list's filter the filter ordinal). Each
+/// the ordinal, or with the list's filter the filter ordinal, through the
+/// layer's map in a layered generation, whose parts are each walked). Each
 /// connection yields its next `limit` matches by position, one index range
 /// each (or, with `windows`, aligned like `after`, window by window), and
 /// they are merged in the list's order; so the cost depends on the page

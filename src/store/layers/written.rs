@@ -246,6 +246,67 @@ pub async fn changes(
     Ok((changed.len() + dropped.len() <= at_most).then_some(Changes { changed, dropped }))
 }
 
+/// The staged records a layer readers see over the same base changed or
+/// dropped (its delta's ids, and its base's ids at the ordinals it
+/// hides): what a new layer on that base must hold again, though the
+/// comparison with the base alone finds some unchanged (a record changed
+/// back, or dropped and added again), so that each is compared with the
+/// layer's copy ([`write_delta`]) and stamped when it differs. One probe of
+/// the staging table per id, at most a layer's worth.
+pub async fn staged_since_layer(
+    db: &impl ConnectionTrait,
+    staging: Staging,
+    layer_generation: i64,
+    layer: &Layer,
+) -> Result<Vec<Changed>, sea_orm::DbErr> {
+    let backend = db.get_database_backend();
+    let hidden = serde_json::to_string(layer.map.hidden())
+        .map_err(|error| sea_orm::DbErr::Custom(error.to_string()))?;
+    let listed = match backend {
+        DbBackend::Postgres => {
+            "SELECT hidden.value::bigint FROM json_array_elements_text($4::json) AS hidden"
+        }
+        _ => "SELECT hidden.value FROM json_each($4) AS hidden",
+    };
+    let ids = format!(
+        "SELECT l.record_id FROM record l WHERE l.generation = $2 \
+         UNION SELECT b.record_id FROM record b WHERE b.generation = $3 AND b.ordinal IN ({listed})"
+    );
+    let sql = match backend {
+        // Each id its own probe of the staging table's key (`OFFSET 0`).
+        DbBackend::Postgres => format!(
+            "SELECT s.record_id, s.sort_key, s.filter_value FROM ({ids}) AS ids, \
+             LATERAL (SELECT * FROM record_staging s WHERE s.generation = $1 \
+                      AND s.record_id = ids.record_id OFFSET 0) s"
+        ),
+        _ => format!(
+            "WITH ids(record_id) AS ({ids}) \
+             SELECT s.record_id, s.sort_key, s.filter_value FROM ids \
+             JOIN record_staging s ON s.generation = $1 AND s.record_id = ids.record_id"
+        ),
+    };
+    let values: Vec<sea_orm::Value> = vec![
+        staging.generation.into(),
+        layer_generation.into(),
+        layer.base.into(),
+        hidden.into(),
+    ];
+    let rows = db
+        .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+        .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Changed {
+                place: ListKey {
+                    record_id: row.try_get("", "record_id")?,
+                    sort_key: row.try_get("", "sort_key")?,
+                },
+                filter_value: row.try_get("", "filter_value")?,
+            })
+        })
+        .collect()
+}
+
 /// Writes `planned`'s delta under `list.generation`, from the rows it
 /// staged: each record at its delta ordinal and filter ordinal, stamped
 /// `list.published` (every delta record changed). Returns the rows

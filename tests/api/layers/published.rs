@@ -49,6 +49,24 @@ async fn filtered_list(app: &TestApp, generation: i64, value: &str) -> Vec<Strin
         .expect("a filtered list")
 }
 
+/// A record's JSON without its `modifiedDate`.
+fn undated(body: &str) -> Value {
+    let mut value: Value = serde_json::from_str(body).expect("JSON");
+    if let Some(object) = value.as_object_mut() {
+        object.remove("modifiedDate");
+    }
+    value
+}
+
+/// A record's `modifiedDate`.
+fn stamp(body: &str) -> String {
+    let value: Value = serde_json::from_str(body).expect("JSON");
+    value["modifiedDate"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+}
+
 /// A field of a record's JSON.
 fn field<'a>(body: &'a Value, name: &str) -> &'a str {
     body[name].as_str().unwrap_or_default()
@@ -211,10 +229,41 @@ async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
             "every record as the first layer had it"
         );
 
+        // The platform changes the 45 back: they are changes since the
+        // layer, though their base copies are the same again; the next
+        // layer on the base holds them stamped anew, and the 9 new as the
+        // first layer had them.
+        reauthorize(app, company_id, connection_id, authorization(3_000, 0)).await;
+        sync_invoices(app, company_id).await;
+        let reverted = tributary::store::current(&app.db, connection_id, data_type)
+            .await
+            .expect("read")
+            .expect("resynced");
+        let reverted_layer = reverted.layer.as_deref().expect("a layer again");
+        assert_eq!(reverted_layer.base, base.generation, "on the same base");
+        assert_eq!(
+            reverted_layer.map.delta_count(),
+            54,
+            "the 45 changed back and the 9 new"
+        );
+        let reverted_delta = bodies_of(app, reverted.generation).await;
+        let mut changed_back = 0;
+        for (id, body) in &reverted_delta {
+            match base_bodies.get(id) {
+                Some(was) => {
+                    assert_eq!(undated(body), undated(was), "{id} as in the base");
+                    let (now, then) = (stamp(body), stamp(&delta_rows[id]));
+                    assert!(now > then, "{id} stamped anew: {now} after {then}");
+                    changed_back += 1;
+                }
+                None => assert_eq!(Some(body), delta_rows.get(id), "{id} new, kept"),
+            }
+        }
+        assert_eq!(changed_back, 45);
+
         // A resync with more changes than one in fifty since the base (90
-        // amended, the 45 before among them, and the 9 new) publishes in
-        // full, and every record the platform did not change again keeps
-        // its copy.
+        // amended and the 9 new) publishes in full, and every record the
+        // platform did not change again keeps its copy.
         reauthorize(app, company_id, connection_id, authorization(3_000, 90)).await;
         sync_invoices(app, company_id).await;
         let full = tributary::store::current(&app.db, connection_id, data_type)
@@ -229,14 +278,20 @@ async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
             .zip(&parsed)
             .filter(|(body, value)| full_bodies.get(field(value, id_field)) == Some(*body))
             .count();
-        assert_eq!(
-            kept,
-            3_000 - 45,
-            "all but the newly amended kept their copies"
-        );
-        // The layer is retained for pinned snapshots, and its base with it;
-        // once its retention ends, both go.
+        assert_eq!(kept, 3_000 - 90, "all but the amended kept their copies");
+        // The last layer is retained for pinned snapshots, and its base
+        // with it; the layers before it go with the clean-up that follows
+        // a publish (after the operation reads `Complete`: waited for).
         assert_eq!(bodies_of(app, base.generation).await, base_bodies);
+        for earlier in [resynced.generation, next.generation] {
+            let mut waited = 0;
+            while !bodies_of(app, earlier).await.is_empty() {
+                assert!(waited < 300, "layer {earlier} left after the clean-up");
+                tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+                waited += 1;
+            }
+        }
+        // Once the last layer's retention ends, it goes, and its base.
         let swept = tributary::store::drop_expired(&app.db, later)
             .await
             .expect("swept");
@@ -246,12 +301,8 @@ async fn a_resync_with_layering_on_publishes_only_its_changes_as_a_layer() {
             "the base went"
         );
         assert!(
-            bodies_of(app, resynced.generation).await.is_empty(),
-            "the layer went"
-        );
-        assert!(
-            bodies_of(app, next.generation).await.is_empty(),
-            "and the one that replaced it"
+            bodies_of(app, reverted.generation).await.is_empty(),
+            "the last layer went"
         );
         let unreachable = tributary::store::unreachable_rows(&app.db, connection_id, data_type)
             .await

@@ -199,7 +199,7 @@ const LISTS: &[&str] = &[
     "?orderBy=-dueDate&page=5&pageSize=100",
     "?orderBy=totalAmount&query=amountDue%3E100&page=2&pageSize=200",
     "?orderBy=invoiceNumber&page=3&pageSize=100",
-    "?status=Paid&query=amountDue%3E100",
+    "?status=PartiallyPaid&query=amountDue%3E100",
     "?status=Paid&orderBy=amountDue&page=2&pageSize=20",
     "?status=Submitted&query=invoiceNumber~1&page=2&pageSize=30",
     "?status=Paid&query=invoiceNumber~1&page=2&pageSize=20",
@@ -270,7 +270,7 @@ async fn every_read_of_a_layered_list_answers_as_the_list_published_whole() {
                 (synced.merged, expected.merged),
             ] {
                 let ids = ids_of(&whole, expected_company).await;
-                assert!(ids.len() > 15, "ids to read: {}", ids.len());
+                assert!(ids.len() >= 20 + 6, "ids to read: {}", ids.len());
                 let want = reads(&whole, expected_company, &ids).await;
                 // The reads' paths name each app's own company.
                 let got = reads(&layered, company, &ids).await;
@@ -282,14 +282,18 @@ async fn every_read_of_a_layered_list_answers_as_the_list_published_whole() {
                         &format!("{path} (list orders kept: {list_orders})"),
                     );
                 }
-                // Not a comparison of empty answers.
-                let listed = want
+                // Not a comparison of empty answers: the reads of `LISTS`
+                // list records, but for the two past a short list's end
+                // (the pages links reach are not counted).
+                let empty: Vec<&String> = want
                     .iter()
-                    .filter(|(_, answer)| {
-                        answer["results"].as_array().is_some_and(|r| !r.is_empty())
+                    .filter(|(path, _)| {
+                        !path.contains(" next ") && !path.contains("/data/invoices/")
                     })
-                    .count();
-                assert!(listed >= LISTS.len() - 2, "lists with records: {listed}");
+                    .filter(|(_, answer)| answer["results"].as_array().is_none_or(|r| r.is_empty()))
+                    .map(|(path, _)| path)
+                    .collect();
+                assert!(empty.len() <= 2, "reads without records: {empty:?}");
             }
             // The orders remembered of the first generations were carried
             // over to the layers: some orders were not read again.

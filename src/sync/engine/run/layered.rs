@@ -45,6 +45,10 @@ impl Run<'_> {
         let Some(current) = store::current(db, staging.connection_id, self.data_type).await? else {
             return Ok(None);
         };
+        let layered_on_base = current
+            .layer
+            .as_deref()
+            .filter(|layer| layer.base == previous);
         // Readers see `previous`, or a layer over it: the new layer then
         // replaces that one on the same base, its delta every change since
         // the base (`Run::prepare` compares with the base).
@@ -80,11 +84,29 @@ impl Run<'_> {
         };
         let at_most = (u64::from(count) / LAYER_SHARE).min(LAYER_AT_MOST) as usize;
         let began = std::time::Instant::now();
-        let Some(changes) =
+        let Some(mut changes) =
             written::changes(db, staging, self.data_type, previous, at_most).await?
         else {
             return Ok(None);
         };
+        // Over a layer on the same base, what it changed is compared with
+        // its copies, not the base's: a record changed back is a change.
+        if let Some(layer) = layered_on_base {
+            let since = written::staged_since_layer(db, staging, current.generation, layer).await?;
+            let found: std::collections::HashSet<String> = changes
+                .changed
+                .iter()
+                .map(|record| record.place.record_id.clone())
+                .collect();
+            changes.changed.extend(
+                since
+                    .into_iter()
+                    .filter(|record| !found.contains(&record.place.record_id)),
+            );
+            if changes.changed.len() + changes.dropped.len() > at_most {
+                return Ok(None);
+            }
+        }
         let compared = began.elapsed();
         let fences = (&fenced, filter_fences.as_ref());
         let planned =
