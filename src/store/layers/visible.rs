@@ -236,12 +236,24 @@ fn not_hidden(backend: DbBackend, column: &str, hidden: &[u32]) -> Option<Expr> 
         return None;
     }
     let listed = serde_json::to_string(hidden).unwrap_or_else(|_| "[]".to_owned());
-    let sql = match backend {
-        DbBackend::Postgres => format!(
-            "{column} NOT IN (SELECT hidden.value::bigint \
-                              FROM json_array_elements_text($1::json) AS hidden)"
-        ),
-        _ => format!("{column} NOT IN (SELECT hidden.value FROM json_each(?) AS hidden)"),
+    // sea-query's placeholder: numbered on PostgreSQL, `?` on SQLite.
+    let parameter = if backend == DbBackend::Postgres {
+        "$1"
+    } else {
+        "?"
     };
+    let sql = format!("{column} NOT IN ({})", ordinals_listed(backend, parameter));
     Some(Expr::cust_with_values(sql, [listed]))
+}
+
+/// A subquery of the ordinals in the JSON array bound at `parameter`: how
+/// a layer's hidden ordinals, however many, go into a statement as one
+/// parameter.
+pub(crate) fn ordinals_listed(backend: DbBackend, parameter: &str) -> String {
+    match backend {
+        DbBackend::Postgres => format!(
+            "SELECT hidden.value::bigint FROM json_array_elements_text({parameter}::json) AS hidden"
+        ),
+        _ => format!("SELECT hidden.value FROM json_each({parameter}) AS hidden"),
+    }
 }

@@ -262,12 +262,7 @@ pub async fn staged_since_layer(
     let backend = db.get_database_backend();
     let hidden = serde_json::to_string(layer.map.hidden())
         .map_err(|error| sea_orm::DbErr::Custom(error.to_string()))?;
-    let listed = match backend {
-        DbBackend::Postgres => {
-            "SELECT hidden.value::bigint FROM json_array_elements_text($4::json) AS hidden"
-        }
-        _ => "SELECT hidden.value FROM json_each($4) AS hidden",
-    };
+    let listed = super::visible::ordinals_listed(backend, "$4");
     let ids = format!(
         "SELECT l.record_id FROM record l WHERE l.generation = $2 \
          UNION SELECT b.record_id FROM record b WHERE b.generation = $3 AND b.ordinal IN ({listed})"

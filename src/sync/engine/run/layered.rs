@@ -45,20 +45,18 @@ impl Run<'_> {
         let Some(current) = store::current(db, staging.connection_id, self.data_type).await? else {
             return Ok(None);
         };
-        let layered_on_base = current
-            .layer
-            .as_deref()
-            .filter(|layer| layer.base == previous);
         // Readers see `previous`, or a layer over it: the new layer then
         // replaces that one on the same base, its delta every change since
         // the base (`Run::prepare` compares with the base).
-        let count = match &current.layer {
-            Some(layer) if layer.base == previous => layer.map.base_count(),
+        let layered_on_base = match current.layer.as_deref() {
+            Some(layer) if layer.base == previous => Some(layer),
             Some(_) => return Ok(None),
-            None if current.generation == previous => {
-                u32::try_from(current.record_count.max(0)).unwrap_or(u32::MAX)
-            }
+            None if current.generation == previous => None,
             None => return Ok(None),
+        };
+        let count = match layered_on_base {
+            Some(layer) => layer.map.base_count(),
+            None => u32::try_from(current.record_count.max(0)).unwrap_or(u32::MAX),
         };
         let count = u64::from(count);
         if count < layering.at_rows {
