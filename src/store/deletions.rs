@@ -1,4 +1,4 @@
-//! Records the platform deleted: those of the previous generation that a
+//! Records the platform deleted: those of the previous list that a
 //! sync did not bring back, read in batches so that the run can stage them
 //! again, flagged (`data::records::deleted`). And the previous copies of
 //! named records ([`previous_copies`]): those the sync could not read, which
@@ -8,7 +8,11 @@
 //! for missing records can also say whether any staged record changed
 //! ([`Looking::AlsoForChanges`]).
 //!
-//! Each batch walks the previous generation by record id from where the
+//! The previous list is the generation readers saw when the sync began: a
+//! full generation's rows, or a layer's delta and the base rows it does not
+//! hide ([`Visible::stored_parts`]), each part walked from its own key.
+//!
+//! Each batch walks the previous list by record id from where the
 //! last one ended and probes the staged rows by primary key, one lookup per
 //! record: linear in the list however many batches it takes. On PostgreSQL
 //! that plan is fixed for the statement ([`PLAN_FIXED`]), because the planner
@@ -17,12 +21,10 @@
 //! believing it empty, it read every staged row once per record of the
 //! batch, and a resync in which every record of 100,000 changed took minutes.
 
-use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
-use uuid::Uuid;
-
 use crate::data::records::MODIFIED_DATE_SUFFIX_CHARS;
 use crate::data::{DataType, Row};
-use crate::store::Staging;
+use crate::store::{Staging, Visible};
+use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
 
 /// How many missing records one read returns.
 pub const MISSING_BATCH: u64 = 1_000;
@@ -64,30 +66,33 @@ pub struct Walked {
     pub last: Option<String>,
 }
 
-/// The statement reading up to [`MISSING_BATCH`] records of the
-/// connection's `previous` generation of `data_type` that generation
-/// `staged` has not staged (and, [`Looking::AlsoForChanges`], has staged
-/// changed), by record id after `after`. Each row says whether it was
-/// staged (`staged`: 1 changed, `NULL` missing).
+/// The statement reading up to [`MISSING_BATCH`] records of the list
+/// `compared` (the connection's generation of `data_type` readers saw when
+/// the sync began, layered or not) that generation `staged` has not staged
+/// (and, [`Looking::AlsoForChanges`], has staged changed), by record id
+/// after `after`. Each row says whether it was staged (`staged`: 1 changed,
+/// `NULL` missing).
+///
+/// A layered list is walked in its two stored parts, each from its own
+/// primary key (the base's hidden rows left out), and their first rows
+/// merged by record id: each batch still reads each record once.
 pub fn missing_statement(
     backend: DbBackend,
-    connection_id: Uuid,
+    compared: &Visible,
     data_type: DataType,
-    previous: i64,
     staged: i64,
     after: Option<&str>,
     looking: Looking,
 ) -> Statement {
     let mut values: Vec<sea_orm::Value> = vec![
-        connection_id.into(),
+        compared.connection_id.into(),
         data_type.name().into(),
-        previous.into(),
         staged.into(),
     ];
     let after = match after {
         Some(after) => {
             values.push(after.into());
-            " AND p.record_id > $5"
+            " AND p.record_id > $4"
         }
         None => "",
     };
@@ -100,47 +105,73 @@ pub fn missing_statement(
     } else {
         ""
     };
-    let sql = match looking {
-        Looking::ForMissing => format!(
-            "SELECT p.record_id, p.sort_key, p.filter_value, p.body, CAST(NULL AS INTEGER) AS staged FROM record p \
-             WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $3{after} \
-             AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $4 \
-                             AND s.record_id = p.record_id{fence}) \
-             ORDER BY p.record_id LIMIT {MISSING_BATCH}"
+    let (was_staged, staged_copy, kept) = match looking {
+        Looking::ForMissing => (
+            "CAST(NULL AS INTEGER)".to_owned(),
+            String::new(),
+            format!(
+                "NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $3 \
+                 AND s.record_id = p.record_id{fence})"
+            ),
         ),
         Looking::AlsoForChanges => {
             let same = super::publish::same_but_for_its_date(backend);
             // SQLite has no `LATERAL`, and needs none: it looks each
             // staged row up by its key in a left join.
             let staged_copy = if backend == DbBackend::Postgres {
-                "LEFT JOIN LATERAL (SELECT s.record_id, s.body FROM record_staging s \
-                 WHERE s.generation = $4 AND s.record_id = p.record_id OFFSET 0) s ON true"
+                " LEFT JOIN LATERAL (SELECT s.record_id, s.body FROM record_staging s \
+                 WHERE s.generation = $3 AND s.record_id = p.record_id OFFSET 0) s ON true"
             } else {
-                "LEFT JOIN record_staging s ON s.generation = $4 AND s.record_id = p.record_id"
+                " LEFT JOIN record_staging s ON s.generation = $3 AND s.record_id = p.record_id"
             };
-            format!(
-                "SELECT p.record_id, p.sort_key, p.filter_value, p.body, \
-                        CASE WHEN s.record_id IS NULL THEN NULL ELSE 1 END AS staged \
-                 FROM record p {staged_copy} \
-                 WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $3{after} \
-                   AND (s.record_id IS NULL OR NOT ({same})) \
-                 ORDER BY p.record_id LIMIT {MISSING_BATCH}"
+            (
+                "CASE WHEN s.record_id IS NULL THEN NULL ELSE 1 END".to_owned(),
+                staged_copy.to_owned(),
+                format!("(s.record_id IS NULL OR NOT ({same}))"),
             )
         }
     };
-    Statement::from_sql_and_values(backend, sql, values)
+    let parts: Vec<String> = compared
+        .stored_parts(backend, "p", &mut values)
+        .iter()
+        .map(|part| {
+            format!(
+                "SELECT p.record_id, p.sort_key, p.filter_value, p.body, {was_staged} AS staged \
+                 FROM record p{staged_copy} \
+                 WHERE p.connection_id = $1 AND p.data_type = $2 AND {part}{after} AND {kept} \
+                 ORDER BY p.record_id LIMIT {MISSING_BATCH}"
+            )
+        })
+        .collect();
+    Statement::from_sql_and_values(backend, first_by_record_id(parts, MISSING_BATCH), values)
 }
 
-/// The next [`MISSING_BATCH`] records of the connection's `previous`
-/// generation of `data_type` that generation `staged` has not staged (with
+/// One query of `parts` (each ordered by record id and limited to `limit`
+/// rows): the only one, or the first `limit` of all their rows by record id.
+fn first_by_record_id(parts: Vec<String>, limit: u64) -> String {
+    if let [only] = parts.as_slice() {
+        return only.clone();
+    }
+    let merged: Vec<String> = parts
+        .iter()
+        .enumerate()
+        .map(|(index, part)| format!("SELECT * FROM ({part}) AS part_{index}"))
+        .collect();
+    format!(
+        "{} ORDER BY record_id LIMIT {limit}",
+        merged.join(" UNION ALL ")
+    )
+}
+
+/// The next [`MISSING_BATCH`] records of the list `compared` that
+/// generation `staged` has not staged (with
 /// [`Looking::AlsoForChanges`], the batch counts those it staged changed
 /// too, and says whether there was one), by record id after `after`: a keyset walk, so that the whole previous
 /// list is compared once however many batches it takes.
 pub async fn missing(
     db: &impl TransactionTrait,
-    connection_id: Uuid,
+    compared: &Visible,
     data_type: DataType,
-    previous: i64,
     staged: i64,
     after: Option<&str>,
     looking: Looking,
@@ -150,15 +181,7 @@ pub async fn missing(
     if backend == DbBackend::Postgres {
         txn.execute_unprepared(PLAN_FIXED).await?;
     }
-    let statement = missing_statement(
-        backend,
-        connection_id,
-        data_type,
-        previous,
-        staged,
-        after,
-        looking,
-    );
+    let statement = missing_statement(backend, compared, data_type, staged, after, looking);
     let rows = txn.query_all_raw(statement).await?;
     txn.commit().await?;
     let mut walked = Walked::default();
@@ -180,19 +203,21 @@ pub async fn missing(
 pub const KEEP_BATCH: u64 = 10_000;
 
 /// Stages again, as they were (without their `modifiedDate`, which the
-/// swap adds back), up to [`KEEP_BATCH`] records of `staging`'s previous
-/// generation `previous` after the record id `after` that it has not
-/// staged, inside the database: no record's JSON travels to the
+/// swap adds back), the records of the list `compared` (the generation
+/// readers saw when the sync began, layered or not) after the record id
+/// `after` that `staging` has not staged, up to the [`KEEP_BATCH`]-th
+/// record id of its full generation (a layer's base): about [`KEEP_BATCH`]
+/// records, inside the database: no record's JSON travels to the
 /// application and back. Returns the last record id the batch covered,
-/// `None` after the last batch. Records are walked by the previous
-/// generation's primary key, each staged row looked up by its own (on
-/// PostgreSQL with the plan fixed as [`PLAN_FIXED`] says), so the whole
-/// list is compared once however many batches it takes.
+/// `None` after the last batch. Records are walked by their generation's
+/// primary key, each staged row looked up by its own (on PostgreSQL with
+/// the plan fixed as [`PLAN_FIXED`] says), so the whole list is compared
+/// once however many batches it takes.
 pub async fn keep_missing(
     db: &impl ConnectionTrait,
     staging: Staging,
     data_type: DataType,
-    previous: i64,
+    compared: &Visible,
     after: Option<&str>,
 ) -> Result<Option<String>, sea_orm::DbErr> {
     let backend = db.get_database_backend();
@@ -202,9 +227,14 @@ pub async fn keep_missing(
     } else {
         ""
     };
-    // Where this batch ends: the previous generation's KEEP_BATCH-th
-    // record id after `after`, read from its primary key alone.
-    let mut bounds: Vec<sea_orm::Value> = vec![previous.into()];
+    // Where this batch ends: the full generation's KEEP_BATCH-th record id
+    // after `after`, read from its primary key alone. A layer's delta rows
+    // go with the batch their record id falls in.
+    let full = compared
+        .layer
+        .as_ref()
+        .map_or(compared.generation, |layer| layer.base);
+    let mut bounds: Vec<sea_orm::Value> = vec![full.into()];
     let from = match after {
         Some(after) => {
             bounds.push(after.into());
@@ -228,7 +258,6 @@ pub async fn keep_missing(
     let mut values: Vec<sea_orm::Value> = vec![
         staging.connection_id.into(),
         data_type.name().into(),
-        previous.into(),
         staging.generation.into(),
         staging.company_id.into(),
     ];
@@ -241,15 +270,24 @@ pub async fn keep_missing(
         values.push(end.as_str().into());
         range.push_str(&format!(" AND p.record_id <= ${}", values.len()));
     }
+    let kept: Vec<String> = compared
+        .stored_parts(backend, "p", &mut values)
+        .iter()
+        .map(|part| {
+            format!(
+                "SELECT p.connection_id, p.data_type, $3, p.record_id, $4, p.sort_key, \
+                        p.filter_value, substr(p.body, 1, length(p.body) - {MODIFIED_DATE_SUFFIX_CHARS}) \
+                 FROM record p \
+                 WHERE {part} AND p.connection_id = $1 AND p.data_type = $2{range} \
+                   AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $3 \
+                                   AND s.record_id = p.record_id{fence})"
+            )
+        })
+        .collect();
     let sql = format!(
         "INSERT INTO record_staging (connection_id, data_type, generation, record_id, company_id, \
-         sort_key, filter_value, body) \
-         SELECT p.connection_id, p.data_type, $4, p.record_id, $5, p.sort_key, p.filter_value, \
-                substr(p.body, 1, length(p.body) - {MODIFIED_DATE_SUFFIX_CHARS}) \
-         FROM record p \
-         WHERE p.generation = $3 AND p.connection_id = $1 AND p.data_type = $2{range} \
-           AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $4 \
-                           AND s.record_id = p.record_id{fence})"
+         sort_key, filter_value, body) {}",
+        kept.join(" UNION ALL ")
     );
     db.execute_raw(Statement::from_sql_and_values(backend, sql, values))
         .await?;
@@ -259,15 +297,14 @@ pub async fn keep_missing(
 /// How many ids one read of [`previous_copies`] binds.
 const IDS_PER_READ: usize = 500;
 
-/// The records of the connection's `previous` generation of `data_type`
-/// among `ids` that generation `staged` has not staged: the previous copies
-/// of records a sync could not read (which it keeps) or that the platform
-/// said it deleted (which it flags).
+/// The records of the list `compared` (the generation readers saw when the
+/// sync began, layered or not) among `ids` that generation `staged` has not
+/// staged: the previous copies of records a sync could not read (which it
+/// keeps) or that the platform said it deleted (which it flags).
 pub async fn previous_copies(
     db: &impl ConnectionTrait,
-    connection_id: Uuid,
+    compared: &Visible,
     data_type: DataType,
-    previous: i64,
     staged: i64,
     ids: &[String],
 ) -> Result<Vec<Row>, sea_orm::DbErr> {
@@ -275,9 +312,8 @@ pub async fn previous_copies(
     let mut rows = Vec::new();
     for chunk in ids.chunks(IDS_PER_READ) {
         let mut values: Vec<sea_orm::Value> = vec![
-            connection_id.into(),
+            compared.connection_id.into(),
             data_type.name().into(),
-            previous.into(),
             staged.into(),
         ];
         let placeholders: Vec<String> = chunk
@@ -287,16 +323,26 @@ pub async fn previous_copies(
                 format!("${}", values.len())
             })
             .collect();
-        let sql = format!(
-            "SELECT p.record_id, p.sort_key, p.filter_value, p.body FROM record p \
-             WHERE p.connection_id = $1 AND p.data_type = $2 AND p.generation = $3 \
-             AND p.record_id IN ({}) \
-             AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $4 \
-                             AND s.record_id = p.record_id)",
-            placeholders.join(", ")
-        );
+        let placeholders = placeholders.join(", ");
+        let copies: Vec<String> = compared
+            .stored_parts(backend, "p", &mut values)
+            .iter()
+            .map(|part| {
+                format!(
+                    "SELECT p.record_id, p.sort_key, p.filter_value, p.body FROM record p \
+                     WHERE p.connection_id = $1 AND p.data_type = $2 AND {part} \
+                     AND p.record_id IN ({placeholders}) \
+                     AND NOT EXISTS (SELECT 1 FROM record_staging s WHERE s.generation = $3 \
+                                     AND s.record_id = p.record_id)"
+                )
+            })
+            .collect();
         let found = db
-            .query_all_raw(Statement::from_sql_and_values(backend, sql, values))
+            .query_all_raw(Statement::from_sql_and_values(
+                backend,
+                copies.join(" UNION ALL "),
+                values,
+            ))
             .await?;
         for row in &found {
             rows.push(row_of(row)?);

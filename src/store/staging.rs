@@ -30,9 +30,10 @@ pub struct Staging {
     pub company_id: Uuid,
     /// The generation being written.
     pub generation: i64,
-    /// The generation readers saw when the run started, `None` before the
-    /// first sync: the swap compares with it, and what it holds that the
-    /// run does not bring back was deleted by the platform.
+    /// The full generation the swap compares with, `None` before the first
+    /// sync: the one readers saw when the run started, or the base of the
+    /// layer they saw (the run reads what it does not bring back from the
+    /// layer itself: [`super::deletions`]).
     pub previous: Option<i64>,
     /// When the run started: the time a record found deleted is flagged at
     /// (the swap stamps every changed record with its own time).

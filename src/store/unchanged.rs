@@ -10,6 +10,7 @@
 use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, TransactionTrait};
 
 use super::deletions::PLAN_FIXED;
+use super::generations::Visible;
 use super::publish::same_but_for_its_date;
 use super::staging::Staging;
 use crate::data::DataType;
@@ -41,24 +42,27 @@ pub async fn staged_rows(
 }
 
 /// Whether a row `staging` holds of `data_type` is not its copy in the
-/// generation `previous` but for `modifiedDate` (or has no copy there): the
-/// records a swap would stamp as changed. The staged rows are walked in
-/// their primary key's order, each previous copy looked up by its primary
-/// key, and the walk ends at the first such row: a list with changes costs
-/// the lookups before its first change, an unchanged one a lookup per
-/// staged row. On PostgreSQL the plan is fixed as [`PLAN_FIXED`] fixes the
-/// search for missing records, for the same reason: `record_staging` has no
-/// trustworthy statistics, and a hash of the previous generation (its JSON
-/// included) would cost more than the publish this spares.
+/// list `compared` (the generation readers saw when the sync began: a full
+/// generation, or a layer's delta and the base rows it does not hide) but
+/// for `modifiedDate` (or has no copy there): the records a swap would
+/// stamp as changed. The staged rows are walked in their primary key's
+/// order, each previous copy looked up by its primary key (in each stored
+/// part of a layered list), and the walk ends at the first such row: a list
+/// with changes costs the lookups before its first change, an unchanged one
+/// a lookup per staged row. On PostgreSQL the plan is fixed as
+/// [`PLAN_FIXED`] fixes the search for missing records, for the same
+/// reason: `record_staging` has no trustworthy statistics, and a hash of
+/// the previous generation (its JSON included) would cost more than the
+/// publish this spares.
 pub async fn any_change(
     db: &impl TransactionTrait,
     staging: Staging,
     data_type: DataType,
-    previous: i64,
+    compared: &Visible,
 ) -> Result<bool, sea_orm::DbErr> {
     let txn = db.begin().await?;
     let backend = txn.get_database_backend();
-    // `OFFSET 0` keeps the inner query a lookup per staged row (as
+    // `OFFSET 0` keeps each inner query a lookup per staged row (as
     // [`super::deletions::missing_statement`] does); `CASE`: an integer on
     // both backends (SQLite has no boolean).
     let fence = if backend == DbBackend::Postgres {
@@ -68,26 +72,33 @@ pub async fn any_change(
         ""
     };
     let same = same_but_for_its_date(backend);
+    let mut values: Vec<sea_orm::Value> = vec![
+        staging.connection_id.into(),
+        data_type.name().into(),
+        staging.generation.into(),
+    ];
+    // A record has one copy at most among the parts: none of them is
+    // the staged row as it was.
+    let no_copy_as_it_was: Vec<String> = compared
+        .stored_parts(backend, "p", &mut values)
+        .iter()
+        .map(|part| {
+            format!(
+                "NOT EXISTS (SELECT 1 FROM record p \
+                             WHERE {part} AND p.record_id = s.record_id AND {same}{fence})"
+            )
+        })
+        .collect();
     let sql = format!(
         "SELECT CASE WHEN EXISTS (\
            SELECT 1 FROM record_staging s \
            WHERE s.generation = $3 AND s.connection_id = $1 AND s.data_type = $2 \
-             AND NOT EXISTS (SELECT 1 FROM record p \
-                             WHERE p.generation = $4 AND p.record_id = s.record_id \
-                               AND {same}{fence})\
-         ) THEN 1 ELSE 0 END AS changed"
+             AND {}\
+         ) THEN 1 ELSE 0 END AS changed",
+        no_copy_as_it_was.join(" AND ")
     );
     let row = txn
-        .query_one_raw(Statement::from_sql_and_values(
-            backend,
-            sql,
-            [
-                staging.connection_id.into(),
-                data_type.name().into(),
-                staging.generation.into(),
-                previous.into(),
-            ],
-        ))
+        .query_one_raw(Statement::from_sql_and_values(backend, sql, values))
         .await?;
     txn.commit().await?;
     let changed: i32 = match row {

@@ -33,15 +33,17 @@ use crate::helpers::{AppOptions, Backend, TestApp, backends, json};
 use crate::platforms::latest;
 use crate::sync::{sandbox_connection, settled};
 
-const INVOICES: u64 = 300;
-const SEED: u64 = 11;
+pub(crate) const INVOICES: u64 = 300;
+pub(crate) const SEED: u64 = 11;
 
 /// What the platform holds besides the sandbox's invoices, and how it answers.
 #[derive(Default)]
-struct Platform {
+pub(crate) struct Platform {
     /// Invoices changed (or added) since the last sync: what a changes
     /// fetch answers, in one page.
-    changed: Vec<Invoice>,
+    pub changed: Vec<Invoice>,
+    /// The ids a changes fetch says were deleted (Plaid's `removed`).
+    pub removed: Vec<String>,
     /// Invoices deleted at the platform (by index): no longer in the whole list.
     deleted: Vec<u64>,
     /// A changes fetch fails, as a platform that breaks off midway.
@@ -54,20 +56,20 @@ struct Platform {
 
 /// The sandbox, as a platform that can say what changed.
 #[derive(Clone)]
-struct Changing {
+pub(crate) struct Changing {
     platform: Arc<Mutex<Platform>>,
     deletions: Deletions,
 }
 
 impl Changing {
-    fn new(deletions: Deletions) -> Self {
+    pub(crate) fn new(deletions: Deletions) -> Self {
         Self {
             platform: Arc::default(),
             deletions,
         }
     }
 
-    fn with<T>(&self, change: impl FnOnce(&mut Platform) -> T) -> T {
+    pub(crate) fn with<T>(&self, change: impl FnOnce(&mut Platform) -> T) -> T {
         change(&mut self.platform.lock().expect("the platform"))
     }
 }
@@ -87,11 +89,12 @@ impl AnyConnector for Changing {
                     .await;
             }
             if let Some(since) = since {
-                let changed = self.with(|platform| {
+                let answer = self.with(|platform| {
                     platform.asked_since.push(since.time);
-                    (!platform.failing).then(|| platform.changed.clone())
+                    (!platform.failing)
+                        .then(|| (platform.changed.clone(), platform.removed.clone()))
                 });
-                let changed = changed.ok_or_else(|| {
+                let (changed, removed) = answer.ok_or_else(|| {
                     ConnectorError::Unavailable("the platform broke off the answer".to_owned())
                 })?;
                 return Ok(Page {
@@ -101,7 +104,7 @@ impl AnyConnector for Changing {
                     whole_list: false,
                     issues: Vec::new(),
                     resume: None,
-                    removed: Vec::new(),
+                    removed,
                 });
             }
             let authorization: SandboxAuthorization =
@@ -166,9 +169,14 @@ async fn spawn(backend: Backend, platform: &Changing, full_fetch_every: Duration
             full_fetch_every,
             ..AppOptions::default().engine
         },
-        ..AppOptions::with_sandbox(Arc::new(platform.clone()))
+        ..behind(platform)
     };
     TestApp::spawn_with(backend, options).await
+}
+
+/// Options of an app whose sandbox is `platform`.
+pub(crate) fn behind(platform: &Changing) -> AppOptions {
+    AppOptions::with_sandbox(Arc::new(platform.clone()))
 }
 
 /// A company of a new app whose sandbox connection, behind a [`Changing`]
@@ -208,7 +216,11 @@ async fn assert_full_refused(app: &TestApp, path: &str) {
 
 /// Queues the company's invoices (`full`: `?full=true`) and waits for the
 /// operation to end; returns it.
-async fn sync_invoices(app: &TestApp, company_id: Uuid, full: Option<bool>) -> PullOperation {
+pub(crate) async fn sync_invoices(
+    app: &TestApp,
+    company_id: Uuid,
+    full: Option<bool>,
+) -> PullOperation {
     let queued = app
         .client
         .queue_data_type(&company_id, QueueDataTypeDataType::Invoices, full)
@@ -224,7 +236,7 @@ async fn sync_invoices(app: &TestApp, company_id: Uuid, full: Option<bool>) -> P
 }
 
 /// Every invoice of the company, by id.
-async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
+pub(crate) async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
     let page = json(
         app.get(&format!(
             "/companies/{company_id}/data/invoices?pageSize=5000"
@@ -237,19 +249,19 @@ async fn invoices(app: &TestApp, company_id: Uuid) -> Vec<Value> {
     all
 }
 
-fn by_id<'a>(invoices: &'a [Value], id: &str) -> &'a Value {
+pub(crate) fn by_id<'a>(invoices: &'a [Value], id: &str) -> &'a Value {
     invoices
         .iter()
         .find(|invoice| invoice["invoiceId"] == id)
         .unwrap_or_else(|| panic!("invoice {id} listed"))
 }
 
-fn dataset() -> Dataset {
+pub(crate) fn dataset() -> Dataset {
     Dataset::invoices_only(SEED, INVOICES)
 }
 
 /// Invoice `index` as changed at the platform: a new note.
-fn changed(index: u64, note: &str) -> Invoice {
+pub(crate) fn changed(index: u64, note: &str) -> Invoice {
     Invoice {
         note: Some(note.to_owned()),
         ..dataset().invoice(index)
@@ -257,7 +269,7 @@ fn changed(index: u64, note: &str) -> Invoice {
 }
 
 /// A new invoice at the platform, shaped like invoice `like`.
-fn added(like: u64, id: &str) -> Invoice {
+pub(crate) fn added(like: u64, id: &str) -> Invoice {
     Invoice {
         invoice_id: id.to_owned(),
         invoice_number: Some(format!("NEW-{id}")),

@@ -326,6 +326,11 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
             .expect("a published generation")
             .try_get("", "generation")
             .expect("a number");
+        let compared = tributary::store::current(&app.db, connection_id, DataType::INVOICES)
+            .await
+            .expect("read")
+            .expect("published");
+        assert_eq!(compared.generation, published);
         if backend == DbBackend::Postgres {
             // Statistics taken with the staged rows gone (the publish deleted
             // them): the planner now believes the table holds none.
@@ -387,15 +392,8 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
             .into_iter()
             .flat_map(|case| [(case, Looking::ForMissing), (case, Looking::AlsoForChanges)])
         {
-            let statement = missing_statement(
-                backend,
-                connection_id,
-                DataType::INVOICES,
-                published,
-                staged,
-                None,
-                looking,
-            );
+            let statement =
+                missing_statement(backend, &compared, DataType::INVOICES, staged, None, looking);
             if backend == DbBackend::Postgres {
                 txn.execute_unprepared(PLAN_FIXED).await.expect("set");
             }

@@ -208,6 +208,38 @@ impl Visible {
             .add(record::Column::ConnectionId.eq(self.connection_id))
             .add(parts)
     }
+
+    /// This generation's rows as raw SQL, one condition on the `record`
+    /// alias `alias` per stored part: its own generation's, or a layer's
+    /// base less the rows it hides and its delta. Their parameters are
+    /// pushed onto `values`, numbered after those already there. A row's
+    /// record id is in one part at most: a record the delta holds, its base
+    /// copy is hidden.
+    pub fn stored_parts(
+        &self,
+        backend: DbBackend,
+        alias: &str,
+        values: &mut Vec<sea_orm::Value>,
+    ) -> Vec<String> {
+        let Some(layer) = &self.layer else {
+            values.push(self.generation.into());
+            return vec![format!("{alias}.generation = ${}", values.len())];
+        };
+        values.push(layer.base.into());
+        let mut base = format!("{alias}.generation = ${}", values.len());
+        let hidden = layer.map.hidden();
+        if !hidden.is_empty() {
+            values.push(
+                serde_json::to_string(hidden)
+                    .unwrap_or_else(|_| "[]".to_owned())
+                    .into(),
+            );
+            let listed = ordinals_listed(backend, &format!("${}", values.len()));
+            base.push_str(&format!(" AND {alias}.ordinal NOT IN ({listed})"));
+        }
+        values.push(self.generation.into());
+        vec![base, format!("{alias}.generation = ${}", values.len())]
+    }
 }
 
 /// The column a list's positions are stored in: the filter ordinal when

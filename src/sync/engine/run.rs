@@ -97,9 +97,11 @@ struct Prepared<'a> {
     staging: Staging,
     /// What its platform calls go through: the platform's limits.
     gate: Arc<dyn CallGate>,
-    /// Whether readers see a layered generation, so that the run compares
-    /// with its base instead and fetches whole (`fetch_mode`).
-    over_a_layer: bool,
+    /// The generation readers saw when the run began (layered or not):
+    /// what the records it does not bring back are read from, and what
+    /// whether it changed anything is compared with. `None` before the
+    /// first sync.
+    compared: Option<store::Visible>,
 }
 
 /// How long each step took, for the log.
@@ -127,9 +129,7 @@ impl Run<'_> {
         {
             self.keep_keys(store::keys::Gatherer::start(self.data_type));
         }
-        let mode = self
-            .fetch_mode(&prepared.tokens, prepared.staging, prepared.over_a_layer)
-            .await?;
+        let mode = self.fetch_mode(&prepared.tokens, prepared.staging).await?;
         let mut timings = Timings::default();
         let started = Instant::now();
         let began = Timestamp::now();
@@ -148,25 +148,30 @@ impl Run<'_> {
         let issues = self.issues();
         issues.check(fetched as u64).map_err(RunError::Failed)?;
         let staging = prepared.staging;
-        self.flag_removed(staging, &removed, fetched).await?;
+        let compared = prepared.compared.as_ref();
+        self.flag_removed(staging, compared, &removed, fetched)
+            .await?;
         // Changes that change nothing (the overlap's records again, or a
         // quiet platform) keep the previous generation; after an incremental
         // fetch that is known before its unchanged records are staged again.
         let incremental = matches!(mode, Mode::Incremental { .. });
         let mut kept = if incremental {
-            self.unchanged(staging, Compare::Changes).await?
+            self.unchanged(staging, compared, Compare::Changes).await?
         } else {
             None
         };
         if kept.is_none() {
             let seen = self
-                .stage_unsent(staging, &issues, fetched, whole_list, &mode)
+                .stage_unsent(staging, compared, &issues, fetched, whole_list, &mode)
                 .await?;
             if !incremental && whole_list {
                 kept = match seen {
                     Seen::AChange => None,
                     Seen::NoChange(kept) => Some(kept),
-                    Seen::NotCompared => self.unchanged(staging, Compare::WholeList).await?,
+                    Seen::NotCompared => {
+                        self.unchanged(staging, compared, Compare::WholeList)
+                            .await?
+                    }
                 };
             }
         }
@@ -184,7 +189,10 @@ impl Run<'_> {
                     .await?;
                 (rows, Duration::ZERO)
             }
-            None => self.publish(staging, &issues, watermark, &mode).await?,
+            None => {
+                self.publish(staging, compared, &issues, watermark, &mode)
+                    .await?
+            }
         };
         *staged = None;
         timings.publishing = started.elapsed();
@@ -290,7 +298,8 @@ impl Run<'_> {
             .refresh(self.engine, refresh::Need::IfExpiring)
             .await?;
 
-        let current = store::current_generation(db, connection.id, self.data_type).await?;
+        let compared = store::current(db, connection.id, self.data_type).await?;
+        let current = compared.as_ref().map_or(0, |visible| visible.generation);
         // Leftovers of abandoned attempts (never published) go first; then
         // this run takes its generation's number.
         let txn = self.fenced(0, 0).await?;
@@ -304,26 +313,29 @@ impl Run<'_> {
         .await?;
         let generation = store::take_generation(&txn, connection.id, self.data_type).await?;
         txn.commit().await?;
-        // A layered generation stores only its changes: the run compares
-        // with its base, a full generation, and fetches whole
-        // (`fetch_mode`), so what the layer changed is fetched again; the
-        // swap finds those records' previous copies in the layer first
-        // (`Publishing::previous_layer`), so they keep its `modifiedDate`.
-        let layer = store::layers::written::read(db, current).await?;
-        let over_a_layer = layer.is_some();
-        let compared = layer.map_or(current, |layer| layer.base);
+        // A layered generation stores only its changes: the swap compares
+        // with its base, a full generation, so that a layer it publishes
+        // holds every change since (finding the layer's own copies first:
+        // `Publishing::previous_layer`); what the run did not bring back is
+        // read from the layer as readers see it (`compared`).
+        let previous = compared.as_ref().map(|visible| {
+            visible
+                .layer
+                .as_ref()
+                .map_or(visible.generation, |layer| layer.base)
+        });
         let staging = Staging {
             connection_id: connection.id,
             company_id: connection.company_id,
             generation,
-            previous: (current > 0).then_some(compared),
+            previous,
             modified: Timestamp::now(),
         };
         Ok(Prepared {
             tokens,
             staging,
             gate,
-            over_a_layer,
+            compared,
         })
     }
 

@@ -6,11 +6,13 @@
 //! whose positions, pages and keys are exactly those of the list the
 //! resync's full publish numbered. `changes.rs`: made-up changes and filter
 //! values; `written.rs`: a layer written from staged rows; `published.rs`:
-//! the engine publishing layers; `read.rs`: the API reading them.
+//! the engine publishing layers; `read.rs`: the API reading them;
+//! `synced.rs`: syncs over a layer.
 
 mod changes;
 mod published;
 mod read;
+mod synced;
 mod written;
 
 use std::cmp::Ordering;

@@ -3,8 +3,9 @@
 //! fetch is the first sync of a data type, one asked for (`?full=true`),
 //! and, where the platform's changes do not carry its deletions, the first
 //! sync a set time ([`super::super::EngineConfig::full_fetch_every`]) after
-//! the last full one: the reconciliation that finds what it deleted; and the
-//! sync after a layered publish, which compares with the layer's base.
+//! the last full one: the reconciliation that finds what it deleted. A list
+//! readers see as a layer fetches as any other: what the run does not bring
+//! back is read from the layer ([`crate::store::deletions`]).
 
 use chrono::{DateTime, Utc};
 
@@ -46,25 +47,20 @@ impl Mode {
 }
 
 impl Run<'_> {
-    /// Decides how this run fetches (whole when readers see a layer:
-    /// `over_a_layer`) and records it on the operation.
+    /// Decides how this run fetches and records it on the operation.
     pub(super) async fn fetch_mode(
         &self,
         tokens: &Tokens<'_>,
         staging: Staging,
-        over_a_layer: bool,
     ) -> Result<Mode, RunError> {
         let db = &self.engine.db;
         let watermark = match staging.previous {
             Some(_) => watermarks::find(db, staging.connection_id, self.data_type).await?,
             None => None,
         };
-        // Compared with a layer's base instead of the generation readers
-        // see (`Run::prepare`): only the whole list brings back what the
-        // layer changed.
         let mode = decide(
             tokens.changes(self.data_type),
-            self.operation.full_requested || over_a_layer,
+            self.operation.full_requested,
             watermark,
             self.engine.config.full_fetch_every,
             Timestamp::now(),

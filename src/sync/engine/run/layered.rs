@@ -6,7 +6,7 @@
 //! resync after a layer compares with its base, so its layer replaces the
 //! one readers see on the same base, holding every change since; once they
 //! are too many, the resync publishes in full, which is the next base.
-//! Layering stays off by default: a sync over a layer still fetches whole.
+//! Layering stays off by default: see `docs/store-next.md`.
 
 use sea_orm::{ConnectionTrait, DatabaseTransaction};
 
@@ -15,7 +15,7 @@ use crate::store::layers::fences::{self, Fences};
 use crate::store::layers::filtered::{self, FilterFences};
 use crate::store::layers::planned::{self, Planned};
 use crate::store::layers::written::{self, Layer};
-use crate::store::{self, Publishing, Staging};
+use crate::store::{self, Publishing, Staging, Visible};
 
 /// The most records a layer holds, as a share of its base (one in this
 /// many), and at most [`LAYER_AT_MOST`].
@@ -34,6 +34,7 @@ impl Run<'_> {
     pub(super) async fn planned_layer(
         &self,
         staging: Staging,
+        compared: Option<&Visible>,
     ) -> Result<Option<(i64, Planned)>, RunError> {
         let Some(layering) = self.engine.config.layering else {
             return Ok(None);
@@ -42,7 +43,7 @@ impl Run<'_> {
         let Some(previous) = staging.previous else {
             return Ok(None);
         };
-        let Some(current) = store::current(db, staging.connection_id, self.data_type).await? else {
+        let Some(current) = compared else {
             return Ok(None);
         };
         // Readers see `previous`, or a layer over it: the new layer then

@@ -5,13 +5,15 @@
 //! read had no id and so may be any of them). After an incremental fetch
 //! every record it did not bring is kept as it was, but those the platform
 //! said it deleted, flagged at once. The walk that finds the records a whole
-//! list lost also tells whether anything else changed ([`Seen`]).
+//! list lost also tells whether anything else changed ([`Seen`]). The
+//! previous list is the one readers saw when the run began, read through
+//! its layer when it is layered ([`store::deletions`]).
 
 use super::publish::Kept;
 use super::{Mode, Run, RunError};
 use crate::data::records::{self, Row};
 use crate::store::deletions::Looking;
-use crate::store::{self, Staging};
+use crate::store::{self, Staging, Visible};
 use crate::sync::operations::issues::Issues;
 use crate::timestamp::Timestamp;
 
@@ -46,15 +48,19 @@ impl Run<'_> {
     pub(super) async fn stage_unsent(
         &self,
         staging: Staging,
+        compared: Option<&Visible>,
         issues: &Issues,
         fetched: i64,
         whole_list: bool,
         mode: &Mode,
     ) -> Result<Seen, RunError> {
         if let Mode::Incremental { .. } = mode {
-            return self.stage_missing(staging, fetched, Missing::Keep).await;
+            return self
+                .stage_missing(staging, compared, fetched, Missing::Keep)
+                .await;
         }
-        self.keep_unreadable(staging, issues.ids(), fetched).await?;
+        self.keep_unreadable(staging, compared, issues.ids(), fetched)
+            .await?;
         if !whole_list {
             return Ok(Seen::NotCompared);
         }
@@ -70,11 +76,12 @@ impl Run<'_> {
             );
             Missing::Keep
         };
-        self.stage_missing(staging, fetched, missing).await
+        self.stage_missing(staging, compared, fetched, missing)
+            .await
     }
 
-    /// Stages again the records of the previous generation that this run
-    /// did not bring back, a batch per fenced transaction: after an
+    /// Stages again the records of the list readers saw when the run began
+    /// (`compared`, layered or not) that this run did not bring back, a batch per fenced transaction: after an
     /// incremental fetch, kept as they were; else only after
     /// fetching the platform's whole list (`Syncs::WHOLE_LIST`), where a
     /// record missing is one it deleted: flagged deleted (or dropped once
@@ -89,14 +96,15 @@ impl Run<'_> {
     async fn stage_missing(
         &self,
         staging: Staging,
+        compared: Option<&Visible>,
         fetched: i64,
         missing: Missing,
     ) -> Result<Seen, RunError> {
-        let Some(previous) = staging.previous else {
+        let Some(compared) = compared else {
             return Ok(Seen::NotCompared);
         };
         if let Missing::Keep = missing {
-            self.keep_missing(staging, previous, fetched).await?;
+            self.keep_missing(staging, compared, fetched).await?;
             return Ok(Seen::NotCompared);
         }
         let internal = |error: serde_json::Error| RunError::Internal(error.to_string());
@@ -104,7 +112,7 @@ impl Run<'_> {
         let mut after: Option<String> = None;
         // While nothing changed: the generation that would be kept, with the
         // rows staged so far.
-        let mut unchanged = self.may_be_unchanged(staging, previous).await?;
+        let mut unchanged = self.may_be_unchanged(staging, compared).await?;
         loop {
             let looking = match unchanged {
                 Some(_) => Looking::AlsoForChanges,
@@ -112,9 +120,8 @@ impl Run<'_> {
             };
             let walked = store::deletions::missing(
                 &self.engine.db,
-                staging.connection_id,
+                compared,
                 self.data_type,
-                previous,
                 staging.generation,
                 after.as_deref(),
                 looking,
@@ -157,35 +164,29 @@ impl Run<'_> {
         }
     }
 
-    /// The generation readers see, while the rows staged so far may still
-    /// be it as it was (with how many are staged): not when readers see
-    /// another generation than `previous`, nor when more rows are staged
-    /// than it holds (the list gained a record), which no comparison of
-    /// copies could undo. Then the walk for missing records compares nothing.
+    /// The generation readers see (`compared`), while the rows staged so
+    /// far may still be it as it was (with how many are staged): not when
+    /// more rows are staged than it holds (the list gained a record), which
+    /// no comparison of copies could undo. Then the walk for missing records
+    /// compares nothing.
     async fn may_be_unchanged(
         &self,
         staging: Staging,
-        previous: i64,
+        compared: &Visible,
     ) -> Result<Option<Kept>, RunError> {
         let db = &self.engine.db;
-        let Some(current) = store::current(db, staging.connection_id, self.data_type).await? else {
-            return Ok(None);
-        };
-        if current.generation != previous {
-            return Ok(None);
-        }
         let staged = store::unchanged::staged_rows(db, staging, self.data_type).await?;
-        let rows = current.record_count.max(0) as u64;
-        Ok((staged <= rows).then(|| Kept::new(previous, rows, staged)))
+        let rows = compared.record_count.max(0) as u64;
+        Ok((staged <= rows).then(|| Kept::new(compared.generation, rows, staged)))
     }
 
-    /// Stages again, as they were, the records of the previous generation
-    /// this run did not bring back, inside the database, a batch
-    /// ([`store::deletions::KEEP_BATCH`] records) per fenced transaction.
+    /// Stages again, as they were, the records of the list readers saw
+    /// (`compared`) this run did not bring back, inside the database, a
+    /// batch ([`store::deletions::KEEP_BATCH`] records) per fenced transaction.
     async fn keep_missing(
         &self,
         staging: Staging,
-        previous: i64,
+        compared: &Visible,
         fetched: i64,
     ) -> Result<(), RunError> {
         let mut after: Option<String> = None;
@@ -198,7 +199,7 @@ impl Run<'_> {
                 &txn,
                 staging,
                 self.data_type,
-                previous,
+                compared,
                 after.as_deref(),
             )
             .await?;
@@ -216,10 +217,11 @@ impl Run<'_> {
     pub(super) async fn flag_removed(
         &self,
         staging: Staging,
+        compared: Option<&Visible>,
         removed: &[String],
         fetched: i64,
     ) -> Result<(), RunError> {
-        let Some(previous) = staging.previous else {
+        let Some(compared) = compared else {
             return Ok(());
         };
         if removed.is_empty() {
@@ -229,9 +231,8 @@ impl Run<'_> {
         let found_gone = Timestamp(staging.modified);
         let previous_copies = store::deletions::previous_copies(
             &self.engine.db,
-            staging.connection_id,
+            compared,
             self.data_type,
-            previous,
             staging.generation,
             removed,
         )
@@ -257,10 +258,11 @@ impl Run<'_> {
     async fn keep_unreadable(
         &self,
         staging: Staging,
+        compared: Option<&Visible>,
         ids: &[String],
         fetched: i64,
     ) -> Result<(), RunError> {
-        let Some(previous) = staging.previous else {
+        let Some(compared) = compared else {
             return Ok(());
         };
         if ids.is_empty() {
@@ -268,9 +270,8 @@ impl Run<'_> {
         }
         let kept = store::deletions::previous_copies(
             &self.engine.db,
-            staging.connection_id,
+            compared,
             self.data_type,
-            previous,
             staging.generation,
             ids,
         )

@@ -9,7 +9,7 @@ use sea_orm::{ConnectionTrait, DatabaseTransaction, DbBackend, TransactionTrait}
 use super::{Mode, Run, RunError};
 use crate::companies;
 use crate::connections;
-use crate::store::{self, Generations, Moved, Part, Publishing, Staging};
+use crate::store::{self, Generations, Moved, Part, Publishing, Staging, Visible};
 use crate::sync::operations::issues::{self, Issues};
 use crate::sync::operations::lease::{self, Ending};
 use crate::sync::watermarks::{self, Published};
@@ -73,6 +73,7 @@ impl Run<'_> {
     pub(super) async fn publish(
         &self,
         staging: Staging,
+        compared: Option<&Visible>,
         issues: &Issues,
         watermark: Published,
         mode: &Mode,
@@ -80,14 +81,9 @@ impl Run<'_> {
         let completed: DateTime<Utc> = Timestamp::now();
         // A run over a layer compares with its base (`Run::prepare`); the
         // records the layer changed have their previous copies in it.
-        let current =
-            store::current(&self.engine.db, staging.connection_id, self.data_type).await?;
-        let previous_layer = current
-            .filter(|current| {
-                let base = current.layer.as_ref().map(|layer| layer.base);
-                base.is_some() && base == staging.previous
-            })
-            .map(|current| current.generation);
+        let previous_layer = compared
+            .filter(|compared| compared.layer.is_some())
+            .map(|compared| compared.generation);
         let list = Publishing {
             connection_id: staging.connection_id,
             data_type: self.data_type,
@@ -96,7 +92,7 @@ impl Run<'_> {
             previous_layer,
             published: Timestamp(completed),
         };
-        let layer = self.planned_layer(staging).await?;
+        let layer = self.planned_layer(staging, compared).await?;
         let moved = match layer {
             Some(_) => None,
             None => self.move_in_halves(list).await?,
@@ -165,26 +161,23 @@ impl Run<'_> {
         Ok((published, keys))
     }
 
-    /// Whether the rows this run staged leave the previous generation as
-    /// it was ([`store::unchanged`]), compared as `compare` says: each
-    /// staged row (changed at the platform, or flagged removed) is its
-    /// previous copy but for `modifiedDate`, and, when the run staged the
-    /// whole list again, there are as many as the previous generation holds,
-    /// so no record left or joined the list. `None` when something changed,
-    /// and on a first sync.
+    /// Whether the rows this run staged leave the generation readers saw
+    /// (`compared`, layered or not) as it was ([`store::unchanged`]),
+    /// compared as `compare` says: each staged row (changed at the
+    /// platform, or flagged removed) is its previous copy but for
+    /// `modifiedDate`, and, when the run staged the whole list again, there
+    /// are as many as that generation holds, so no record left or joined
+    /// the list. `None` when something changed, and on a first sync.
     pub(super) async fn unchanged(
         &self,
         staging: Staging,
+        compared: Option<&Visible>,
         compare: Compare,
     ) -> Result<Option<Kept>, RunError> {
         let db = &self.engine.db;
-        let Some(previous) = store::current(db, staging.connection_id, self.data_type).await?
-        else {
+        let Some(previous) = compared else {
             return Ok(None);
         };
-        if staging.previous != Some(previous.generation) {
-            return Ok(None);
-        }
         let staged = store::unchanged::staged_rows(db, staging, self.data_type).await?;
         let kept = Kept::new(
             previous.generation,
@@ -194,7 +187,7 @@ impl Run<'_> {
         if compare == Compare::WholeList && !kept.holds_every_row() {
             return Ok(None);
         }
-        if store::unchanged::any_change(db, staging, self.data_type, previous.generation).await? {
+        if store::unchanged::any_change(db, staging, self.data_type, previous).await? {
             return Ok(None);
         }
         Ok(Some(kept))
