@@ -10,7 +10,8 @@
 //!
 //! The previous list is the generation readers saw when the sync began: a
 //! full generation's rows, or a layer's delta and the base rows it does not
-//! hide ([`Visible::stored_parts`]), each part walked from its own key.
+//! hide ([`Visible::stored_parts`]), each part walked from its own key, a
+//! range of the base's record ids at a time ([`MISSING_RANGE`]).
 //!
 //! Each batch walks the previous list by record id from where the
 //! last one ended and probes the staged rows by primary key, one lookup per
@@ -28,6 +29,12 @@ use sea_orm::{ConnectionTrait, DbBackend, Statement, TransactionSession, Transac
 
 /// How many missing records one read returns.
 pub const MISSING_BATCH: u64 = 1_000;
+
+/// How many of a layer's base records one read of [`missing`] covers at
+/// most: a layered list is walked range by range of its base's record ids,
+/// so that neither part is read past the range (one part's rows, found
+/// missing or not, never cost a walk of the other's rest).
+pub const MISSING_RANGE: u64 = 5_000;
 
 /// The planner settings of a batch's read on PostgreSQL (this transaction
 /// only). The previous generation is walked in its primary key's order from
@@ -70,18 +77,19 @@ pub struct Walked {
 /// `compared` (the connection's generation of `data_type` readers saw when
 /// the sync began, layered or not) that generation `staged` has not staged
 /// (and, [`Looking::AlsoForChanges`], has staged changed), by record id
-/// after `after`. Each row says whether it was staged (`staged`: 1 changed,
-/// `NULL` missing).
+/// after `after` and up to `until` when given. Each row says whether it
+/// was staged (`staged`: 1 changed, `NULL` missing).
 ///
-/// A layered list is walked in its two stored parts, each from its own
+/// A layered list is read in its two stored parts, each from its own
 /// primary key (the base's hidden rows left out), and their first rows
-/// merged by record id: each batch still reads each record once.
+/// merged by record id; [`missing`] bounds each read to a range
+/// ([`MISSING_RANGE`]), so each part reads only its rows in the range.
 pub fn missing_statement(
     backend: DbBackend,
     compared: &Visible,
     data_type: DataType,
     staged: i64,
-    after: Option<&str>,
+    (after, until): (Option<&str>, Option<&str>),
     looking: Looking,
 ) -> Statement {
     let mut values: Vec<sea_orm::Value> = vec![
@@ -89,13 +97,15 @@ pub fn missing_statement(
         data_type.name().into(),
         staged.into(),
     ];
-    let after = match after {
-        Some(after) => {
-            values.push(after.into());
-            " AND p.record_id > $4"
-        }
-        None => "",
-    };
+    let mut range = String::new();
+    if let Some(after) = after {
+        values.push(after.into());
+        range.push_str(&format!(" AND p.record_id > ${}", values.len()));
+    }
+    if let Some(until) = until {
+        values.push(until.into());
+        range.push_str(&format!(" AND p.record_id <= ${}", values.len()));
+    }
     // PostgreSQL turns `NOT EXISTS` into an anti-join and plans it as a
     // whole (and a join likewise); `OFFSET 0` keeps the subquery a lookup
     // per record instead, so both key columns are its index condition
@@ -138,7 +148,7 @@ pub fn missing_statement(
             format!(
                 "SELECT p.record_id, p.sort_key, p.filter_value, p.body, {was_staged} AS staged \
                  FROM record p{staged_copy} \
-                 WHERE p.connection_id = $1 AND p.data_type = $2 AND {part}{after} AND {kept} \
+                 WHERE p.connection_id = $1 AND p.data_type = $2 AND {part}{range} AND {kept} \
                  ORDER BY p.record_id LIMIT {MISSING_BATCH}"
             )
         })
@@ -166,8 +176,11 @@ fn first_by_record_id(parts: Vec<String>, limit: u64) -> String {
 /// The next [`MISSING_BATCH`] records of the list `compared` that
 /// generation `staged` has not staged (with
 /// [`Looking::AlsoForChanges`], the batch counts those it staged changed
-/// too, and says whether there was one), by record id after `after`: a keyset walk, so that the whole previous
-/// list is compared once however many batches it takes.
+/// too, and says whether there was one), by record id after `after`: a
+/// keyset walk, so that the whole previous list is compared once however
+/// many batches it takes. A layered list's batch covers at most
+/// [`MISSING_RANGE`] of its base's record ids, and ends there when fewer
+/// records than a batch are found in them.
 pub async fn missing(
     db: &impl TransactionTrait,
     compared: &Visible,
@@ -181,7 +194,18 @@ pub async fn missing(
     if backend == DbBackend::Postgres {
         txn.execute_unprepared(PLAN_FIXED).await?;
     }
-    let statement = missing_statement(backend, compared, data_type, staged, after, looking);
+    let until = match &compared.layer {
+        Some(layer) => nth_record_id(&txn, layer.base, after, MISSING_RANGE).await?,
+        None => None,
+    };
+    let statement = missing_statement(
+        backend,
+        compared,
+        data_type,
+        staged,
+        (after, until.as_deref()),
+        looking,
+    );
     let rows = txn.query_all_raw(statement).await?;
     txn.commit().await?;
     let mut walked = Walked::default();
@@ -196,7 +220,41 @@ pub async fn missing(
             walked.missing.push(missing);
         }
     }
+    // A range not filled: the batch covered it to its end.
+    if (rows.len() as u64) < MISSING_BATCH && until.is_some() {
+        walked.last = until;
+    }
     Ok(walked)
+}
+
+/// The `n`-th record id of `generation` after `after` (from its first
+/// without), read from its primary key alone; `None` when fewer follow.
+pub async fn nth_record_id(
+    db: &impl ConnectionTrait,
+    generation: i64,
+    after: Option<&str>,
+    n: u64,
+) -> Result<Option<String>, sea_orm::DbErr> {
+    let mut values: Vec<sea_orm::Value> = vec![generation.into()];
+    let from = match after {
+        Some(after) => {
+            values.push(after.into());
+            " AND record_id > $2"
+        }
+        None => "",
+    };
+    db.query_one_raw(Statement::from_sql_and_values(
+        db.get_database_backend(),
+        format!(
+            "SELECT record_id FROM record WHERE generation = $1{from} \
+             ORDER BY record_id LIMIT 1 OFFSET {}",
+            n.saturating_sub(1)
+        ),
+        values,
+    ))
+    .await?
+    .map(|row| row.try_get::<String>("", "record_id"))
+    .transpose()
 }
 
 /// How many records one [`keep_missing`] copies at most.
@@ -234,27 +292,7 @@ pub async fn keep_missing(
         .layer
         .as_ref()
         .map_or(compared.generation, |layer| layer.base);
-    let mut bounds: Vec<sea_orm::Value> = vec![full.into()];
-    let from = match after {
-        Some(after) => {
-            bounds.push(after.into());
-            " AND record_id > $2"
-        }
-        None => "",
-    };
-    let end = db
-        .query_one_raw(Statement::from_sql_and_values(
-            backend,
-            format!(
-                "SELECT record_id FROM record WHERE generation = $1{from} \
-                 ORDER BY record_id LIMIT 1 OFFSET {}",
-                KEEP_BATCH - 1
-            ),
-            bounds,
-        ))
-        .await?
-        .map(|row| row.try_get::<String>("", "record_id"))
-        .transpose()?;
+    let end = nth_record_id(db, full, after, KEEP_BATCH).await?;
     let mut values: Vec<sea_orm::Value> = vec![
         staging.connection_id.into(),
         data_type.name().into(),

@@ -205,9 +205,10 @@ pub struct Publishing {
     pub data_type: DataType,
     /// The generation being published.
     pub generation: i64,
-    /// The generation readers saw when the sync started, `None` on a first
-    /// sync: a record whose JSON, but for its `modifiedDate`, is the same
-    /// there keeps that copy (and so its `modifiedDate`).
+    /// The full generation readers saw when the sync started, or the base of
+    /// the layer they saw; `None` on a first sync: a record whose JSON, but
+    /// for its `modifiedDate`, is the same there keeps that copy (and so its
+    /// `modifiedDate`).
     pub previous: Option<i64>,
     /// When readers saw a layered generation over `previous` (its base):
     /// that generation, whose delta holds the previous copies of the

@@ -393,7 +393,14 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
             .flat_map(|case| [(case, Looking::ForMissing), (case, Looking::AlsoForChanges)])
         {
             let statement =
-                missing_statement(backend, &compared, DataType::INVOICES, staged, None, looking);
+                missing_statement(
+                backend,
+                &compared,
+                DataType::INVOICES,
+                staged,
+                (None, None),
+                looking,
+            );
             if backend == DbBackend::Postgres {
                 txn.execute_unprepared(PLAN_FIXED).await.expect("set");
             }

@@ -59,6 +59,15 @@ fn assert_kept(before: &[Value], after: &[Value], except: &[&str], joined: usize
     }
 }
 
+/// The full generation a list's rows are read from: its own, or its
+/// layer's base.
+fn base_of(visible: &Visible) -> i64 {
+    visible
+        .layer
+        .as_ref()
+        .map_or(visible.generation, |layer| layer.base)
+}
+
 /// `options` with resyncs of lists of `at_rows` rows or more layered.
 fn layering(at_rows: u64, options: AppOptions) -> AppOptions {
     AppOptions {
@@ -182,19 +191,20 @@ async fn a_sync_over_a_layer_compares_with_the_layer_and_fetches_only_what_chang
     }
 }
 
-/// The walk for what a sync did not bring back, over a layer of 4,000
-/// invoices (40 changed): every record staged as it was (by
-/// `keep_missing`, which stages the layer as readers see it), the walk
-/// finds nothing, reading each record of either part once and looking each
-/// up in the staged rows by key, though the statistics say the staging
-/// table is empty; with nothing staged, a batch is full at once.
+/// The walk for what a sync did not bring back, over a layer of 6,000
+/// invoices (40 changed), range by range of the base's ids: with nothing
+/// staged it finds every record once; with every record staged as it was
+/// (by `keep_missing`, which stages the layer as readers see it) it finds
+/// nothing, one read a range, reading each record of either part in the
+/// range once and looking each up in the staged rows by key, though the
+/// statistics say the staging table is empty.
 #[tokio::test]
 async fn walking_a_layer_reads_each_record_once_by_key() {
     use sea_orm::{ConnectionTrait, DbBackend, TransactionTrait};
     use tributary::store::Staging;
-    use tributary::store::deletions::{self, Looking, MISSING_BATCH, PLAN_FIXED};
+    use tributary::store::deletions::{self, Looking, MISSING_BATCH, MISSING_RANGE, PLAN_FIXED};
 
-    const INVOICES: u64 = 4_000;
+    const INVOICES: u64 = 6_000;
     let options = || layering(1_000, AppOptions::default());
     for_each_database_with(options, async |app: &TestApp| {
         let backend = app.db.get_database_backend();
@@ -215,6 +225,12 @@ async fn walking_a_layer_reads_each_record_once_by_key() {
         }
 
         let txn = app.db.begin().await.expect("a transaction");
+        // A write first, as a run's fence is: the engine's clean-up after
+        // the sync may still be writing, and a SQLite transaction that read
+        // before another's write committed cannot write after it.
+        txn.execute_unprepared("DELETE FROM record_staging WHERE generation = -1")
+            .await
+            .expect("the write lock");
         let staged = |generation| Staging {
             connection_id,
             company_id,
@@ -246,16 +262,77 @@ async fn walking_a_layer_reads_each_record_once_by_key() {
                 .expect("compared");
         assert!(!changed, "every record staged as the layer has it");
 
-        // Each record once per part (the base's hidden rows too, read and
-        // left out), each staged row once.
-        let listed = INVOICES as f64 + f64::from(delta);
+        // The whole walk, nothing staged: every record of the layer's list
+        // found missing once, batch after batch and range after range.
+        let nothing = compared.generation + 2_000_000;
+        let mut found = std::collections::HashSet::new();
+        let mut after: Option<String> = None;
+        let mut batches = 0;
+        loop {
+            let walked = deletions::missing(
+                &txn,
+                &compared,
+                DataType::INVOICES,
+                nothing,
+                after.as_deref(),
+                Looking::ForMissing,
+            )
+            .await
+            .expect("walked");
+            let Some(last) = walked.last else { break };
+            batches += 1;
+            for row in walked.missing {
+                assert!(found.insert(row.id.clone()), "{} found twice", row.id);
+            }
+            after = Some(last);
+        }
+        assert_eq!(
+            found.len() as u64,
+            INVOICES,
+            "every record found missing once"
+        );
+        assert!(batches >= INVOICES / MISSING_BATCH, "{batches} batches");
+        // Staged as it was: nothing missing and nothing changed, range by
+        // range.
+        let mut after: Option<String> = None;
+        let mut ranges = 0;
+        loop {
+            let walked = deletions::missing(
+                &txn,
+                &compared,
+                DataType::INVOICES,
+                as_it_was.generation,
+                after.as_deref(),
+                Looking::AlsoForChanges,
+            )
+            .await
+            .expect("walked");
+            ranges += 1;
+            assert!(walked.missing.is_empty() && !walked.changed, "{after:?}");
+            let Some(last) = walked.last else { break };
+            after = Some(last);
+        }
+        assert_eq!(ranges, INVOICES.div_ceil(MISSING_RANGE), "one read a range");
+
+        // A first range's read, planned: each record of either part in the
+        // range read once (the base's hidden rows too, read and left out),
+        // each staged row looked up once by key; nothing staged, a batch
+        // fills before the range ends.
+        let until = deletions::nth_record_id(&txn, base_of(&compared), None, MISSING_RANGE)
+            .await
+            .expect("read")
+            .expect("a range's end");
+        let hidden_and_delta = 2.0 * f64::from(delta);
         let cases = [
-            (as_it_was.generation, 0, listed),
-            // Nothing staged: a batch of each part fills at once.
             (
-                compared.generation + 2_000_000,
+                as_it_was.generation,
+                0,
+                MISSING_RANGE as f64 + hidden_and_delta,
+            ),
+            (
+                nothing,
                 MISSING_BATCH,
-                2.0 * (MISSING_BATCH as f64 + 40.0),
+                MISSING_BATCH as f64 + hidden_and_delta,
             ),
         ];
         for ((generation, returned, bound), looking) in cases
@@ -268,7 +345,7 @@ async fn walking_a_layer_reads_each_record_once_by_key() {
                 &compared,
                 DataType::INVOICES,
                 generation,
-                None,
+                (None, Some(&until)),
                 looking,
             );
             if backend == DbBackend::Postgres {
@@ -293,6 +370,16 @@ async fn walking_a_layer_reads_each_record_once_by_key() {
                     );
                 }
                 Plan::Steps(steps) => {
+                    // Each part searched by its key's range, each staged
+                    // row looked up by its key.
+                    let searched = steps
+                        .iter()
+                        .filter(|step| {
+                            step.starts_with("SEARCH p USING")
+                                && step.contains("(generation=? AND record_id<?)")
+                        })
+                        .count();
+                    assert_eq!(searched, 2, "{what}: {steps:?}");
                     assert!(
                         steps.iter().any(|step| step.starts_with("SEARCH s USING")
                             && step.contains("(generation=? AND record_id=?)")),

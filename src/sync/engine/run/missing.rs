@@ -156,6 +156,9 @@ impl Run<'_> {
             if let Some(kept) = &mut unchanged {
                 kept.staged += flagged.len() as u64;
             }
+            if flagged.is_empty() {
+                continue;
+            }
             let txn = self.fenced(fetched, 99).await?;
             store::stage(&txn, staging, self.data_type, &flagged)
                 .await

@@ -79,8 +79,9 @@ impl Run<'_> {
         mode: &Mode,
     ) -> Result<(u64, std::time::Duration), RunError> {
         let completed: DateTime<Utc> = Timestamp::now();
-        // A run over a layer compares with its base (`Run::prepare`); the
-        // records the layer changed have their previous copies in it.
+        // Over a layer, the swap compares with its base (`Run::prepare`),
+        // finding the previous copies of what the layer changed in the
+        // layer first.
         let previous_layer = compared
             .filter(|compared| compared.layer.is_some())
             .map(|compared| compared.generation);
