@@ -288,11 +288,7 @@ pub async fn keep_missing(
     // Where this batch ends: the full generation's KEEP_BATCH-th record id
     // after `after`, read from its primary key alone. A layer's delta rows
     // go with the batch their record id falls in.
-    let full = compared
-        .layer
-        .as_ref()
-        .map_or(compared.generation, |layer| layer.base);
-    let end = nth_record_id(db, full, after, KEEP_BATCH).await?;
+    let end = nth_record_id(db, compared.full_generation(), after, KEEP_BATCH).await?;
     let mut values: Vec<sea_orm::Value> = vec![
         staging.connection_id.into(),
         data_type.name().into(),

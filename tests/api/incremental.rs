@@ -293,7 +293,7 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
     use tributary::data::records::MODIFIED_DATE_SUFFIX_CHARS;
     use tributary::store::deletions::{Looking, MISSING_BATCH, PLAN_FIXED, missing_statement};
 
-    use crate::plans::{Plan, plan_of, reads_of};
+    use crate::plans::{Plan, assert_walk_read_at_most, plan_of};
 
     use crate::connections::new_company;
     use crate::helpers::for_each_database;
@@ -408,22 +408,8 @@ async fn finding_deletions_reads_each_staged_row_by_key_though_the_statistics_sa
                 Plan::Executed(plan) => {
                     // What the case is: a full batch missing, or none
                     // missing and none changed (the walk went to the end).
-                    assert_eq!(
-                        plan["Actual Rows"].as_f64(),
-                        Some(returned as f64),
-                        "{case}, {looking:?}: {plan}"
-                    );
-                    let staged_reads = reads_of(&plan, "record_staging");
-                    assert!(
-                        !staged_reads.scanned_whole && staged_reads.read() <= bound as f64,
-                        "{case}, {looking:?}: {staged_reads:?}, at most {bound}: {plan}"
-                    );
-                    let previous_reads = reads_of(&plan, "record");
-                    assert!(
-                        !previous_reads.scanned_whole && previous_reads.read() <= bound as f64,
-                        "{case}, {looking:?}: {previous_reads:?} of previous rows, at most {bound}: \
-                         {plan}"
-                    );
+                    let what = format!("{case}, {looking:?}");
+                    assert_walk_read_at_most(&plan, &what, returned, bound as f64);
                 }
                 Plan::Steps(steps) => {
                     assert!(

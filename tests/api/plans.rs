@@ -90,3 +90,21 @@ fn add_reads(plan: &Value, table: &str, reads: &mut TableReads) {
         add_reads(child, table, reads);
     }
 }
+
+/// A walk of a previous list (`store::deletions::missing_statement`), as
+/// executed: it returned `returned` rows, and read at most `bound` rows of
+/// `record` and of `record_staging`, neither whole.
+pub fn assert_walk_read_at_most(plan: &Value, what: &str, returned: u64, bound: f64) {
+    assert_eq!(
+        plan["Actual Rows"].as_f64(),
+        Some(returned as f64),
+        "{what}: {plan}"
+    );
+    for table in ["record_staging", "record"] {
+        let reads = reads_of(plan, table);
+        assert!(
+            !reads.scanned_whole && reads.read() <= bound,
+            "{what}: {reads:?} of {table}, at most {bound}: {plan}"
+        );
+    }
+}

@@ -151,6 +151,14 @@ impl<'a> ListRead<'a> {
 }
 
 impl Visible {
+    /// The full generation this one's rows are read from: its own, or its
+    /// layer's base.
+    pub fn full_generation(&self) -> i64 {
+        self.layer
+            .as_ref()
+            .map_or(self.generation, |layer| layer.base)
+    }
+
     /// How this generation's list, filtered by `filter` when given, is read
     /// by position.
     pub fn list_read(&self, filter: Option<&str>) -> ListRead<'_> {

@@ -318,12 +318,7 @@ impl Run<'_> {
         // holds every change since (finding the layer's own copies first:
         // `Publishing::previous_layer`); what the run did not bring back is
         // read from the layer as readers see it (`compared`).
-        let previous = compared.as_ref().map(|visible| {
-            visible
-                .layer
-                .as_ref()
-                .map_or(visible.generation, |layer| layer.base)
-        });
+        let previous = compared.as_ref().map(store::Visible::full_generation);
         let staging = Staging {
             connection_id: connection.id,
             company_id: connection.company_id,

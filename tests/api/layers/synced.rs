@@ -25,7 +25,7 @@ use crate::fetch_modes::{
     Changing, INVOICES, SEED, added, behind, by_id, changed, dataset, invoices, sync_invoices,
 };
 use crate::helpers::{AppOptions, TestApp, backends, for_each_database_with};
-use crate::plans::{Plan, plan_of, reads_of};
+use crate::plans::{Plan, assert_walk_read_at_most, plan_of};
 use crate::sync::{authorized_sandbox, reauthorize, sandbox_connection};
 
 /// The list readers see now.
@@ -57,15 +57,6 @@ fn assert_kept(before: &[Value], after: &[Value], except: &[&str], joined: usize
             assert_eq!(by_id(after, id), was, "{what}: {id} kept as it was");
         }
     }
-}
-
-/// The full generation a list's rows are read from: its own, or its
-/// layer's base.
-fn base_of(visible: &Visible) -> i64 {
-    visible
-        .layer
-        .as_ref()
-        .map_or(visible.generation, |layer| layer.base)
 }
 
 /// `options` with resyncs of lists of `at_rows` rows or more layered.
@@ -318,7 +309,7 @@ async fn walking_a_layer_reads_each_record_once_by_key() {
         // range read once (the base's hidden rows too, read and left out),
         // each staged row looked up once by key; nothing staged, a batch
         // fills before the range ends.
-        let until = deletions::nth_record_id(&txn, base_of(&compared), None, MISSING_RANGE)
+        let until = deletions::nth_record_id(&txn, compared.full_generation(), None, MISSING_RANGE)
             .await
             .expect("read")
             .expect("a range's end");
@@ -353,21 +344,7 @@ async fn walking_a_layer_reads_each_record_once_by_key() {
             }
             match plan_of(&txn, statement).await {
                 Plan::Executed(plan) => {
-                    assert_eq!(
-                        plan["Actual Rows"].as_f64(),
-                        Some(returned as f64),
-                        "{what}"
-                    );
-                    let staged_reads = reads_of(&plan, "record_staging");
-                    assert!(
-                        !staged_reads.scanned_whole && staged_reads.read() <= bound,
-                        "{what}: {staged_reads:?}, at most {bound}: {plan}"
-                    );
-                    let previous_reads = reads_of(&plan, "record");
-                    assert!(
-                        !previous_reads.scanned_whole && previous_reads.read() <= bound,
-                        "{what}: {previous_reads:?}, at most {bound}: {plan}"
-                    );
+                    assert_walk_read_at_most(&plan, &what, returned, bound);
                 }
                 Plan::Steps(steps) => {
                     // Each part searched by its key's range, each staged
